@@ -1,0 +1,33 @@
+import { HttpCore, type ClientOptions } from "./core.js";
+import { Diffs, Monitors, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
+
+/**
+ * The driftwatch API client.
+ *
+ * ```ts
+ * const client = new Driftwatch({ baseUrl: "http://127.0.0.1:8080", token: process.env.DRIFTWATCH_TOKEN! });
+ * const monitor = await client.monitors.create({ type: "api", url: "https://api.example.com/v1/status" });
+ * const { snapshot, diff } = await client.monitors.check(monitor.id);
+ * for await (const d of client.diffs.list(monitor.id)) console.log(d.classification, d.topSeverity);
+ * ```
+ */
+export class Driftwatch {
+  readonly monitors: Monitors;
+  readonly diffs: Diffs;
+  readonly snapshots: Snapshots;
+  readonly settings: SettingsResource;
+  readonly webhooks: Webhooks;
+  readonly tokens: Tokens;
+  /** The transport (retries, timeouts); exposed for advanced use and tests. */
+  readonly http: HttpCore;
+
+  constructor(options: ClientOptions) {
+    this.http = new HttpCore(options);
+    this.monitors = new Monitors(this.http);
+    this.diffs = new Diffs(this.http);
+    this.snapshots = new Snapshots(this.http);
+    this.settings = new SettingsResource(this.http);
+    this.webhooks = new Webhooks(this.http);
+    this.tokens = new Tokens(this.http);
+  }
+}

@@ -1,0 +1,32 @@
+export { Driftwatch } from "./client.js";
+export { API_VERSION, APIPromise, backoffDelay, parseRetryAfter, type ClientOptions, type FetchLike, type RequestOptions, type ResponseMeta } from "./core.js";
+export { PagePromise, PageResult } from "./pagination.js";
+export * from "./errors.js";
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders } from "./webhooks.js";
+export type { DiffListParams, ListParams } from "./resources.js";
+export type {
+  ApiDiff,
+  Change,
+  CheckResult,
+  Delivery,
+  Diff,
+  DiffDetectedEvent,
+  Monitor,
+  MonitorCreate,
+  MonitorUpdate,
+  Page,
+  PolicyRules,
+  PolicyRulesInput,
+  Problem,
+  Settings,
+  SettingsUpdate,
+  Severity,
+  Snapshot,
+  Token,
+  TokenCreate,
+  Webhook,
+  WebhookCreate,
+  WebhookUpdate,
+  WebsiteDiff,
+  WorkerRunResult,
+} from "@driftwatch/schema";

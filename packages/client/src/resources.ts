@@ -1,0 +1,154 @@
+import type {
+  CheckResult,
+  Delivery,
+  Diff,
+  DiffListQuery,
+  Monitor,
+  MonitorCreate,
+  MonitorUpdate,
+  Page,
+  Settings,
+  SettingsUpdate,
+  Snapshot,
+  Token,
+  TokenCreate,
+  Webhook,
+  WebhookCreate,
+  WebhookUpdate,
+  WorkerRunRequest,
+  WorkerRunResult,
+} from "@driftwatch/schema";
+import type { APIPromise, HttpCore, RequestOptions } from "./core.js";
+import { PagePromise } from "./pagination.js";
+
+export interface ListParams {
+  /** 1..100, default 20. */
+  limit?: number;
+  /** Start after this cursor (from a previous page's `nextCursor`). */
+  cursor?: string;
+}
+
+const seg = (value: string): string => encodeURIComponent(value);
+
+abstract class Resource {
+  protected readonly http: HttpCore;
+  constructor(http: HttpCore) {
+    this.http = http;
+  }
+  protected paged<T>(path: string, params: object | undefined, options?: RequestOptions): PagePromise<T> {
+    const query = { ...(params ?? {}) } as Record<string, string | number | boolean | undefined>;
+    return new PagePromise<T>((cursor) =>
+      this.http.request<Page<T>>({ method: "GET", path, query: cursor === undefined ? query : { ...query, cursor }, options }),
+    );
+  }
+}
+
+export class Monitors extends Resource {
+  create(body: MonitorCreate, options?: RequestOptions): APIPromise<Monitor> {
+    return this.http.request({ method: "POST", path: "/api/monitors", body, options });
+  }
+  list(params?: ListParams, options?: RequestOptions): PagePromise<Monitor> {
+    return this.paged<Monitor>("/api/monitors", params, options);
+  }
+  get(monitorId: string, options?: RequestOptions): APIPromise<Monitor> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}`, options });
+  }
+  update(monitorId: string, body: MonitorUpdate, options?: RequestOptions): APIPromise<Monitor> {
+    return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}`, body, options });
+  }
+  delete(monitorId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/monitors/${seg(monitorId)}`, options });
+  }
+  /** Checks the monitor now: the latest snapshot and the new diff, or `diff: null` when nothing changed. */
+  check(monitorId: string, options?: RequestOptions): APIPromise<CheckResult> {
+    return this.http.request({ method: "POST", path: `/api/monitors/${seg(monitorId)}/check`, options });
+  }
+}
+
+export type DiffListParams = ListParams & Omit<DiffListQuery, "limit" | "cursor">;
+
+export class Diffs extends Resource {
+  /** Change history, newest first. */
+  list(monitorId: string, params?: DiffListParams, options?: RequestOptions): PagePromise<Diff> {
+    return this.paged<Diff>(`/api/monitors/${seg(monitorId)}/diffs`, params, options);
+  }
+  get(monitorId: string, diffId: string, options?: RequestOptions): APIPromise<Diff> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/diffs/${seg(diffId)}`, options });
+  }
+}
+
+export class Snapshots extends Resource {
+  /** Snapshots without bodies, newest first. */
+  list(monitorId: string, params?: ListParams, options?: RequestOptions): PagePromise<Snapshot> {
+    return this.paged<Snapshot>(`/api/monitors/${seg(monitorId)}/snapshots`, params, options);
+  }
+  /** One snapshot with its body. */
+  get(monitorId: string, snapshotId: string, options?: RequestOptions): APIPromise<Snapshot & { body: string }> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/snapshots/${seg(snapshotId)}`, options });
+  }
+}
+
+export class SettingsResource extends Resource {
+  get(monitorId: string, options?: RequestOptions): APIPromise<Settings> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/settings`, options });
+  }
+  /** `policyRules` replaces the whole rule set; `{ rules: [] }` clears it; omitted leaves it. */
+  update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
+    return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });
+  }
+}
+
+export class Webhooks extends Resource {
+  /** The response carries `secret`, shown only here and on rotate. */
+  create(body: WebhookCreate, options?: RequestOptions): APIPromise<Webhook & { secret: string }> {
+    return this.http.request({ method: "POST", path: "/api/webhooks", body, options });
+  }
+  list(params?: ListParams, options?: RequestOptions): PagePromise<Webhook> {
+    return this.paged<Webhook>("/api/webhooks", params, options);
+  }
+  get(webhookId: string, options?: RequestOptions): APIPromise<Webhook> {
+    return this.http.request({ method: "GET", path: `/api/webhooks/${seg(webhookId)}`, options });
+  }
+  update(webhookId: string, body: WebhookUpdate, options?: RequestOptions): APIPromise<Webhook> {
+    return this.http.request({ method: "PATCH", path: `/api/webhooks/${seg(webhookId)}`, body, options });
+  }
+  delete(webhookId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/webhooks/${seg(webhookId)}`, options });
+  }
+  /** A new secret; the old one keeps signing for 24 h. */
+  rotateSecret(webhookId: string, options?: RequestOptions): APIPromise<Webhook & { secret: string }> {
+    return this.http.request({ method: "POST", path: `/api/webhooks/${seg(webhookId)}/rotate-secret`, options });
+  }
+  /** The delivery log, newest first. */
+  deliveries(webhookId: string, params?: ListParams, options?: RequestOptions): PagePromise<Delivery> {
+    return this.paged<Delivery>(`/api/webhooks/${seg(webhookId)}/deliveries`, params, options);
+  }
+  retryDelivery(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<Delivery> {
+    return this.http.request({
+      method: "POST",
+      path: `/api/webhooks/${seg(webhookId)}/deliveries/${seg(deliveryId)}/retry`,
+      options,
+    });
+  }
+  /** Runs the delivery worker now for your organization. */
+  runWorker(body: WorkerRunRequest = {}, options?: RequestOptions): APIPromise<WorkerRunResult> {
+    return this.http.request({ method: "POST", path: "/api/webhooks/worker/run", body, options });
+  }
+}
+
+export class Tokens extends Resource {
+  /** The response carries `token`, the secret, shown only once. */
+  create(body: TokenCreate, options?: RequestOptions): APIPromise<Token & { token: string }> {
+    return this.http.request({ method: "POST", path: "/api/tokens", body, options });
+  }
+  list(params?: ListParams, options?: RequestOptions): PagePromise<Token> {
+    return this.paged<Token>("/api/tokens", params, options);
+  }
+  get(tokenId: string, options?: RequestOptions): APIPromise<Token> {
+    return this.http.request({ method: "GET", path: `/api/tokens/${seg(tokenId)}`, options });
+  }
+  /** Revokes the token. */
+  delete(tokenId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/tokens/${seg(tokenId)}`, options });
+  }
+}

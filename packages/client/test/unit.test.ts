@@ -1,0 +1,274 @@
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import {
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  Driftwatch,
+  DriftwatchApiError,
+  InternalServerError,
+  NotFoundError,
+  RateLimitError,
+  TimeoutError,
+  UnprocessableEntityError,
+  isDriftwatchApiError,
+  parseRetryAfter,
+  verifyWebhook,
+  WebhookVerificationError,
+  type FetchLike,
+} from "../src/index.js";
+
+interface Call {
+  url: string;
+  init: RequestInit;
+}
+
+function scripted(responses: Array<Response | Error | (() => Promise<Response>)>): { fetch: FetchLike; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    calls.push({ url, init });
+    const next = responses.shift();
+    if (next === undefined) throw new Error("no scripted response left");
+    if (next instanceof Error) throw next;
+    if (typeof next === "function") return next();
+    return next;
+  };
+  return { fetch, calls };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "x-request-id": "req_test0001", ...headers } });
+
+const problem = (status: number, code: string, extra: Record<string, unknown> = {}): Response =>
+  new Response(JSON.stringify({ type: `https://driftwatch.dev/problems/${code}`, title: code, status, detail: `detail of ${code}`, code, requestId: "req_problem01", ...extra }), {
+    status,
+    headers: { "content-type": "application/problem+json", "x-request-id": "req_problem01" },
+  });
+
+function client(fetch: FetchLike, maxRetries = 2): { dw: Driftwatch; sleeps: number[] } {
+  const dw = new Driftwatch({ baseUrl: "http://api.test/", token: "dw_secret", fetch, maxRetries });
+  const sleeps: number[] = [];
+  dw.http.sleep = async (ms) => {
+    sleeps.push(ms);
+  };
+  return { dw, sleeps };
+}
+
+describe("requests", () => {
+  it("sends the bearer token, JSON body and version header, and exposes the request id", async () => {
+    const { fetch, calls } = scripted([json(201, { id: "mon_1" })]);
+    const { dw } = client(fetch);
+    const { data, requestId, response } = await dw.monitors.create({ url: "https://example.com" }).withResponse();
+    expect(data).toEqual({ id: "mon_1" });
+    expect(requestId).toBe("req_test0001");
+    expect(response.status).toBe(201);
+    const headers = calls[0]!.init.headers as Record<string, string>;
+    expect(calls[0]!.url).toBe("http://api.test/api/monitors");
+    expect(headers.authorization).toBe("Bearer dw_secret");
+    expect(headers["content-type"]).toBe("application/json");
+    expect(headers["driftwatch-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(headers["idempotency-key"]).toMatch(/.{16,}/);
+    expect(JSON.parse(calls[0]!.init.body as string)).toEqual({ url: "https://example.com" });
+  });
+
+  it("encodes path segments and query parameters", async () => {
+    const { fetch, calls } = scripted([json(200, { data: [], nextCursor: null })]);
+    const { dw } = client(fetch);
+    await dw.diffs.list("mon_a/b", { limit: 5, minSeverity: "high", since: "2026-01-01T00:00:00.000Z" });
+    const url = new URL(calls[0]!.url);
+    expect(url.pathname).toBe("/api/monitors/mon_a%2Fb/diffs");
+    expect(Object.fromEntries(url.searchParams)).toEqual({ limit: "5", minSeverity: "high", since: "2026-01-01T00:00:00.000Z" });
+  });
+});
+
+describe("errors", () => {
+  it.each([
+    [400, "invalid_json", "BadRequestError"],
+    [401, "invalid_token", "AuthenticationError"],
+    [403, "insufficient_scope", "PermissionDeniedError"],
+    [404, "not_found", "NotFoundError"],
+    [409, "idempotency_key_reused", "ConflictError"],
+    [422, "validation_failed", "UnprocessableEntityError"],
+    [500, "internal_error", "InternalServerError"],
+  ])("maps %i %s to %s with code, requestId, title, detail", async (status, code, name) => {
+    const { fetch } = scripted([problem(status, code, { errors: [{ path: "url", message: "bad" }] })]);
+    const { dw } = client(fetch, 0);
+    const error = await dw.monitors.get("mon_x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DriftwatchApiError);
+    expect(isDriftwatchApiError(error)).toBe(true);
+    const e = error as DriftwatchApiError;
+    expect(e.name).toBe(name);
+    expect(e.status).toBe(status);
+    expect(e.code).toBe(code);
+    expect(e.requestId).toBe("req_problem01");
+    expect(e.title).toBe(code);
+    expect(e.detail).toBe(`detail of ${code}`);
+    expect(e.errors).toEqual([{ path: "url", message: "bad" }]);
+  });
+
+  it("uses the subclasses for instanceof", async () => {
+    const cases: Array<[Response, unknown]> = [
+      [problem(401, "unauthenticated"), AuthenticationError],
+      [problem(404, "not_found"), NotFoundError],
+      [problem(409, "conflict"), ConflictError],
+      [problem(422, "unsafe_url"), UnprocessableEntityError],
+      [problem(503, "unavailable"), InternalServerError],
+      [problem(429, "rate_limited"), RateLimitError],
+    ];
+    for (const [response, Class] of cases) {
+      const { fetch } = scripted([response]);
+      const { dw } = client(fetch, 0);
+      await expect(dw.monitors.get("mon_x")).rejects.toBeInstanceOf(Class as new () => unknown);
+    }
+  });
+
+  it("keeps a non-JSON error body as the detail", async () => {
+    const { fetch } = scripted([new Response("upstream exploded", { status: 502 })]);
+    const { dw } = client(fetch, 0);
+    const e = (await dw.monitors.get("mon_x").catch((x: unknown) => x)) as DriftwatchApiError;
+    expect(e).toBeInstanceOf(InternalServerError);
+    expect(e.code).toBe("http_502");
+    expect(e.detail).toBe("upstream exploded");
+  });
+});
+
+describe("retries", () => {
+  it("retries 5xx, 408 and 429 with growing back-off and reuses one idempotency key", async () => {
+    const { fetch, calls } = scripted([problem(503, "unavailable"), problem(408, "timeout"), json(201, { id: "mon_1" })]);
+    const { dw, sleeps } = client(fetch, 2);
+    await expect(dw.monitors.create({ url: "https://example.com" })).resolves.toEqual({ id: "mon_1" });
+    expect(calls).toHaveLength(3);
+    const keys = calls.map((c) => (c.init.headers as Record<string, string>)["idempotency-key"]);
+    expect(new Set(keys).size).toBe(1);
+    expect(sleeps).toHaveLength(2);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(sleeps[0]).toBeLessThanOrEqual(500);
+    expect(sleeps[1]).toBeGreaterThanOrEqual(750);
+    expect(sleeps[1]).toBeLessThanOrEqual(1000);
+  });
+
+  it("generates a new idempotency key per call", async () => {
+    const { fetch, calls } = scripted([json(201, {}), json(201, {})]);
+    const { dw } = client(fetch);
+    await dw.monitors.create({ url: "https://a.example" });
+    await dw.monitors.create({ url: "https://a.example" });
+    const keys = calls.map((c) => (c.init.headers as Record<string, string>)["idempotency-key"]);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it("honours Retry-After in seconds on 429", async () => {
+    const limited = new Response(JSON.stringify({ code: "rate_limited", status: 429 }), { status: 429, headers: { "retry-after": "3" } });
+    const { fetch } = scripted([limited, json(200, { id: "mon_1" })]);
+    const { dw, sleeps } = client(fetch);
+    await expect(dw.monitors.get("mon_1")).resolves.toEqual({ id: "mon_1" });
+    expect(sleeps).toEqual([3000]);
+  });
+
+  it("gives up after maxRetries with the last error", async () => {
+    const { fetch, calls } = scripted([problem(500, "internal_error"), problem(500, "internal_error"), problem(500, "internal_error")]);
+    const { dw } = client(fetch, 2);
+    await expect(dw.monitors.get("mon_1")).rejects.toMatchObject({ status: 500, code: "internal_error" });
+    expect(calls).toHaveLength(3);
+  });
+
+  it("does not retry 4xx other than 408 and 429", async () => {
+    const { fetch, calls } = scripted([problem(422, "validation_failed")]);
+    const { dw } = client(fetch, 2);
+    await expect(dw.monitors.create({ url: "x" })).rejects.toMatchObject({ status: 422 });
+    expect(calls).toHaveLength(1);
+  });
+
+  it("retries connection errors, then raises ConnectionError", async () => {
+    const { fetch, calls } = scripted([new TypeError("fetch failed"), new TypeError("fetch failed")]);
+    const { dw } = client(fetch, 1);
+    const e = await dw.monitors.get("mon_1").catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect((e as ConnectionError).code).toBe("connection_error");
+    expect(calls).toHaveLength(2);
+  });
+
+  it("raises TimeoutError when no answer comes in time", async () => {
+    const hang: FetchLike = (_url, init) =>
+      new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    const dw = new Driftwatch({ baseUrl: "http://api.test", token: "t", fetch: hang, timeoutMs: 20, maxRetries: 0 });
+    const e = await dw.monitors.get("mon_1").catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect((e as TimeoutError).name).toBe("TimeoutError");
+  });
+
+  it("parses Retry-After forms", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after": "2" }))).toBe(2000);
+    expect(parseRetryAfter(new Headers({ "retry-after-ms": "150" }))).toBe(150);
+    expect(parseRetryAfter(new Headers({ "retry-after": new Date(10_000).toUTCString() }), 4_000)).toBe(6000);
+    expect(parseRetryAfter(new Headers({}))).toBeNull();
+  });
+});
+
+describe("pagination", () => {
+  it("awaits the first page and iterates every item across pages", async () => {
+    const { fetch, calls } = scripted([
+      json(200, { data: [{ id: "dif_3" }, { id: "dif_2" }], nextCursor: "c1" }),
+      json(200, { data: [{ id: "dif_1" }], nextCursor: null }),
+      json(200, { data: [{ id: "dif_3" }, { id: "dif_2" }], nextCursor: "c1" }),
+    ]);
+    const { dw } = client(fetch);
+    const ids: string[] = [];
+    for await (const diff of dw.diffs.list("mon_1", { limit: 2 })) ids.push(diff.id);
+    expect(ids).toEqual(["dif_3", "dif_2", "dif_1"]);
+    expect(new URL(calls[1]!.url).searchParams.get("cursor")).toBe("c1");
+    expect(new URL(calls[1]!.url).searchParams.get("limit")).toBe("2");
+    const page = await dw.diffs.list("mon_1", { limit: 2 });
+    expect(page.data).toHaveLength(2);
+    expect(page.hasNextPage()).toBe(true);
+  });
+});
+
+describe("verifyWebhook", () => {
+  const secret = "whsec_" + Buffer.from("0123456789abcdef0123456789abcdef").toString("base64");
+  const event = {
+    schemaVersion: "v1",
+    eventVersion: 1,
+    eventId: "evt_01JTESTTESTTEST",
+    eventType: "diff.detected",
+    occurredAt: "2026-01-01T00:00:00.000Z",
+    deliveredAt: "2026-01-01T00:00:01.000Z",
+    monitorId: "mon_01JTESTTESTTEST",
+    diffId: "dif_01JTESTTESTTEST",
+    snapshotId: "snp_01JTESTTESTTEST",
+    data: { classification: "value_change", schemaChanges: 0, valueChanges: 1, changes: [{ path: "$.price", category: "value", op: "replace", severity: "info" }] },
+  };
+  const body = JSON.stringify(event);
+
+  it("accepts what standardwebhooks signs and refuses tampering, wrong secret and stale timestamps", async () => {
+    const wh = new StandardWebhook(secret);
+    const now = new Date();
+    const signature = wh.sign(event.eventId, now, body);
+    const headers = { "webhook-id": event.eventId, "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signature };
+    await expect(verifyWebhook(body, headers, secret)).resolves.toEqual(event);
+    await expect(verifyWebhook(body, new Headers(headers), secret)).resolves.toEqual(event);
+    await expect(verifyWebhook(body.replace("price", "prize"), headers, secret)).rejects.toMatchObject({ reason: "invalid_signature" });
+    const other = "whsec_" + Buffer.from("another-secret-another-secret-32").toString("base64");
+    await expect(verifyWebhook(body, headers, other)).rejects.toBeInstanceOf(WebhookVerificationError);
+    await expect(verifyWebhook(body, headers, secret, { now: now.getTime() + 301_000 })).rejects.toMatchObject({ reason: "timestamp_out_of_tolerance" });
+    await expect(verifyWebhook(body, headers, secret, { now: now.getTime() - 301_000 })).rejects.toMatchObject({ reason: "timestamp_out_of_tolerance" });
+    await expect(verifyWebhook(body, { "webhook-id": event.eventId }, secret)).rejects.toMatchObject({ code: "webhook_verification_failed", reason: "missing_headers" });
+  });
+
+  it("accepts any of several signatures (rotation)", async () => {
+    const now = new Date();
+    const old = "whsec_" + Buffer.from("old-secret-old-secret-old-secret").toString("base64");
+    const sigNew = new StandardWebhook(secret).sign(event.eventId, now, body);
+    const sigOld = new StandardWebhook(old).sign(event.eventId, now, body);
+    const headers = { "webhook-id": event.eventId, "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": `${sigNew} ${sigOld}` };
+    await expect(verifyWebhook(body, headers, old)).resolves.toMatchObject({ eventId: event.eventId });
+    await expect(verifyWebhook(body, headers, secret)).resolves.toMatchObject({ eventId: event.eventId });
+  });
+});
+
+describe("version", () => {
+  it("speaks the API version of the schema package", async () => {
+    const schema = await import("@driftwatch/schema");
+    const { API_VERSION } = await import("../src/index.js");
+    expect(API_VERSION).toBe(schema.API_VERSION);
+  });
+});

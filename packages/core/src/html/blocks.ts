@@ -1,0 +1,113 @@
+import type { AnyNode, Element } from "domhandler";
+import { isElement } from "./selectors.js";
+
+/**
+ * Elements that start a text block of their own: the HTML block-level and table elements, list
+ * items, options and the title. Everything else (span, a, b, em, label, button, custom
+ * elements...) is inline: its text belongs to the block around it.
+ */
+export const BLOCK_TAGS: ReadonlySet<string> = new Set([
+  "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog",
+  "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+  "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "legend", "li", "listing", "main",
+  "menu", "nav", "ol", "optgroup", "option", "p", "plaintext", "pre", "search", "section", "summary",
+  "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul", "xmp",
+]);
+
+/** Elements whose content is not page text: dropped with everything inside them. */
+export const DROPPED_TAGS: ReadonlySet<string> = new Set(["script", "style", "noscript", "template", "iframe"]);
+
+const INLINE = 0;
+const BLOCK = 1;
+const DROPPED = 2;
+const BREAK = 3;
+const kinds = new Map<string, number>();
+
+/** How a tag takes part in the text: one map lookup per element instead of several set lookups. */
+function tagKind(name: string): number {
+  let kind = kinds.get(name);
+  if (kind === undefined) {
+    kind = DROPPED_TAGS.has(name) ? DROPPED : BLOCK_TAGS.has(name) ? BLOCK : name === "br" || name === "wbr" ? BREAK : INLINE;
+    // Tag names come from pages; keep the cache bounded.
+    if (kinds.size < 10_000) kinds.set(name, kind);
+  }
+  return kind;
+}
+
+export interface TextBlock {
+  /** The block element (the scope root for text directly inside it). */
+  element: Element;
+  /** Its own text, whitespace-normalised: text inside nested blocks is not part of it. */
+  text: string;
+}
+
+// Runs of white space (with NBSP and the other Unicode spaces that `\s` covers) and zero-width
+// spaces collapse to one space, as a browser renders them.
+const WHITESPACE = /[\s\u200b]+/g;
+
+// Text that already reads as rendered: no white space but single inner spaces.
+const NEEDS_NORMALIZING = /[^\S ]|\u200b| {2}|^ | $/;
+const HAS_CONTENT = /[^\s\u200b]/;
+
+export function normalizeText(text: string): string {
+  if (!HAS_CONTENT.test(text)) return "";
+  return NEEDS_NORMALIZING.test(text) ? text.replace(WHITESPACE, " ").trim() : text;
+}
+
+/**
+ * The text blocks under `roots`, in document order (of the blocks' opening tags). Each root is a
+ * block itself whatever its tag; `ignored` elements are dropped with their content. Iterative,
+ * so documents nested thousands of levels deep do not overflow the stack.
+ */
+export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySet<AnyNode>): TextBlock[] {
+  const checkIgnored = ignored.size > 0;
+  const elements: Element[] = [];
+  const texts: string[] = [];
+  const nodeStack: AnyNode[] = [];
+  const blockStack: number[] = [];
+  for (let r = roots.length - 1; r >= 0; r--) {
+    nodeStack.push(roots[r]!);
+    blockStack.push(-2); // -2: a scope root, which opens a block if it is an element
+  }
+  while (nodeStack.length > 0) {
+    const node = nodeStack.pop()!;
+    let block = blockStack.pop()!;
+    if (node.type === "text") {
+      if (block >= 0) texts[block] += (node as unknown as { data: string }).data;
+      continue;
+    }
+    let children: AnyNode[];
+    if (isElement(node)) {
+      const kind = tagKind(node.name);
+      if (kind === DROPPED || (checkIgnored && ignored.has(node))) continue;
+      if (block === -2 || kind === BLOCK) {
+        // A nested block interrupts the text of the block around it, as a line break would.
+        if (block >= 0) texts[block] += " ";
+        block = elements.length;
+        elements.push(node);
+        texts.push("");
+      } else if (kind === BREAK) {
+        if (block >= 0) texts[block] += " ";
+        continue;
+      }
+      children = node.children;
+    } else if (node.type === "root") {
+      children = (node as unknown as { children: AnyNode[] }).children;
+      if (block === -2) block = -1;
+    } else {
+      continue; // comments, doctypes, processing instructions, CDATA
+    }
+    for (let c = children.length - 1; c >= 0; c--) {
+      nodeStack.push(children[c]!);
+      blockStack.push(block);
+    }
+  }
+  const blocks: TextBlock[] = [];
+  for (let i = 0; i < elements.length; i++) {
+    const own = texts[i]!;
+    if (own === "") continue;
+    const text = normalizeText(own);
+    if (text !== "") blocks.push({ element: elements[i]!, text });
+  }
+  return blocks;
+}

@@ -1,0 +1,369 @@
+import { load, type CheerioAPI } from "cheerio";
+import type { AnyNode, Document, Element } from "domhandler";
+import { maxSeverity, type Change, type PolicyRules, type PolicyRulesInput, type Severity } from "@driftwatch/schema";
+import { DriftwatchError } from "../errors.js";
+import { fingerprintChanges } from "../fingerprint/index.js";
+import { collectTextBlocks, type TextBlock } from "./blocks.js";
+import { longestCommonSubsequence } from "./lcs.js";
+import { compilePolicy, createPolicyEvaluator, validatePolicyRules, type PolicyTarget } from "../policy/index.js";
+import { PageSelectors } from "./selectors.js";
+
+export interface DiffHtmlOptions {
+  /** CSS selector scoping the comparison to the matched element(s) of each page. */
+  selector?: string | null;
+  /**
+   * Policy rules. `selector` + `action: "ignore"` drops matching elements before comparing;
+   * other rules (by `selector`, `op`, `category`; first match wins) ignore changes or set their
+   * severity. Rules with a JSONPath `path` apply to JSON diffs only.
+   */
+  policy?: PolicyRulesInput | null;
+}
+
+export interface HtmlDiffSummary {
+  additions: number;
+  removals: number;
+  modifications: number;
+}
+
+/** What `diffHtml` finds: the engine's part of a website diff (specification 2.4). */
+export interface HtmlDiffResult {
+  classification: "content_change";
+  summary: HtmlDiffSummary;
+  /** Unique selectors of the changed elements, in page order. */
+  changedTargets: string[];
+  diffFingerprint: string;
+  topSeverity: Severity;
+  /** `path` is a CSS selector of the changed element: in the new page, or the old one for removals. */
+  changes: Change[];
+}
+
+/** One text block of a page, as `htmlTextBlocks` reports it. */
+export interface HtmlTextBlock {
+  /** Selects exactly the block's element in the page. */
+  selector: string;
+  tag: string;
+  text: string;
+}
+
+interface Page {
+  $: CheerioAPI;
+  blocks: TextBlock[];
+  selectors: PageSelectors;
+  /** Per rule selector, the elements it matches (computed on first use). */
+  ruleMatches: Map<string, Set<AnyNode>>;
+}
+
+/** A change as the policy evaluator sees it, with the element it is about. */
+interface HtmlPolicyTarget extends PolicyTarget {
+  page: Page;
+  element: Element;
+}
+
+const EMPTY_POLICY: PolicyRules = { rules: [] };
+
+function requireString(value: unknown, name: string): string {
+  if (typeof value !== "string") {
+    throw new DriftwatchError("invalid_input", `${name} must be a string of HTML, got ${value === null ? "null" : typeof value}`);
+  }
+  return value;
+}
+
+function select($: CheerioAPI, selector: string, onError: (cause: unknown) => DriftwatchError): Element[] {
+  try {
+    return $.root().find(selector).toArray();
+  } catch (cause) {
+    throw onError(cause);
+  }
+}
+
+function invalidRuleSelector(policy: PolicyRules, selector: string, cause: unknown): DriftwatchError {
+  const index = policy.rules.findIndex((rule) => rule.selector === selector);
+  const message = `not a valid CSS selector: ${JSON.stringify(selector)}`;
+  return new DriftwatchError("invalid_policy_rules", `rules[${index}].selector is ${message}`, {
+    cause,
+    details: [{ path: `rules[${index}].selector`, message }],
+  });
+}
+
+function invalidScope(selector: string, cause: unknown): DriftwatchError {
+  return new DriftwatchError("invalid_input", `selector is not a valid CSS selector: ${JSON.stringify(selector)}`, {
+    cause,
+    details: [{ path: "selector", message: "not a valid CSS selector" }],
+  });
+}
+
+/** Outermost elements only: a match inside another match is already part of it. */
+function outermost(elements: Element[]): Element[] {
+  const set = new Set<AnyNode>(elements);
+  return elements.filter((element) => {
+    for (let node = element.parent; node !== null; node = node.parent) if (set.has(node)) return false;
+    return true;
+  });
+}
+
+let probe: CheerioAPI | undefined;
+const validSelectors = new Set<string>();
+
+/**
+ * Checks every selector up front against an empty document (compiling is what fails), so a bad
+ * rule is refused even when no change reaches it. Valid selectors are remembered.
+ */
+function validateSelectors(policy: PolicyRules, scope: string | null): void {
+  probe ??= load("");
+  const check = (selector: string, onError: (cause: unknown) => DriftwatchError): void => {
+    if (validSelectors.has(selector)) return;
+    select(probe!, selector, onError);
+    if (validSelectors.size >= 1000) validSelectors.clear();
+    validSelectors.add(selector);
+  };
+  if (scope !== null) check(scope, (cause) => invalidScope(scope, cause));
+  for (const rule of policy.rules) {
+    const selector = rule.selector;
+    if (selector !== undefined) check(selector, (cause) => invalidRuleSelector(policy, selector, cause));
+  }
+}
+
+/** Rules that only drop elements (`selector` + `ignore`, nothing else): applied before comparing. */
+function ignoredSelectors(policy: PolicyRules): string[] {
+  return policy.rules
+    .filter((rule) => rule.selector !== undefined && rule.action === "ignore" && rule.op === undefined && rule.category === undefined)
+    .map((rule) => rule.selector!);
+}
+
+function loadPage(html: string, scope: string | null, policy: PolicyRules): Page {
+  const $ = load(html);
+  const document: Document = $.root()[0]!;
+  const ignored = new Set<AnyNode>();
+  for (const selector of ignoredSelectors(policy)) {
+    for (const element of select($, selector, (cause) => invalidRuleSelector(policy, selector, cause))) ignored.add(element);
+  }
+  const roots: AnyNode[] = scope === null ? [document] : outermost(select($, scope, (cause) => invalidScope(scope, cause)));
+  return { $, blocks: collectTextBlocks(roots, ignored), selectors: new PageSelectors(document), ruleMatches: new Map() };
+}
+
+/** Whether the target's element is, or is inside, an element `ruleSelector` matches in its page. */
+function isInsideRuleSelector(policy: PolicyRules, ruleSelector: string, target: HtmlPolicyTarget): boolean {
+  const { page } = target;
+  let matches = page.ruleMatches.get(ruleSelector);
+  if (matches === undefined) {
+    matches = new Set(select(page.$, ruleSelector, (cause) => invalidRuleSelector(policy, ruleSelector, cause)));
+    page.ruleMatches.set(ruleSelector, matches);
+  }
+  for (let node: AnyNode | null = target.element; node !== null; node = node.parent) if (matches.has(node)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairing removed and added blocks of one hunk into modifications
+
+const MAX_ALIGNED_CELLS = 40_000;
+
+function wordSet(text: string): Set<string> {
+  return new Set(text.toLowerCase().split(" "));
+}
+
+function similarity(a: Set<string>, b: Set<string>): number {
+  let common = 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const word of small) if (large.has(word)) common++;
+  return (2 * common) / (a.size + b.size);
+}
+
+/**
+ * Which removed block becomes which added block, in order. Every pair scores 1 (a block
+ * replaced in place is a modification) plus its word similarity and a bonus for the same tag,
+ * so the most pairs form and, among equal counts, the most alike blocks pair up.
+ */
+function pairHunk(removed: readonly TextBlock[], added: readonly TextBlock[]): Array<[number, number]> {
+  const k = removed.length;
+  const l = added.length;
+  if (k === 0 || l === 0) return [];
+  if (k * l > MAX_ALIGNED_CELLS || (k === 1 && l === 1)) {
+    return Array.from({ length: Math.min(k, l) }, (_, i): [number, number] => [i, i]);
+  }
+  const removedWords = removed.map((block) => wordSet(block.text));
+  const addedWords = added.map((block) => wordSet(block.text));
+  const width = l + 1;
+  const score = new Float64Array((k + 1) * width);
+  for (let i = 1; i <= k; i++) {
+    for (let j = 1; j <= l; j++) {
+      const pair =
+        score[(i - 1) * width + j - 1]! +
+        1 +
+        similarity(removedWords[i - 1]!, addedWords[j - 1]!) +
+        (removed[i - 1]!.element.name === added[j - 1]!.element.name ? 0.25 : 0);
+      score[i * width + j] = Math.max(pair, score[(i - 1) * width + j]!, score[i * width + j - 1]!);
+    }
+  }
+  const pairs: Array<[number, number]> = [];
+  let i = k;
+  let j = l;
+  while (i > 0 && j > 0) {
+    const here = score[i * width + j]!;
+    if (here === score[(i - 1) * width + j]) i--;
+    else if (here === score[i * width + j - 1]) j--;
+    else {
+      pairs.push([i - 1, j - 1]);
+      i--;
+      j--;
+    }
+  }
+  return pairs.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface RawChange {
+  op: "add" | "remove" | "replace";
+  before?: TextBlock;
+  after?: TextBlock;
+}
+
+function hunkChanges(removed: TextBlock[], added: TextBlock[], out: RawChange[]): void {
+  let r = 0;
+  let a = 0;
+  for (const [i, j] of pairHunk(removed, added)) {
+    while (r < i) out.push({ op: "remove", before: removed[r++]! });
+    while (a < j) out.push({ op: "add", after: added[a++]! });
+    out.push({ op: "replace", before: removed[r++]!, after: added[a++]! });
+  }
+  while (r < removed.length) out.push({ op: "remove", before: removed[r++]! });
+  while (a < added.length) out.push({ op: "add", after: added[a++]! });
+}
+
+/**
+ * Matched block index pairs. A block whose text occurs on one side only can be in no common
+ * subsequence, so it is left out before the LCS runs: a page where everything changed, or where
+ * a block was inserted between every two, then costs next to nothing.
+ */
+function alignedBlocks(a: Int32Array, b: Int32Array): number[] {
+  const inA = new Set(a);
+  const inB = new Set(b);
+  const keptA: number[] = [];
+  const keptB: number[] = [];
+  for (let i = 0; i < a.length; i++) if (inB.has(a[i]!)) keptA.push(i);
+  for (let j = 0; j < b.length; j++) if (inA.has(b[j]!)) keptB.push(j);
+  if (keptA.length === a.length && keptB.length === b.length) return longestCommonSubsequence(a, b);
+  const pairs = longestCommonSubsequence(
+    keptA.map((i) => a[i]!),
+    keptB.map((j) => b[j]!),
+  );
+  for (let p = 0; p < pairs.length; p += 2) {
+    pairs[p] = keptA[pairs[p]!]!;
+    pairs[p + 1] = keptB[pairs[p + 1]!]!;
+  }
+  return pairs;
+}
+
+function compareBlocks(before: TextBlock[], after: TextBlock[]): RawChange[] {
+  const ids = new Map<string, number>();
+  const intern = (blocks: TextBlock[]): Int32Array => {
+    const out = new Int32Array(blocks.length);
+    for (let i = 0; i < blocks.length; i++) {
+      const text = blocks[i]!.text;
+      let id = ids.get(text);
+      if (id === undefined) ids.set(text, (id = ids.size));
+      out[i] = id;
+    }
+    return out;
+  };
+  const matches = alignedBlocks(intern(before), intern(after));
+  const changes: RawChange[] = [];
+  let i = 0;
+  let j = 0;
+  for (let p = 0; p <= matches.length; p += 2) {
+    const mi = p < matches.length ? matches[p]! : before.length;
+    const mj = p < matches.length ? matches[p + 1]! : after.length;
+    if (mi > i || mj > j) hunkChanges(before.slice(i, mi), after.slice(j, mj), changes);
+    i = mi + 1;
+    j = mj + 1;
+  }
+  return changes;
+}
+
+function detailOf(change: RawChange): string {
+  if (change.op === "add") return `text added in <${change.after!.element.name}>`;
+  if (change.op === "remove") return `text removed from <${change.before!.element.name}>`;
+  const from = change.before!.element.name;
+  const to = change.after!.element.name;
+  return from === to ? `text changed in <${to}>` : `text changed, <${from}> became <${to}>`;
+}
+
+/**
+ * Compares the visible text of two HTML pages and returns a website diff, or null when nothing
+ * changed (after policy rules).
+ *
+ * Each page is parsed like a browser does (cheerio with parse5; malformed HTML is repaired, not
+ * refused) and reduced to text blocks: every block-level element with text of its own (not
+ * counting nested blocks), in document order, whitespace-normalised, without script, style,
+ * noscript, template, iframe or comments. The two block sequences are aligned by a longest common
+ * subsequence; between aligned blocks, a removed block and an added block in place form one
+ * modification (`replace`), the rest are `remove`s and `add`s.
+ *
+ * @throws DriftwatchError `invalid_input` for non-string pages or a bad scope selector,
+ *   `invalid_policy_rules` for invalid rules (the detail names the rule index).
+ */
+export function diffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOptions = {}): HtmlDiffResult | null {
+  requireString(beforeHtml, "beforeHtml");
+  requireString(afterHtml, "afterHtml");
+  if (options === null || typeof options !== "object") throw new DriftwatchError("invalid_input", "options must be an object");
+  const scope = options.selector ?? null;
+  if (scope !== null && (typeof scope !== "string" || scope.trim() === "")) {
+    throw new DriftwatchError("invalid_input", "selector must be a non-empty CSS selector", {
+      details: [{ path: "selector", message: "must be a non-empty string" }],
+    });
+  }
+  const policy = options.policy === undefined || options.policy === null ? EMPTY_POLICY : validatePolicyRules(options.policy);
+  validateSelectors(policy, scope);
+  const oldPage = loadPage(beforeHtml, scope, policy);
+  const newPage = loadPage(afterHtml, scope, policy);
+  const evaluate = createPolicyEvaluator(compilePolicy(policy), {
+    kind: "html",
+    matchSelector: (ruleSelector, target) => isInsideRuleSelector(policy, ruleSelector, target as HtmlPolicyTarget),
+  });
+
+  const changes: Change[] = [];
+  const summary: HtmlDiffSummary = { additions: 0, removals: 0, modifications: 0 };
+  for (const raw of compareBlocks(oldPage.blocks, newPage.blocks)) {
+    // Adds and replaces resolve in the new page, removals in the old one.
+    const [page, block] = raw.op === "remove" ? [oldPage, raw.before!] : [newPage, raw.after!];
+    const path = page.selectors.selectorOf(block.element);
+    const target: HtmlPolicyTarget = { path, category: "value", op: raw.op, page, element: block.element };
+    const decision = policy.rules.length === 0 ? undefined : evaluate(target);
+    if (decision?.action === "ignore") continue;
+    const change: Change = {
+      path,
+      category: "value",
+      op: raw.op,
+      severity: decision?.action === "set" ? decision.severity : "info",
+      detail: detailOf(raw),
+    };
+    if (raw.before !== undefined) change.before = raw.before.text;
+    if (raw.after !== undefined) change.after = raw.after.text;
+    changes.push(change);
+    if (raw.op === "add") summary.additions++;
+    else if (raw.op === "remove") summary.removals++;
+    else summary.modifications++;
+  }
+  if (changes.length === 0) return null;
+  return {
+    classification: "content_change",
+    summary,
+    changedTargets: [...new Set(changes.map((change) => change.path))],
+    diffFingerprint: fingerprintChanges(changes),
+    topSeverity: maxSeverity(changes.map((change) => change.severity))!,
+    changes,
+  };
+}
+
+/**
+ * The text blocks `diffHtml` compares, with a selector for each: to see what a page reduces to,
+ * or to choose a scope `selector` and policy rules.
+ */
+export function htmlTextBlocks(html: string, options: Pick<DiffHtmlOptions, "selector" | "policy"> = {}): HtmlTextBlock[] {
+  requireString(html, "html");
+  const policy = options.policy === undefined || options.policy === null ? EMPTY_POLICY : validatePolicyRules(options.policy);
+  validateSelectors(policy, options.selector ?? null);
+  const page = loadPage(html, options.selector ?? null, policy);
+  return page.blocks.map((block) => ({ selector: page.selectors.selectorOf(block.element), tag: block.element.name, text: block.text }));
+}

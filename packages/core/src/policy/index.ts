@@ -1,0 +1,234 @@
+import { type Category, type Change, type Op, type PolicyRules, PolicyRulesSchema, type Severity } from "@driftwatch/schema";
+import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
+import { type PathSegment, parsePath } from "../paths/index.js";
+import {
+  type CompiledPath,
+  compileJsonPath,
+  evaluateQuery,
+  matchesAtOrAbove,
+  matchesExactly,
+  type NodeTrie,
+  type PathStep,
+  trieMatchesAtOrAbove,
+} from "./jsonpath.js";
+
+export type { PathStep } from "./jsonpath.js";
+
+/** What a policy decides for one change: drop it, set its severity, or nothing (no rule matched). */
+export type PolicyDecision = { action: "ignore"; rule: number } | { action: "set"; severity: Severity; rule: number } | undefined;
+
+interface CompiledRule {
+  index: number;
+  action: "ignore" | "set";
+  severity: Severity | undefined;
+  category: Category | undefined;
+  op: Op | undefined;
+  selector: string | undefined;
+  path: CompiledPath | undefined;
+}
+
+/** A policy compiled once: rule paths as segment matchers, array keys as patterns. */
+export interface CompiledPolicy {
+  readonly rules: readonly CompiledRule[];
+  readonly arrayKeys: readonly { steps: readonly PathStep[]; key: string }[];
+  /** True when some rule needs the documents (a filter or other form jsonpath-plus evaluates). */
+  readonly needsDocuments: boolean;
+}
+
+/** One change as the policy sees it. `segments` are those of `path` (computed when absent). */
+export interface PolicyTarget {
+  path: string;
+  category: Category;
+  op: Op;
+  segments?: readonly PathSegment[];
+}
+
+export interface PolicyContext {
+  /** `json` (default): rules match on `path`; `html`: rules match on `selector`. */
+  kind?: "json" | "html";
+  /** The old document, for rules jsonpath-plus evaluates (removals resolve in it). */
+  before?: unknown;
+  /** The new document, for rules jsonpath-plus evaluates (adds and replaces resolve in it). */
+  after?: unknown;
+  /**
+   * Whether a website change falls under a rule's selector. Default: the change's selector equals
+   * the rule's or continues it with a descendant or child combinator (`.ad-banner > p`).
+   */
+  matchSelector?: (ruleSelector: string, change: PolicyTarget) => boolean;
+}
+
+const compiledCache = new WeakMap<PolicyRules, CompiledPolicy>();
+
+/**
+ * Compiles validated policy rules (cached per rules object). Throws `invalid_policy_rules` when a
+ * rule path does not parse.
+ */
+export function compilePolicy(policy: PolicyRules): CompiledPolicy {
+  const cached = compiledCache.get(policy);
+  if (cached) return cached;
+  const problems: DriftwatchErrorDetail[] = [];
+  const rules: CompiledRule[] = (policy.rules ?? []).map((rule, index) => {
+    let path: CompiledPath | undefined;
+    if (rule.path !== undefined) {
+      const compiled = compileJsonPath(rule.path);
+      if (compiled.kind === "error") problems.push({ path: `rules[${index}].path`, message: compiled.message });
+      else path = compiled;
+    }
+    return {
+      index,
+      action: rule.action ?? (rule.severity ? "set" : "ignore"),
+      severity: rule.severity,
+      category: rule.category,
+      op: rule.op,
+      selector: rule.selector,
+      path,
+    };
+  });
+  const arrayKeys: { steps: readonly PathStep[]; key: string }[] = [];
+  for (const [pattern, key] of Object.entries(policy.arrayKeys ?? {})) {
+    const compiled = compileJsonPath(pattern);
+    if (compiled.kind !== "steps") {
+      problems.push({ path: `arrayKeys[${JSON.stringify(pattern)}]`, message: arrayKeyMessage(compiled) });
+    } else arrayKeys.push({ steps: compiled.steps, key });
+  }
+  if (problems.length > 0) throw policyError(problems);
+  const result: CompiledPolicy = { rules, arrayKeys, needsDocuments: rules.some((r) => r.path?.kind === "query") };
+  compiledCache.set(policy, result);
+  return result;
+}
+
+function arrayKeyMessage(compiled: CompiledPath | { kind: "error"; message: string }): string {
+  return compiled.kind === "error"
+    ? compiled.message
+    : "array key paths use names, indexes, slices, * and .. only (no filters)";
+}
+
+/** The identity key a compiled policy names for the array at `segments`, if any. */
+export function arrayKeyFor(policy: CompiledPolicy, segments: readonly PathSegment[]): string | undefined {
+  for (const entry of policy.arrayKeys) if (matchesExactly(entry.steps, segments)) return entry.key;
+  return undefined;
+}
+
+function defaultMatchSelector(ruleSelector: string, change: PolicyTarget): boolean {
+  const p = change.path;
+  if (!p.startsWith(ruleSelector)) return false;
+  if (p.length === ruleSelector.length) return true;
+  const next = p[ruleSelector.length];
+  return next === " " || next === ">";
+}
+
+/**
+ * Makes the per-call rule evaluator: complex rule paths are evaluated with jsonpath-plus at most
+ * once per rule and document (the old one for removals, the new one otherwise).
+ */
+export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyContext = {}): (target: PolicyTarget) => PolicyDecision {
+  const kind = context.kind ?? "json";
+  const matchSelector = context.matchSelector ?? defaultMatchSelector;
+  const tries = new Map<string, NodeTrie>();
+  const queryMatches = (rule: CompiledRule, path: string, target: PolicyTarget, segments: readonly PathSegment[]): boolean => {
+    const side = target.op === "remove" ? "before" : "after";
+    if (!(side in context)) {
+      throw new DriftwatchError("invalid_policy_rules", `rule ${rule.index} needs the ${side} document to evaluate its path`, {
+        details: [{ path: `rules[${rule.index}].path`, message: `pass { before, after } documents to evaluate ${path}` }],
+      });
+    }
+    const cacheKey = `${rule.index}:${side}`;
+    let trie = tries.get(cacheKey);
+    if (!trie) {
+      trie = evaluateQuery(path, context[side]);
+      tries.set(cacheKey, trie);
+    }
+    return trieMatchesAtOrAbove(trie, segments);
+  };
+  return (target) => {
+    let segments: readonly PathSegment[] | undefined = target.segments;
+    for (const rule of policy.rules) {
+      if (rule.category !== undefined && rule.category !== target.category) continue;
+      if (rule.op !== undefined && rule.op !== target.op) continue;
+      if (rule.selector !== undefined && (kind !== "html" || !matchSelector(rule.selector, target))) continue;
+      if (rule.path !== undefined) {
+        if (kind !== "json") continue;
+        segments ??= parsePath(target.path);
+        const ok = rule.path.kind === "steps" ? matchesAtOrAbove(rule.path.steps, segments) : queryMatches(rule, rule.path.path, target, segments);
+        if (!ok) continue;
+      }
+      return rule.action === "ignore" ? { action: "ignore", rule: rule.index } : { action: "set", severity: rule.severity!, rule: rule.index };
+    }
+    return undefined;
+  };
+}
+
+/**
+ * Applies policy rules to changes: the first matching rule wins; `ignore` drops the change, a
+ * severity replaces its severity. A rule matches when every field it sets matches: `path` (a
+ * JSONPath with jsonpath-plus semantics; the change is at or below a selected node), `selector`
+ * (website changes), `category` and `op`. Pass the documents in `context` when a rule path uses
+ * a filter expression. Returns new change objects; the input is not modified.
+ */
+export function applyPolicy(changes: readonly Change[], policy: PolicyRules, context: PolicyContext = {}): Change[] {
+  const evaluate = createPolicyEvaluator(compilePolicy(policy), context);
+  const out: Change[] = [];
+  for (const change of changes) {
+    const decision = evaluate(change);
+    if (decision === undefined) out.push(change);
+    else if (decision.action === "set") out.push({ ...change, severity: decision.severity });
+  }
+  return out;
+}
+
+function policyError(details: DriftwatchErrorDetail[]): DriftwatchError {
+  const first = details[0]!;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : "";
+  return new DriftwatchError("invalid_policy_rules", `invalid policy rules: ${first.path}: ${first.message}${more}`, { details });
+}
+
+function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) out += out === "" ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out === "" ? "(root)" : out;
+}
+
+/**
+ * Validates policy rules (zod schema plus meaning): every rule has a matcher, `set` comes with a
+ * severity and `ignore` without, rule paths parse, `arrayKeys` names valid array paths. Throws a
+ * `DriftwatchError` with code `invalid_policy_rules` whose `details` name each offending rule
+ * index and field (`rules[2].path`). Returns the parsed rules, defaults applied.
+ */
+export function validatePolicyRules(input: unknown): PolicyRules {
+  const parsed = PolicyRulesSchema.safeParse(input);
+  if (!parsed.success) {
+    throw policyError(parsed.error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message })));
+  }
+  const rules = parsed.data;
+  const problems: DriftwatchErrorDetail[] = [];
+  rules.rules.forEach((rule, index) => {
+    const at = `rules[${index}]`;
+    if (rule.path === undefined && rule.selector === undefined && rule.category === undefined && rule.op === undefined) {
+      problems.push({ path: at, message: "a rule needs at least one of path, selector, category or op" });
+    }
+    if (rule.path !== undefined && rule.selector !== undefined) {
+      problems.push({ path: `${at}.selector`, message: "a rule matches JSON paths or website selectors, not both" });
+    }
+    if (rule.action === "set" && rule.severity === undefined) problems.push({ path: `${at}.severity`, message: "a set rule needs a severity" });
+    if (rule.action === "ignore" && rule.severity !== undefined) {
+      problems.push({ path: `${at}.severity`, message: "an ignore rule has no severity" });
+    }
+    if (rule.action === undefined && rule.severity === undefined) {
+      problems.push({ path: `${at}.action`, message: 'a rule needs action "ignore" or a severity' });
+    }
+    if (rule.path !== undefined) {
+      const compiled = compileJsonPath(rule.path);
+      if (compiled.kind === "error") problems.push({ path: `${at}.path`, message: `invalid JSONPath: ${compiled.message}` });
+    }
+  });
+  for (const pattern of Object.keys(rules.arrayKeys ?? {})) {
+    const compiled = compileJsonPath(pattern);
+    if (compiled.kind !== "steps") problems.push({ path: `arrayKeys[${JSON.stringify(pattern)}]`, message: arrayKeyMessage(compiled) });
+  }
+  if (problems.length > 0) throw policyError(problems);
+  return rules;
+}

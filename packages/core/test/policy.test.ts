@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import { applyPolicy, type Change, diffJson, type DriftwatchError, isDriftwatchError, validatePolicyRules } from "../src/index.js";
+
+function change(path: string, op: Change["op"], category: Change["category"] = "value", severity: Change["severity"] = "info"): Change {
+  return { path, category, op, severity };
+}
+
+describe("applyPolicy rule forms", () => {
+  it("ignores $..updatedAt at any depth, and what lies below it", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$..updatedAt", action: "ignore" }] });
+    const out = applyPolicy(
+      [change("$.updatedAt", "replace"), change("$.a[2].updatedAt", "replace"), change("$.updatedAt.nested", "add"), change("$.updated", "replace")],
+      policy,
+    );
+    expect(out.map((c) => c.path)).toEqual(["$.updated"]);
+  });
+
+  it("sets a severity by path, for the node and below", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.price", severity: "critical" }] });
+    const out = applyPolicy([change("$.price", "replace"), change("$.price.amount", "replace"), change("$.prices", "replace")], policy);
+    expect(out.map((c) => c.severity)).toEqual(["critical", "critical", "info"]);
+  });
+
+  it("matches op and path together: $.items[*] removals are high", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.items[*]", op: "remove", severity: "high" }] });
+    const out = applyPolicy([change("$.items[3]", "remove"), change("$.items[3]", "add"), change("$.items", "remove"), change("$.items[0].x", "remove")], policy);
+    expect(out.map((c) => c.severity)).toEqual(["high", "info", "info", "high"]);
+  });
+
+  it("matches on category alone", () => {
+    const policy = validatePolicyRules({ rules: [{ category: "value", action: "ignore" }] });
+    const out = applyPolicy([change("$.a", "replace", "value"), change("$.b", "remove", "schema", "critical")], policy);
+    expect(out.map((c) => c.path)).toEqual(["$.b"]);
+  });
+
+  it("lets the first matching rule win", () => {
+    const policy = validatePolicyRules({
+      rules: [
+        { path: "$.a.b", severity: "low" },
+        { path: "$.a", action: "ignore" },
+        { path: "$.a.b", severity: "critical" },
+      ],
+    });
+    const out = applyPolicy([change("$.a.b", "replace"), change("$.a.c", "replace")], policy);
+    expect(out).toEqual([{ ...change("$.a.b", "replace"), severity: "low" }]);
+  });
+
+  it("supports names in brackets, unions, slices and indexes", () => {
+    const policy = validatePolicyRules({
+      rules: [
+        { path: "$['a.b']", severity: "low" },
+        { path: "$.list[1:4:2]", severity: "medium" },
+        { path: "$['x','y'][0]", severity: "high" },
+      ],
+    });
+    const out = applyPolicy(
+      [change("$['a.b'].c", "add"), change("$.list[1]", "add"), change("$.list[2]", "add"), change("$.list[3]", "add"), change("$.y[0]", "add"), change("$.y[1]", "add")],
+      policy,
+    );
+    expect(out.map((c) => c.severity)).toEqual(["low", "medium", "info", "medium", "high", "info"]);
+  });
+
+  it("evaluates filter expressions with jsonpath-plus on the right document, once per rule", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.items[?(@.internal === true)]", action: "ignore" }] });
+    let reads = 0;
+    const item = (id: number, internal: boolean): Record<string, unknown> => {
+      const o: Record<string, unknown> = { id };
+      Object.defineProperty(o, "internal", { enumerable: true, get: () => (reads++, internal) });
+      return o;
+    };
+    const after = { items: Array.from({ length: 40 }, (_, i) => item(i, i % 2 === 0)) };
+    const before = { items: [item(100, true), item(101, false)] };
+    const many = Array.from({ length: 40 }, (_, i) => change(`$.items[${i}].v`, "replace"));
+    const kept = applyPolicy([...many, change("$.items[0]", "remove"), change("$.items[1]", "remove")], policy, { before, after });
+    expect(kept.map((c) => c.path)).toEqual([...many.filter((_, i) => i % 2 === 1).map((c) => c.path), "$.items[1]"]);
+    // one evaluation per rule and document: 40 items in the new one, 2 in the old one
+    expect(reads).toBe(42);
+  });
+
+  it("asks for the documents when a filter rule needs them", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.items[?(@.x)]", action: "ignore" }] });
+    expect(() => applyPolicy([change("$.items[0]", "add")], policy)).toThrow(expect.objectContaining({ code: "invalid_policy_rules" }));
+  });
+
+  it("matches selectors on website changes only", () => {
+    const policy = validatePolicyRules({ rules: [{ selector: ".ad-banner", action: "ignore" }] });
+    const html = [change(".ad-banner", "replace"), change(".ad-banner > p", "add"), change(".ad-banners", "add")];
+    expect(applyPolicy(html, policy, { kind: "html" }).map((c) => c.path)).toEqual([".ad-banners"]);
+    expect(applyPolicy([change("$.a", "add")], policy)).toHaveLength(1);
+  });
+});
+
+describe("diffJson with a policy", () => {
+  it("applies rules and array keys, and returns null when every change is ignored", () => {
+    const policy = validatePolicyRules({
+      rules: [
+        { path: "$..updatedAt", action: "ignore" },
+        { path: "$.items[*]", op: "remove", severity: "high" },
+      ],
+      arrayKeys: { "$.items": "sku" },
+    });
+    const before = { updatedAt: 1, items: [{ sku: "a" }, { sku: "b" }] };
+    const after = { updatedAt: 2, items: [{ sku: "b" }] };
+    const diff = diffJson(before, after, { policy })!;
+    expect(diff.changes).toEqual([{ path: "$.items[0]", category: "value", op: "remove", severity: "high", before: { sku: "a" } }]);
+    expect(diff.topSeverity).toBe("high");
+    expect(diffJson({ updatedAt: 1, n: { updatedAt: 1 } }, { updatedAt: 2, n: { updatedAt: 3 } }, { policy })).toBeNull();
+  });
+
+  it("evaluates filter rules against the old document for removals and the new one otherwise", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.users[?(@.role == 'bot')]", action: "ignore" }] });
+    const before = { users: [{ id: 1, role: "bot" }, { id: 2, role: "human" }, { id: 3, role: "bot", n: 1 }] };
+    const after = { users: [{ id: 2, role: "human", n: 1 }, { id: 3, role: "bot", n: 2 }, { id: 4, role: "bot" }] };
+    const diff = diffJson(before, after, { policy })!;
+    expect(diff.changes.map((c) => `${c.op} ${c.path}`)).toEqual(["add $.users[0].n"]);
+  });
+});
+
+describe("validatePolicyRules", () => {
+  function errorOf(input: unknown): DriftwatchError {
+    try {
+      validatePolicyRules(input);
+    } catch (error) {
+      if (isDriftwatchError(error)) return error as DriftwatchError;
+      throw error;
+    }
+    throw new Error("expected invalid_policy_rules");
+  }
+
+  it("accepts the SPEC example and fills defaults", () => {
+    const rules = validatePolicyRules({
+      rules: [
+        { path: "$..updatedAt", action: "ignore" },
+        { path: "$.price", severity: "critical" },
+        { path: "$.items[*]", op: "remove", severity: "high" },
+        { selector: ".ad-banner", action: "ignore" },
+      ],
+      arrayKeys: { "$.items": "sku" },
+      notify: { minSeverity: "medium" },
+    });
+    expect(rules.rules).toHaveLength(4);
+    expect(validatePolicyRules({}).rules).toEqual([]);
+  });
+
+  it.each([
+    [{ rules: [{ path: "$.a", action: "ignore" }, { action: "ignore" }] }, "rules[1]", "at least one"],
+    [{ rules: [{ path: "$.a", action: "set" }] }, "rules[0].severity", "needs a severity"],
+    [{ rules: [{ path: "$.a", action: "ignore", severity: "low" }] }, "rules[0].severity", "no severity"],
+    [{ rules: [{ path: "$.a" }] }, "rules[0].action", "ignore"],
+    [{ rules: [{ path: "$.a", action: "ignore" }, { path: "$.a", action: "ignore" }, { path: "$.a[", severity: "low" }] }, "rules[2].path", "JSONPath"],
+    [{ rules: [{ path: "$.a[?(@.x ==)]", action: "ignore" }] }, "rules[0].path", "does not parse"],
+    [{ rules: [{ path: "a.b", action: "ignore" }] }, "rules[0].path", "starts with $"],
+    [{ rules: [{ path: "$.a", selector: "p", action: "ignore" }] }, "rules[0].selector", "not both"],
+    [{ rules: [{ path: "$.a", severity: "urgent" }] }, "rules[0].severity", ""],
+    [{ rules: [{ path: "$.a", action: "ignore", colour: "red" }] }, "rules[0]", ""],
+    [{ rules: [], arrayKeys: { "$.items[?(@.x)]": "id" } }, 'arrayKeys["$.items[?(@.x)]"]', "no filters"],
+    [{ rules: [], arrayKeys: { "$.items": "" } }, 'arrayKeys["$.items"]', ""],
+    [{ rules: "nope" }, "rules", ""],
+  ])("refuses %j naming %s", (input, where, message) => {
+    const error = errorOf(input);
+    expect(error.code).toBe("invalid_policy_rules");
+    const detail = error.details.find((d) => d.path === where);
+    expect(detail, JSON.stringify(error.details)).toBeDefined();
+    expect(detail!.message).toContain(message);
+  });
+
+  it("reports every problem, not only the first", () => {
+    const error = errorOf({ rules: [{ action: "ignore" }, { path: "$.a", action: "set" }] });
+    expect(error.details.map((d) => d.path)).toEqual(["rules[0]", "rules[1].severity"]);
+  });
+});

@@ -1,0 +1,117 @@
+// npm run bench: renders/s and peak resident memory of the Chromium process tree with two
+// concurrent renders of a light page, createBrowserFetcher against bare playwright-core (same
+// Chromium and flags, a new context per render, `page.goto` + `page.content()`, no routing).
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { BrowserOptionsSchema } from "@driftwatch/core";
+import { chromium } from "playwright-core";
+import { createBrowserFetcher, DEFAULT_LAUNCH_ARGS, findBrowserProcess, processTree } from "../src/index.js";
+
+const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
+const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+
+const CONCURRENCY = 2;
+const RENDERS_PER_ROUND = 16;
+const ROUNDS = 3;
+
+const page = `<!doctype html><html><head><meta charset="utf-8"><title>Light</title><link rel="stylesheet" href="/style.css"></head>
+<body><h1>Status</h1><ul>${Array.from({ length: 20 }, (_, i) => `<li>Service ${String(i)}: operational</li>`).join("")}</ul>
+<script>document.body.insertAdjacentHTML("beforeend", "<p>rendered " + new Date().getFullYear() + "</p>");</script></body></html>`;
+const server = http.createServer((req, res) => {
+  if (req.url === "/style.css") res.writeHead(200, { "content-type": "text/css" }).end("body { font-family: sans-serif } li { color: green }");
+  else res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page);
+});
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
+const executablePath = process.env.DRIFTWATCH_CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Samples the summed RSS of a browser's process tree every 50 ms; returns the peak on stop. */
+function sampleRss(pid: () => number | null): () => number {
+  let peak = 0;
+  const timer = setInterval(() => {
+    const root = pid();
+    if (root === null) return;
+    peak = Math.max(peak, processTree(root).reduce((sum, p) => sum + p.rssBytes, 0));
+  }, 50);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}
+
+async function runConcurrently(total: number, render: () => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        next += 1;
+        await render();
+      }
+    }),
+  );
+  return (total * 1000) / (performance.now() - started);
+}
+
+const fetcher = createBrowserFetcher({ allowPrivateNetworks: true, concurrency: CONCURRENCY });
+const browserOptions = BrowserOptionsSchema.parse({ waitStrategy: "load" });
+const renderWithFetcher = async (): Promise<void> => {
+  const res = await fetcher.fetch({ url, browserOptions });
+  if (!res.body.includes("rendered")) throw new Error("not rendered");
+};
+
+const marker = `--driftwatch-bench-peer=${randomUUID()}`;
+const args = [...DEFAULT_LAUNCH_ARGS.filter((a) => !a.startsWith("--host-resolver-rules")), marker, ...(process.getuid?.() === 0 ? ["--no-sandbox"] : [])];
+const peer = await chromium.launch({ executablePath, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+const peerPid = findBrowserProcess(marker)?.pid ?? null;
+const renderWithPlaywright = async (): Promise<void> => {
+  const context = await peer.newContext();
+  try {
+    const p = await context.newPage();
+    await p.goto(url, { waitUntil: "load" });
+    if (!(await p.content()).includes("rendered")) throw new Error("not rendered");
+  } finally {
+    await context.close();
+  }
+};
+
+// Warm both (the fetcher launches its browser on first use).
+await renderWithFetcher();
+await renderWithPlaywright();
+
+const results = { fetcher: [] as number[], playwright: [] as number[] };
+let fetcherPeak = 0;
+let peerPeak = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  let stop = sampleRss(() => fetcher.browserProcessId());
+  results.fetcher.push(await runConcurrently(RENDERS_PER_ROUND, renderWithFetcher));
+  fetcherPeak = Math.max(fetcherPeak, stop());
+  stop = sampleRss(() => peerPid);
+  results.playwright.push(await runConcurrently(RENDERS_PER_ROUND, renderWithPlaywright));
+  peerPeak = Math.max(peerPeak, stop());
+}
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const ours = median(results.fetcher);
+const theirs = median(results.playwright);
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
+const markdown = `## @driftwatch/fetcher-browser
+
+System Chromium (\`${executablePath}\`) headless, a light page (20-item list, one stylesheet, an inline script) on 127.0.0.1, \`waitStrategy: "load"\`, ${String(CONCURRENCY)} renders at a time, a new context per render; ${String(ROUNDS)} interleaved rounds of ${String(RENDERS_PER_ROUND)} renders, median round. The peer is bare playwright-core on the same Chromium and flags (without the host-resolver rule) doing \`newContext\` + \`goto\` + \`content()\` + \`close\`, with no request interception: the ceiling. The fetcher additionally fetches the document and every subresource itself through the guarded undici dispatcher and hands them to the page with \`route.fulfill\`. Peak memory is the largest sum of VmRSS over the browser's process tree (browser, zygotes, GPU/utility and renderer processes; shared pages count once per process), sampled every 50 ms.
+
+| | renders/s | peak RSS of the Chromium tree |
+|---|---:|---:|
+| createBrowserFetcher | ${ours.toFixed(1)} | ${mib(fetcherPeak)} MiB |
+| bare playwright-core | ${theirs.toFixed(1)} | ${mib(peerPeak)} MiB |
+| ratio | ${(ours / theirs).toFixed(2)} | ${(fetcherPeak / peerPeak).toFixed(2)} |
+`;
+writeBenchSection("fetcher-browser", markdown);
+console.log(markdown);
+
+await fetcher.close();
+await peer.close();
+server.close();

@@ -1,0 +1,325 @@
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { BrowserOptionsSchema, FetchError, type BrowserOptions, type Fetcher, type FetchRequest, type FetchResponse } from "@driftwatch/core";
+import {
+  createGuardedDispatcher,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_USER_AGENT,
+  followRedirects,
+  isFetchError,
+  parseFetchUrl,
+  toFetchError,
+  type GuardOptions,
+  type HopResponse,
+} from "@driftwatch/fetcher-http";
+import { chromium, type Browser, type BrowserContext, type Route } from "playwright-core";
+import { findBrowserProcess, killProcessTree } from "./processes.js";
+import { createSemaphore } from "./semaphore.js";
+
+export interface BrowserFetcherOptions extends GuardOptions {
+  /** Chromium binary. Default `DRIFTWATCH_CHROMIUM_PATH`, else `/usr/bin/chromium`. Never a downloaded browser. */
+  executablePath?: string;
+  /** Renders at once (each in its own context). Default 2. */
+  concurrency?: number;
+  /** Extra Chromium switches, appended to {@link DEFAULT_LAUNCH_ARGS}. */
+  launchArgs?: readonly string[];
+  /**
+   * A browser you launched and manage: used as is, never closed or relaunched by the fetcher.
+   * Launch it with `--host-resolver-rules=MAP * ~NOTFOUND` so nothing escapes the guard.
+   */
+  browser?: Browser;
+  /** Cap on each response the page receives (document and every subresource). Default 10 MB. */
+  maxBodyBytes?: number;
+  /** Redirects followed per request the page makes. Default 5. */
+  maxRedirects?: number;
+}
+
+/** A `Fetcher` that renders pages in Chromium, with a handle on the browser process. */
+export interface BrowserFetcher extends Fetcher {
+  /** PID of the launched browser process, or null when none is running (or the browser is yours). */
+  browserProcessId(): number | null;
+}
+
+/**
+ * Switches every launch gets. The host resolver rule makes Chromium unable to resolve or reach
+ * any host by itself (IP literals included): every request is fetched by the fetcher through
+ * the guard and handed to the page with `route.fulfill`, so anything that bypasses request
+ * interception (redirects of fulfilled responses, WebSockets, prefetches) simply fails.
+ */
+export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+  "--host-resolver-rules=MAP * ~NOTFOUND",
+];
+
+const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+const LAUNCH_TIMEOUT_MS = 30_000;
+/** Time allowed after the load deadline for reading the DOM and closing the context. */
+const GRACE_MS = 5_000;
+/** Request headers Chromium reports that the fetcher sets itself (or that are hop-by-hop). */
+const DROPPED_REQUEST_HEADERS = new Set(["host", "connection", "content-length", "accept-encoding", "keep-alive", "transfer-encoding", "upgrade"]);
+/** Response headers that no longer describe the decoded body handed to the page. */
+const DROPPED_RESPONSE_HEADERS = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
+
+function fulfilledHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_RESPONSE_HEADERS.has(name)));
+}
+
+function parseBrowserOptions(input: FetchRequest["browserOptions"]): BrowserOptions {
+  const parsed = BrowserOptionsSchema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw new FetchError("browser_failed", "Invalid browserOptions", {
+    details: parsed.error.issues.map((issue) => ({ path: ["browserOptions", ...issue.path.map(String)].join("."), message: issue.message })),
+  });
+}
+
+/** The launched browser; `pid` is known once it runs. */
+interface Launch {
+  browser: Promise<Browser>;
+  pid: number | null;
+}
+
+/** Per render: how the page's requests are answered and what went wrong with the document. */
+interface RenderState {
+  mainUrl: URL;
+  /** The pre-fetched main document, served once to the navigation that asks for it. */
+  mainResponse: HopResponse | null;
+  mainHeaders: Record<string, string>;
+  blocked: ReadonlySet<string>;
+  signal: AbortSignal;
+  /** Why the main frame's navigation was refused, to report it instead of Chromium's error. */
+  mainError: FetchError | null;
+}
+
+/**
+ * A browser `Fetcher` on playwright-core and the system Chromium: one shared browser launched on
+ * first use (relaunched after a crash), a fresh context per render, bounded concurrency, every
+ * context closed whatever happens, and every request the page makes fetched through the SSRF
+ * guard by the fetcher itself.
+ */
+export function createBrowserFetcher(options: BrowserFetcherOptions = {}): BrowserFetcher {
+  const executablePath = options.executablePath ?? process.env.DRIFTWATCH_CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const semaphore = createSemaphore(options.concurrency ?? 2);
+  const dispatcher = createGuardedDispatcher(options);
+  const marker = `--driftwatch-browser=${randomUUID()}`;
+  const contexts = new Set<BrowserContext>();
+  let launched: Launch | null = null;
+  let closed = false;
+
+  function launchArgs(): string[] {
+    const args = [...DEFAULT_LAUNCH_ARGS, ...(options.launchArgs ?? []), marker];
+    // Chromium's sandbox cannot start as root (containers); it stays on otherwise.
+    if (process.getuid?.() === 0) args.unshift("--no-sandbox");
+    return args;
+  }
+
+  function forget(entry: Launch): void {
+    if (launched === entry) launched = null;
+    // Renderers orphaned by a crashed browser keep its process group: end them too.
+    if (entry.pid !== null) killProcessTree(entry.pid);
+  }
+
+  async function getBrowser(): Promise<Browser> {
+    if (options.browser !== undefined) {
+      if (!options.browser.isConnected()) throw new FetchError("browser_failed", "The browser passed in options.browser is disconnected");
+      return options.browser;
+    }
+    if (launched !== null) {
+      const current = launched;
+      const browser = await current.browser.catch(() => null);
+      if (browser?.isConnected() === true) return browser;
+      forget(current);
+    }
+    const entry: Launch = {
+      pid: null,
+      browser: chromium
+        // Playwright's signal handlers would close the browser behind the embedder's back.
+        .launch({ executablePath, args: launchArgs(), timeout: LAUNCH_TIMEOUT_MS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })
+        .then((browser) => {
+          entry.pid = findBrowserProcess(marker)?.pid ?? null;
+          browser.on("disconnected", () => forget(entry));
+          return browser;
+        })
+        .catch((cause: unknown) => {
+          if (launched === entry) launched = null;
+          throw new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}`, { cause });
+        }),
+    };
+    launched = entry;
+    return entry.browser;
+  }
+
+  async function fulfillThroughGuard(route: Route, state: RenderState): Promise<void> {
+    const request = route.request();
+    const isMainNavigation = request.isNavigationRequest() && request.frame().parentFrame() === null;
+    if (state.blocked.has(request.resourceType())) {
+      await route.abort("blockedbyclient");
+      return;
+    }
+    try {
+      const url = parseFetchUrl(request.url());
+      let response: HopResponse;
+      if (isMainNavigation && state.mainResponse !== null && url.href === state.mainUrl.href) {
+        response = state.mainResponse;
+        state.mainResponse = null;
+      } else {
+        const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br" };
+        for (const [name, value] of Object.entries(await request.allHeaders())) {
+          if (!DROPPED_REQUEST_HEADERS.has(name) && !name.startsWith(":")) headers[name] = value;
+        }
+        // The monitor's own headers (credentials, say) go to the monitored origin only.
+        if (url.origin === state.mainUrl.origin) Object.assign(headers, state.mainHeaders);
+        ({ response } = await followRedirects(dispatcher, url, {
+          method: request.method(),
+          headers,
+          body: request.postDataBuffer(),
+          signal: state.signal,
+          maxBodyBytes,
+          maxRedirects,
+        }));
+      }
+      await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body });
+    } catch (error) {
+      if (isMainNavigation) state.mainError = toFetchError(error, request.url());
+      const refused = isFetchError(error) && (error.code === "unsafe_url" || error.code === "invalid_url");
+      await route.abort(refused ? "blockedbyclient" : "failed").catch(() => undefined);
+    }
+  }
+
+  async function render(request: FetchRequest, browserOptions: BrowserOptions, started: number, signal: AbortSignal): Promise<FetchResponse> {
+    const mainUrl = parseFetchUrl(request.url);
+    const mainHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers ?? {})) mainHeaders[name.toLowerCase()] = value;
+    const documentHeaders: Record<string, string> = {
+      "user-agent": browserOptions.userAgent ?? DEFAULT_USER_AGENT,
+      accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+      "accept-encoding": "gzip, deflate, br",
+      ...(browserOptions.locale === undefined ? {} : { "accept-language": browserOptions.locale }),
+      ...mainHeaders,
+    };
+    if (request.etag) documentHeaders["if-none-match"] = request.etag;
+    if (request.lastModified) documentHeaders["if-modified-since"] = request.lastModified;
+    // The document is fetched (redirects followed, each hop guarded) before Chromium is involved:
+    // the page then loads at its final URL, so relative links resolve as they would without us.
+    const { url: finalUrl, response: document } = await followRedirects(dispatcher, mainUrl, {
+      method: request.method ?? "GET",
+      headers: documentHeaders,
+      body: request.body ?? null,
+      signal,
+      maxBodyBytes,
+      maxRedirects,
+    }).catch((error: unknown) => {
+      throw signal.aborted ? error : toFetchError(error, mainUrl.href);
+    });
+    const base = { headers: document.headers, contentType: document.headers["content-type"] ?? null, browserRender: true, waitStrategy: browserOptions.waitStrategy };
+    if (document.status === 304) {
+      return { ...base, status: 304, body: "", size: 0, latencyMs: Math.round(performance.now() - started), finalUrl: finalUrl.href, notModified: true };
+    }
+    const state: RenderState = {
+      mainUrl: finalUrl,
+      mainResponse: document,
+      mainHeaders,
+      blocked: new Set(browserOptions.blockResources ?? []),
+      signal,
+      mainError: null,
+    };
+    const browser = await getBrowser();
+    signal.throwIfAborted();
+    const context = await browser.newContext({
+      serviceWorkers: "block",
+      acceptDownloads: false,
+      ...(browserOptions.viewport === undefined ? {} : { viewport: browserOptions.viewport }),
+      ...(browserOptions.userAgent === undefined ? {} : { userAgent: browserOptions.userAgent }),
+      ...(browserOptions.locale === undefined ? {} : { locale: browserOptions.locale }),
+    });
+    contexts.add(context);
+    const closeContext = (): void => void context.close().catch(() => undefined);
+    signal.addEventListener("abort", closeContext, { once: true });
+    try {
+      await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "WebSockets are not fetched by driftwatch" }));
+      await context.route("**/*", (route) => fulfillThroughGuard(route, state));
+      const page = await context.newPage();
+      const remaining = (): number => Math.max(1, browserOptions.timeoutMs - (performance.now() - started));
+      let response;
+      try {
+        response = await page.goto(finalUrl.href, { waitUntil: browserOptions.waitStrategy, timeout: remaining() });
+      } catch (error) {
+        if (state.mainError !== null) throw state.mainError;
+        throw error;
+      }
+      if (browserOptions.waitForSelector !== undefined) {
+        await page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() });
+      }
+      if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await page.waitForTimeout(browserOptions.extraWaitMs);
+      const html = await page.content();
+      return {
+        ...base,
+        status: response?.status() ?? document.status,
+        body: html,
+        size: Buffer.byteLength(html),
+        latencyMs: Math.round(performance.now() - started),
+        finalUrl: page.url(),
+        notModified: false,
+      };
+    } finally {
+      signal.removeEventListener("abort", closeContext);
+      contexts.delete(context);
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  async function fetchRendered(request: FetchRequest): Promise<FetchResponse> {
+    if (closed) throw new FetchError("browser_failed", "The browser fetcher is closed");
+    const browserOptions = parseBrowserOptions(request.browserOptions);
+    await semaphore.acquire(request.signal);
+    const started = performance.now();
+    const deadline = new AbortController();
+    // Loading gets timeoutMs; extraWaitMs and reading the DOM come on top, with a grace period.
+    const hardStopMs = browserOptions.timeoutMs + (browserOptions.extraWaitMs ?? 0) + GRACE_MS;
+    const timer = setTimeout(() => deadline.abort(new FetchError("timeout", `Rendering ${request.url} did not finish within ${String(hardStopMs)} ms`)), hardStopMs);
+    const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
+    try {
+      return await render(request, browserOptions, started, signal);
+    } catch (error) {
+      if (request.signal?.aborted === true) throw request.signal.reason;
+      if (deadline.signal.aborted) throw deadline.signal.reason as FetchError;
+      if (isFetchError(error)) throw error;
+      if (error instanceof Error && error.name === "TimeoutError") {
+        throw new FetchError("timeout", `Rendering ${request.url} timed out (${browserOptions.waitStrategy}, ${String(browserOptions.timeoutMs)} ms)`, { cause: error });
+      }
+      // What is left comes from Playwright: a crashed or killed browser, a closed target.
+      const message = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+      throw new FetchError("browser_failed", `Rendering ${request.url} failed: ${message}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+      semaphore.release();
+    }
+  }
+
+  return {
+    fetch: fetchRendered,
+    browserProcessId(): number | null {
+      return launched?.pid ?? null;
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...contexts].map((context) => context.close().catch(() => undefined)));
+      const entry = launched;
+      if (entry !== null) {
+        const browser = await entry.browser.catch(() => null);
+        await browser?.close().catch(() => undefined);
+        forget(entry);
+      }
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/** Overall kind of a diff: at least one schema change, only value changes, or a website content change. */
+export const ClassificationSchema = z.enum(["schema_change", "value_change", "content_change"]);
+export type Classification = z.infer<typeof ClassificationSchema>;
+
+/** Whether a change alters the shape of a document (schema) or only a value in it. */
+export const CategorySchema = z.enum(["schema", "value"]);
+export type Category = z.infer<typeof CategorySchema>;
+
+/** RFC 6902-style operation of one change. */
+export const OpSchema = z.enum(["add", "remove", "replace"]);
+export type Op = z.infer<typeof OpSchema>;
+
+/** Severities in ascending order. */
+export const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
+export const SeveritySchema = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof SeveritySchema>;
+
+/** Rank of a severity: info 0 ... critical 4. */
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity);
+}
+
+/** Negative, zero or positive as `a` is below, equal to or above `b`. */
+export function compareSeverity(a: Severity, b: Severity): number {
+  return severityRank(a) - severityRank(b);
+}
+
+/** The highest of the given severities, or `undefined` for none. */
+export function maxSeverity(severities: Iterable<Severity>): Severity | undefined {
+  let best: Severity | undefined;
+  for (const s of severities) if (best === undefined || severityRank(s) > severityRank(best)) best = s;
+  return best;
+}
+
+export const WaitStrategySchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
+export type WaitStrategy = z.infer<typeof WaitStrategySchema>;
+
+export const MonitorTypeSchema = z.enum(["api", "website"]);
+export type MonitorType = z.infer<typeof MonitorTypeSchema>;
+
+export const MonitorStateSchema = z.enum(["active", "paused", "failing"]);
+export type MonitorState = z.infer<typeof MonitorStateSchema>;
+
+export const DeliveryStateSchema = z.enum(["pending", "succeeded", "failed"]);
+export type DeliveryState = z.infer<typeof DeliveryStateSchema>;
+
+export const ScopeSchema = z.enum(["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"]);
+export type Scope = z.infer<typeof ScopeSchema>;
+
+export const EventTypeSchema = z.enum(["diff.detected"]);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+export const HttpMethodSchema = z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);
+export type HttpMethod = z.infer<typeof HttpMethodSchema>;
+
+export const BlockableResourceSchema = z.enum(["image", "font", "media", "stylesheet"]);
+export type BlockableResource = z.infer<typeof BlockableResourceSchema>;

@@ -1,0 +1,7 @@
+export * from "./enums.js";
+export * from "./ids.js";
+export * from "./resources.js";
+export * from "./problem.js";
+
+/** The HTTP API version this build speaks (`driftwatch-version` header). */
+export const API_VERSION = "2026-11-01";

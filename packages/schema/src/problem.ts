@@ -1,0 +1,64 @@
+import { z } from "zod";
+
+/** Every machine-readable code the HTTP API answers with (SPEC section 3). */
+export const API_ERROR_CODES = [
+  "invalid_json",
+  "invalid_request",
+  "unauthenticated",
+  "invalid_token",
+  "insufficient_scope",
+  "not_found",
+  "conflict",
+  "idempotency_key_reused",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+  "invalid_browser_options",
+  "invalid_policy_rules",
+  "unsafe_url",
+  "rate_limited",
+  "internal_error",
+  "unavailable",
+] as const;
+export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
+export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
+
+/** HTTP status for each API error code. */
+export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
+  invalid_json: 400,
+  invalid_request: 400,
+  unauthenticated: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_key_reused: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  invalid_browser_options: 422,
+  invalid_policy_rules: 422,
+  unsafe_url: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+};
+
+export const PROBLEM_TYPE_BASE = "https://driftwatch.dev/problems/";
+
+/** One offending field of a request. `path` is a JSON Pointer-like dotted path (`browserOptions.timeoutMs`). */
+export const ProblemFieldErrorSchema = z.object({ path: z.string(), message: z.string() });
+export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
+
+/** RFC 9457 problem details body (`application/problem+json`). */
+export const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  requestId: z.string(),
+  instance: z.string().optional(),
+  errors: z.array(ProblemFieldErrorSchema).optional(),
+});
+export type Problem = z.infer<typeof ProblemSchema>;

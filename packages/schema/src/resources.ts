@@ -1,0 +1,401 @@
+import { z } from "zod";
+import {
+  BlockableResourceSchema,
+  CategorySchema,
+  DeliveryStateSchema,
+  EventTypeSchema,
+  HttpMethodSchema,
+  MonitorStateSchema,
+  MonitorTypeSchema,
+  OpSchema,
+  ScopeSchema,
+  SeveritySchema,
+  WaitStrategySchema,
+} from "./enums.js";
+
+/** ISO 8601 UTC timestamp, e.g. `2026-01-02T03:04:05.678Z`. */
+export const TimestampSchema = z.iso.datetime({ offset: false });
+
+// ---------------------------------------------------------------------------------------------
+// Browser options (request-only on monitors; stored and returned as browserOptionsJson)
+
+export const ViewportSchema = z.strictObject({
+  width: z.number().int().min(320).max(3840),
+  height: z.number().int().min(240).max(4320),
+});
+export type Viewport = z.infer<typeof ViewportSchema>;
+
+export const BrowserOptionsSchema = z.strictObject({
+  waitStrategy: WaitStrategySchema.default("networkidle"),
+  waitForSelector: z.string().min(1).max(1000).optional(),
+  timeoutMs: z.number().int().min(1000).max(60000).default(30000),
+  extraWaitMs: z.number().int().min(0).max(10000).optional(),
+  viewport: ViewportSchema.optional(),
+  userAgent: z.string().min(1).max(1000).optional(),
+  locale: z.string().min(2).max(35).optional(),
+  blockResources: z.array(BlockableResourceSchema).max(4).optional(),
+});
+/** Browser options after defaults are applied (what is stored and returned). */
+export type BrowserOptions = z.output<typeof BrowserOptionsSchema>;
+/** Browser options as a caller may send them (defaults optional). */
+export type BrowserOptionsInput = z.input<typeof BrowserOptionsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Monitor
+
+const HeaderNameSchema = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
+export const HeadersSchema = z.record(HeaderNameSchema, z.string().max(8192));
+
+export const MonitorSchema = z.object({
+  id: z.string(),
+  type: MonitorTypeSchema,
+  name: z.string(),
+  url: z.string(),
+  method: HttpMethodSchema,
+  /** Credential-bearing header values are returned masked as `***`. */
+  headers: z.record(z.string(), z.string()),
+  body: z.string().nullable(),
+  intervalSeconds: z.number().int(),
+  selector: z.string().nullable(),
+  browserOptionsJson: BrowserOptionsSchema.nullable(),
+  state: MonitorStateSchema,
+  consecutiveFailures: z.number().int(),
+  lastCheckedAt: TimestampSchema.nullable(),
+  lastChangedAt: TimestampSchema.nullable(),
+  nextCheckAt: TimestampSchema.nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+export type Monitor = z.infer<typeof MonitorSchema>;
+
+const UrlSchema = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http or https URL");
+
+export const MIN_INTERVAL_SECONDS = 10;
+export const MAX_INTERVAL_SECONDS = 7 * 24 * 3600;
+
+const monitorFields = {
+  name: z.string().min(1).max(200),
+  url: UrlSchema,
+  method: HttpMethodSchema,
+  headers: HeadersSchema,
+  body: z.string().max(1_000_000).nullable(),
+  intervalSeconds: z.number().int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS),
+  selector: z.string().min(1).max(1000).nullable(),
+  browserOptions: BrowserOptionsSchema.nullable(),
+};
+
+/** Body of `POST /api/monitors`. `browserOptions` only for `website` monitors. */
+export const MonitorCreateSchema = z.strictObject({
+  type: MonitorTypeSchema.default("api"),
+  name: monitorFields.name.optional(),
+  url: monitorFields.url,
+  method: monitorFields.method.default("GET"),
+  headers: monitorFields.headers.default({}),
+  body: monitorFields.body.default(null),
+  intervalSeconds: monitorFields.intervalSeconds.default(300),
+  selector: monitorFields.selector.default(null),
+  browserOptions: monitorFields.browserOptions.optional(),
+  state: z.enum(["active", "paused"]).default("active"),
+});
+export type MonitorCreate = z.input<typeof MonitorCreateSchema>;
+export type MonitorCreateParsed = z.output<typeof MonitorCreateSchema>;
+
+/** Body of `PATCH /api/monitors/{id}`. `browserOptions: null` turns browser rendering off. */
+export const MonitorUpdateSchema = z.strictObject({
+  name: monitorFields.name.optional(),
+  url: monitorFields.url.optional(),
+  method: monitorFields.method.optional(),
+  headers: monitorFields.headers.optional(),
+  body: monitorFields.body.optional(),
+  intervalSeconds: monitorFields.intervalSeconds.optional(),
+  selector: monitorFields.selector.optional(),
+  browserOptions: monitorFields.browserOptions.optional(),
+  state: z.enum(["active", "paused"]).optional(),
+});
+export type MonitorUpdate = z.input<typeof MonitorUpdateSchema>;
+export type MonitorUpdateParsed = z.output<typeof MonitorUpdateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot
+
+export const SnapshotSchema = z.object({
+  id: z.string(),
+  monitorId: z.string(),
+  fetchedAt: TimestampSchema,
+  status: z.number().int(),
+  latencyMs: z.number().int(),
+  contentType: z.string().nullable(),
+  contentHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  size: z.number().int(),
+  browserRender: z.boolean(),
+  /** Present only on `GET /api/monitors/{id}/snapshots/{snapshotId}`. */
+  body: z.string().optional(),
+});
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Changes and diffs
+
+/**
+ * One change. For API diffs `path` is an RFC 9535 singular query (`$.a['b.c'][0]`) resolving to
+ * the changed node (removals in the old document, adds and replaces in the new one). For
+ * website diffs `path` is a CSS selector of the changed element.
+ */
+export const ChangeSchema = z.object({
+  path: z.string(),
+  category: CategorySchema,
+  op: OpSchema,
+  severity: SeveritySchema,
+  detail: z.string().optional(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+export type Change = z.infer<typeof ChangeSchema>;
+
+const diffCommon = {
+  id: z.string(),
+  monitorId: z.string(),
+  snapshotId: z.string(),
+  previousSnapshotId: z.string().nullable(),
+  diffFingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  topSeverity: SeveritySchema,
+  changes: z.array(ChangeSchema),
+  requestId: z.string(),
+  status: z.number().int(),
+  latencyMs: z.number().int(),
+  createdAt: TimestampSchema,
+};
+
+/** Diff of an API (JSON) monitor (specification 2.2). */
+export const ApiDiffSchema = z.object({
+  ...diffCommon,
+  classification: z.enum(["schema_change", "value_change"]),
+  schemaChanges: z.number().int(),
+  valueChanges: z.number().int(),
+});
+export type ApiDiff = z.infer<typeof ApiDiffSchema>;
+
+/** Diff of a website monitor (specification 2.4). */
+export const WebsiteDiffSchema = z.object({
+  ...diffCommon,
+  classification: z.literal("content_change"),
+  summary: z.object({
+    additions: z.number().int(),
+    removals: z.number().int(),
+    modifications: z.number().int(),
+  }),
+  changedTargets: z.array(z.string()),
+  browserRender: z.boolean(),
+  waitStrategy: WaitStrategySchema.nullable(),
+  selector: z.string().nullable(),
+});
+export type WebsiteDiff = z.infer<typeof WebsiteDiffSchema>;
+
+/** A diff of either kind, discriminated by `classification`. */
+export const DiffSchema = z.discriminatedUnion("classification", [ApiDiffSchema, WebsiteDiffSchema]);
+export type Diff = z.infer<typeof DiffSchema>;
+
+export function isWebsiteDiff(diff: Diff): diff is WebsiteDiff {
+  return diff.classification === "content_change";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Policy rules and settings
+
+export const PolicyRuleSchema = z.strictObject({
+  path: z.string().min(1).max(1000).optional(),
+  selector: z.string().min(1).max(1000).optional(),
+  category: CategorySchema.optional(),
+  op: OpSchema.optional(),
+  action: z.enum(["ignore", "set"]).optional(),
+  severity: SeveritySchema.optional(),
+});
+export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+
+export const PolicyRulesSchema = z.strictObject({
+  rules: z.array(PolicyRuleSchema).max(500).default([]),
+  arrayKeys: z.record(z.string().min(1), z.string().min(1)).optional(),
+  notify: z.strictObject({ minSeverity: SeveritySchema.optional() }).optional(),
+});
+export type PolicyRules = z.output<typeof PolicyRulesSchema>;
+export type PolicyRulesInput = z.input<typeof PolicyRulesSchema>;
+
+export const DEFAULT_SNAPSHOT_RETENTION = 100;
+
+export const SettingsSchema = z.object({
+  monitorId: z.string(),
+  policyRulesJson: PolicyRulesSchema,
+  snapshotRetention: z.number().int(),
+  updatedAt: TimestampSchema.nullable(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Body of `PATCH /api/monitors/{id}/settings` (specification 4.1 for `policyRules`). */
+export const SettingsUpdateSchema = z.strictObject({
+  policyRules: PolicyRulesSchema.optional(),
+  snapshotRetention: z.number().int().min(1).max(10000).optional(),
+});
+export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks and deliveries
+
+export const WebhookSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(EventTypeSchema),
+  monitorIds: z.array(z.string()).nullable(),
+  minSeverity: SeveritySchema,
+  enabled: z.boolean(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+  /** Only on create and on rotate-secret. */
+  secret: z.string().optional(),
+});
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const WebhookCreateSchema = z.strictObject({
+  url: UrlSchema,
+  description: z.string().max(500).nullable().default(null),
+  events: z.array(EventTypeSchema).min(1).default(["diff.detected"]),
+  monitorIds: z.array(z.string()).max(1000).nullable().default(null),
+  minSeverity: SeveritySchema.default("info"),
+  enabled: z.boolean().default(true),
+});
+export type WebhookCreate = z.input<typeof WebhookCreateSchema>;
+
+export const WebhookUpdateSchema = z.strictObject({
+  url: UrlSchema.optional(),
+  description: z.string().max(500).nullable().optional(),
+  events: z.array(EventTypeSchema).min(1).optional(),
+  monitorIds: z.array(z.string()).max(1000).nullable().optional(),
+  minSeverity: SeveritySchema.optional(),
+  enabled: z.boolean().optional(),
+});
+export type WebhookUpdate = z.input<typeof WebhookUpdateSchema>;
+
+export const DeliverySchema = z.object({
+  id: z.string(),
+  webhookId: z.string(),
+  eventId: z.string(),
+  eventType: EventTypeSchema,
+  monitorId: z.string(),
+  diffId: z.string(),
+  state: DeliveryStateSchema,
+  attempts: z.number().int(),
+  nextAttemptAt: TimestampSchema.nullable(),
+  lastAttemptAt: TimestampSchema.nullable(),
+  lastResponseStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: TimestampSchema,
+});
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+export const WorkerRunRequestSchema = z.strictObject({
+  webhookId: z.string().optional(),
+  force: z.boolean().default(false),
+});
+export type WorkerRunRequest = z.input<typeof WorkerRunRequestSchema>;
+
+export const WorkerRunResultSchema = z.object({
+  attempted: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+});
+export type WorkerRunResult = z.infer<typeof WorkerRunResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+export const TokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  scopes: z.array(ScopeSchema),
+  createdAt: TimestampSchema,
+  lastUsedAt: TimestampSchema.nullable(),
+  revokedAt: TimestampSchema.nullable(),
+  /** The secret (`dw_...`): only in the response that creates the token. */
+  token: z.string().optional(),
+});
+export type Token = z.infer<typeof TokenSchema>;
+
+export const TokenCreateSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  scopes: z.array(ScopeSchema).min(1),
+});
+export type TokenCreate = z.input<typeof TokenCreateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The diff.detected event (specification 6.1)
+
+export const EventChangeSchema = z.object({
+  path: z.string(),
+  category: CategorySchema,
+  op: OpSchema,
+  severity: SeveritySchema,
+});
+export type EventChange = z.infer<typeof EventChangeSchema>;
+
+export const DiffDetectedEventSchema = z.object({
+  schemaVersion: z.literal("v1"),
+  eventVersion: z.literal(1),
+  eventId: z.string(),
+  eventType: z.literal("diff.detected"),
+  occurredAt: TimestampSchema,
+  deliveredAt: TimestampSchema,
+  monitorId: z.string(),
+  diffId: z.string(),
+  snapshotId: z.string(),
+  data: z.object({
+    classification: z.enum(["schema_change", "value_change", "content_change"]),
+    schemaChanges: z.number().int(),
+    valueChanges: z.number().int(),
+    changes: z.array(EventChangeSchema),
+  }),
+});
+export type DiffDetectedEvent = z.infer<typeof DiffDetectedEventSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Paging and check results
+
+export const PageQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(500).optional(),
+});
+export type PageQuery = z.input<typeof PageQuerySchema>;
+
+export function pageSchema<T extends z.ZodTypeAny>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export const DiffListQuerySchema = PageQuerySchema.extend({
+  since: TimestampSchema.optional(),
+  until: TimestampSchema.optional(),
+  minSeverity: SeveritySchema.optional(),
+  classification: z.enum(["schema_change", "value_change", "content_change"]).optional(),
+});
+export type DiffListQuery = z.input<typeof DiffListQuerySchema>;
+
+export const CheckResultSchema = z.object({
+  snapshot: SnapshotSchema,
+  diff: DiffSchema.nullable(),
+});
+export type CheckResult = z.infer<typeof CheckResultSchema>;

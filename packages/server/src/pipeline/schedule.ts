@@ -1,0 +1,27 @@
+/** Consecutive failed checks that turn an `active` monitor `failing` (SPEC 2). */
+export const FAILING_THRESHOLD = 3;
+/** Failure back-off never waits longer than this (unless the interval itself is longer). */
+export const MAX_BACKOFF_MS = 3_600_000;
+/** Share of the interval by which the next check time is moved either way. */
+export const CHECK_JITTER_RATIO = 0.1;
+
+/**
+ * When a monitor is next due: its interval after a success, interval x 2^failures (capped at one
+ * hour, or at the interval when that is longer) after a failure, moved by up to +-10 % so
+ * monitors created together drift apart.
+ */
+export function nextCheckTime(
+  intervalSeconds: number,
+  consecutiveFailures: number,
+  nowMs: number,
+  random: () => number = Math.random,
+): string {
+  const intervalMs = intervalSeconds * 1000;
+  let delayMs = intervalMs;
+  if (consecutiveFailures > 0) {
+    const cap = Math.max(intervalMs, MAX_BACKOFF_MS);
+    delayMs = Math.min(intervalMs * 2 ** Math.min(consecutiveFailures, 30), cap);
+  }
+  const jitter = (random() * 2 - 1) * CHECK_JITTER_RATIO * delayMs;
+  return new Date(nowMs + Math.max(1000, Math.round(delayMs + jitter))).toISOString();
+}

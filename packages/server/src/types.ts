@@ -1,0 +1,46 @@
+import type { CheckResult, Store, WorkerRunResult } from "@driftwatch/core";
+
+/**
+ * The seams between the HTTP API (src/app.ts, src/routes) and the engine (check pipeline,
+ * scheduler, delivery worker). The API only calls these; the composition root (src/service.ts)
+ * wires real implementations.
+ */
+export interface CheckService {
+  /**
+   * Runs one check of the monitor now (fetch, diff with its policy, atomic record, outbox)
+   * and returns the latest snapshot and the new diff (null when nothing changed). Returns null
+   * when the monitor does not exist in this organization. Fetch failures are recorded on the
+   * monitor (lastError, consecutiveFailures, state) and raised as `FetchError`.
+   */
+  checkNow(orgId: string, monitorId: string, context: { requestId: string }): Promise<CheckResult | null>;
+}
+
+export interface DeliveryService {
+  /** Runs the delivery worker once for one organization (`POST /api/webhooks/worker/run`). */
+  runWorker(orgId: string, options: { webhookId?: string | undefined; force: boolean }): Promise<WorkerRunResult>;
+}
+
+export interface UrlGuard {
+  /** Throws `FetchError` (`unsafe_url` or `invalid_url`) for a URL the SSRF guard refuses. */
+  assertSafeUrl(url: string): Promise<void>;
+}
+
+export interface ServerConfig {
+  /** Lifts the SSRF guard (development and tests only). */
+  allowPrivateNetworks: boolean;
+  /** Requests per minute per organization and endpoint. */
+  rateLimitReads: number;
+  rateLimitWrites: number;
+  /** Largest accepted request body. */
+  bodyLimitBytes: number;
+}
+
+export interface AppDependencies {
+  store: Store;
+  checks: CheckService;
+  deliveries: DeliveryService;
+  urlGuard: UrlGuard;
+  config: ServerConfig;
+  /** Injected clock for tests; defaults to `() => new Date()`. */
+  now?: () => Date;
+}

@@ -1,0 +1,239 @@
+// npm run bench: checks recorded per second and due-monitor claims per second on a fresh
+// PostgreSQL database, each against a bare pg peer writing the same rows in one transaction.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { Bench } from "tinybench";
+import { newId, severityRank, type RecordCheckInput, type Store } from "@driftwatch/core";
+import { createPostgresStore } from "../src/index.js";
+import { createTestDatabase, postgresSkipReason } from "../test/database.js";
+import { apiMonitor, changedCheck, seedOrganization } from "../test/fixtures.js";
+
+const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain
+const CONCURRENCY = 8; // checks in flight at once in the concurrent rows (one monitor each)
+const CLAIM_BATCH = 10;
+const DUE_MONITORS = 2000;
+/** A ~10 KB JSON document, the size of SPEC section 7's check target. */
+const body = (sequence: number): string =>
+  JSON.stringify({
+    sequence,
+    items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: `item ${i}`, price: (i * sequence) % 997, tags: ["a", "b"] })),
+  });
+
+const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
+const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+
+const skip = await postgresSkipReason();
+if (skip !== null) {
+  console.error(skip);
+  process.exit(1);
+}
+const database = await createTestDatabase();
+
+/** The bare peer: the rows `recordCheck` writes, as plain INSERTs/UPDATE in one transaction on one client. */
+async function bareRecord(client: pg.PoolClient, orgId: string, input: RecordCheckInput, webhookIds: string[]): Promise<void> {
+  const { monitor: m, snapshot: s, diff: d, event: e } = input;
+  await client.query("BEGIN");
+  await client.query(
+    "UPDATE monitors SET last_checked_at = $1, last_changed_at = $2, last_status = $3, last_error = $4, consecutive_failures = $5, updated_at = $6 WHERE org_id = $7 AND id = $8",
+    [m.lastCheckedAt, m.lastChangedAt, m.lastStatus, m.lastError, m.consecutiveFailures, m.updatedAt, orgId, input.monitorId]
+  );
+  await client.query(
+    "INSERT INTO snapshots (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false, $10, $11, NULL)",
+    [
+      s!.id,
+      orgId,
+      input.monitorId,
+      s!.fetchedAt,
+      s!.status,
+      s!.latencyMs,
+      s!.contentType,
+      s!.contentHash,
+      s!.size,
+      s!.body,
+      s!.etag ?? null,
+    ]
+  );
+  await client.query(
+    "INSERT INTO diffs (id, org_id, monitor_id, snapshot_id, previous_snapshot_id, classification, top_severity, top_severity_rank, created_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    [
+      d!.id,
+      orgId,
+      input.monitorId,
+      s!.id,
+      d!.previousSnapshotId,
+      d!.classification,
+      d!.topSeverity,
+      severityRank(d!.topSeverity),
+      d!.createdAt,
+      JSON.stringify({ ...d, monitorId: input.monitorId, snapshotId: s!.id }),
+    ]
+  );
+  const payload = JSON.stringify(e);
+  for (const webhookId of webhookIds) {
+    await client.query(
+      "INSERT INTO deliveries (id, org_id, webhook_id, event_id, event_type, monitor_id, diff_id, state, attempts, next_attempt_at, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8, $9)",
+      [newId("delivery"), orgId, webhookId, e!.eventId, e!.eventType, input.monitorId, d!.id, e!.occurredAt, payload]
+    );
+  }
+  await client.query("COMMIT");
+}
+
+interface Seeded {
+  orgId: string;
+  monitorId: string;
+  webhookIds: string[];
+  previous: string | null;
+}
+
+async function seedMany(store: Store, count: number, prefix: string): Promise<Seeded[]> {
+  const seeded: Seeded[] = [];
+  for (let i = 0; i < count; i++) seeded.push({ ...(await seedOrganization(store, `${prefix}-${i}`)), previous: null });
+  return seeded;
+}
+
+let sequence = 0;
+function nextCheck(target: Seeded): RecordCheckInput {
+  const n = sequence++;
+  const check = changedCheck(target.monitorId, target.previous, n, body(n));
+  target.previous = check.snapshot!.id;
+  return check;
+}
+
+async function checkTasks(bench: Bench): Promise<() => Promise<void>> {
+  // the store and the peer each get their own schema and pool of the same size
+  const store = await createPostgresStore({ connectionString: database.url, schema: "store", max: CONCURRENCY });
+  const targets = await seedMany(store, CONCURRENCY, "store");
+
+  const peerPool = new pg.Pool({ connectionString: database.url, max: CONCURRENCY, options: "-c search_path=peer" });
+  const peerSetup = await createPostgresStore({ connectionString: database.url, schema: "peer" });
+  const peerTargets = await seedMany(peerSetup, CONCURRENCY, "peer");
+  await peerSetup.close();
+  const bare = async (target: Seeded): Promise<void> => {
+    const client = await peerPool.connect();
+    try {
+      await bareRecord(client, target.orgId, nextCheck(target), target.webhookIds);
+    } finally {
+      client.release();
+    }
+  };
+  // store and peer alternate, so a burst of load from elsewhere hits both alike
+  bench.add("recordCheck, one at a time", async () => {
+    await store.recordCheck(targets[0]!.orgId, nextCheck(targets[0]!));
+  });
+  bench.add("bare INSERTs, one at a time", () => bare(peerTargets[0]!));
+  bench.add(`recordCheck, ${CONCURRENCY} in flight`, async () => {
+    await Promise.all(targets.map((target) => store.recordCheck(target.orgId, nextCheck(target))));
+  });
+  bench.add(`bare INSERTs, ${CONCURRENCY} in flight`, async () => {
+    await Promise.all(peerTargets.map(bare));
+  });
+  return async () => {
+    await store.close();
+    await peerPool.end();
+  };
+}
+
+async function claimTasks(bench: Bench): Promise<() => Promise<void>> {
+  const store = await createPostgresStore({ connectionString: database.url, schema: "claims", max: 2 });
+  const org = await store.ensureOrganization("claims");
+  for (let i = 0; i < DUE_MONITORS; i++) await store.createMonitor(org.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
+  // released monitors are due again (next check in 1970), behind the ones not yet claimed
+  let tick = DUE_MONITORS;
+  bench.add(`claimDueMonitors(${CLAIM_BATCH}) + releaseMonitor each`, async () => {
+    const now = new Date().toISOString();
+    const claimed = await store.claimDueMonitors({ now, limit: CLAIM_BATCH, leaseMs: 60_000, owner: "bench" });
+    if (claimed.length !== CLAIM_BATCH) throw new Error(`claimed ${claimed.length}`);
+    for (const monitor of claimed) await store.releaseMonitor(monitor.id, "bench", new Date(tick++).toISOString());
+  });
+
+  const peerSetup = await createPostgresStore({ connectionString: database.url, schema: "claims_peer" });
+  const peerOrg = await peerSetup.ensureOrganization("claims");
+  for (let i = 0; i < DUE_MONITORS; i++) await peerSetup.createMonitor(peerOrg.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
+  await peerSetup.close();
+  const peer = new pg.Pool({ connectionString: database.url, max: 2, options: "-c search_path=claims_peer" });
+  let peerTick = DUE_MONITORS;
+  bench.add("bare claim UPDATE + release UPDATEs", async () => {
+    const now = new Date().toISOString();
+    const { rows } = await peer.query<{ id: string }>(
+      `UPDATE monitors SET lease_owner = $1, lease_expires_at = $2 WHERE id IN (
+         SELECT id FROM monitors WHERE state IN ('active', 'failing') AND next_check_at <= $3
+           AND (lease_expires_at IS NULL OR lease_expires_at <= $3) ORDER BY next_check_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      ["bench", new Date(Date.now() + 60_000).toISOString(), now, CLAIM_BATCH]
+    );
+    if (rows.length !== CLAIM_BATCH) throw new Error(`claimed ${rows.length}`);
+    for (const { id } of rows) {
+      await peer.query(
+        "UPDATE monitors SET lease_owner = NULL, lease_expires_at = NULL, next_check_at = $1 WHERE id = $2 AND lease_owner = $3",
+        [new Date(peerTick++).toISOString(), id, "bench"]
+      );
+    }
+  });
+  return async () => {
+    await store.close();
+    await peer.end();
+  };
+}
+
+// The machine is shared and the server competes for the same cores, so the whole set runs
+// ROUNDS times, store and peer alternating, and each figure is the median of its rounds.
+const ROUNDS = 3;
+const bench = new Bench({ time: 1500, warmupTime: 300 });
+const samples = new Map<string, number[]>();
+let cleanups: Array<() => Promise<void>> = [];
+try {
+  cleanups = [await checkTasks(bench), await claimTasks(bench)];
+  for (let round = 0; round < ROUNDS; round++) {
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result === undefined || result.error !== undefined) throw new Error(`task ${task.name} failed: ${String(result?.error)}`);
+      samples.set(task.name, [...(samples.get(task.name) ?? []), result.throughput.mean]);
+    }
+  }
+} finally {
+  for (const cleanup of cleanups) await cleanup();
+  await database.drop();
+}
+
+const perSecond = (name: string): number => {
+  const values = [...samples.entries()].find(([task]) => task.startsWith(name))?.[1];
+  if (values === undefined) throw new Error(`no task ${name}`);
+  return [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+};
+const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
+const rows: Array<[string, number, number]> = [
+  [
+    "checks recorded/s (10 KB snapshot + diff + 2 deliveries), one at a time",
+    perSecond("recordCheck, one at a time"),
+    perSecond("bare INSERTs, one at a time"),
+  ],
+  [
+    `checks recorded/s, ${CONCURRENCY} in flight (${CONCURRENCY} monitors, pool of ${CONCURRENCY})`,
+    perSecond(`recordCheck, ${CONCURRENCY} in flight`) * CONCURRENCY,
+    perSecond(`bare INSERTs, ${CONCURRENCY} in flight`) * CONCURRENCY,
+  ],
+  [
+    `due monitors claimed and released/s (batches of ${CLAIM_BATCH})`,
+    perSecond("claimDueMonitors") * CLAIM_BATCH,
+    perSecond("bare claim") * CLAIM_BATCH,
+  ],
+];
+const sequential = rows[0]![1];
+const concurrent = rows[1]![1];
+const markdown = [
+  "## @driftwatch/store-postgres",
+  "",
+  "PostgreSQL 15 on the same machine (loopback TCP, default server settings, `synchronous_commit = on`), a fresh database per run; each figure is the median of three rounds. The peer is bare `pg` writing the same rows with parameterised INSERTs/UPDATE in one `BEGIN ... COMMIT` on one client (no monitor row lock, no invariant checks, no webhook matching, no retention, no record mapping).",
+  "",
+  "| operation | store-postgres | bare pg | ratio |",
+  "|---|---:|---:|---:|",
+  ...rows.map(([label, store, peer]) => `| ${label} | ${fmt(store)} | ${fmt(peer)} | ${(store / peer).toFixed(2)} |`),
+  "",
+  `Budget: the server must sustain ${CHECKS_BUDGET} checks/s (SPEC section 7); recordCheck runs at ${fmt(sequential)}/s one at a time (${(
+    sequential / CHECKS_BUDGET
+  ).toFixed(1)}x the budget) and ${fmt(concurrent)}/s with ${CONCURRENCY} in flight (${(concurrent / CHECKS_BUDGET).toFixed(1)}x).`,
+].join("\n");
+writeBenchSection("store-postgres", markdown);
+console.log(markdown);

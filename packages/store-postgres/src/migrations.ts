@@ -1,0 +1,250 @@
+import type { PoolClient } from "pg";
+import { StoreError } from "@driftwatch/core";
+
+/** One schema step. Versions are consecutive; a released migration is never edited, only appended. */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  /** SQL with `{schema}` standing for the quoted schema name. */
+  sql: string;
+}
+
+/**
+ * The schema, as a versioned list. JSON columns are jsonb (except the webhook payload, kept as
+ * the exact text that gets signed), times are timestamptz, booleans are boolean. Every tenant
+ * table carries `org_id`; every query filters on it.
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: "initial",
+    sql: `
+CREATE TABLE {schema}.organizations (
+  id text PRIMARY KEY,
+  slug text NOT NULL UNIQUE,
+  name text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+
+CREATE TABLE {schema}.tokens (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  scopes jsonb NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL,
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX tokens_org ON {schema}.tokens (org_id, id);
+
+CREATE TABLE {schema}.monitors (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  type text NOT NULL,
+  name text NOT NULL,
+  url text NOT NULL,
+  method text NOT NULL,
+  headers jsonb NOT NULL,
+  body text,
+  interval_seconds integer NOT NULL,
+  selector text,
+  browser_options jsonb,
+  state text NOT NULL,
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  last_checked_at timestamptz,
+  last_changed_at timestamptz,
+  next_check_at timestamptz,
+  last_status integer,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  lease_owner text,
+  lease_expires_at timestamptz
+);
+CREATE INDEX monitors_org ON {schema}.monitors (org_id, id);
+CREATE INDEX monitors_due ON {schema}.monitors (next_check_at, id) WHERE state IN ('active', 'failing');
+
+CREATE TABLE {schema}.snapshots (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  monitor_id text NOT NULL REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  fetched_at timestamptz NOT NULL,
+  status integer NOT NULL,
+  latency_ms integer NOT NULL,
+  content_type text,
+  content_hash text NOT NULL,
+  size integer NOT NULL,
+  browser_render boolean NOT NULL,
+  body text NOT NULL,
+  etag text,
+  last_modified text
+);
+CREATE INDEX snapshots_monitor ON {schema}.snapshots (org_id, monitor_id, id);
+
+-- snapshot_id has no foreign key: retention drops old snapshots, the diffs stay.
+CREATE TABLE {schema}.diffs (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  monitor_id text NOT NULL REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  snapshot_id text NOT NULL,
+  previous_snapshot_id text,
+  classification text NOT NULL,
+  top_severity text NOT NULL,
+  top_severity_rank integer NOT NULL,
+  created_at timestamptz NOT NULL,
+  data jsonb NOT NULL
+);
+CREATE INDEX diffs_monitor ON {schema}.diffs (org_id, monitor_id, id);
+
+CREATE TABLE {schema}.settings (
+  monitor_id text PRIMARY KEY REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  org_id text NOT NULL,
+  policy_rules jsonb NOT NULL,
+  snapshot_retention integer NOT NULL,
+  updated_at timestamptz
+);
+
+CREATE TABLE {schema}.webhooks (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  url text NOT NULL,
+  description text,
+  events jsonb NOT NULL,
+  monitor_ids jsonb,
+  min_severity text NOT NULL,
+  enabled boolean NOT NULL,
+  secret text NOT NULL,
+  previous_secret text,
+  previous_secret_expires_at timestamptz,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX webhooks_org ON {schema}.webhooks (org_id, id);
+
+-- monitor_id and diff_id have no foreign key: the delivery log outlives a deleted monitor.
+-- payload is text, not jsonb: it is the exact byte sequence that gets signed and sent.
+CREATE TABLE {schema}.deliveries (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  webhook_id text NOT NULL REFERENCES {schema}.webhooks(id) ON DELETE CASCADE,
+  event_id text NOT NULL,
+  event_type text NOT NULL,
+  monitor_id text NOT NULL,
+  diff_id text NOT NULL,
+  state text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz,
+  last_attempt_at timestamptz,
+  last_response_status integer,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  payload text NOT NULL,
+  lease_owner text,
+  lease_expires_at timestamptz
+);
+CREATE INDEX deliveries_webhook ON {schema}.deliveries (org_id, webhook_id, id);
+CREATE INDEX deliveries_pending ON {schema}.deliveries (id) WHERE state = 'pending';
+
+CREATE TABLE {schema}.delivery_attempts (
+  delivery_id text NOT NULL REFERENCES {schema}.deliveries(id) ON DELETE CASCADE,
+  attempt integer NOT NULL,
+  org_id text NOT NULL,
+  at timestamptz NOT NULL,
+  response_status integer,
+  error text,
+  duration_ms integer NOT NULL,
+  PRIMARY KEY (delivery_id, attempt)
+);
+
+CREATE TABLE {schema}.idempotency_keys (
+  org_id text NOT NULL,
+  key text NOT NULL,
+  request_hash text NOT NULL,
+  response_status integer,
+  response_body text,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (org_id, key)
+);
+
+CREATE TABLE {schema}.rate_limits (
+  key text NOT NULL,
+  window_start bigint NOT NULL,
+  count integer NOT NULL,
+  reset_at bigint NOT NULL,
+  PRIMARY KEY (key, window_start)
+);
+CREATE INDEX rate_limits_reset ON {schema}.rate_limits (reset_at);
+`,
+  },
+];
+
+/** The schema version this build writes. */
+export const POSTGRES_SCHEMA_VERSION: number = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
+
+/** `"name"` with embedded quotes doubled: safe to splice into SQL as an identifier. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Brings `schema` to the newest version of `migrations`. The whole run holds a session-level
+ * `pg_advisory_lock` keyed on the schema name, so two processes opening one database migrate
+ * one after the other and the second finds the work done. Each migration commits with its row
+ * in `driftwatch_migrations`. A schema written by a newer build raises `schema_too_new` and is
+ * left untouched. Returns the versions applied.
+ */
+export async function migratePostgres(
+  client: PoolClient,
+  schema: string,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS
+): Promise<number[]> {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const quoted = quoteIdentifier(schema);
+  const lockKey = `driftwatch:migrations:${schema}`;
+  await client.query("SELECT pg_advisory_lock(hashtext($1))", [lockKey]);
+  try {
+    // CREATE ... IF NOT EXISTS needs the CREATE privilege even when the object exists, so each
+    // runs only when its object is missing: a role that may only read and write can open the store.
+    const { rows: found } = await client.query<{ schema: boolean; table: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema,
+         to_regclass($2) IS NOT NULL AS table`,
+      [schema, `${quoted}.driftwatch_migrations`]
+    );
+    if (found[0]?.schema !== true) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    if (found[0]?.table !== true) {
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${quoted}.driftwatch_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`
+      );
+    }
+    const { rows } = await client.query<{ version: number | null }>(`SELECT MAX(version) AS version FROM ${quoted}.driftwatch_migrations`);
+    const current = rows[0]?.version ?? 0;
+    if (current > latest) {
+      throw new StoreError(
+        "schema_too_new",
+        `The schema ${quoted} is at version ${current}, newer than this @driftwatch/store-postgres supports (${latest}). Upgrade the package; the data was not touched.`
+      );
+    }
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= current) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(migration.sql.replaceAll("{schema}", quoted));
+        await client.query(`INSERT INTO ${quoted}.driftwatch_migrations (version, name) VALUES ($1, $2)`, [
+          migration.version,
+          migration.name,
+        ]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+      applied.push(migration.version);
+    }
+    return applied;
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lockKey]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,1006 @@
+import pg from "pg";
+import type { Pool, PoolClient, QueryResultRow } from "pg";
+import {
+  StoreError,
+  decodeCursor,
+  encodeCursor,
+  isDriftwatchError,
+  newId,
+  severityRank,
+  DEFAULT_SNAPSHOT_RETENTION,
+  type DeliveryAttemptRecord,
+  type DeliveryRecord,
+  type DiffRecord,
+  type IdempotencyClaimResult,
+  type MonitorPatch,
+  type MonitorRecord,
+  type OrganizationRecord,
+  type Page,
+  type PageRequest,
+  type RateLimitHit,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type RecordCheckStage,
+  type SettingsRecord,
+  type SnapshotRecord,
+  type Store,
+  type StoreHooks,
+  type TokenRecord,
+  type WebhookPatch,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import { migratePostgres, quoteIdentifier } from "./migrations.js";
+import {
+  MONITOR_PATCH_COLUMNS,
+  WEBHOOK_PATCH_COLUMNS,
+  encodeParam,
+  toDelivery,
+  toDeliveryAttempt,
+  toDiff,
+  toMonitor,
+  toOrganization,
+  toSettings,
+  toSnapshot,
+  toToken,
+  toWebhook,
+  type ColumnKind,
+  type DeliveryAttemptRow,
+  type DeliveryRow,
+  type DiffRow,
+  type MonitorRow,
+  type OrganizationRow,
+  type SettingsRow,
+  type SnapshotRow,
+  type TokenRow,
+  type WebhookRow,
+} from "./rows.js";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:pass@host:5432/db`: the store creates (and on close ends) its own pool. */
+  connectionString?: string;
+  /** A `pg.Pool` you own: the store uses it but never ends it. */
+  pool?: Pool;
+  /** Schema holding the tables, created when missing (default `public`). */
+  schema?: string;
+  /** Test instrumentation (see `StoreHooks`). */
+  hooks?: StoreHooks;
+  /** Size of the pool the store creates (default 10). */
+  max?: number;
+  /** How long to wait for a connection of the pool the store creates (default 10000 ms). */
+  connectionTimeoutMillis?: number;
+  /** Clock for `createdAt` fields (default `() => new Date()`). */
+  now?: () => Date;
+}
+
+type Db = Pool | PoolClient;
+
+/** The monitor row after the check's write, with what the rest of the check needs. */
+interface CheckedMonitorRow extends MonitorRow {
+  previous_monitor_id: string | null;
+  previous_org_id: string | null;
+  webhooks: WebhookTarget[] | null;
+}
+
+/** What webhook matching needs of a webhook. */
+interface WebhookTarget {
+  id: string;
+  events: WebhookRecord["events"];
+  monitorIds: string[] | null;
+  minSeverity: WebhookRecord["minSeverity"];
+}
+
+const SNAPSHOT_LIST_COLUMNS =
+  "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
+const DIFF_COLUMNS = "id, org_id, monitor_id, snapshot_id, data";
+const MAX_PAGE = 100;
+
+/**
+ * Connects to PostgreSQL, applies the migrations (under an advisory lock) and returns a
+ * driftwatch `Store`. Pass `connectionString` or your own `pool`.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { pool: userPool, connectionString } = options;
+  if ((userPool === undefined) === (connectionString === undefined)) {
+    throw new StoreError("store_unavailable", "Pass exactly one of `connectionString` or `pool` to createPostgresStore.");
+  }
+  const schema = options.schema ?? "public";
+  if (schema.length === 0) throw new StoreError("store_unavailable", "The `schema` option must not be empty.");
+  const ownsPool = userPool === undefined;
+  const pool =
+    userPool ??
+    new pg.Pool({
+      connectionString,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
+      application_name: "driftwatch",
+    });
+  // An idle client of our own pool losing its connection must not crash the process; the next
+  // query reports the failure as `store_unavailable`.
+  if (ownsPool) pool.on("error", () => undefined);
+  try {
+    const client = await connect(pool);
+    let broken = false;
+    try {
+      await migratePostgres(client, schema);
+    } catch (error) {
+      broken = !isDriftwatchError(error);
+      throw translateError(error);
+    } finally {
+      client.release(broken);
+    }
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return new PostgresStore(pool, ownsPool, schema, options.hooks ?? {}, options.now ?? (() => new Date()));
+}
+
+/** The name `openStore` looks for in every adapter package. */
+export const createStore = createPostgresStore;
+
+async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw translateError(error);
+  }
+}
+
+/** Maps node-postgres failures to `StoreError`s with a code; driftwatch errors pass through. */
+function translateError(error: unknown): unknown {
+  if (isDriftwatchError(error)) return error;
+  if (error instanceof pg.DatabaseError) {
+    const code = error.code ?? "";
+    if (code === "23505") {
+      return new StoreError("conflict", `A record with the same unique value exists: ${error.detail ?? error.message}`, { cause: error });
+    }
+    if (code === "23503") return new StoreError("not_found", "A record this write refers to does not exist.", { cause: error });
+    // data exceptions (bad time, NUL character, out of range) and constraint violations: the input is wrong
+    if (code.startsWith("22") || code.startsWith("23")) {
+      return new StoreError("invariant_violation", `PostgreSQL rejected a value: ${error.message}`, { cause: error });
+    }
+    return new StoreError("store_unavailable", `PostgreSQL failed: ${error.message}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreError("store_unavailable", `PostgreSQL is unavailable: ${message}`, { cause: error });
+}
+
+/** The webhooks that get a delivery: subscribed to the event, covering the monitor, at or below the diff's severity. */
+function matchingWebhooks(
+  webhooks: WebhookTarget[],
+  eventType: WebhookTarget["events"][number],
+  monitorId: string,
+  severity: WebhookTarget["minSeverity"]
+): WebhookTarget[] {
+  const rank = severityRank(severity);
+  return webhooks.filter(
+    (webhook) =>
+      webhook.events.includes(eventType) &&
+      (webhook.monitorIds === null || webhook.monitorIds.includes(monitorId)) &&
+      severityRank(webhook.minSeverity) <= rank
+  );
+}
+
+/** ISO 8601 UTC with milliseconds; a value that is no time is a typed error before anything is sent. */
+function isoTime(value: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
+  return new Date(time).toISOString();
+}
+
+function clampLimit(limit: number): number {
+  if (!Number.isFinite(limit)) return 20;
+  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
+}
+
+/** Positional parameters for one statement: `add(value)` returns its `$n`. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** `UPDATE`'s `SET` list for the defined fields of a patch; empty when the patch sets nothing. */
+function patchAssignments(columns: Readonly<Record<string, readonly [string, ColumnKind]>>, patch: object, params: Params): string[] {
+  const sets: string[] = [];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = columns[field];
+    if (column === undefined || value === undefined) continue;
+    const [name, kind] = column;
+    sets.push(`${name} = ${params.add(encodeParam(value, kind))}`);
+  }
+  return sets;
+}
+
+class PostgresStore implements Store {
+  readonly capabilities = { rateLimits: true, durable: true } as const;
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #hooks: StoreHooks;
+  readonly #clock: () => Date;
+  /** Qualified table names. */
+  readonly #t: Record<
+    | "organizations"
+    | "tokens"
+    | "monitors"
+    | "snapshots"
+    | "diffs"
+    | "settings"
+    | "webhooks"
+    | "deliveries"
+    | "delivery_attempts"
+    | "idempotency_keys"
+    | "rate_limits",
+    string
+  >;
+  #closed = false;
+
+  constructor(pool: Pool, ownsPool: boolean, schema: string, hooks: StoreHooks, clock: () => Date) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#hooks = hooks;
+    this.#clock = clock;
+    const s = quoteIdentifier(schema);
+    this.#t = {
+      organizations: `${s}.organizations`,
+      tokens: `${s}.tokens`,
+      monitors: `${s}.monitors`,
+      snapshots: `${s}.snapshots`,
+      diffs: `${s}.diffs`,
+      settings: `${s}.settings`,
+      webhooks: `${s}.webhooks`,
+      deliveries: `${s}.deliveries`,
+      delivery_attempts: `${s}.delivery_attempts`,
+      idempotency_keys: `${s}.idempotency_keys`,
+      rate_limits: `${s}.rate_limits`,
+    };
+  }
+
+  // plumbing ---------------------------------------------------------------------------------
+
+  #open(): void {
+    if (this.#closed) throw new StoreError("store_closed", "The store is closed.");
+  }
+
+  /** Runs one statement; failures become `StoreError`s. */
+  async #q<R extends QueryResultRow>(db: Db, text: string, values: unknown[] = []): Promise<R[]> {
+    try {
+      return (await db.query<R>(text, values)).rows;
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  /** One statement on the pool, outside any transaction. */
+  async #all<R extends QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    this.#open();
+    return this.#q<R>(this.#pool, text, values);
+  }
+
+  async #one<R extends QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> {
+    return (await this.#all<R>(text, values))[0];
+  }
+
+  /** The first row mapped to a record, or null when there is none. */
+  async #find<R extends QueryResultRow, T>(text: string, values: unknown[], map: (row: R) => T): Promise<T | null> {
+    const row = await this.#one<R>(text, values);
+    return row === undefined ? null : map(row);
+  }
+
+  /** Runs `work` between BEGIN and COMMIT on one client; any error (a throwing hook too) rolls back. */
+  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    this.#open();
+    const client = await connect(this.#pool);
+    let broken = false;
+    try {
+      await this.#q(client, "BEGIN");
+      const result = await work(client);
+      await this.#q(client, "COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        // the connection is gone; the server rolls the transaction back when it notices
+        broken = true;
+      }
+      // statements already raise StoreErrors; anything else (a throwing hook) passes through as is
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  /** One page, newest first, of `<select> WHERE <conditions>`. */
+  async #page<Row extends QueryResultRow & { id: string }, T>(
+    select: string,
+    conditions: string[],
+    params: Params,
+    page: PageRequest,
+    map: (row: Row) => T
+  ): Promise<Page<T>> {
+    const limit = clampLimit(page.limit);
+    const where = [...conditions];
+    if (page.cursor !== undefined && page.cursor !== null) where.push(`id < ${params.add(decodeCursor(page.cursor))}`);
+    const rows = await this.#all<Row>(
+      `${select} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${params.add(limit + 1)}`,
+      params.values
+    );
+    const more = rows.length > limit;
+    const data = (more ? rows.slice(0, limit) : rows).map(map);
+    const last = more ? rows[limit - 1] : undefined;
+    return { data, nextCursor: last === undefined ? null : encodeCursor(last.id) };
+  }
+
+  /** One page, newest first, of an organization's rows of `table`. */
+  #orgPage<Row extends QueryResultRow & { id: string }, T>(
+    table: "tokens" | "monitors" | "webhooks",
+    orgId: string,
+    page: PageRequest,
+    map: (row: Row) => T
+  ): Promise<Page<T>> {
+    const params = new Params();
+    return this.#page(`SELECT * FROM ${this.#t[table]}`, [`org_id = ${params.add(orgId)}`], params, page, map);
+  }
+
+  /** `UPDATE <table> SET <patch> WHERE org_id AND id RETURNING *`; with nothing to set, the row as is. */
+  async #patch<Row extends QueryResultRow>(
+    db: Db,
+    table: "monitors" | "webhooks",
+    columns: Readonly<Record<string, readonly [string, ColumnKind]>>,
+    orgId: string,
+    id: string,
+    patch: object
+  ): Promise<Row | undefined> {
+    const params = new Params();
+    const sets = patchAssignments(columns, patch, params);
+    const where = `org_id = ${params.add(orgId)} AND id = ${params.add(id)}`;
+    const sql =
+      sets.length === 0
+        ? `SELECT * FROM ${this.#t[table]} WHERE ${where}`
+        : `UPDATE ${this.#t[table]} SET ${sets.join(", ")} WHERE ${where} RETURNING *`;
+    return (await this.#q<Row>(db, sql, params.values))[0];
+  }
+
+  // organizations ----------------------------------------------------------------------------
+
+  async createOrganization(input: { slug: string; name?: string }): Promise<OrganizationRecord> {
+    const row = await this.#one<OrganizationRow>(
+      `INSERT INTO ${this.#t.organizations} (id, slug, name, created_at) VALUES ($1, $2, $3, $4) RETURNING *`,
+      [newId("organization"), input.slug, input.name ?? input.slug, this.#now()]
+    );
+    return toOrganization(row!);
+  }
+
+  async getOrganization(id: string): Promise<OrganizationRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.organizations} WHERE id = $1`, [id], toOrganization);
+  }
+
+  async getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.organizations} WHERE slug = $1`, [slug], toOrganization);
+  }
+
+  async ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+    // ON CONFLICT waits for a racing insert to commit, so the SELECT that follows sees the winner.
+    const inserted = await this.#one<OrganizationRow>(
+      `INSERT INTO ${this.#t.organizations} (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (slug) DO NOTHING RETURNING *`,
+      [newId("organization"), slug, name ?? slug, this.#now()]
+    );
+    const row = inserted ?? (await this.#one<OrganizationRow>(`SELECT * FROM ${this.#t.organizations} WHERE slug = $1`, [slug]));
+    if (row === undefined) throw new StoreError("conflict", `The organization ${slug} was deleted while being ensured.`);
+    return toOrganization(row);
+  }
+
+  async countOrganizations(): Promise<number> {
+    const row = await this.#one<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${this.#t.organizations}`);
+    return row!.n;
+  }
+
+  // tokens -----------------------------------------------------------------------------------
+
+  async createToken(orgId: string, input: { name: string; scopes: TokenRecord["scopes"]; tokenHash: string }): Promise<TokenRecord> {
+    const row = await this.#one<TokenRow>(
+      `INSERT INTO ${this.#t.tokens} (id, org_id, name, scopes, token_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [newId("token"), orgId, input.name, JSON.stringify(input.scopes), input.tokenHash, this.#now()]
+    );
+    return toToken(row!);
+  }
+
+  async findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.tokens} WHERE token_hash = $1`, [tokenHash], toToken);
+  }
+
+  async getToken(orgId: string, id: string): Promise<TokenRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.tokens} WHERE org_id = $1 AND id = $2`, [orgId, id], toToken);
+  }
+
+  listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>> {
+    return this.#orgPage("tokens", orgId, page, toToken);
+  }
+
+  async revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null> {
+    return this.#find(
+      `UPDATE ${this.#t.tokens} SET revoked_at = COALESCE(revoked_at, $1) WHERE org_id = $2 AND id = $3 RETURNING *`,
+      [at, orgId, id],
+      toToken
+    );
+  }
+
+  async touchToken(id: string, at: string): Promise<void> {
+    await this.#all(`UPDATE ${this.#t.tokens} SET last_used_at = $1 WHERE id = $2`, [at, id]);
+  }
+
+  // monitors ---------------------------------------------------------------------------------
+
+  async createMonitor(orgId: string, input: Parameters<Store["createMonitor"]>[1]): Promise<MonitorRecord> {
+    const now = this.#now();
+    const row = await this.#one<MonitorRow>(
+      `INSERT INTO ${this.#t.monitors} (id, org_id, type, name, url, method, headers, body, interval_seconds, selector,
+         browser_options, state, consecutive_failures, next_check_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, $14) RETURNING *`,
+      [
+        newId("monitor"),
+        orgId,
+        input.type,
+        input.name,
+        input.url,
+        input.method,
+        JSON.stringify(input.headers),
+        input.body,
+        input.intervalSeconds,
+        input.selector,
+        encodeParam(input.browserOptionsJson, "json"),
+        input.state,
+        input.nextCheckAt,
+        now,
+      ]
+    );
+    return toMonitor(row!);
+  }
+
+  async getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.monitors} WHERE org_id = $1 AND id = $2`, [orgId, id], toMonitor);
+  }
+
+  async updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
+    this.#open();
+    const row = await this.#patch<MonitorRow>(this.#pool, "monitors", MONITOR_PATCH_COLUMNS, orgId, id, patch);
+    return row === undefined ? null : toMonitor(row);
+  }
+
+  async deleteMonitor(orgId: string, id: string): Promise<boolean> {
+    // snapshots, diffs and settings go by ON DELETE CASCADE; deliveries have no foreign key to monitors.
+    const rows = await this.#all(`DELETE FROM ${this.#t.monitors} WHERE org_id = $1 AND id = $2 RETURNING id`, [orgId, id]);
+    return rows.length > 0;
+  }
+
+  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
+    return this.#orgPage("monitors", orgId, page, toMonitor);
+  }
+
+  async claimDueMonitors(input: Parameters<Store["claimDueMonitors"]>[0]): Promise<MonitorRecord[]> {
+    const limit = Math.max(0, Math.floor(input.limit));
+    const now = Date.parse(input.now);
+    if (limit === 0) return [];
+    // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for;
+    // a row whose lease was just taken and committed fails the recheck of the WHERE clause.
+    const rows = await this.#all<MonitorRow>(
+      `UPDATE ${this.#t.monitors} SET lease_owner = $1, lease_expires_at = $2
+       WHERE id IN (
+         SELECT id FROM ${this.#t.monitors}
+         WHERE state IN ('active', 'failing') AND next_check_at <= $3
+           AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+         ORDER BY next_check_at, id LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [input.owner, new Date(now + input.leaseMs).toISOString(), input.now, limit]
+    );
+    return rows.sort((a, b) => a.next_check_at!.getTime() - b.next_check_at!.getTime() || (a.id < b.id ? -1 : 1)).map(toMonitor);
+  }
+
+  async releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
+    const rows = await this.#all(
+      `UPDATE ${this.#t.monitors} SET lease_owner = NULL, lease_expires_at = NULL, next_check_at = $1
+       WHERE id = $2 AND lease_owner = $3 RETURNING id`,
+      [nextCheckAt, id, owner]
+    );
+    return rows.length > 0;
+  }
+
+  // snapshots --------------------------------------------------------------------------------
+
+  async getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.snapshots} WHERE org_id = $1 AND monitor_id = $2 ORDER BY id DESC LIMIT 1`,
+      [orgId, monitorId],
+      toSnapshot
+    );
+  }
+
+  listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>> {
+    const params = new Params();
+    return this.#page(
+      `SELECT ${SNAPSHOT_LIST_COLUMNS} FROM ${this.#t.snapshots}`,
+      [`org_id = ${params.add(orgId)}`, `monitor_id = ${params.add(monitorId)}`],
+      params,
+      page,
+      toSnapshot
+    );
+  }
+
+  async getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.snapshots} WHERE org_id = $1 AND monitor_id = $2 AND id = $3`,
+      [orgId, monitorId, id],
+      toSnapshot
+    );
+  }
+
+  // diffs ------------------------------------------------------------------------------------
+
+  listDiffs(orgId: string, monitorId: string, query: Parameters<Store["listDiffs"]>[2]): Promise<Page<DiffRecord>> {
+    const params = new Params();
+    const conditions = [`org_id = ${params.add(orgId)}`, `monitor_id = ${params.add(monitorId)}`];
+    if (query.since !== undefined) conditions.push(`created_at >= ${params.add(query.since)}`);
+    if (query.until !== undefined) conditions.push(`created_at <= ${params.add(query.until)}`);
+    if (query.minSeverity !== undefined) conditions.push(`top_severity_rank >= ${params.add(severityRank(query.minSeverity))}`);
+    if (query.classification !== undefined) conditions.push(`classification = ${params.add(query.classification)}`);
+    return this.#page(`SELECT ${DIFF_COLUMNS} FROM ${this.#t.diffs}`, conditions, params, query, toDiff);
+  }
+
+  async getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
+    return this.#find(
+      `SELECT ${DIFF_COLUMNS} FROM ${this.#t.diffs} WHERE org_id = $1 AND monitor_id = $2 AND id = $3`,
+      [orgId, monitorId, id],
+      toDiff
+    );
+  }
+
+  // the check --------------------------------------------------------------------------------
+
+  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    return this.#transaction((client) => this.#recordCheck(client, orgId, input));
+  }
+
+  /** Runs inside the transaction; each stage hook is called after its write, so a throwing hook rolls everything back. */
+  async #recordCheck(client: PoolClient, orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    const stage = (name: RecordCheckStage): void => this.#hooks.onRecordCheckStage?.(name);
+    const { monitorId, snapshot, diff, event } = input;
+    if (diff !== null && snapshot === null) {
+      throw new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
+    }
+    if (event !== null && diff === null) {
+      throw new StoreError("invariant_violation", "A diff.detected event needs its diff.");
+    }
+
+    const monitorRow = await this.#writeMonitor(client, orgId, input);
+    if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+    stage("monitor");
+    if (monitorRow.previous_monitor_id !== null && (monitorRow.previous_monitor_id !== monitorId || monitorRow.previous_org_id !== orgId)) {
+      throw new StoreError("invariant_violation", `Snapshot ${diff?.previousSnapshotId ?? ""} belongs to another monitor.`);
+    }
+
+    // One more round trip writes the rest: snapshot, diff, deliveries and retention as
+    // data-modifying CTEs of one statement. Their hooks run in order once it has returned.
+    const params = new Params();
+    const org = params.add(orgId);
+    const monitor = params.add(monitorId);
+    const writes: string[] = [];
+    let snapshotRecord: SnapshotRecord | null = null;
+    if (snapshot !== null) {
+      const values = [
+        snapshot.id,
+        orgId,
+        monitorId,
+        snapshot.fetchedAt,
+        snapshot.status,
+        snapshot.latencyMs,
+        snapshot.contentType,
+        snapshot.contentHash,
+        snapshot.size,
+        snapshot.browserRender,
+        snapshot.body,
+        snapshot.etag ?? null,
+        snapshot.lastModified ?? null,
+      ];
+      writes.push(
+        `snapshot AS (INSERT INTO ${this.#t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
+           content_hash, size, browser_render, body, etag, last_modified) VALUES (${values.map((v) => params.add(v)).join(", ")}))`
+      );
+      snapshotRecord = {
+        id: snapshot.id,
+        orgId,
+        monitorId,
+        fetchedAt: isoTime(snapshot.fetchedAt),
+        status: snapshot.status,
+        latencyMs: snapshot.latencyMs,
+        contentType: snapshot.contentType,
+        contentHash: snapshot.contentHash,
+        size: snapshot.size,
+        browserRender: snapshot.browserRender,
+        body: snapshot.body,
+        etag: snapshot.etag ?? null,
+        lastModified: snapshot.lastModified ?? null,
+      };
+    }
+
+    let diffRecord: DiffRecord | null = null;
+    if (diff !== null && snapshot !== null) {
+      const createdAt = isoTime(diff.createdAt);
+      const data = JSON.stringify({ ...diff, createdAt, monitorId, snapshotId: snapshot.id });
+      const values = [
+        diff.id,
+        snapshot.id,
+        diff.previousSnapshotId,
+        diff.classification,
+        diff.topSeverity,
+        severityRank(diff.topSeverity),
+        createdAt,
+        data,
+      ];
+      writes.push(
+        `diff AS (INSERT INTO ${this.#t.diffs} (org_id, monitor_id, id, snapshot_id, previous_snapshot_id, classification,
+           top_severity, top_severity_rank, created_at, data) VALUES (${org}, ${monitor}, ${values.map((v) => params.add(v)).join(", ")}))`
+      );
+      // parsed back from the text written: a copy that shares nothing with the caller's input
+      diffRecord = toDiff({
+        id: diff.id,
+        org_id: orgId,
+        monitor_id: monitorId,
+        snapshot_id: snapshot.id,
+        data: JSON.parse(data) as DiffRecord,
+      });
+    }
+
+    const targets =
+      event !== null && diffRecord !== null
+        ? matchingWebhooks(monitorRow.webhooks ?? [], event.eventType, monitorId, diffRecord.topSeverity)
+        : [];
+    if (event !== null && targets.length > 0) {
+      const shared = [
+        org,
+        params.add(event.eventId),
+        params.add(event.eventType),
+        monitor,
+        params.add(diff!.id),
+        `${params.add(event.occurredAt)}::timestamptz`,
+        `${params.add(this.#now())}::timestamptz`,
+        params.add(JSON.stringify(event)),
+      ].join(", ");
+      const rows = targets.map((webhook) => `(${params.add(newId("delivery"))}, ${params.add(webhook.id)}, ${shared}, 'pending', 0)`);
+      writes.push(
+        `deliveries AS (INSERT INTO ${this.#t.deliveries} (id, webhook_id, org_id, event_id, event_type, monitor_id, diff_id,
+           next_attempt_at, created_at, payload, state, attempts) VALUES ${rows.join(", ")} RETURNING *)`
+      );
+    }
+
+    // Retention: keep the newest `retention` snapshots. The statement sees the table as it was
+    // before the insert above, so the new snapshot joins the ranking explicitly.
+    const incoming = snapshot === null ? "" : `UNION ALL SELECT ${params.add(snapshot.id)}::text`;
+    const keep = `GREATEST(1, COALESCE(${params.add(input.retention === undefined ? null : Math.floor(input.retention))}::int,
+      (SELECT snapshot_retention FROM ${this.#t.settings} WHERE org_id = ${org} AND monitor_id = ${monitor}),
+      ${params.add(DEFAULT_SNAPSHOT_RETENTION)}::int))`;
+    writes.push(
+      `retention AS (DELETE FROM ${this.#t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
+         SELECT id FROM (SELECT id FROM ${this.#t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
+         ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1))`
+    );
+    const written = await this.#q<DeliveryRow>(
+      client,
+      `WITH ${writes.join(",\n")} ${targets.length > 0 ? "SELECT * FROM deliveries" : "SELECT NULL WHERE false"}`,
+      params.values
+    );
+    if (snapshot !== null) stage("snapshot");
+    if (diffRecord !== null) stage("diff");
+    if (event !== null && diffRecord !== null) stage("deliveries");
+    stage("retention");
+
+    const deliveries = written.sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1)).map(toDelivery);
+    return { monitor: toMonitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+  }
+
+  /**
+   * One round trip: the monitor write (its row lock serialises checks of one monitor, so
+   * retention and the previous-snapshot check see a stable history), the owner of the diff's
+   * previous snapshot, and the enabled webhooks of the organization when there is an event.
+   */
+  async #writeMonitor(client: PoolClient, orgId: string, input: RecordCheckInput): Promise<CheckedMonitorRow | undefined> {
+    const params = new Params();
+    const sets = patchAssignments(MONITOR_PATCH_COLUMNS, input.monitor, params);
+    const org = params.add(orgId);
+    const where = `org_id = ${org} AND id = ${params.add(input.monitorId)}`;
+    const previous = params.add(input.diff?.previousSnapshotId ?? null);
+    const write =
+      sets.length === 0
+        ? `SELECT * FROM ${this.#t.monitors} WHERE ${where} FOR UPDATE`
+        : `UPDATE ${this.#t.monitors} SET ${sets.join(", ")} WHERE ${where} RETURNING *`;
+    const webhooks =
+      input.event === null
+        ? "NULL::jsonb"
+        : `(SELECT COALESCE(jsonb_agg(jsonb_build_object('id', id, 'events', events, 'monitorIds', monitor_ids,
+             'minSeverity', min_severity) ORDER BY id), '[]'::jsonb) FROM ${this.#t.webhooks} WHERE org_id = ${org} AND enabled)`;
+    const rows = await this.#q<CheckedMonitorRow>(
+      client,
+      `WITH m AS (${write})
+       SELECT m.*,
+         (SELECT monitor_id FROM ${this.#t.snapshots} WHERE id = ${previous}::text) AS previous_monitor_id,
+         (SELECT org_id FROM ${this.#t.snapshots} WHERE id = ${previous}::text) AS previous_org_id,
+         ${webhooks} AS webhooks
+       FROM m`,
+      params.values
+    );
+    return rows[0];
+  }
+
+  // settings ---------------------------------------------------------------------------------
+
+  async #settings(db: Db, orgId: string, monitorId: string): Promise<SettingsRecord | null> {
+    const rows = await this.#q<SettingsRow & { exists: boolean }>(
+      db,
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.updated_at, s.monitor_id IS NOT NULL AS exists
+       FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
+       WHERE m.org_id = $1 AND m.id = $2`,
+      [orgId, monitorId]
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return row.exists
+      ? toSettings(row)
+      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, updatedAt: null };
+  }
+
+  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
+    this.#open();
+    return this.#settings(this.#pool, orgId, monitorId);
+  }
+
+  updateSettings(orgId: string, monitorId: string, patch: Parameters<Store["updateSettings"]>[2]): Promise<SettingsRecord | null> {
+    return this.#transaction(async (client) => {
+      // lock the monitor so a concurrent delete cannot slip between the check and the upsert
+      const monitor = await this.#q(client, `SELECT id FROM ${this.#t.monitors} WHERE org_id = $1 AND id = $2 FOR UPDATE`, [
+        orgId,
+        monitorId,
+      ]);
+      if (monitor.length === 0) return null;
+      const rows = await this.#q<SettingsRow>(
+        client,
+        `INSERT INTO ${this.#t.settings} AS s (monitor_id, org_id, policy_rules, snapshot_retention, updated_at)
+         VALUES ($1, $2, COALESCE($3::jsonb, '{"rules":[]}'::jsonb), COALESCE($4::int, $5::int), $6)
+         ON CONFLICT (monitor_id) DO UPDATE SET
+           policy_rules = COALESCE($3::jsonb, s.policy_rules),
+           snapshot_retention = COALESCE($4::int, s.snapshot_retention),
+           updated_at = excluded.updated_at
+         RETURNING *`,
+        [
+          monitorId,
+          orgId,
+          encodeParam(patch.policyRulesJson, "json"),
+          patch.snapshotRetention ?? null,
+          DEFAULT_SNAPSHOT_RETENTION,
+          patch.updatedAt,
+        ]
+      );
+      return toSettings(rows[0]!);
+    });
+  }
+
+  // webhooks ---------------------------------------------------------------------------------
+
+  async createWebhook(orgId: string, input: Parameters<Store["createWebhook"]>[1]): Promise<WebhookRecord> {
+    const now = this.#now();
+    const row = await this.#one<WebhookRow>(
+      `INSERT INTO ${this.#t.webhooks} (id, org_id, url, description, events, monitor_ids, min_severity, enabled, secret,
+         created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING *`,
+      [
+        newId("webhook"),
+        orgId,
+        input.url,
+        input.description,
+        JSON.stringify(input.events),
+        encodeParam(input.monitorIds, "json"),
+        input.minSeverity,
+        input.enabled,
+        input.secret,
+        now,
+      ]
+    );
+    return toWebhook(row!);
+  }
+
+  async getWebhook(orgId: string, id: string): Promise<WebhookRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.webhooks} WHERE org_id = $1 AND id = $2`, [orgId, id], toWebhook);
+  }
+
+  listWebhooks(orgId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
+    return this.#orgPage("webhooks", orgId, page, toWebhook);
+  }
+
+  async updateWebhook(orgId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
+    this.#open();
+    const row = await this.#patch<WebhookRow>(this.#pool, "webhooks", WEBHOOK_PATCH_COLUMNS, orgId, id, patch);
+    return row === undefined ? null : toWebhook(row);
+  }
+
+  async deleteWebhook(orgId: string, id: string): Promise<boolean> {
+    // deliveries and their attempts go by ON DELETE CASCADE
+    const rows = await this.#all(`DELETE FROM ${this.#t.webhooks} WHERE org_id = $1 AND id = $2 RETURNING id`, [orgId, id]);
+    return rows.length > 0;
+  }
+
+  // deliveries -------------------------------------------------------------------------------
+
+  async claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
+    const limit = Math.max(0, Math.floor(input.limit));
+    if (limit === 0) return [];
+    const params = new Params();
+    const owner = params.add(input.owner);
+    const until = params.add(new Date(Date.parse(input.now) + input.leaseMs).toISOString());
+    const now = params.add(input.now);
+    const conditions = ["d.state = 'pending'", "w.enabled", `(d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now})`];
+    if (input.force !== true) conditions.push(`d.next_attempt_at <= ${now}`);
+    if (input.orgId !== undefined) conditions.push(`d.org_id = ${params.add(input.orgId)}`);
+    if (input.webhookId !== undefined) conditions.push(`d.webhook_id = ${params.add(input.webhookId)}`);
+    const rows = await this.#all<DeliveryRow>(
+      `UPDATE ${this.#t.deliveries} SET lease_owner = ${owner}, lease_expires_at = ${until}
+       WHERE id IN (
+         SELECT d.id FROM ${this.#t.deliveries} d JOIN ${this.#t.webhooks} w ON w.id = d.webhook_id AND w.org_id = d.org_id
+         WHERE ${conditions.join(" AND ")}
+         ORDER BY d.id LIMIT ${params.add(limit)}
+         FOR UPDATE OF d SKIP LOCKED)
+       RETURNING *`,
+      params.values
+    );
+    return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).map(toDelivery);
+  }
+
+  recordDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<DeliveryRecord | null> {
+    return this.#transaction(async (client) => {
+      const rows = await this.#q<DeliveryRow>(
+        client,
+        `UPDATE ${this.#t.deliveries} SET state = $1, attempts = attempts + 1, next_attempt_at = $2, last_attempt_at = $3,
+           last_response_status = $4, last_error = $5, lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = $6 AND lease_owner = $7 RETURNING *`,
+        [
+          attempt.state,
+          attempt.state === "pending" ? attempt.nextAttemptAt : null,
+          attempt.at,
+          attempt.responseStatus,
+          attempt.error,
+          id,
+          owner,
+        ]
+      );
+      const row = rows[0];
+      if (row === undefined) return null;
+      await this.#q(
+        client,
+        `INSERT INTO ${this.#t.delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, attempt.error, Math.round(attempt.durationMs)]
+      );
+      return toDelivery(row);
+    });
+  }
+
+  async getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.deliveries} WHERE org_id = $1 AND webhook_id = $2 AND id = $3`,
+      [orgId, webhookId, id],
+      toDelivery
+    );
+  }
+
+  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Promise<Page<DeliveryRecord>> {
+    const params = new Params();
+    return this.#page(
+      `SELECT * FROM ${this.#t.deliveries}`,
+      [`org_id = ${params.add(orgId)}`, `webhook_id = ${params.add(webhookId)}`],
+      params,
+      page,
+      toDelivery
+    );
+  }
+
+  async listDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    const rows = await this.#all<DeliveryAttemptRow>(
+      `SELECT * FROM ${this.#t.delivery_attempts} WHERE org_id = $1 AND delivery_id = $2 ORDER BY attempt`,
+      [orgId, deliveryId]
+    );
+    return rows.map(toDeliveryAttempt);
+  }
+
+  async requeueDelivery(orgId: string, webhookId: string, id: string, now: string): Promise<DeliveryRecord | null> {
+    return this.#find(
+      `UPDATE ${this.#t.deliveries} SET state = 'pending', next_attempt_at = $1, lease_owner = NULL, lease_expires_at = NULL
+       WHERE org_id = $2 AND webhook_id = $3 AND id = $4 RETURNING *`,
+      [now, orgId, webhookId, id],
+      toDelivery
+    );
+  }
+
+  async countPendingDeliveries(orgId?: string): Promise<number> {
+    const row = await this.#one<{ n: number }>(
+      `SELECT COUNT(*)::int AS n FROM ${this.#t.deliveries} WHERE state = 'pending' AND ($1::text IS NULL OR org_id = $1)`,
+      [orgId ?? null]
+    );
+    return row!.n;
+  }
+
+  // idempotency ------------------------------------------------------------------------------
+
+  async claimIdempotencyKey(orgId: string, input: Parameters<Store["claimIdempotencyKey"]>[1]): Promise<IdempotencyClaimResult> {
+    // A racing claim of the same key waits on the conflict and then finds it taken. The loop
+    // covers a key released between our insert attempt and our read.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const claimed = await this.#all(
+        `INSERT INTO ${this.#t.idempotency_keys} AS k (org_id, key, request_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (org_id, key) DO UPDATE SET request_hash = excluded.request_hash, response_status = NULL,
+           response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+         WHERE k.expires_at <= excluded.created_at
+         RETURNING key`,
+        [orgId, input.key, input.requestHash, input.now, input.expiresAt]
+      );
+      if (claimed.length > 0) return { state: "new" };
+      const existing = await this.#one<{ request_hash: string; response_status: number | null; response_body: string | null }>(
+        `SELECT request_hash, response_status, response_body FROM ${this.#t.idempotency_keys} WHERE org_id = $1 AND key = $2`,
+        [orgId, input.key]
+      );
+      if (existing !== undefined) {
+        return {
+          state: "existing",
+          requestHash: existing.request_hash,
+          response: existing.response_status === null ? null : { status: existing.response_status, body: existing.response_body ?? "" },
+        };
+      }
+    }
+    throw new StoreError("conflict", `The idempotency key ${input.key} keeps changing hands; retry the request.`);
+  }
+
+  async completeIdempotencyKey(orgId: string, key: string, response: { status: number; body: string }): Promise<void> {
+    await this.#all(`UPDATE ${this.#t.idempotency_keys} SET response_status = $1, response_body = $2 WHERE org_id = $3 AND key = $4`, [
+      response.status,
+      response.body,
+      orgId,
+      key,
+    ]);
+  }
+
+  async releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
+    await this.#all(`DELETE FROM ${this.#t.idempotency_keys} WHERE org_id = $1 AND key = $2`, [orgId, key]);
+  }
+
+  // rate limits ------------------------------------------------------------------------------
+
+  async hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const resetAt = windowStart + windowMs;
+    const rows = await this.#all<{ count: number }>(
+      `INSERT INTO ${this.#t.rate_limits} AS r (key, window_start, count, reset_at) VALUES ($1, $2, 1, $3)
+       ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1 RETURNING count`,
+      [key, windowStart, resetAt]
+    );
+    // expired windows of every key are dropped as we go, so the table stays small
+    await this.#all(`DELETE FROM ${this.#t.rate_limits} WHERE reset_at <= $1`, [now]);
+    return { count: rows[0]!.count, resetAt };
+  }
+
+  // lifecycle --------------------------------------------------------------------------------
+
+  async ping(): Promise<void> {
+    await this.#all("SELECT 1");
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}

@@ -1,0 +1,2 @@
+export { createSqliteStore, createStore, type SqliteStoreOptions } from "./store.js";
+export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, migrateSqlite, type SqliteMigration } from "./migrations.js";

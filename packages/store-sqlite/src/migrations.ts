@@ -1,0 +1,215 @@
+import type { Database } from "better-sqlite3";
+import { StoreError } from "@driftwatch/core";
+
+/** One schema step. Versions are consecutive; a released migration is never edited, only appended. */
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, as a versioned list. JSON columns are TEXT, times are ISO 8601 UTC TEXT
+ * (`2026-01-02T03:04:05.678Z`, so text order is time order), booleans are 0/1.
+ * Every tenant table carries `org_id`; every query filters on it.
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: "initial",
+    sql: `
+CREATE TABLE organizations (
+  id TEXT PRIMARY KEY,
+  slug TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE tokens (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked_at TEXT
+) STRICT;
+CREATE INDEX tokens_org ON tokens (org_id, id);
+
+CREATE TABLE monitors (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  name TEXT NOT NULL,
+  url TEXT NOT NULL,
+  method TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  body TEXT,
+  interval_seconds INTEGER NOT NULL,
+  selector TEXT,
+  browser_options TEXT,
+  state TEXT NOT NULL,
+  consecutive_failures INTEGER NOT NULL DEFAULT 0,
+  last_checked_at TEXT,
+  last_changed_at TEXT,
+  next_check_at TEXT,
+  last_status INTEGER,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_expires_at TEXT
+) STRICT;
+CREATE INDEX monitors_org ON monitors (org_id, id);
+CREATE INDEX monitors_due ON monitors (next_check_at) WHERE state IN ('active', 'failing');
+
+CREATE TABLE snapshots (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  monitor_id TEXT NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  fetched_at TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  latency_ms INTEGER NOT NULL,
+  content_type TEXT,
+  content_hash TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  browser_render INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  etag TEXT,
+  last_modified TEXT
+) STRICT;
+CREATE INDEX snapshots_monitor ON snapshots (monitor_id, id);
+
+-- snapshot_id has no foreign key: retention drops old snapshots, the diffs stay.
+CREATE TABLE diffs (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  monitor_id TEXT NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  snapshot_id TEXT NOT NULL,
+  previous_snapshot_id TEXT,
+  classification TEXT NOT NULL,
+  top_severity TEXT NOT NULL,
+  top_severity_rank INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  data TEXT NOT NULL
+) STRICT;
+CREATE INDEX diffs_monitor ON diffs (monitor_id, id);
+
+CREATE TABLE settings (
+  monitor_id TEXT PRIMARY KEY REFERENCES monitors(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL,
+  policy_rules TEXT NOT NULL,
+  snapshot_retention INTEGER NOT NULL,
+  updated_at TEXT
+) STRICT;
+
+CREATE TABLE webhooks (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  url TEXT NOT NULL,
+  description TEXT,
+  events TEXT NOT NULL,
+  monitor_ids TEXT,
+  min_severity TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_secret_expires_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhooks_org ON webhooks (org_id, id);
+
+-- monitor_id and diff_id have no foreign key: the delivery log outlives a deleted monitor.
+CREATE TABLE deliveries (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  monitor_id TEXT NOT NULL,
+  diff_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  last_attempt_at TEXT,
+  last_response_status INTEGER,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_expires_at TEXT
+) STRICT;
+CREATE INDEX deliveries_webhook ON deliveries (webhook_id, id);
+CREATE INDEX deliveries_pending ON deliveries (next_attempt_at) WHERE state = 'pending';
+
+CREATE TABLE delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  org_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  response_status INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  PRIMARY KEY (delivery_id, attempt)
+) STRICT;
+
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  response_status INTEGER,
+  response_body TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  PRIMARY KEY (org_id, key)
+) STRICT;
+
+CREATE TABLE rate_limits (
+  key TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  reset_at INTEGER NOT NULL,
+  PRIMARY KEY (key, window_start)
+) STRICT;
+CREATE INDEX rate_limits_reset ON rate_limits (reset_at);
+`,
+  },
+];
+
+/** The schema version this build writes. */
+export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the database to `SQLITE_SCHEMA_VERSION` inside one `BEGIN IMMEDIATE` transaction, so
+ * two processes opening the same file migrate one after the other and the second finds the work
+ * done. A database written by a newer build raises `schema_too_new` and is left untouched.
+ * Returns the versions applied.
+ */
+export function migrateSqlite(db: Database, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): number[] {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const apply = db.transaction((): number[] => {
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS driftwatch_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT"
+    );
+    const row = db.prepare("SELECT MAX(version) AS version FROM driftwatch_migrations").get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current > latest) {
+      throw new StoreError(
+        "schema_too_new",
+        `The database is at schema version ${current}, newer than this @driftwatch/store-sqlite supports (${latest}). Upgrade the package; the data was not touched.`
+      );
+    }
+    const applied: number[] = [];
+    const record = db.prepare("INSERT INTO driftwatch_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+  return apply.immediate();
+}

@@ -1,0 +1,72 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSqliteStore } from "../src/index.js";
+import { apiMonitor, changedCheck, seedOrganization } from "./fixtures.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Runs claim-child.ts to completion and returns the lines it printed. */
+function runWorker(mode: "open" | "claim", file: string, owner: string): Promise<string[]> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@driftwatch/source", "--import", "tsx", path.join(here, "claim-child.ts"), mode, file, owner],
+    {
+      cwd: here,
+      stdio: ["ignore", "pipe", "pipe"],
+    }
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      const lines = stdout.split("\n").filter((line) => line !== "");
+      if (code === 0 && lines.at(-1) === "done") resolve(lines.slice(0, -1));
+      else reject(new Error(`worker ${owner} exited with ${String(code)}: ${stderr}`));
+    });
+  });
+}
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("several processes on one file", () => {
+  it("migrate a new file once when they open it at the same time", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-sqlite-mp-"));
+    const file = path.join(dir, "fresh", "driftwatch.db");
+    await Promise.all(["a", "b", "c"].map((owner) => runWorker("open", file, owner)));
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.prepare("SELECT version FROM driftwatch_migrations").all()).toEqual([{ version: 1 }]);
+    db.close();
+  }, 60_000);
+
+  it("never claim the same monitor or delivery twice", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-sqlite-mp-"));
+    const file = path.join(dir, "claims.db");
+    const store = await createSqliteStore({ filename: file });
+    const { orgId, monitorId } = await seedOrganization(store);
+    const monitorIds = [monitorId];
+    for (let i = 0; i < 89; i++) monitorIds.push((await store.createMonitor(orgId, apiMonitor({ name: `m${i}` }))).id);
+    const deliveryIds: string[] = [];
+    let previous: string | null = null;
+    for (let i = 0; i < 45; i++) {
+      const check = changedCheck(monitorId, previous, i);
+      deliveryIds.push(...(await store.recordCheck(orgId, check)).deliveries.map((d) => d.id));
+      previous = check.snapshot!.id;
+    }
+    await store.close();
+
+    const claimed = (await Promise.all(["w1", "w2", "w3"].map((owner) => runWorker("claim", file, owner)))).flat();
+    expect(claimed).toHaveLength(monitorIds.length + deliveryIds.length);
+    expect(new Set(claimed)).toEqual(new Set([...monitorIds, ...deliveryIds]));
+  }, 60_000);
+});

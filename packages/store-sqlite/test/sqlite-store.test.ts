@@ -1,0 +1,237 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isDriftwatchError, type Store } from "@driftwatch/core";
+import { SQLITE_SCHEMA_VERSION, createSqliteStore, createStore } from "../src/index.js";
+import { apiMonitor, changedCheck, seedOrganization } from "./fixtures.js";
+
+let dir: string;
+const opened: Store[] = [];
+
+async function open(options: Parameters<typeof createSqliteStore>[0]): Promise<Store> {
+  const store = await createSqliteStore(options);
+  opened.push(store);
+  return store;
+}
+
+async function expectStoreError(promise: Promise<unknown>, code: string): Promise<void> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e
+  );
+  expect(isDriftwatchError(error), `expected a StoreError ${code}, got ${String(error)}`).toBe(true);
+  expect((error as { code: string }).code).toBe(code);
+}
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-sqlite-"));
+});
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("opening a file", () => {
+  it("creates the file and its missing folders, in WAL mode with foreign keys on", async () => {
+    const file = path.join(dir, "nested", "deeper", "driftwatch.db");
+    const store = await open({ filename: file });
+    await store.ping();
+    expect(fs.existsSync(file)).toBe(true);
+    await store.close();
+
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    const versions = db.prepare("SELECT version, name FROM driftwatch_migrations ORDER BY version").all();
+    expect(versions).toEqual([{ version: 1, name: "initial" }]);
+    expect(SQLITE_SCHEMA_VERSION).toBe(1);
+    db.close();
+  });
+
+  it("sets synchronous NORMAL by default and FULL on request, with foreign keys on", async () => {
+    const db = new BetterSqlite3(path.join(dir, "a.db"));
+    await open({ database: db });
+    expect(db.pragma("synchronous", { simple: true })).toBe(1);
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    const other = new BetterSqlite3(path.join(dir, "b.db"));
+    await open({ database: other, synchronous: "full", busyTimeoutMs: 250 });
+    expect(other.pragma("synchronous", { simple: true })).toBe(2);
+    expect(other.pragma("busy_timeout", { simple: true })).toBe(250);
+    db.close();
+    other.close();
+  });
+
+  it("keeps data across reopen and applies migrations only once", async () => {
+    const file = path.join(dir, "keep.db");
+    const first = await open({ filename: file });
+    const { orgId, monitorId } = await seedOrganization(first);
+    await first.recordCheck(orgId, changedCheck(monitorId, null, 1));
+    await first.close();
+
+    const second = await open({ filename: file });
+    expect((await second.getMonitor(orgId, monitorId))?.lastStatus).toBe(200);
+    expect((await second.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(1);
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  it("refuses a database from a newer build with schema_too_new and leaves it untouched", async () => {
+    const file = path.join(dir, "newer.db");
+    const store = await open({ filename: file });
+    const org = await store.createOrganization({ slug: "kept" });
+    await store.close();
+
+    const db = new BetterSqlite3(file);
+    db.prepare("INSERT INTO driftwatch_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+      99,
+      "from the future",
+      "2030-01-01T00:00:00.000Z"
+    );
+    db.close();
+    const before = fs.readFileSync(file);
+
+    await expectStoreError(createSqliteStore({ filename: file }), "schema_too_new");
+
+    const after = new BetterSqlite3(file, { readonly: true });
+    expect(after.prepare("SELECT MAX(version) AS v FROM driftwatch_migrations").get()).toEqual({ v: 99 });
+    expect(after.prepare("SELECT id, slug FROM organizations").all()).toEqual([{ id: org.id, slug: "kept" }]);
+    after.close();
+    // nothing was written: the main file is byte for byte the same (the WAL was checkpointed at close)
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("refuses `filename` and `database` together", async () => {
+    const db = new BetterSqlite3(":memory:");
+    await expectStoreError(createSqliteStore({ filename: path.join(dir, "x.db"), database: db }), "store_unavailable");
+    db.close();
+  });
+
+  it("reports a path it cannot open as store_unavailable", async () => {
+    const blocker = path.join(dir, "a-file");
+    fs.writeFileSync(blocker, "not a folder");
+    await expectStoreError(createSqliteStore({ filename: path.join(blocker, "x.db") }), "store_unavailable");
+  });
+
+  it("exports createStore as the same factory for openStore", () => {
+    expect(createStore).toBe(createSqliteStore);
+  });
+});
+
+describe("a database the caller owns", () => {
+  it("is left open by close(), while the store refuses further calls", async () => {
+    const db = new BetterSqlite3(path.join(dir, "owned.db"));
+    const store = await open({ database: db });
+    await store.ensureOrganization("mine");
+    await store.close();
+    expect(db.open).toBe(true);
+    expect(db.prepare("SELECT slug FROM organizations").all()).toEqual([{ slug: "mine" }]);
+    await expectStoreError(store.ping(), "store_closed");
+    await expectStoreError(store.countOrganizations(), "store_closed");
+    db.close();
+  });
+});
+
+describe("writes", () => {
+  it("stores the check, its diff and one delivery per matching webhook in one call", async () => {
+    const store = await open({ filename: path.join(dir, "check.db") });
+    const { orgId, monitorId, webhookIds } = await seedOrganization(store);
+    const check = changedCheck(monitorId, null, 1);
+    const result = await store.recordCheck(orgId, check);
+    expect(result.snapshot).toMatchObject({ id: check.snapshot!.id, monitorId, orgId, etag: '"v1"', browserRender: false });
+    expect(result.diff).toMatchObject({ id: check.diff!.id, snapshotId: check.snapshot!.id, monitorId, topSeverity: "medium" });
+    expect(result.deliveries.map((d) => d.webhookId).sort()).toEqual([...webhookIds].sort());
+    expect(JSON.parse(result.deliveries[0]!.payload)).toEqual(check.event);
+    expect(await store.countPendingDeliveries(orgId)).toBe(2);
+    expect(await store.getDiff(orgId, monitorId, check.diff!.id)).toEqual(result.diff);
+  });
+
+  it("rolls the whole check back when a stage hook throws, at every stage", async () => {
+    for (const failAt of ["monitor", "snapshot", "diff", "deliveries", "retention"] as const) {
+      const store = await open({
+        filename: path.join(dir, `hook-${failAt}.db`),
+        hooks: {
+          onRecordCheckStage(stage) {
+            if (stage === failAt) throw new Error(`injected at ${stage}`);
+          },
+        },
+      });
+      const { orgId, monitorId } = await seedOrganization(store);
+      const before = await store.getMonitor(orgId, monitorId);
+      await expect(store.recordCheck(orgId, changedCheck(monitorId, null, 1))).rejects.toThrow(`injected at ${failAt}`);
+      expect(await store.getMonitor(orgId, monitorId)).toEqual(before);
+      expect(await store.getLatestSnapshot(orgId, monitorId)).toBeNull();
+      expect((await store.listDiffs(orgId, monitorId, { limit: 5 })).data).toEqual([]);
+      expect(await store.countPendingDeliveries()).toBe(0);
+    }
+  });
+
+  it("keeps the newest `retention` snapshots and the diffs of dropped ones", async () => {
+    const store = await open({ filename: path.join(dir, "retention.db") });
+    const { orgId, monitorId } = await seedOrganization(store);
+    let previous: string | null = null;
+    const snapshotIds: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const check = changedCheck(monitorId, previous, i);
+      await store.recordCheck(orgId, { ...check, retention: 2 });
+      previous = check.snapshot!.id;
+      snapshotIds.push(previous);
+    }
+    const kept = await store.listSnapshots(orgId, monitorId, { limit: 10 });
+    expect(kept.data.map((s) => s.id)).toEqual(snapshotIds.slice(3).reverse());
+    expect(kept.data[0]!.body).toBeUndefined();
+    expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(5);
+  });
+
+  it("maps a duplicate slug to conflict and an unknown organization to not_found", async () => {
+    const store = await open({ filename: path.join(dir, "errors.db") });
+    await store.createOrganization({ slug: "dup" });
+    await expectStoreError(store.createOrganization({ slug: "dup" }), "conflict");
+    await expectStoreError(store.createMonitor("org_01J00000000000000000000000", apiMonitor()), "not_found");
+    expect(await store.countOrganizations()).toBe(1);
+  });
+
+  it("returns times as ISO strings with milliseconds whatever precision the caller sent", async () => {
+    const store = await open({ filename: path.join(dir, "times.db") });
+    const { orgId, monitorId } = await seedOrganization(store);
+    const updated = await store.updateMonitor(orgId, monitorId, {
+      nextCheckAt: "2026-03-04T05:06:07Z",
+      updatedAt: "2026-03-04T06:06:07.5+01:00",
+    });
+    expect(updated?.nextCheckAt).toBe("2026-03-04T05:06:07.000Z");
+    expect(updated?.updatedAt).toBe("2026-03-04T05:06:07.500Z");
+  });
+
+  it("counts rate-limit hits per fixed window", async () => {
+    const store = await open({ filename: path.join(dir, "rate.db") });
+    expect(store.capabilities).toEqual({ rateLimits: true, durable: true });
+    const hit = store.hitRateLimit!.bind(store);
+    expect(await hit("org:a", 60_000, 120_000)).toEqual({ count: 1, resetAt: 180_000 });
+    expect(await hit("org:a", 60_000, 179_999)).toEqual({ count: 2, resetAt: 180_000 });
+    expect(await hit("org:b", 60_000, 179_999)).toEqual({ count: 1, resetAt: 180_000 });
+    expect(await hit("org:a", 60_000, 180_000)).toEqual({ count: 1, resetAt: 240_000 });
+  });
+});
+
+describe("two connections on one file", () => {
+  it("never hand the same monitor or delivery to both claimers", async () => {
+    const file = path.join(dir, "shared.db");
+    const a = await open({ filename: file });
+    const b = await open({ filename: file });
+    const org = await a.ensureOrganization("shared");
+    for (let i = 0; i < 30; i++) await a.createMonitor(org.id, apiMonitor({ name: `m${i}` }));
+    const now = new Date().toISOString();
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).claimDueMonitors({ now, limit: 5, leaseMs: 60_000, owner: `w${i}` }))
+    );
+    const ids = claims.flat().map((m) => m.id);
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
+    // a held lease blocks; an expired one is free again
+    expect(await b.claimDueMonitors({ now, limit: 50, leaseMs: 60_000, owner: "late" })).toEqual([]);
+    const later = new Date(Date.parse(now) + 60_001).toISOString();
+    expect(await b.claimDueMonitors({ now: later, limit: 50, leaseMs: 60_000, owner: "late" })).toHaveLength(30);
+  });
+});
