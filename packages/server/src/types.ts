@@ -35,12 +35,22 @@ export interface ServerConfig {
   bodyLimitBytes: number;
 }
 
+/** Prometheus metrics (src/engine/metrics.ts); the app serves them at `/metrics`. */
+export interface MetricsRegistry {
+  contentType: string;
+  render(): Promise<string>;
+  /** Called by the app once per finished HTTP request. */
+  observeRequest?(route: string, method: string, status: number, durationSeconds: number): void;
+}
+
 export interface AppDependencies {
   store: Store;
   checks: CheckService;
   deliveries: DeliveryService;
   urlGuard: UrlGuard;
   config: ServerConfig;
+  /** Served at `/metrics`; without it `/metrics` serves an empty registry. */
+  metrics?: MetricsRegistry;
   /** Injected clock for tests; defaults to `() => new Date()`. */
   now?: () => Date;
 }
