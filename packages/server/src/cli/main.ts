@@ -1,0 +1,67 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliIo, EXIT_ERROR, processIo } from "./io.js";
+import { runDiff } from "./diff.js";
+
+export const USAGE = `Usage: driftwatch <command> [options]
+
+Commands:
+  serve          Run the server (API, scheduler, webhook delivery)
+                   --port 8080  --host 127.0.0.1
+                   --database sqlite:./.driftwatch/driftwatch.db | postgres://... | memory:
+                   --allow-private-networks  --rate-limit-reads 600  --rate-limit-writes 120
+                   --demo (built-in demo target, monitors and webhook receiver)
+  token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
+  diff           Diff two JSON files: <before.json> <after.json> [--rules rules.json] [--json]
+                   exit 0 no change, 1 changed, 2 error
+
+Options:
+  --help, -h     Show this help (also: driftwatch <command> --help)
+  --version, -v  Show the version
+
+Environment: DRIFTWATCH_PORT, DRIFTWATCH_HOST, DRIFTWATCH_DATABASE_URL,
+DRIFTWATCH_ALLOW_PRIVATE_NETWORKS, DRIFTWATCH_RATE_LIMIT_READS, DRIFTWATCH_RATE_LIMIT_WRITES,
+DRIFTWATCH_ADMIN_TOKEN, DRIFTWATCH_CHROMIUM_PATH. Flags win over the environment.
+`;
+
+/** The version in @driftwatch/server's package.json (found from src/cli or dist). */
+export function packageVersion(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "@driftwatch/server" && typeof pkg.version === "string") return pkg.version;
+    }
+    dir = path.dirname(dir);
+  }
+  return "unknown";
+}
+
+/** Runs one CLI invocation and resolves with its exit status (`serve` resolves when it stops). */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      io.stdout(USAGE);
+      return command === undefined ? EXIT_ERROR : 0;
+    case "--version":
+    case "-v":
+    case "version":
+      io.stdout(`${packageVersion()}\n`);
+      return 0;
+    case "diff":
+      return runDiff(rest, io);
+    case "token": {
+      const { runToken } = await import("./token.js");
+      return runToken(rest, io);
+    }
+    default:
+      io.stderr(`driftwatch: unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+      return EXIT_ERROR;
+  }
+}

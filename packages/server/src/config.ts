@@ -1,0 +1,281 @@
+import path from "node:path";
+import { DriftwatchError, type DriftwatchErrorOptions, type Store } from "@driftwatch/core";
+import { isWellFormedToken } from "./tokens.js";
+
+/**
+ * Configuration of `driftwatch serve` (SPEC section 6): command-line flags win over environment
+ * variables, which win over the defaults. Every bad value is a `ConfigError` naming the flag or
+ * variable, so the CLI can print it and exit 2 before anything starts.
+ */
+export interface DriftwatchConfig {
+  port: number;
+  host: string;
+  /** `sqlite:<path>`, `postgres://...` / `postgresql://...`, or `memory:`. */
+  databaseUrl: string;
+  /** Lifts the SSRF guard for every address (development and tests only). */
+  allowPrivateNetworks: boolean;
+  /** Exact IP addresses exempted from the SSRF guard without lifting it (the demo's own loopback target). */
+  allowAddresses: string[];
+  /** Requests per minute per organization and endpoint. */
+  rateLimitReads: number;
+  rateLimitWrites: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Used as the bootstrap admin token on an empty database instead of a random one. */
+  adminToken: string | null;
+  /** Chromium for website monitors with `browserOptions`. */
+  chromiumPath: string;
+  /** Grace period of a graceful shutdown before in-flight work is abandoned (it stays pending). */
+  shutdownTimeoutMs: number;
+  /** Serve the built-in demo (target, monitors, webhook receiver). */
+  demo: boolean;
+}
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_DATABASE_URL = "sqlite:./.driftwatch/driftwatch.db";
+export const DEFAULT_RATE_LIMIT_READS = 600;
+export const DEFAULT_RATE_LIMIT_WRITES = 120;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export type ConfigErrorCode = "unknown_option" | "missing_value" | "invalid_value" | "unexpected_argument";
+
+export class ConfigError extends DriftwatchError<ConfigErrorCode> {
+  override readonly name = "ConfigError";
+  constructor(code: ConfigErrorCode, message: string, options?: DriftwatchErrorOptions) {
+    super(code, message, options);
+  }
+}
+
+/** The environment variables `serve` reads. */
+export const ENV = {
+  port: "DRIFTWATCH_PORT",
+  host: "DRIFTWATCH_HOST",
+  database: "DRIFTWATCH_DATABASE_URL",
+  allowPrivateNetworks: "DRIFTWATCH_ALLOW_PRIVATE_NETWORKS",
+  rateLimitReads: "DRIFTWATCH_RATE_LIMIT_READS",
+  rateLimitWrites: "DRIFTWATCH_RATE_LIMIT_WRITES",
+  adminToken: "DRIFTWATCH_ADMIN_TOKEN",
+  chromiumPath: "DRIFTWATCH_CHROMIUM_PATH",
+  bodyLimit: "DRIFTWATCH_BODY_LIMIT_BYTES",
+  shutdownTimeout: "DRIFTWATCH_SHUTDOWN_TIMEOUT_MS",
+} as const;
+
+/** One command-line option: `--name value`, `--name=value`, or a boolean `--name`. */
+export interface OptionSpec {
+  type: "string" | "boolean";
+}
+
+export interface ParsedArgs {
+  options: Record<string, string | boolean>;
+  positionals: string[];
+}
+
+/**
+ * A small strict parser (node:util parseArgs reports unknown options with messages meant for
+ * developers; these go to users). `--` ends the options.
+ */
+export function parseArgs(args: readonly string[], spec: Record<string, OptionSpec>): ParsedArgs {
+  const options: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--") || arg === "-") {
+      if (arg.startsWith("-") && arg !== "-") throw new ConfigError("unknown_option", `Unknown option ${arg}.`);
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const option = spec[name];
+    if (option === undefined) throw new ConfigError("unknown_option", `Unknown option --${name}.`);
+    if (option.type === "boolean") {
+      if (eq !== -1) options[name] = parseBoolean(arg.slice(eq + 1), `--${name}`);
+      else options[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = args[i + 1];
+      if (value === undefined || value.startsWith("--")) throw new ConfigError("missing_value", `Option --${name} needs a value.`);
+      i++;
+    }
+    options[name] = value;
+  }
+  return { options, positionals };
+}
+
+export const SERVE_OPTIONS: Record<string, OptionSpec> = {
+  port: { type: "string" },
+  host: { type: "string" },
+  database: { type: "string" },
+  "allow-private-networks": { type: "boolean" },
+  "rate-limit-reads": { type: "string" },
+  "rate-limit-writes": { type: "string" },
+  demo: { type: "boolean" },
+};
+
+type Env = Record<string, string | undefined>;
+
+/** Resolves `serve`'s configuration from its arguments (after `serve`) and the environment. */
+export function resolveServeConfig(args: readonly string[], env: Env = process.env): DriftwatchConfig {
+  const { options, positionals } = parseArgs(args, SERVE_OPTIONS);
+  if (positionals.length > 0) throw new ConfigError("unexpected_argument", `serve takes no arguments (got ${positionals[0]}).`);
+  const pick = (flag: string, variable: string): { value: string; source: string } | undefined => {
+    const fromFlag = options[flag];
+    if (typeof fromFlag === "string") return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[variable];
+    if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: variable };
+    return undefined;
+  };
+
+  const port = pick("port", ENV.port);
+  const host = pick("host", ENV.host);
+  const database = pick("database", ENV.database);
+  const reads = pick("rate-limit-reads", ENV.rateLimitReads);
+  const writes = pick("rate-limit-writes", ENV.rateLimitWrites);
+
+  const allowFlag = options["allow-private-networks"];
+  const allowEnv = env[ENV.allowPrivateNetworks];
+  const allowPrivateNetworks =
+    typeof allowFlag === "boolean"
+      ? allowFlag
+      : allowEnv !== undefined && allowEnv !== ""
+        ? parseBoolean(allowEnv, ENV.allowPrivateNetworks)
+        : false;
+
+  const adminToken = env[ENV.adminToken];
+  if (adminToken !== undefined && adminToken !== "" && !isWellFormedToken(adminToken)) {
+    throw new ConfigError(
+      "invalid_value",
+      `${ENV.adminToken} must be a driftwatch token: "dw_" followed by 43 base64url characters (32 random bytes).`,
+    );
+  }
+  const chromiumPath = env[ENV.chromiumPath];
+  const bodyLimit = env[ENV.bodyLimit];
+  const shutdownTimeout = env[ENV.shutdownTimeout];
+
+  return {
+    port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
+    host: host === undefined ? DEFAULT_HOST : parseHost(host.value, host.source),
+    databaseUrl: database === undefined ? DEFAULT_DATABASE_URL : parseDatabaseUrl(database.value, database.source).url,
+    allowPrivateNetworks,
+    allowAddresses: [],
+    rateLimitReads: reads === undefined ? DEFAULT_RATE_LIMIT_READS : parseInteger(reads.value, reads.source, 1, 1_000_000),
+    rateLimitWrites: writes === undefined ? DEFAULT_RATE_LIMIT_WRITES : parseInteger(writes.value, writes.source, 1, 1_000_000),
+    bodyLimitBytes:
+      bodyLimit === undefined || bodyLimit === "" ? DEFAULT_BODY_LIMIT_BYTES : parseInteger(bodyLimit, ENV.bodyLimit, 1024, 100 * 1024 * 1024),
+    adminToken: adminToken === undefined || adminToken === "" ? null : adminToken,
+    chromiumPath: chromiumPath === undefined || chromiumPath === "" ? DEFAULT_CHROMIUM_PATH : chromiumPath,
+    shutdownTimeoutMs:
+      shutdownTimeout === undefined || shutdownTimeout === ""
+        ? DEFAULT_SHUTDOWN_TIMEOUT_MS
+        : parseInteger(shutdownTimeout, ENV.shutdownTimeout, 0, 600_000),
+    demo: options.demo === true,
+  };
+}
+
+export function parseInteger(value: string, source: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim())) {
+    throw new ConfigError("invalid_value", `${source} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)}).`);
+  }
+  const n = Number(value.trim());
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError("invalid_value", `${source} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)}).`);
+  }
+  return n;
+}
+
+const TRUE = new Set(["true", "1", "yes", "on"]);
+const FALSE = new Set(["false", "0", "no", "off"]);
+
+export function parseBoolean(value: string, source: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  throw new ConfigError("invalid_value", `${source} must be true or false (got ${JSON.stringify(value)}).`);
+}
+
+function parseHost(value: string, source: string): string {
+  const v = value.trim();
+  if (v === "" || /[\s/]/.test(v)) throw new ConfigError("invalid_value", `${source} must be a host name or IP address (got ${JSON.stringify(value)}).`);
+  return v;
+}
+
+export type DatabaseLocation =
+  | { kind: "sqlite"; url: string; filename: string }
+  | { kind: "postgres"; url: string }
+  | { kind: "memory"; url: string };
+
+/**
+ * Parses a database URL: `sqlite:<path>` (relative to the working directory; `sqlite:///abs`
+ * and `sqlite:/abs` are absolute), `postgres://` or `postgresql://`, or `memory:`.
+ */
+export function parseDatabaseUrl(value: string, source = "--database"): DatabaseLocation {
+  const v = value.trim();
+  if (v === "memory:" || v === "memory") return { kind: "memory", url: "memory:" };
+  if (v.startsWith("sqlite:")) {
+    let filename = v.slice("sqlite:".length);
+    if (filename.startsWith("//")) filename = filename.slice(2);
+    if (filename === "") throw new ConfigError("invalid_value", `${source}: a sqlite: URL needs a file path, e.g. sqlite:./.driftwatch/driftwatch.db.`);
+    return { kind: "sqlite", url: v, filename };
+  }
+  if (v.startsWith("postgres://") || v.startsWith("postgresql://")) {
+    try {
+      const url = new URL(v);
+      if (url.hostname === "" && !url.searchParams.has("host")) throw new Error("no host");
+    } catch {
+      throw new ConfigError("invalid_value", `${source} is not a valid PostgreSQL URL (postgres://user:password@host:5432/database).`);
+    }
+    return { kind: "postgres", url: v };
+  }
+  throw new ConfigError(
+    "invalid_value",
+    `${source} must be sqlite:<path>, postgres://user@host/database or memory: (got ${JSON.stringify(redactUrl(v))}).`,
+  );
+}
+
+/** A database URL without its password, for logs and error messages. */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password !== "") url.password = "***";
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Opens the store a database URL names (the adapters are imported on demand, so a SQLite user
+ * never loads `pg`). Relative SQLite paths resolve against `cwd`.
+ */
+export async function openDatabase(databaseUrl: string, options: { cwd?: string } = {}): Promise<Store> {
+  const location = parseDatabaseUrl(databaseUrl);
+  switch (location.kind) {
+    case "sqlite": {
+      const { createSqliteStore } = await import("@driftwatch/store-sqlite");
+      const filename = location.filename === ":memory:" ? ":memory:" : path.resolve(options.cwd ?? process.cwd(), location.filename);
+      return createSqliteStore({ filename });
+    }
+    case "postgres": {
+      const { createPostgresStore } = await import("@driftwatch/store-postgres");
+      const store = await createPostgresStore({ connectionString: location.url });
+      return store;
+    }
+    case "memory": {
+      const memory = (await import("@driftwatch/store-memory")) as { createMemoryStore?: () => Store | Promise<Store> };
+      if (typeof memory.createMemoryStore !== "function") {
+        throw new ConfigError("invalid_value", "This build of @driftwatch/store-memory has no createMemoryStore; use sqlite: or postgres://.");
+      }
+      return memory.createMemoryStore();
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  parseDatabaseUrl,
+  redactUrl,
+  resolveServeConfig,
+} from "../../src/config.js";
+
+const TOKEN = "dw_" + "A".repeat(43);
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("serve configuration", () => {
+  it("has the documented defaults", () => {
+    const config = resolveServeConfig([], {});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "127.0.0.1",
+      databaseUrl: DEFAULT_DATABASE_URL,
+      allowPrivateNetworks: false,
+      rateLimitReads: 600,
+      rateLimitWrites: 120,
+      adminToken: null,
+      chromiumPath: "/usr/bin/chromium",
+      demo: false,
+    });
+    expect(DEFAULT_DATABASE_URL).toBe("sqlite:./.driftwatch/driftwatch.db");
+  });
+
+  it("reads the environment, and flags win over it", () => {
+    const env = {
+      DRIFTWATCH_PORT: "9000",
+      DRIFTWATCH_HOST: "0.0.0.0",
+      DRIFTWATCH_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/dw",
+      DRIFTWATCH_ALLOW_PRIVATE_NETWORKS: "true",
+      DRIFTWATCH_RATE_LIMIT_READS: "50",
+      DRIFTWATCH_RATE_LIMIT_WRITES: "5",
+      DRIFTWATCH_ADMIN_TOKEN: TOKEN,
+      DRIFTWATCH_CHROMIUM_PATH: "/opt/chromium",
+    };
+    expect(resolveServeConfig([], env)).toMatchObject({
+      port: 9000,
+      host: "0.0.0.0",
+      databaseUrl: "postgres://postgres@127.0.0.1:5432/dw",
+      allowPrivateNetworks: true,
+      rateLimitReads: 50,
+      rateLimitWrites: 5,
+      adminToken: TOKEN,
+      chromiumPath: "/opt/chromium",
+    });
+    const flags = resolveServeConfig(
+      ["--port", "0", "--host=::1", "--database", "sqlite:/tmp/x.db", "--allow-private-networks=false", "--rate-limit-reads", "7", "--rate-limit-writes=3", "--demo"],
+      env,
+    );
+    expect(flags).toMatchObject({
+      port: 0,
+      host: "::1",
+      databaseUrl: "sqlite:/tmp/x.db",
+      allowPrivateNetworks: false,
+      rateLimitReads: 7,
+      rateLimitWrites: 3,
+      demo: true,
+    });
+    expect(resolveServeConfig(["--allow-private-networks"], {}).allowPrivateNetworks).toBe(true);
+  });
+
+  it("refuses bad values with a ConfigError naming the flag or variable", () => {
+    const cases: [string[], Record<string, string>, string, string][] = [
+      [["--port", "http"], {}, "invalid_value", "--port"],
+      [["--port", "70000"], {}, "invalid_value", "--port"],
+      [[], { DRIFTWATCH_PORT: "-1" }, "invalid_value", "DRIFTWATCH_PORT"],
+      [["--rate-limit-reads", "0"], {}, "invalid_value", "--rate-limit-reads"],
+      [[], { DRIFTWATCH_RATE_LIMIT_WRITES: "1.5" }, "invalid_value", "DRIFTWATCH_RATE_LIMIT_WRITES"],
+      [["--database", "mysql://x"], {}, "invalid_value", "--database"],
+      [["--database", "sqlite:"], {}, "invalid_value", "--database"],
+      [[], { DRIFTWATCH_DATABASE_URL: "postgres://" }, "invalid_value", "DRIFTWATCH_DATABASE_URL"],
+      [[], { DRIFTWATCH_ALLOW_PRIVATE_NETWORKS: "maybe" }, "invalid_value", "DRIFTWATCH_ALLOW_PRIVATE_NETWORKS"],
+      [[], { DRIFTWATCH_ADMIN_TOKEN: "secret" }, "invalid_value", "DRIFTWATCH_ADMIN_TOKEN"],
+      [["--host", ""], {}, "invalid_value", "--host"],
+      [["--verbose"], {}, "unknown_option", "--verbose"],
+      [["--port"], {}, "missing_value", "--port"],
+      [["--port", "--host", "x"], {}, "missing_value", "--port"],
+      [["extra"], {}, "unexpected_argument", "extra"],
+    ];
+    for (const [args, env, code, mention] of cases) {
+      const error = configError(() => resolveServeConfig(args, env));
+      expect(error.code, args.join(" ") + JSON.stringify(env)).toBe(code);
+      expect(error.message).toContain(mention);
+    }
+  });
+
+  it("parses database URLs and never prints a password", () => {
+    expect(parseDatabaseUrl("sqlite:./a/b.db")).toEqual({ kind: "sqlite", url: "sqlite:./a/b.db", filename: "./a/b.db" });
+    expect(parseDatabaseUrl("sqlite:///var/lib/dw.db")).toMatchObject({ kind: "sqlite", filename: "/var/lib/dw.db" });
+    expect(parseDatabaseUrl("postgresql://u:p@db:5432/x")).toMatchObject({ kind: "postgres" });
+    expect(parseDatabaseUrl("memory:")).toEqual({ kind: "memory", url: "memory:" });
+    expect(redactUrl("postgres://user:hunter2@db/x")).toBe("postgres://user:***@db/x");
+    const error = configError(() => parseDatabaseUrl("mongodb://user:hunter2@db/x"));
+    expect(error.message).not.toContain("hunter2");
+  });
+});
