@@ -1,0 +1,168 @@
+import {
+  DEFAULT_SNAPSHOT_RETENTION,
+  StoreError,
+  newId,
+  severityRank,
+  type DeliveryRecord,
+  type DiffRecord,
+  type MonitorPatch,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type RecordCheckStage,
+  type SnapshotRecord,
+  type StoreHooks,
+} from "@driftwatch/core";
+import { transaction, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
+import { copy, isoTime } from "./helpers.js";
+
+/** Monitor fields a patch may set; everything else in a patch (id, type, orgId, createdAt) is ignored, as in the SQL adapters. */
+const MONITOR_PATCH_FIELDS = [
+  "name",
+  "url",
+  "method",
+  "headers",
+  "body",
+  "intervalSeconds",
+  "selector",
+  "browserOptionsJson",
+  "state",
+  "consecutiveFailures",
+  "lastCheckedAt",
+  "lastChangedAt",
+  "nextCheckAt",
+  "lastStatus",
+  "lastError",
+  "updatedAt",
+] as const;
+const MONITOR_TIME_FIELDS = new Set<string>(["lastCheckedAt", "lastChangedAt", "nextCheckAt", "updatedAt"]);
+
+/** The row after applying the defined, allowed fields of `patch` (times normalized); the input row is not changed. */
+export function patchedMonitor(row: MonitorRow, patch: MonitorPatch): MonitorRow {
+  const next: MonitorRow = { ...row };
+  for (const field of MONITOR_PATCH_FIELDS) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    (next as unknown as Record<string, unknown>)[field] =
+      MONITOR_TIME_FIELDS.has(field) && typeof value === "string" ? isoTime(value) : copy(value);
+  }
+  return next;
+}
+
+/** The monitor record without its lease columns. */
+export function toMonitorRecord(row: MonitorRow): RecordCheckResult["monitor"] {
+  const { leaseOwner: _owner, leaseExpiresAt: _expires, ...record } = row;
+  return copy(record);
+}
+
+export function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
+  const { leaseOwner: _owner, leaseExpiresAt: _expires, ...record } = row;
+  return copy(record);
+}
+
+/** Snapshot record without its body (lists never carry bodies). */
+export function toSnapshotSummary(row: SnapshotRecord): SnapshotRecord {
+  const { body: _body, ...summary } = row;
+  return copy(summary);
+}
+
+/** The same semantics and order of writes as the SQL adapters' `recordCheck`, all undone on any failure. */
+export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, orgId: string, input: RecordCheckInput): RecordCheckResult {
+  const stage = (name: RecordCheckStage): void => hooks.onRecordCheckStage?.(name);
+  const { monitorId, snapshot, diff, event } = input;
+  if (diff !== null && snapshot === null) {
+    throw new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
+  }
+  if (event !== null && diff === null) {
+    throw new StoreError("invariant_violation", "A diff.detected event needs its diff.");
+  }
+  return transaction((journal: Journal): RecordCheckResult => {
+    const current = db.monitors.get(monitorId);
+    if (current === undefined || current.orgId !== orgId) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+    const monitorRow = patchedMonitor(current, input.monitor);
+    journal.set(db.monitors, monitorId, monitorRow);
+    if (diff !== null && diff.previousSnapshotId !== null) {
+      const previous = db.snapshots.get(diff.previousSnapshotId);
+      if (previous !== undefined && (previous.monitorId !== monitorId || previous.orgId !== orgId)) {
+        throw new StoreError("invariant_violation", `Snapshot ${diff.previousSnapshotId} belongs to another monitor.`);
+      }
+    }
+    stage("monitor");
+
+    let snapshotRecord: SnapshotRecord | null = null;
+    if (snapshot !== null) {
+      if (db.snapshots.has(snapshot.id)) throw new StoreError("conflict", `A snapshot with id ${snapshot.id} exists.`);
+      const row: SnapshotRecord & { body: string } = {
+        id: snapshot.id,
+        orgId,
+        monitorId,
+        fetchedAt: isoTime(snapshot.fetchedAt),
+        status: snapshot.status,
+        latencyMs: snapshot.latencyMs,
+        contentType: snapshot.contentType,
+        contentHash: snapshot.contentHash,
+        size: snapshot.size,
+        browserRender: snapshot.browserRender,
+        body: snapshot.body,
+        etag: snapshot.etag ?? null,
+        lastModified: snapshot.lastModified ?? null,
+      };
+      journal.set(db.snapshots, row.id, row);
+      snapshotRecord = copy(row);
+      stage("snapshot");
+    }
+
+    let diffRecord: DiffRecord | null = null;
+    if (diff !== null && snapshot !== null) {
+      if (db.diffs.has(diff.id)) throw new StoreError("conflict", `A diff with id ${diff.id} exists.`);
+      const row = { ...copy(diff), createdAt: isoTime(diff.createdAt), monitorId, snapshotId: snapshot.id, orgId } as DiffRecord;
+      journal.set(db.diffs, row.id, row);
+      diffRecord = copy(row);
+      stage("diff");
+    }
+
+    const deliveries: DeliveryRecord[] = [];
+    if (event !== null && diffRecord !== null) {
+      const rank = severityRank(diffRecord.topSeverity);
+      const payload = JSON.stringify(event);
+      const webhooks = [...db.webhooks.values()]
+        .filter((w) => w.orgId === orgId && w.enabled)
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      for (const webhook of webhooks) {
+        if (!webhook.events.includes(event.eventType)) continue;
+        if (webhook.monitorIds !== null && !webhook.monitorIds.includes(monitorId)) continue;
+        if (severityRank(webhook.minSeverity) > rank) continue;
+        const row: DeliveryRow = {
+          id: newId("delivery"),
+          orgId,
+          webhookId: webhook.id,
+          eventId: event.eventId,
+          eventType: event.eventType,
+          monitorId,
+          diffId: diffRecord.id,
+          state: "pending",
+          attempts: 0,
+          nextAttemptAt: isoTime(event.occurredAt),
+          lastAttemptAt: null,
+          lastResponseStatus: null,
+          lastError: null,
+          createdAt: now,
+          payload,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        };
+        journal.set(db.deliveries, row.id, row);
+        deliveries.push(toDeliveryRecord(row));
+      }
+      stage("deliveries");
+    }
+
+    const retention = input.retention ?? db.settings.get(monitorId)?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION;
+    const keep = Math.max(1, Math.floor(retention));
+    const ofMonitor = [...db.snapshots.values()].filter((s) => s.orgId === orgId && s.monitorId === monitorId).sort((a, b) => (a.id < b.id ? 1 : -1));
+    for (const old of ofMonitor.slice(keep)) journal.delete(db.snapshots, old.id);
+    stage("retention");
+
+    return { monitor: toMonitorRecord(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+  });
+}
+

@@ -1,0 +1,526 @@
+import {
+  DEFAULT_SNAPSHOT_RETENTION,
+  StoreError,
+  newId,
+  severityRank,
+  type ClaimMonitorsInput,
+  type DeliveryAttemptRecord,
+  type DeliveryRecord,
+  type DiffQuery,
+  type DiffRecord,
+  type IdempotencyClaim,
+  type IdempotencyClaimResult,
+  type MonitorPatch,
+  type MonitorRecord,
+  type NewMonitor,
+  type NewOrganization,
+  type NewToken,
+  type NewWebhook,
+  type OrganizationRecord,
+  type Page,
+  type PageRequest,
+  type RateLimitHit,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type SettingsPatch,
+  type SettingsRecord,
+  type SnapshotRecord,
+  type Store,
+  type StoreCapabilities,
+  type StoreHooks,
+  type TokenRecord,
+  type WebhookPatch,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import { MemoryDatabase, type MonitorRow } from "./database.js";
+import { copy, defined, isoTime, isoTimeOrNull, pageOf } from "./helpers.js";
+import * as outbox from "./outbox.js";
+import { patchedMonitor, recordCheck, toDeliveryRecord, toMonitorRecord, toSnapshotSummary } from "./record-check.js";
+
+export interface MemoryStoreOptions {
+  /** The tables to use; pass the same database to several stores to share data (default: a new, empty one). */
+  database?: MemoryDatabase;
+  /** Test instrumentation (see `StoreHooks`). */
+  hooks?: StoreHooks;
+  /** Clock for `createdAt` fields (default `() => new Date()`). */
+  now?: () => Date;
+}
+
+const WEBHOOK_PATCH_FIELDS = [
+  "url",
+  "description",
+  "events",
+  "monitorIds",
+  "minSeverity",
+  "enabled",
+  "secret",
+  "previousSecret",
+  "previousSecretExpiresAt",
+  "updatedAt",
+] as const;
+
+/**
+ * A driftwatch `Store` kept in process memory: for tests, demos and embedding. Same semantics as
+ * the SQL adapters (it runs the same contract suite); nothing survives the process.
+ */
+export async function createMemoryStore(options: MemoryStoreOptions = {}): Promise<Store> {
+  return new MemoryStore(options.database ?? new MemoryDatabase(), options.hooks ?? {}, options.now ?? (() => new Date()));
+}
+
+/** The name `openStore` looks for in every adapter package. */
+export const createStore = createMemoryStore;
+
+class MemoryStore implements Store {
+  readonly capabilities: StoreCapabilities = { rateLimits: true, durable: false };
+  readonly #db: MemoryDatabase;
+  readonly #hooks: StoreHooks;
+  readonly #clock: () => Date;
+  #closed = false;
+
+  constructor(db: MemoryDatabase, hooks: StoreHooks, clock: () => Date) {
+    this.#db = db;
+    this.#hooks = hooks;
+    this.#clock = clock;
+  }
+
+  /** Runs `work` with the closed check; a throw becomes a rejection, as with the SQL adapters. */
+  #call<T>(work: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new StoreError("store_closed", "The store is closed."));
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  #requireOrganization(orgId: string): void {
+    if (!this.#db.organizations.has(orgId)) throw new StoreError("not_found", `Organization ${orgId} does not exist.`);
+  }
+
+  #monitor(orgId: string, id: string): MonitorRow | undefined {
+    const row = this.#db.monitors.get(id);
+    return row !== undefined && row.orgId === orgId ? row : undefined;
+  }
+
+  #webhook(orgId: string, id: string): WebhookRecord | undefined {
+    const row = this.#db.webhooks.get(id);
+    return row !== undefined && row.orgId === orgId ? row : undefined;
+  }
+
+  // organizations ----------------------------------------------------------------------------
+
+  createOrganization(input: NewOrganization): Promise<OrganizationRecord> {
+    return this.#call(() => {
+      for (const org of this.#db.organizations.values()) {
+        if (org.slug === input.slug) throw new StoreError("conflict", `An organization with slug ${input.slug} exists.`);
+      }
+      const record: OrganizationRecord = { id: newId("organization"), slug: input.slug, name: input.name ?? input.slug, createdAt: this.#now() };
+      this.#db.organizations.set(record.id, record);
+      return copy(record);
+    });
+  }
+
+  getOrganization(id: string): Promise<OrganizationRecord | null> {
+    return this.#call(() => copy(this.#db.organizations.get(id) ?? null));
+  }
+
+  getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null> {
+    return this.#call(() => copy([...this.#db.organizations.values()].find((o) => o.slug === slug) ?? null));
+  }
+
+  ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+    return this.#call(() => {
+      const existing = [...this.#db.organizations.values()].find((o) => o.slug === slug);
+      if (existing !== undefined) return copy(existing);
+      const record: OrganizationRecord = { id: newId("organization"), slug, name: name ?? slug, createdAt: this.#now() };
+      this.#db.organizations.set(record.id, record);
+      return copy(record);
+    });
+  }
+
+  countOrganizations(): Promise<number> {
+    return this.#call(() => this.#db.organizations.size);
+  }
+
+  // tokens -----------------------------------------------------------------------------------
+
+  createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
+    return this.#call(() => {
+      this.#requireOrganization(orgId);
+      for (const token of this.#db.tokens.values()) {
+        if (token.tokenHash === input.tokenHash) throw new StoreError("conflict", "A token with the same hash exists.");
+      }
+      const record: TokenRecord = {
+        id: newId("token"),
+        orgId,
+        name: input.name,
+        scopes: [...input.scopes],
+        tokenHash: input.tokenHash,
+        createdAt: this.#now(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      this.#db.tokens.set(record.id, record);
+      return copy(record);
+    });
+  }
+
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
+    return this.#call(() => copy([...this.#db.tokens.values()].find((t) => t.tokenHash === tokenHash) ?? null));
+  }
+
+  getToken(orgId: string, id: string): Promise<TokenRecord | null> {
+    return this.#call(() => {
+      const token = this.#db.tokens.get(id);
+      return token !== undefined && token.orgId === orgId ? copy(token) : null;
+    });
+  }
+
+  listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>> {
+    return this.#call(() => pageOf(this.#db.tokens.values(), (t) => t.orgId === orgId, page, copy));
+  }
+
+  revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null> {
+    return this.#call(() => {
+      const token = this.#db.tokens.get(id);
+      if (token === undefined || token.orgId !== orgId) return null;
+      token.revokedAt ??= isoTime(at);
+      return copy(token);
+    });
+  }
+
+  touchToken(id: string, at: string): Promise<void> {
+    return this.#call(() => {
+      const token = this.#db.tokens.get(id);
+      if (token !== undefined) token.lastUsedAt = isoTime(at);
+    });
+  }
+
+  // monitors ---------------------------------------------------------------------------------
+
+  createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
+    return this.#call(() => {
+      this.#requireOrganization(orgId);
+      const now = this.#now();
+      const row: MonitorRow = {
+        id: newId("monitor"),
+        orgId,
+        type: input.type,
+        name: input.name,
+        url: input.url,
+        method: input.method,
+        headers: copy(input.headers),
+        body: input.body,
+        intervalSeconds: input.intervalSeconds,
+        selector: input.selector,
+        browserOptionsJson: copy(input.browserOptionsJson),
+        state: input.state,
+        consecutiveFailures: 0,
+        lastCheckedAt: null,
+        lastChangedAt: null,
+        nextCheckAt: isoTimeOrNull(input.nextCheckAt),
+        lastStatus: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      };
+      this.#db.monitors.set(row.id, row);
+      return toMonitorRecord(row);
+    });
+  }
+
+  getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
+    return this.#call(() => {
+      const row = this.#monitor(orgId, id);
+      return row === undefined ? null : toMonitorRecord(row);
+    });
+  }
+
+  updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
+    return this.#call(() => {
+      const row = this.#monitor(orgId, id);
+      if (row === undefined) return null;
+      const next = patchedMonitor(row, patch);
+      this.#db.monitors.set(id, next);
+      return toMonitorRecord(next);
+    });
+  }
+
+  deleteMonitor(orgId: string, id: string): Promise<boolean> {
+    return this.#call(() => {
+      if (this.#monitor(orgId, id) === undefined) return false;
+      this.#db.monitors.delete(id);
+      // snapshots, diffs and settings go with it; deliveries stay in the log, as in the SQL adapters
+      for (const [key, s] of this.#db.snapshots) if (s.monitorId === id) this.#db.snapshots.delete(key);
+      for (const [key, d] of this.#db.diffs) if (d.monitorId === id) this.#db.diffs.delete(key);
+      this.#db.settings.delete(id);
+      return true;
+    });
+  }
+
+  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
+    return this.#call(() => pageOf(this.#db.monitors.values(), (m) => m.orgId === orgId, page, toMonitorRecord));
+  }
+
+  claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+    return this.#call(() => {
+      const now = isoTime(input.now);
+      const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
+      const due = [...this.#db.monitors.values()]
+        .filter(
+          (m) =>
+            (m.state === "active" || m.state === "failing") &&
+            m.nextCheckAt !== null &&
+            m.nextCheckAt <= now &&
+            (m.leaseExpiresAt === null || m.leaseExpiresAt <= now)
+        )
+        .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1))
+        .slice(0, Math.max(0, Math.floor(input.limit)));
+      for (const row of due) {
+        row.leaseOwner = input.owner;
+        row.leaseExpiresAt = until;
+      }
+      return due.map(toMonitorRecord);
+    });
+  }
+
+  releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
+    return this.#call(() => {
+      const row = this.#db.monitors.get(id);
+      if (row === undefined || row.leaseOwner !== owner) return false;
+      row.leaseOwner = null;
+      row.leaseExpiresAt = null;
+      row.nextCheckAt = isoTimeOrNull(nextCheckAt);
+      return true;
+    });
+  }
+
+  // snapshots --------------------------------------------------------------------------------
+
+  getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
+    return this.#call(() => {
+      let latest: SnapshotRecord | null = null;
+      for (const s of this.#db.snapshots.values()) {
+        if (s.orgId === orgId && s.monitorId === monitorId && (latest === null || s.id > latest.id)) latest = s;
+      }
+      return copy(latest);
+    });
+  }
+
+  listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>> {
+    return this.#call(() => pageOf(this.#db.snapshots.values(), (s) => s.orgId === orgId && s.monitorId === monitorId, page, toSnapshotSummary));
+  }
+
+  getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null> {
+    return this.#call(() => {
+      const s = this.#db.snapshots.get(id);
+      return s !== undefined && s.orgId === orgId && s.monitorId === monitorId ? copy(s) : null;
+    });
+  }
+
+  // diffs ------------------------------------------------------------------------------------
+
+  listDiffs(orgId: string, monitorId: string, query: DiffQuery): Promise<Page<DiffRecord>> {
+    return this.#call(() => {
+      const since = query.since === undefined ? undefined : isoTime(query.since);
+      const until = query.until === undefined ? undefined : isoTime(query.until);
+      const minRank = query.minSeverity === undefined ? undefined : severityRank(query.minSeverity);
+      return pageOf(
+        this.#db.diffs.values(),
+        (d) =>
+          d.orgId === orgId &&
+          d.monitorId === monitorId &&
+          (since === undefined || d.createdAt >= since) &&
+          (until === undefined || d.createdAt <= until) &&
+          (minRank === undefined || severityRank(d.topSeverity) >= minRank) &&
+          (query.classification === undefined || d.classification === query.classification),
+        query,
+        copy
+      );
+    });
+  }
+
+  getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
+    return this.#call(() => {
+      const d = this.#db.diffs.get(id);
+      return d !== undefined && d.orgId === orgId && d.monitorId === monitorId ? copy(d) : null;
+    });
+  }
+
+  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    return this.#call(() => recordCheck(this.#db, this.#hooks, this.#now(), orgId, input));
+  }
+
+  // settings ---------------------------------------------------------------------------------
+
+  #settings(orgId: string, monitorId: string): SettingsRecord {
+    return copy(
+      this.#db.settings.get(monitorId) ?? {
+        orgId,
+        monitorId,
+        policyRulesJson: { rules: [] },
+        snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
+        updatedAt: null,
+      }
+    );
+  }
+
+  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
+    return this.#call(() => (this.#monitor(orgId, monitorId) === undefined ? null : this.#settings(orgId, monitorId)));
+  }
+
+  updateSettings(orgId: string, monitorId: string, patch: SettingsPatch): Promise<SettingsRecord | null> {
+    return this.#call(() => {
+      if (this.#monitor(orgId, monitorId) === undefined) return null;
+      const current = this.#settings(orgId, monitorId);
+      const next: SettingsRecord = {
+        orgId,
+        monitorId,
+        policyRulesJson: copy(patch.policyRulesJson ?? current.policyRulesJson),
+        snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
+        updatedAt: isoTime(patch.updatedAt),
+      };
+      this.#db.settings.set(monitorId, next);
+      return copy(next);
+    });
+  }
+
+  // webhooks ---------------------------------------------------------------------------------
+
+  createWebhook(orgId: string, input: NewWebhook): Promise<WebhookRecord> {
+    return this.#call(() => {
+      this.#requireOrganization(orgId);
+      const now = this.#now();
+      const record: WebhookRecord = {
+        id: newId("webhook"),
+        orgId,
+        url: input.url,
+        description: input.description,
+        events: [...input.events],
+        monitorIds: input.monitorIds === null ? null : [...input.monitorIds],
+        minSeverity: input.minSeverity,
+        enabled: input.enabled,
+        secret: input.secret,
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.#db.webhooks.set(record.id, record);
+      return copy(record);
+    });
+  }
+
+  getWebhook(orgId: string, id: string): Promise<WebhookRecord | null> {
+    return this.#call(() => copy(this.#webhook(orgId, id) ?? null));
+  }
+
+  listWebhooks(orgId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
+    return this.#call(() => pageOf(this.#db.webhooks.values(), (w) => w.orgId === orgId, page, copy));
+  }
+
+  updateWebhook(orgId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
+    return this.#call(() => {
+      const row = this.#webhook(orgId, id);
+      if (row === undefined) return null;
+      const changes = defined(patch);
+      const next: WebhookRecord = { ...row };
+      for (const field of WEBHOOK_PATCH_FIELDS) {
+        if (!(field in changes)) continue;
+        const value = changes[field];
+        (next as unknown as Record<string, unknown>)[field] =
+          (field === "updatedAt" || field === "previousSecretExpiresAt") && typeof value === "string" ? isoTime(value) : copy(value);
+      }
+      this.#db.webhooks.set(id, next);
+      return copy(next);
+    });
+  }
+
+  deleteWebhook(orgId: string, id: string): Promise<boolean> {
+    return this.#call(() => {
+      if (this.#webhook(orgId, id) === undefined) return false;
+      this.#db.webhooks.delete(id);
+      for (const [key, d] of this.#db.deliveries) {
+        if (d.webhookId !== id) continue;
+        this.#db.deliveries.delete(key);
+        this.#db.deliveryAttempts.delete(key);
+      }
+      return true;
+    });
+  }
+
+  // deliveries -------------------------------------------------------------------------------
+
+  claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
+    return this.#call(() => outbox.claimDueDeliveries(this.#db, input));
+  }
+
+  recordDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<DeliveryRecord | null> {
+    return this.#call(() => outbox.recordDeliveryAttempt(this.#db, id, owner, attempt));
+  }
+
+  getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    return this.#call(() => {
+      const d = this.#db.deliveries.get(id);
+      return d !== undefined && d.orgId === orgId && d.webhookId === webhookId ? toDeliveryRecord(d) : null;
+    });
+  }
+
+  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Promise<Page<DeliveryRecord>> {
+    return this.#call(() => pageOf(this.#db.deliveries.values(), (d) => d.orgId === orgId && d.webhookId === webhookId, page, toDeliveryRecord));
+  }
+
+  listDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.#call(() => {
+      const d = this.#db.deliveries.get(deliveryId);
+      return d === undefined || d.orgId !== orgId ? [] : copy(this.#db.deliveryAttempts.get(deliveryId) ?? []);
+    });
+  }
+
+  requeueDelivery(orgId: string, webhookId: string, id: string, now: string): Promise<DeliveryRecord | null> {
+    return this.#call(() => outbox.requeueDelivery(this.#db, orgId, webhookId, id, now));
+  }
+
+  countPendingDeliveries(orgId?: string): Promise<number> {
+    return this.#call(() => {
+      let n = 0;
+      for (const d of this.#db.deliveries.values()) if (d.state === "pending" && (orgId === undefined || d.orgId === orgId)) n++;
+      return n;
+    });
+  }
+
+  // idempotency and rate limits --------------------------------------------------------------
+
+  claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    return this.#call(() => outbox.claimIdempotencyKey(this.#db, orgId, input));
+  }
+
+  completeIdempotencyKey(orgId: string, key: string, response: { status: number; body: string }): Promise<void> {
+    return this.#call(() => outbox.completeIdempotencyKey(this.#db, orgId, key, response));
+  }
+
+  releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
+    return this.#call(() => outbox.releaseIdempotencyKey(this.#db, orgId, key));
+  }
+
+  hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
+    return this.#call(() => outbox.hitRateLimit(this.#db, key, windowMs, now));
+  }
+
+  // lifecycle --------------------------------------------------------------------------------
+
+  ping(): Promise<void> {
+    return this.#call(() => undefined);
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+}
