@@ -22,6 +22,7 @@ import {
   type Store,
 } from "@driftwatch/core";
 import type { CheckResult } from "@driftwatch/schema";
+import type { EngineMetrics } from "../engine/metrics.js";
 import type { CheckService } from "../types.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 
@@ -62,6 +63,8 @@ export interface CheckServiceOptions {
   now?: () => Date;
   random?: () => number;
   observer?: CheckObserver;
+  /** Counts checks and diffs and times them. */
+  metrics?: Pick<EngineMetrics, "observeCheck" | "observeDiff">;
 }
 
 export interface EngineCheckService extends CheckService {
@@ -101,14 +104,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     retention: number,
   ): Promise<MonitorRecord> {
     const failures = monitor.consecutiveFailures + 1;
-    let state = monitor.state;
-    if (state === "active" && failures >= FAILING_THRESHOLD) state = "failing";
     const patch: MonitorPatch = {
       lastCheckedAt: at.toISOString(),
       lastStatus: status,
       lastError: errorMessage(error),
       consecutiveFailures: failures,
-      state,
+      // Only a transition writes `state`: a pause made while the check ran must not be undone.
+      ...(monitor.state === "active" && failures >= FAILING_THRESHOLD ? { state: "failing" as const } : {}),
       nextCheckAt: nextCheckTime(monitor.intervalSeconds, failures, at.getTime(), random),
       updatedAt: at.toISOString(),
     };
@@ -122,7 +124,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       lastStatus: response.status,
       lastError: null,
       consecutiveFailures: 0,
-      state: monitor.state === "failing" ? "active" : monitor.state,
+      ...(monitor.state === "failing" ? { state: "active" as const } : {}),
       nextCheckAt: nextCheckTime(monitor.intervalSeconds, 0, at.getTime(), random),
       updatedAt: at.toISOString(),
       ...(changed ? { lastChangedAt: at.toISOString() } : {}),
@@ -180,6 +182,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     const previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
       const outcome = { ...partial, durationMs: performance.now() - started };
+      options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000);
+      if (outcome.diff) options.metrics?.observeDiff(outcome.diff.classification);
       options.observer?.onCheck?.(outcome);
       return outcome;
     };

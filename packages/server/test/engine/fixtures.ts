@@ -1,0 +1,177 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import {
+  generateWebhookSecret,
+  type MonitorRecord,
+  type NewMonitor,
+  type NewWebhook,
+  type Store,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import { createSqliteStore } from "@driftwatch/store-sqlite";
+
+/** A real SQLite store on a file in a fresh temp folder. */
+export async function openTempStore(now?: () => Date): Promise<{ store: Store; orgId: string; cleanup(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-engine-"));
+  const store = await createSqliteStore({ filename: path.join(dir, "engine.db"), ...(now ? { now } : {}) });
+  const org = await store.createOrganization({ slug: `org-${path.basename(dir)}`.toLowerCase() });
+  return {
+    store,
+    orgId: org.id,
+    async cleanup() {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = Date.parse("2026-01-01T00:00:00.000Z")): { now: () => Date; advance(ms: number): void; set(ms: number): void; ms(): number } {
+  let current = start;
+  return {
+    now: () => new Date(current),
+    advance(ms) {
+      current += ms;
+    },
+    set(ms) {
+      current = ms;
+    },
+    ms: () => current,
+  };
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+async function listen(server: http.Server): Promise<{ url: string; port: number }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${String(port)}`, port };
+}
+
+function closer(server: http.Server): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+}
+
+/** A local target answering every path with the current body (JSON or HTML), or a set status. */
+export interface Target extends TestServer {
+  setJson(value: unknown): void;
+  setHtml(html: string): void;
+  setStatus(status: number): void;
+  /** Requests received, by path. */
+  hits: string[];
+}
+
+export async function startTarget(): Promise<Target> {
+  let body = "{}";
+  let contentType = "application/json";
+  let status = 200;
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? "/");
+    res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+  const { url, port } = await listen(server);
+  return {
+    url,
+    port,
+    hits,
+    close: closer(server),
+    setJson(value) {
+      body = JSON.stringify(value);
+      contentType = "application/json";
+    },
+    setHtml(html) {
+      body = html;
+      contentType = "text/html; charset=utf-8";
+    },
+    setStatus(next) {
+      status = next;
+    },
+  };
+}
+
+export interface ReceivedRequest {
+  body: string;
+  headers: Record<string, string>;
+  path: string;
+}
+
+/** A local webhook receiver that records each request and answers with the next queued reply (default 204). */
+export interface Receiver extends TestServer {
+  received: ReceivedRequest[];
+  /** Replies used in order, one per request; when empty the receiver answers `fallback`. */
+  reply(...replies: { status: number; headers?: Record<string, string> }[]): void;
+  fallback: { status: number; headers?: Record<string, string> };
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const queue: { status: number; headers?: Record<string, string> }[] = [];
+  const state: Receiver = {
+    url: "",
+    port: 0,
+    received,
+    fallback: { status: 204 },
+    close: async () => undefined,
+    reply(...replies) {
+      queue.push(...replies);
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
+      received.push({ body: Buffer.concat(chunks).toString("utf8"), headers, path: req.url ?? "/" });
+      const reply = queue.shift() ?? state.fallback;
+      res.writeHead(reply.status, reply.headers ?? {});
+      res.end();
+    });
+  });
+  const { url, port } = await listen(server);
+  state.url = url;
+  state.port = port;
+  state.close = closer(server);
+  return state;
+}
+
+export async function createMonitor(store: Store, orgId: string, input: Partial<NewMonitor> & { url: string }): Promise<MonitorRecord> {
+  return store.createMonitor(orgId, {
+    type: "api",
+    name: "test monitor",
+    method: "GET",
+    headers: {},
+    body: null,
+    intervalSeconds: 60,
+    selector: null,
+    browserOptionsJson: null,
+    state: "active",
+    nextCheckAt: null,
+    ...input,
+  });
+}
+
+export async function createWebhook(store: Store, orgId: string, input: Partial<NewWebhook> & { url: string }): Promise<WebhookRecord> {
+  return store.createWebhook(orgId, {
+    description: null,
+    events: ["diff.detected"],
+    monitorIds: null,
+    minSeverity: "info",
+    enabled: true,
+    secret: generateWebhookSecret(),
+    ...input,
+  });
+}
