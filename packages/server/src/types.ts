@@ -1,4 +1,5 @@
 import type { CheckResult, Store, WorkerRunResult } from "@driftwatch/core";
+import type { Logger } from "pino";
 
 /**
  * The seams between the HTTP API (src/app.ts, src/routes) and the engine (check pipeline,
@@ -53,4 +54,6 @@ export interface AppDependencies {
   metrics?: MetricsRegistry;
   /** Injected clock for tests; defaults to `() => new Date()`. */
   now?: () => Date;
+  /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
+  logger?: Logger;
 }

@@ -1,0 +1,92 @@
+import { newId } from "@driftwatch/core";
+import { API_VERSION } from "@driftwatch/schema";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { pino } from "pino";
+import { createAuthenticator, requireScope } from "./http/auth.js";
+import { installErrorHandling, sendProblem, toApiError } from "./http/errors.js";
+import { ApiError } from "./http/problem.js";
+import { applyRateLimit, createMemoryCounter, createStoreCounter } from "./http/rate-limit.js";
+import { zodValidatorCompiler } from "./http/validation.js";
+import { registerOpenApi } from "./openapi/index.js";
+import { registerMonitorRoutes } from "./routes/monitors.js";
+// import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
+import { registerSystemRoutes } from "./routes/system.js";
+// import { registerTokenRoutes } from "./routes/tokens.js";
+// import { registerWebhookRoutes } from "./routes/webhooks.js";
+import type { AppDependencies } from "./types.js";
+
+/** API versions a request may pin with `driftwatch-version`. */
+export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
+
+/**
+ * Builds the HTTP API of the reference server (SPEC section 3) on the given dependencies.
+ * The caller listens (or uses `inject`) and closes the app; the store is not closed by it.
+ */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const now = deps.now ?? (() => new Date());
+  const app = Fastify({
+    loggerInstance: (deps.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" })) as FastifyBaseLogger,
+    genReqId: () => newId("request"),
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: "requestId" }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: (error, request, reply) => {
+      reply.header("x-request-id", request.id);
+      reply.header("driftwatch-version", API_VERSION);
+      void sendProblem(request, reply, toApiError(error));
+    },
+  });
+  // Only JSON request bodies; anything else is 415 unsupported_media_type.
+  app.removeContentTypeParser(["text/plain"]);
+  app.setValidatorCompiler(zodValidatorCompiler);
+  // Handlers build response objects with explicit mappers; response schemas document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest("auth", null);
+  installErrorHandling(app);
+
+  const authenticator = createAuthenticator(deps.store, now);
+  const counter = createStoreCounter(deps.store) ?? createMemoryCounter();
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    const pinned = request.headers["driftwatch-version"];
+    reply.header("driftwatch-version", API_VERSION);
+    if (pinned !== undefined && (typeof pinned !== "string" || !SUPPORTED_API_VERSIONS.includes(pinned.trim()))) {
+      throw new ApiError("invalid_request", `Unsupported driftwatch-version; this server speaks ${SUPPORTED_API_VERSIONS.join(", ")}.`, {
+        errors: [{ path: "driftwatch-version", message: `must be one of ${SUPPORTED_API_VERSIONS.join(", ")}` }],
+      });
+    }
+    const config = request.routeOptions.config;
+    if (config.scope === undefined) return;
+    const auth = await authenticator.authenticate(request);
+    request.auth = auth;
+    requireScope(auth, config.scope);
+    const readLike = request.method === "GET" || request.method === "HEAD";
+    const kind = config.rateLimit ?? (readLike ? "read" : "write");
+    await applyRateLimit(
+      counter,
+      reply,
+      auth.orgId,
+      `${request.method} ${request.routeOptions.url ?? ""}`,
+      kind === "read" ? { name: "reads", limit: deps.config.rateLimitReads } : { name: "writes", limit: deps.config.rateLimitWrites },
+      now().getTime(),
+    );
+  });
+
+  if (deps.metrics?.observeRequest !== undefined) {
+    const observe = deps.metrics.observeRequest.bind(deps.metrics);
+    app.addHook("onResponse", async (request, reply) => {
+      observe(request.routeOptions.url ?? "unmatched", request.method, reply.statusCode, reply.elapsedTime / 1000);
+    });
+  }
+
+  await registerOpenApi(app);
+  registerSystemRoutes(app, deps);
+  registerMonitorRoutes(app, deps, now);
+  // registerMonitorDataRoutes(app, deps, now);
+  // registerWebhookRoutes(app, deps, now);
+  // registerTokenRoutes(app, deps, now);
+  return app;
+}

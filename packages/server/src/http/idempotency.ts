@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import type { Store } from "@driftwatch/core";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "./problem.js";
+
+/** Keys are honoured for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export interface IdempotentResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Runs `create` at most once per `Idempotency-Key` (per organization, 24 h): a repeat with the
+ * same body gets the first response again (header `idempotent-replayed: true`); a repeat with
+ * another body is `409 idempotency_key_reused`; a repeat while the first is still running is
+ * `409 conflict`. A request that fails is forgotten, so its retry runs again. Without the header,
+ * `create` simply runs.
+ */
+export async function withIdempotency(
+  store: Store,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  orgId: string,
+  now: Date,
+  create: () => Promise<IdempotentResult>,
+): Promise<FastifyReply> {
+  const header = request.headers["idempotency-key"];
+  if (header === undefined) {
+    const result = await create();
+    return reply.code(result.status).send(result.body);
+  }
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || !KEY_PATTERN.test(key) || Array.isArray(header)) {
+    throw new ApiError("invalid_request", "Idempotency-Key must be one value of 1 to 255 visible ASCII characters.", {
+      errors: [{ path: "Idempotency-Key", message: "is malformed" }],
+    });
+  }
+  const endpoint = `${request.method} ${request.routeOptions.url ?? request.url}`;
+  const requestHash =
+    "sha256:" + createHash("sha256").update(`${endpoint}\n${canonicalJson(request.body)}`, "utf8").digest("hex");
+  const claim = await store.claimIdempotencyKey(orgId, {
+    key,
+    requestHash,
+    now: now.toISOString(),
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+  });
+  if (claim.state === "existing") {
+    if (claim.requestHash !== requestHash) {
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was already used with a different request; use a new key.");
+    }
+    if (claim.response === null) {
+      throw new ApiError("conflict", "A request with this Idempotency-Key is still being processed; retry shortly.", {
+        headers: { "retry-after": "1" },
+      });
+    }
+    return reply
+      .code(claim.response.status)
+      .header("idempotent-replayed", "true")
+      .type("application/json; charset=utf-8")
+      .send(claim.response.body);
+  }
+  let result: IdempotentResult;
+  try {
+    result = await create();
+  } catch (error) {
+    await store.releaseIdempotencyKey(orgId, key).catch((releaseError: unknown) => {
+      request.log.warn({ err: releaseError }, "could not release an idempotency key");
+    });
+    throw error;
+  }
+  const body = JSON.stringify(result.body);
+  await store.completeIdempotencyKey(orgId, key, { status: result.status, body });
+  return reply.code(result.status).type("application/json; charset=utf-8").send(body);
+}

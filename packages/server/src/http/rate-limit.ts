@@ -1,0 +1,72 @@
+import type { RateLimitHit, Store } from "@driftwatch/core";
+import type { FastifyReply } from "fastify";
+import { ApiError } from "./problem.js";
+
+/** Fixed one-minute windows: the limits are configured per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+export interface RateLimitCounter {
+  hit(key: string, windowMs: number, now: number): Promise<RateLimitHit>;
+}
+
+/** Counters kept in this process (one server process). */
+export function createMemoryCounter(): RateLimitCounter {
+  const windows = new Map<string, RateLimitHit>();
+  let nextSweep = 0;
+  return {
+    async hit(key, windowMs, now) {
+      if (now >= nextSweep) {
+        for (const [k, w] of windows) if (w.resetAt <= now) windows.delete(k);
+        nextSweep = now + windowMs;
+      }
+      let window = windows.get(key);
+      if (window === undefined || window.resetAt <= now) {
+        window = { count: 0, resetAt: (Math.floor(now / windowMs) + 1) * windowMs };
+        windows.set(key, window);
+      }
+      window.count += 1;
+      return { count: window.count, resetAt: window.resetAt };
+    },
+  };
+}
+
+/** Counters in the store, shared by every process on the same database. */
+export function createStoreCounter(store: Store): RateLimitCounter | null {
+  const hit = store.hitRateLimit;
+  if (!store.capabilities.rateLimits || hit === undefined) return null;
+  return { hit: (key, windowMs, now) => hit.call(store, key, windowMs, now) };
+}
+
+export interface RateLimitPolicy {
+  /** Policy name in the headers: `reads` or `writes`. */
+  name: "reads" | "writes";
+  limit: number;
+}
+
+/**
+ * Counts one request of `orgId` on `endpoint` (method + route template) and sets the IETF
+ * draft headers (draft-ietf-httpapi-ratelimit-headers: structured-field `RateLimit-Policy` and
+ * `RateLimit`). Over the limit: throws `rate_limited` with `Retry-After`.
+ */
+export async function applyRateLimit(
+  counter: RateLimitCounter,
+  reply: FastifyReply,
+  orgId: string,
+  endpoint: string,
+  policy: RateLimitPolicy,
+  now: number,
+): Promise<void> {
+  const window = await counter.hit(`rl:${orgId}:${endpoint}`, RATE_LIMIT_WINDOW_MS, now);
+  const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+  const remaining = Math.max(0, policy.limit - window.count);
+  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
+  reply.header("ratelimit-policy", `"${policy.name}";q=${policy.limit};w=${windowSeconds}`);
+  reply.header("ratelimit", `"${policy.name}";r=${remaining};t=${resetSeconds}`);
+  if (window.count > policy.limit) {
+    throw new ApiError(
+      "rate_limited",
+      `Too many requests to ${endpoint}: the limit is ${policy.limit} per minute per organization. Retry in ${resetSeconds} s.`,
+      { headers: { "retry-after": String(resetSeconds) } },
+    );
+  }
+}

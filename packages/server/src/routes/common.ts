@@ -1,0 +1,45 @@
+import { FetchError, isDriftwatchError } from "@driftwatch/core";
+import { idSchema, ProblemSchema, type IdKind } from "@driftwatch/schema";
+import { z } from "zod";
+import { ApiError } from "../http/problem.js";
+import type { UrlGuard } from "../types.js";
+
+/** Path parameter schemas; a malformed id answers 404 (see validationProblem). */
+export const MonitorParams = z.strictObject({ id: idSchema("monitor") });
+export const WebhookParams = z.strictObject({ id: idSchema("webhook") });
+export const TokenParams = z.strictObject({ id: idSchema("token") });
+
+export function idParam(kind: IdKind) {
+  return idSchema(kind);
+}
+
+/** Problem responses a route documents in OpenAPI, by status. */
+export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {
+  const base = [400, 401, 403, 429, 500];
+  const out: Record<number, typeof ProblemSchema> = {};
+  for (const status of [...base, ...statuses]) out[status] = ProblemSchema.describe("RFC 9457 problem (application/problem+json)");
+  return out;
+}
+
+export const security = [{ bearerAuth: [] }];
+
+/**
+ * Checks a monitor or webhook URL with the SSRF guard: a refused URL is `422 unsafe_url`
+ * naming the field.
+ */
+export async function assertSafeUrl(guard: UrlGuard, url: string, field = "url"): Promise<void> {
+  try {
+    await guard.assertSafeUrl(url);
+  } catch (error) {
+    if (error instanceof FetchError || (isDriftwatchError(error) && (error.code === "unsafe_url" || error.code === "invalid_url"))) {
+      const code = error.code === "invalid_url" ? "validation_failed" : "unsafe_url";
+      throw new ApiError(code, `The ${field} is refused: ${error.message}`, { errors: [{ path: field, message: error.message }] });
+    }
+    throw error;
+  }
+}
+
+/** Page request from the validated query. */
+export function pageOf(query: { limit: number; cursor?: string | undefined }): { limit: number; cursor: string | null } {
+  return { limit: query.limit, cursor: query.cursor ?? null };
+}

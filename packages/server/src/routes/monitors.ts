@@ -1,0 +1,215 @@
+import { isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
+import {
+  CheckResultSchema,
+  MonitorCreateSchema,
+  MonitorSchema,
+  MonitorUpdateSchema,
+  PageQuerySchema,
+  pageSchema,
+  type MonitorType,
+} from "@driftwatch/schema";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { authOf } from "../http/auth.js";
+import { withIdempotency } from "../http/idempotency.js";
+import { ApiError, notFound } from "../http/problem.js";
+import { optionalBody } from "../http/validation.js";
+import type { AppDependencies } from "../types.js";
+import { assertSafeUrl, MonitorParams, pageOf, problems, security } from "./common.js";
+import { mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
+
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().optional().describe("Repeating a create with the same key (24 h) returns the first response."),
+});
+
+function browserOptionsRefused(type: MonitorType): ApiError {
+  return new ApiError("invalid_browser_options", `browserOptions is only accepted for website monitors; this is an ${type} monitor.`, {
+    errors: [{ path: "browserOptions", message: "is only accepted for website monitors" }],
+  });
+}
+
+/** A readable default name: host and path of the URL. */
+function defaultName(url: string): string {
+  const u = new URL(url);
+  return (u.host + (u.pathname === "/" ? "" : u.pathname)).slice(0, 200);
+}
+
+/**
+ * FetchError codes of a failed check now: an unsafe target is the caller's input (422); every
+ * other fetch failure is the target's, answered 502 with `code: unavailable` and the fetch
+ * error code in `fetchError` (the failure is also recorded on the monitor).
+ */
+function checkFailure(error: unknown): ApiError | null {
+  if (!isDriftwatchError(error) || error.name !== "FetchError") return null;
+  if (error.code === "unsafe_url") {
+    return new ApiError("unsafe_url", `The monitor URL is refused by the SSRF guard: ${error.message}`, {
+      errors: [{ path: "url", message: error.message }],
+    });
+  }
+  if (error.code === "invalid_url") {
+    return new ApiError("validation_failed", `The monitor URL cannot be fetched: ${error.message}`, { errors: [{ path: "url", message: error.message }] });
+  }
+  return new ApiError("unavailable", `The check could not fetch the target (${error.code}): ${error.message}`, {
+    status: 502,
+    title: "Target fetch failed",
+    extensions: { fetchError: error.code },
+  });
+}
+
+export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { store } = deps;
+  const tags = ["monitors"];
+
+  r.post(
+    "/api/monitors",
+    {
+      config: { scope: "monitors:write" },
+      schema: {
+        tags,
+        security,
+        summary: "Create a monitor",
+        description: "browserOptions only for website monitors. Honours Idempotency-Key for 24 hours.",
+        headers: IdempotencyHeaders,
+        body: MonitorCreateSchema,
+        response: { 201: MonitorSchema, ...problems(409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = authOf(request);
+      const body = request.body;
+      return withIdempotency(store, request, reply, orgId, now(), async () => {
+        if (body.browserOptions != null && body.type !== "website") throw browserOptionsRefused(body.type);
+        await assertSafeUrl(deps.urlGuard, body.url);
+        const at = now().toISOString();
+        const monitor = await store.createMonitor(orgId, {
+          type: body.type,
+          name: body.name ?? defaultName(body.url),
+          url: body.url,
+          method: body.method,
+          headers: body.headers,
+          body: body.body,
+          intervalSeconds: body.intervalSeconds,
+          selector: body.selector,
+          browserOptionsJson: body.browserOptions ?? null,
+          state: body.state,
+          nextCheckAt: body.state === "active" ? at : null,
+        });
+        return { status: 201, body: presentMonitor(monitor) };
+      });
+    },
+  );
+
+  r.get(
+    "/api/monitors",
+    {
+      config: { scope: "monitors:read" },
+      schema: { tags, security, summary: "List monitors", querystring: PageQuerySchema, response: { 200: pageSchema(MonitorSchema), ...problems() } },
+    },
+    async (request) => {
+      const page = await store.listMonitors(authOf(request).orgId, pageOf(request.query));
+      return { data: page.data.map(presentMonitor), nextCursor: page.nextCursor };
+    },
+  );
+
+  r.get(
+    "/api/monitors/:id",
+    {
+      config: { scope: "monitors:read" },
+      schema: { tags, security, summary: "Get a monitor", params: MonitorParams, response: { 200: MonitorSchema, ...problems(404) } },
+    },
+    async (request) => {
+      const monitor = await store.getMonitor(authOf(request).orgId, request.params.id);
+      if (monitor === null) throw notFound("monitor");
+      return presentMonitor(monitor);
+    },
+  );
+
+  r.patch(
+    "/api/monitors/:id",
+    {
+      config: { scope: "monitors:write" },
+      schema: {
+        tags,
+        security,
+        summary: "Update a monitor",
+        description: "Accepts browserOptions (website monitors; null turns browser rendering off) and state (active or paused).",
+        params: MonitorParams,
+        body: MonitorUpdateSchema,
+        response: { 200: MonitorSchema, ...problems(404, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const { orgId } = authOf(request);
+      const current = await store.getMonitor(orgId, request.params.id);
+      if (current === null) throw notFound("monitor");
+      const body = request.body;
+      if (body.browserOptions != null && current.type !== "website") throw browserOptionsRefused(current.type);
+      if (body.url !== undefined && body.url !== current.url) await assertSafeUrl(deps.urlGuard, body.url);
+      const at = now().toISOString();
+      const patch: MonitorPatch = { updatedAt: at };
+      if (body.name !== undefined) patch.name = body.name;
+      if (body.url !== undefined) patch.url = body.url;
+      if (body.method !== undefined) patch.method = body.method;
+      if (body.headers !== undefined) patch.headers = mergeMaskedHeaders(body.headers, current.headers);
+      if (body.body !== undefined) patch.body = body.body;
+      if (body.intervalSeconds !== undefined) patch.intervalSeconds = body.intervalSeconds;
+      if (body.selector !== undefined) patch.selector = body.selector;
+      if (body.browserOptions !== undefined) patch.browserOptionsJson = body.browserOptions;
+      if (body.state === "paused" && current.state !== "paused") patch.state = "paused";
+      if (body.state === "active" && current.state === "paused") {
+        // resuming: due now; a failing monitor stays failing until a check succeeds
+        patch.state = "active";
+        patch.nextCheckAt = at;
+      }
+      const updated = await store.updateMonitor(orgId, current.id, patch);
+      if (updated === null) throw notFound("monitor");
+      return presentMonitor(updated);
+    },
+  );
+
+  r.delete(
+    "/api/monitors/:id",
+    {
+      config: { scope: "monitors:write" },
+      schema: { tags, security, summary: "Delete a monitor with its snapshots, diffs and settings", params: MonitorParams, response: { 204: z.null(), ...problems(404) } },
+    },
+    async (request, reply) => {
+      const deleted = await store.deleteMonitor(authOf(request).orgId, request.params.id);
+      if (!deleted) throw notFound("monitor");
+      return reply.code(204).send(null);
+    },
+  );
+
+  r.post(
+    "/api/monitors/:id/check",
+    {
+      config: { scope: "monitors:write" },
+      schema: {
+        tags,
+        security,
+        summary: "Check a monitor now",
+        description:
+          "Fetches, diffs and records now. 200 { snapshot, diff | null }. A target that cannot be fetched answers 502 with code unavailable " +
+          "and the fetch error code in fetchError; a URL the SSRF guard refuses answers 422 unsafe_url.",
+        params: MonitorParams,
+        body: optionalBody(z.strictObject({})),
+        response: { 200: CheckResultSchema, ...problems(404, 422, 502) },
+      },
+    },
+    async (request) => {
+      const { orgId } = authOf(request);
+      let result;
+      try {
+        result = await deps.checks.checkNow(orgId, request.params.id, { requestId: request.id });
+      } catch (error) {
+        const problem = checkFailure(error);
+        if (problem !== null) throw problem;
+        throw error;
+      }
+      if (result === null) throw notFound("monitor");
+      return { snapshot: presentSnapshot(result.snapshot, false), diff: result.diff === null ? null : presentDiff(result.diff) };
+    },
+  );
+}

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { FetchError, type CheckResult, type Scope, type Store, type WorkerRunResult } from "@driftwatch/core";
+import { createSqliteStore } from "@driftwatch/store-sqlite";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { pino } from "pino";
+import { buildApp } from "../../src/app.js";
+import { generateTokenSecret, hashTokenSecret } from "../../src/tokens.js";
+import type { AppDependencies, CheckService, DeliveryService, ServerConfig, UrlGuard } from "../../src/types.js";
+
+export const ALL_SCOPES: Scope[] = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"];
+
+/** Check service double: records calls and answers what the test queued (a result or an error). */
+export class RecordingChecks implements CheckService {
+  calls: Array<{ orgId: string; monitorId: string; requestId: string }> = [];
+  next: Array<CheckResult | null | Error> = [];
+  async checkNow(orgId: string, monitorId: string, context: { requestId: string }): Promise<CheckResult | null> {
+    this.calls.push({ orgId, monitorId, requestId: context.requestId });
+    const answer = this.next.shift();
+    if (answer === undefined) throw new Error("RecordingChecks: no answer queued");
+    if (answer instanceof Error) throw answer;
+    return answer;
+  }
+}
+
+export class RecordingDeliveries implements DeliveryService {
+  calls: Array<{ orgId: string; webhookId: string | undefined; force: boolean }> = [];
+  result: WorkerRunResult = { attempted: 0, succeeded: 0, failed: 0, pending: 0 };
+  async runWorker(orgId: string, options: { webhookId?: string | undefined; force: boolean }): Promise<WorkerRunResult> {
+    this.calls.push({ orgId, webhookId: options.webhookId, force: options.force });
+    return this.result;
+  }
+}
+
+/** A guard that refuses hosts named in `refused` and loopback/private literals, like the real one would by default. */
+export class TestUrlGuard implements UrlGuard {
+  calls: string[] = [];
+  async assertSafeUrl(url: string): Promise<void> {
+    this.calls.push(url);
+    const host = new URL(url).hostname;
+    if (host === "127.0.0.1" || host === "localhost" || host.startsWith("10.") || host === "169.254.169.254" || host === "[::1]") {
+      throw new FetchError("unsafe_url", `${host} is a loopback, private or metadata address`);
+    }
+  }
+}
+
+export interface Tenant {
+  orgId: string;
+  /** Bearer secret of a token with every scope. */
+  admin: string;
+  token(scopes: Scope[], name?: string): Promise<{ id: string; secret: string }>;
+}
+
+export interface Harness {
+  app: FastifyInstance;
+  store: Store;
+  checks: RecordingChecks;
+  deliveries: RecordingDeliveries;
+  guard: TestUrlGuard;
+  a: Tenant;
+  b: Tenant;
+  logLines: Array<Record<string, unknown>>;
+  clock: { now: Date };
+  request(secret: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  config?: Partial<ServerConfig>;
+}
+
+/** A real SQLite store on a temp file, two organizations, and the app on top. */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "dw-api-"));
+  const store = await createSqliteStore({ filename: join(dir, "api.db") });
+  const checks = new RecordingChecks();
+  const deliveries = new RecordingDeliveries();
+  const guard = new TestUrlGuard();
+  const logLines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") logLines.push(JSON.parse(line) as Record<string, unknown>);
+      callback();
+    },
+  });
+  const clock = { now: new Date() };
+  const config: ServerConfig = {
+    allowPrivateNetworks: false,
+    rateLimitReads: 10_000,
+    rateLimitWrites: 10_000,
+    bodyLimitBytes: 64 * 1024,
+    ...options.config,
+  };
+  const deps: AppDependencies = {
+    store,
+    checks,
+    deliveries,
+    urlGuard: guard,
+    config,
+    logger: pino({ level: "info" }, sink),
+    now: () => new Date(clock.now.getTime()),
+  };
+  const app = await buildApp(deps);
+  await app.ready();
+
+  async function tenant(slug: string): Promise<Tenant> {
+    const org = await store.ensureOrganization(slug);
+    const token = async (scopes: Scope[], name = scopes.join(",")): Promise<{ id: string; secret: string }> => {
+      const secret = generateTokenSecret();
+      const record = await store.createToken(org.id, { name, scopes, tokenHash: hashTokenSecret(secret) });
+      return { id: record.id, secret };
+    };
+    const admin = await token(ALL_SCOPES, "admin");
+    return { orgId: org.id, admin: admin.secret, token };
+  }
+
+  const a = await tenant("acme");
+  const b = await tenant("globex");
+  return {
+    app,
+    store,
+    checks,
+    deliveries,
+    guard,
+    a,
+    b,
+    logLines,
+    clock,
+    request(secret, opts) {
+      const headers = { ...(opts.headers ?? {}) } as Record<string, string>;
+      if (secret !== null) headers.authorization = `Bearer ${secret}`;
+      return app.inject({ ...opts, headers });
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Parses a JSON or problem body. */
+export function json<T = Record<string, any>>(res: LightMyRequestResponse): T {
+  return JSON.parse(res.body) as T;
+}
+
+/** Asserts the RFC 9457 shape and returns the problem. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code: string): Record<string, any> {
+  const body = json(res);
+  const message = `expected ${status} ${code}, got ${res.statusCode} ${res.body}`;
+  if (res.statusCode !== status || body.code !== code) throw new Error(message);
+  if (!String(res.headers["content-type"]).startsWith("application/problem+json")) throw new Error(`not a problem content type: ${res.headers["content-type"]}`);
+  if (body.status !== status || typeof body.title !== "string" || typeof body.detail !== "string" || typeof body.type !== "string") {
+    throw new Error(`not an RFC 9457 body: ${res.body}`);
+  }
+  if (body.requestId !== res.headers["x-request-id"] || !/^req_/.test(String(body.requestId))) throw new Error(`requestId mismatch: ${res.body}`);
+  return body;
+}
+
+export const apiMonitor = { type: "api", name: "Prices", url: "https://api.example.com/prices" } as const;
+export const websiteMonitor = { type: "website", name: "Home", url: "https://www.example.com/" } as const;

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiMonitor, createHarness, expectProblem, json, websiteMonitor, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("monitors", () => {
+  it("creates, reads, lists, updates and deletes a monitor", async () => {
+    const created = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: apiMonitor });
+    expect(created.statusCode).toBe(201);
+    expect(created.headers["x-request-id"]).toMatch(/^req_/);
+    const monitor = json(created);
+    expect(monitor).toMatchObject({
+      type: "api",
+      name: "Prices",
+      url: apiMonitor.url,
+      method: "GET",
+      intervalSeconds: 300,
+      state: "active",
+      browserOptionsJson: null,
+      headers: {},
+      consecutiveFailures: 0,
+    });
+    expect(monitor.id).toMatch(/^mon_/);
+    expect(monitor).not.toHaveProperty("orgId");
+    expect(h.guard.calls).toContain(apiMonitor.url);
+
+    const got = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitor.id}` });
+    expect(json(got)).toEqual(monitor);
+
+    const list = json(await h.request(h.a.admin, { method: "GET", url: "/api/monitors" }));
+    expect(list.data.map((m: { id: string }) => m.id)).toContain(monitor.id);
+    expect(list).toHaveProperty("nextCursor");
+
+    h.clock.now = new Date(h.clock.now.getTime() + 1000);
+    const patched = await h.request(h.a.admin, {
+      method: "PATCH",
+      url: `/api/monitors/${monitor.id}`,
+      payload: { name: "Prices v2", state: "paused", intervalSeconds: 60 },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(json(patched)).toMatchObject({ name: "Prices v2", state: "paused", intervalSeconds: 60 });
+    expect(json(patched).updatedAt).not.toBe(monitor.updatedAt);
+
+    const resumed = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitor.id}`, payload: { state: "active" } }));
+    expect(resumed.state).toBe("active");
+    expect(resumed.nextCheckAt).toBe(h.clock.now.toISOString());
+
+    const deleted = await h.request(h.a.admin, { method: "DELETE", url: `/api/monitors/${monitor.id}` });
+    expect(deleted.statusCode).toBe(204);
+    expect(deleted.body).toBe("");
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitor.id}` }), 404, "not_found");
+    expectProblem(await h.request(h.a.admin, { method: "DELETE", url: `/api/monitors/${monitor.id}` }), 404, "not_found");
+  });
+
+  it("masks credential headers and keeps them when sent back masked", async () => {
+    const headers = { Authorization: "Bearer s3cret", "X-Api-Key": "k", Cookie: "a=b", "X-Session-Token": "t", Accept: "application/json" };
+    const created = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, headers } }));
+    expect(created.headers).toEqual({ Authorization: "***", "X-Api-Key": "***", Cookie: "***", "X-Session-Token": "***", Accept: "application/json" });
+    const stored = await h.store.getMonitor(h.a.orgId, created.id);
+    expect(stored!.headers).toEqual(headers);
+
+    // round trip: PATCH with the masked values keeps the secrets; a new value replaces one
+    const patched = await h.request(h.a.admin, {
+      method: "PATCH",
+      url: `/api/monitors/${created.id}`,
+      payload: { headers: { ...created.headers, Cookie: "c=d" } },
+    });
+    expect(json(patched).headers.Cookie).toBe("***");
+    expect((await h.store.getMonitor(h.a.orgId, created.id))!.headers).toEqual({ ...headers, Cookie: "c=d" });
+  });
+
+  it("accepts browserOptions for website monitors and returns them as browserOptionsJson (seed 4.2)", async () => {
+    const created = await h.request(h.a.admin, {
+      method: "POST",
+      url: "/api/monitors",
+      payload: { ...websiteMonitor, selector: "#main", browserOptions: { waitStrategy: "load", viewport: { width: 1280, height: 800 } } },
+    });
+    expect(created.statusCode).toBe(201);
+    const monitor = json(created);
+    expect(monitor).not.toHaveProperty("browserOptions");
+    expect(monitor.browserOptionsJson).toEqual({ waitStrategy: "load", timeoutMs: 30000, viewport: { width: 1280, height: 800 } });
+
+    const updated = json(
+      await h.request(h.a.admin, {
+        method: "PATCH",
+        url: `/api/monitors/${monitor.id}`,
+        payload: { browserOptions: { waitStrategy: "networkidle", blockResources: ["image", "font"], extraWaitMs: 500 } },
+      }),
+    );
+    expect(updated.browserOptionsJson).toEqual({ waitStrategy: "networkidle", timeoutMs: 30000, blockResources: ["image", "font"], extraWaitMs: 500 });
+    const read = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitor.id}` }));
+    expect(read.browserOptionsJson).toEqual(updated.browserOptionsJson);
+
+    const off = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitor.id}`, payload: { browserOptions: null } }));
+    expect(off.browserOptionsJson).toBeNull();
+  });
+
+  it("pages monitors with limit and cursor", async () => {
+    const fresh = await createHarness();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push(json(await fresh.request(fresh.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, name: `m${i}` } })).id);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const url: string = `/api/monitors?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+        const page = json(await fresh.request(fresh.a.admin, { method: "GET", url }));
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        seen.push(...page.data.map((m: { id: string }) => m.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect([...seen].sort()).toEqual([...ids].sort());
+      expect(new Set(seen).size).toBe(5);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
