@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { BrowserOptionsSchema, FetchError, type BrowserOptions, type Fetcher, type FetchRequest, type FetchResponse } from "@driftwatch/core";
 import {
@@ -83,6 +86,12 @@ function parseBrowserOptions(input: FetchRequest["browserOptions"]): BrowserOpti
 interface Launch {
   browser: Promise<Browser>;
   pid: number | null;
+  /**
+   * The browser's own TMPDIR. Chromium leaves its process-singleton socket directories
+   * (`org.chromium.Chromium.*`) there even on a clean exit, and more after a crash; the whole
+   * directory is removed once the browser is gone.
+   */
+  tmpDir: string;
 }
 
 /** Per render: how the page's requests are answered and what went wrong with the document. */
@@ -125,6 +134,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     if (launched === entry) launched = null;
     // Renderers orphaned by a crashed browser keep its process group: end them too.
     if (entry.pid !== null) killProcessTree(entry.pid);
+    fs.rmSync(entry.tmpDir, { recursive: true, force: true });
   }
 
   async function getBrowser(): Promise<Browser> {
@@ -138,11 +148,21 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       if (browser?.isConnected() === true) return browser;
       forget(current);
     }
+    const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-chromium-"));
     const entry: Launch = {
       pid: null,
+      tmpDir,
       browser: chromium
-        // Playwright's signal handlers would close the browser behind the embedder's back.
-        .launch({ executablePath, args: launchArgs(), timeout: LAUNCH_TIMEOUT_MS, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })
+        .launch({
+          executablePath,
+          args: launchArgs(),
+          env: { ...process.env, TMPDIR: tmpDir },
+          timeout: LAUNCH_TIMEOUT_MS,
+          // Playwright's signal handlers would close the browser behind the embedder's back.
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        })
         .then((browser) => {
           entry.pid = findBrowserProcess(marker)?.pid ?? null;
           browser.on("disconnected", () => forget(entry));
@@ -150,6 +170,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         })
         .catch((cause: unknown) => {
           if (launched === entry) launched = null;
+          fs.rmSync(tmpDir, { recursive: true, force: true });
           throw new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}`, { cause });
         }),
     };

@@ -86,11 +86,18 @@ afterAll(async () => {
   await internal.close();
 });
 
+/** The TMPDIR the fetcher gave a browser process (read from its environment). */
+function browserTmp(pid: number): string | undefined {
+  const environ = fs.readFileSync(`/proc/${String(pid)}/environ`, "utf8").split("\0");
+  return environ.find((entry) => entry.startsWith("TMPDIR="))?.slice("TMPDIR=".length);
+}
+
 describe("createBrowserFetcher", () => {
   const lookup = (): Promise<Array<{ address: string; family: number }>> => Promise.resolve([{ address: "127.0.0.2", family: 4 }]);
   // 127.0.0.1 (the test site) is exempted; everything else stays guarded.
   const fetcher = createTestFetcher({ allowAddresses: ["127.0.0.1"], lookup });
   let profileDir: string | undefined;
+  let browserTmpDir: string | undefined;
   let pid: number | null = null;
 
   afterAll(async () => {
@@ -100,6 +107,9 @@ describe("createBrowserFetcher", () => {
     expect(processTree(pid ?? -1)).toEqual([]);
     expect(profileDir).toBeDefined();
     expect(fs.existsSync(profileDir ?? "")).toBe(false);
+    // ... and the browser's own TMPDIR, where Chromium leaves its singleton socket directories.
+    expect(browserTmpDir).toBeDefined();
+    expect(fs.existsSync(browserTmpDir ?? "")).toBe(false);
   });
 
   it("renders script-inserted content after following the document's redirects", async () => {
@@ -112,6 +122,8 @@ describe("createBrowserFetcher", () => {
     const tree = processTree(pid ?? -1);
     expect(tree.length).toBeGreaterThan(1);
     profileDir = tree.map((p) => /--user-data-dir=(\S+)/.exec(p.cmdline)?.[1]).find((dir) => dir !== undefined);
+    browserTmpDir = browserTmp(pid ?? -1);
+    expect(fs.readdirSync(browserTmpDir ?? "").some((name) => name.startsWith("org.chromium."))).toBe(true);
   });
 
   it("answers notModified without rendering when the document is unchanged", async () => {
@@ -197,11 +209,14 @@ describe("a browser killed mid-render", () => {
       const firstPid = fetcher.browserProcessId();
       expect(firstPid).not.toBeNull();
       const firstTree = processTree(firstPid ?? -1);
+      const firstTmp = browserTmp(firstPid ?? -1);
+      expect(fs.existsSync(firstTmp ?? "")).toBe(true);
       process.kill(firstPid ?? -1, "SIGKILL");
       expect((await pending).code).toBe("browser_failed");
       release?.();
       await waitFor(() => processTree(firstPid ?? -1).length === 0, "the killed browser's processes to go");
       expect(firstTree.length).toBeGreaterThan(1);
+      expect(fs.existsSync(firstTmp ?? "")).toBe(false);
 
       const res = await fetcher.fetch({ url: `${site.url}/xhr`, browserOptions: options() });
       expect(res.body).toContain("loaded by fetch");
