@@ -17,3 +17,22 @@ export {
   type EngineMetrics,
   type MetricsOptions,
 } from "./metrics.js";
+export {
+  createDeliveryService,
+  defaultOwner,
+  DELIVERY_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  type DeliverDueOptions,
+  type DeliverDueResult,
+  type DeliveryServiceOptions,
+  type EngineDeliveryService,
+} from "./delivery.js";
+export { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions, type StopOptions } from "./delivery-worker.js";
+export {
+  DELIVERY_JITTER_RATIO,
+  DELIVERY_RETRY_DELAYS_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  nextDeliveryDelayMs,
+  parseRetryAfter,
+} from "./retry.js";

@@ -1,10 +1,15 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import {
+  buildPendingDiffDetectedEvent,
+  diffJson,
   generateWebhookSecret,
+  newId,
+  type DeliveryRecord,
   type MonitorRecord,
   type NewMonitor,
   type NewWebhook,
@@ -112,13 +117,20 @@ export interface ReceivedRequest {
 export interface Receiver extends TestServer {
   received: ReceivedRequest[];
   /** Replies used in order, one per request; when empty the receiver answers `fallback`. */
-  reply(...replies: { status: number; headers?: Record<string, string> }[]): void;
-  fallback: { status: number; headers?: Record<string, string> };
+  reply(...replies: Reply[]): void;
+  fallback: Reply;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Never answer. */
+  hang?: boolean;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
-  const queue: { status: number; headers?: Record<string, string> }[] = [];
+  const queue: Reply[] = [];
   const state: Receiver = {
     url: "",
     port: 0,
@@ -137,6 +149,7 @@ export async function startReceiver(): Promise<Receiver> {
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
       received.push({ body: Buffer.concat(chunks).toString("utf8"), headers, path: req.url ?? "/" });
       const reply = queue.shift() ?? state.fallback;
+      if (reply.hang === true) return; // never answers (closed with the server)
       res.writeHead(reply.status, reply.headers ?? {});
       res.end();
     });
@@ -174,4 +187,41 @@ export async function createWebhook(store: Store, orgId: string, input: Partial<
     secret: generateWebhookSecret(),
     ...input,
   });
+}
+
+/**
+ * Records one check with a diff and its outbox event straight through the store (what the check
+ * pipeline does), so delivery tests control the time the deliveries become due.
+ */
+export async function recordDiff(
+  store: Store,
+  orgId: string,
+  monitorId: string,
+  at: Date,
+  changes: { before: unknown; after: unknown } = { before: { price: 1 }, after: { price: 2 } },
+): Promise<{ diffId: string; eventId: string; deliveries: DeliveryRecord[] }> {
+  const found = diffJson(changes.before, changes.after);
+  if (found === null) throw new Error("the fixture's documents do not differ");
+  const snapshotId = newId("snapshot", at.getTime());
+  const diffId = newId("diff", at.getTime());
+  const body = JSON.stringify(changes.after);
+  const event = buildPendingDiffDetectedEvent(found, { monitorId, snapshotId, diffId, occurredAt: at });
+  const recorded = await store.recordCheck(orgId, {
+    monitorId,
+    monitor: { lastCheckedAt: at.toISOString(), lastChangedAt: at.toISOString(), updatedAt: at.toISOString() },
+    snapshot: {
+      id: snapshotId,
+      fetchedAt: at.toISOString(),
+      status: 200,
+      latencyMs: 1,
+      contentType: "application/json",
+      contentHash: `sha256:${createHash("sha256").update(body).digest("hex")}`,
+      size: Buffer.byteLength(body),
+      browserRender: false,
+      body,
+    },
+    diff: { ...found, id: diffId, previousSnapshotId: null, requestId: "req_fixture00", status: 200, latencyMs: 1, createdAt: at.toISOString() },
+    event,
+  });
+  return { diffId, eventId: event.eventId, deliveries: recorded.deliveries };
 }

@@ -1,0 +1,235 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import {
+  activeWebhookSecrets,
+  createSignedDelivery,
+  isDriftwatchError,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+  type Store,
+  type WebhookRecord,
+  type WorkerRunResult,
+} from "@driftwatch/core";
+import { createGuardedDispatcher, toFetchError, type GuardOptions } from "@driftwatch/fetcher-http";
+import { request, type Dispatcher } from "undici";
+import type { DeliveryService, UrlGuard } from "../types.js";
+import type { DeliveryMetricOutcome, EngineMetrics } from "./metrics.js";
+import { MAX_DELIVERY_ATTEMPTS, nextDeliveryDelayMs, parseRetryAfter } from "./retry.js";
+
+/** A receiver must answer with a 2xx within this time. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** How long a claimed delivery stays leased; longer than one attempt can take. */
+export const DELIVERY_LEASE_MS = 60_000;
+
+export interface DeliveryServiceOptions {
+  store: Store;
+  /**
+   * The dispatcher webhook POSTs go through. Default: fetcher-http's guarded dispatcher (the SSRF
+   * guard checks the resolved address of every connection), built from `guard`.
+   */
+  dispatcher?: Dispatcher;
+  /** Options of the default guarded dispatcher (`allowPrivateNetworks` lifts the guard). */
+  guard?: GuardOptions;
+  /** Checked before every attempt, for a clear `unsafe_url` error in the delivery log. */
+  urlGuard?: UrlGuard;
+  now?: () => Date;
+  random?: () => number;
+  metrics?: Pick<EngineMetrics, "observeDelivery">;
+  /** Lease owner name. Default `<hostname>:<pid>:<random>`. */
+  owner?: string;
+  leaseMs?: number;
+  /** Per attempt. Default 15 s. */
+  timeoutMs?: number;
+  /** Attempts in flight at once within one batch. Default 16. */
+  concurrency?: number;
+  /** Most deliveries one `runWorker` call attempts. Default 100. */
+  maxPerRun?: number;
+}
+
+export interface DeliverDueOptions {
+  orgId?: string | undefined;
+  webhookId?: string | undefined;
+  /** Also deliveries whose retry time has not come. */
+  force?: boolean;
+  limit: number;
+  /** Aborting leaves the unfinished attempts unrecorded: their deliveries stay pending (lease expiry). */
+  signal?: AbortSignal;
+}
+
+export interface DeliverDueResult {
+  /** Deliveries claimed (attempted unless aborted). */
+  claimed: number;
+  attempted: number;
+  succeeded: number;
+  /** Attempts that did not succeed (retried later, or given up). */
+  failed: number;
+}
+
+export interface EngineDeliveryService extends DeliveryService {
+  /** Claims due deliveries (a lease per delivery) and attempts each once. */
+  deliverDue(options: DeliverDueOptions): Promise<DeliverDueResult>;
+  /** Closes the dispatcher it created (not one passed in). */
+  close(): Promise<void>;
+}
+
+type AttemptOutcome = DeliveryMetricOutcome | "aborted" | "lost";
+
+function errorText(error: unknown): string {
+  if (isDriftwatchError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function defaultOwner(kind: string): string {
+  return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
+}
+
+/** Runs `task` over `items` with at most `limit` in flight. */
+async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await task(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * Webhook delivery from the outbox (SPEC section 4): each claimed delivery is signed (Standard
+ * Webhooks, both secrets during a rotation), POSTed with a 15 s deadline, and its attempt recorded;
+ * failures are retried on the schedule of `DELIVERY_RETRY_DELAYS_MS` with jitter, `410 Gone`
+ * disables the webhook, and `429`/`503` are retried after their `Retry-After`.
+ */
+export function createDeliveryService(options: DeliveryServiceOptions): EngineDeliveryService {
+  const { store, urlGuard, metrics } = options;
+  const now = options.now ?? ((): Date => new Date());
+  const random = options.random ?? Math.random;
+  const owner = options.owner ?? defaultOwner("delivery");
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const maxPerRun = Math.max(1, options.maxPerRun ?? 100);
+  const ownsDispatcher = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ?? createGuardedDispatcher({ ...options.guard, connectTimeoutMs: timeoutMs });
+
+  /** POSTs one signed attempt; returns the status and headers, or throws (network, guard, timeout). */
+  async function post(url: string, body: string, headers: Record<string, string>, signal: AbortSignal | undefined) {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    try {
+      const response = await request(url, { method: "POST", body, headers: { ...headers, "user-agent": "driftwatch-webhooks/0.1" }, dispatcher, signal: combined });
+      // The body is not used; read a little of it so the connection can be reused.
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const retryAfter = response.headers["retry-after"];
+      return { status: response.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (deadline.aborted) throw new Error(`timeout: no response within ${String(timeoutMs)} ms`);
+      throw toFetchError(error, url);
+    }
+  }
+
+  async function attempt(delivery: DeliveryRecord, webhook: WebhookRecord | null, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
+    const at = now();
+    const started = performance.now();
+    const attemptNumber = delivery.attempts + 1;
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    let retryAfterMs: number | null = null;
+    let outcome: DeliveryMetricOutcome;
+
+    if (webhook === null) {
+      error = "the webhook no longer exists";
+      outcome = "failed";
+    } else {
+      try {
+        await urlGuard?.assertSafeUrl(webhook.url);
+        const signed = createSignedDelivery({ event: delivery.payload, deliveredAt: at, secrets: activeWebhookSecrets(webhook, at) });
+        const response = await post(webhook.url, signed.body, signed.headers, signal);
+        responseStatus = response.status;
+        if (response.status >= 200 && response.status < 300) {
+          outcome = "succeeded";
+        } else if (response.status === 410) {
+          outcome = "disabled";
+          error = "HTTP 410 Gone: the webhook was disabled";
+        } else {
+          error = `HTTP ${String(response.status)}`;
+          if (response.status === 429 || response.status === 503) retryAfterMs = parseRetryAfter(response.retryAfter, at.getTime());
+          outcome = attemptNumber >= MAX_DELIVERY_ATTEMPTS ? "failed" : "retry";
+        }
+      } catch (cause) {
+        if (signal?.aborted) return "aborted";
+        error = errorText(cause);
+        outcome = attemptNumber >= MAX_DELIVERY_ATTEMPTS ? "failed" : "retry";
+      }
+    }
+
+    const durationMs = performance.now() - started;
+    let nextAttemptAt: string | null = null;
+    if (outcome === "retry") {
+      const delay = retryAfterMs ?? nextDeliveryDelayMs(attemptNumber, random) ?? 0;
+      nextAttemptAt = new Date(at.getTime() + delay).toISOString();
+    }
+    const record: DeliveryAttempt = {
+      at: at.toISOString(),
+      state: outcome === "succeeded" ? "succeeded" : outcome === "retry" ? "pending" : "failed",
+      nextAttemptAt,
+      responseStatus,
+      error,
+      durationMs,
+    };
+    if (outcome === "disabled" && webhook !== null) {
+      await store.updateWebhook(webhook.orgId, webhook.id, { enabled: false, updatedAt: at.toISOString() });
+    }
+    const saved = await store.recordDeliveryAttempt(delivery.id, owner, record);
+    metrics?.observeDelivery(outcome, durationMs / 1000);
+    return saved === null ? "lost" : outcome;
+  }
+
+  async function deliverDue(run: DeliverDueOptions): Promise<DeliverDueResult> {
+    const claimed = await store.claimDueDeliveries({
+      now: now().toISOString(),
+      limit: run.limit,
+      leaseMs,
+      owner,
+      ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
+      ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
+      ...(run.force === true ? { force: true } : {}),
+    });
+    const result: DeliverDueResult = { claimed: claimed.length, attempted: 0, succeeded: 0, failed: 0 };
+    const webhooks = new Map<string, Promise<WebhookRecord | null>>();
+    const webhookOf = (d: DeliveryRecord): Promise<WebhookRecord | null> => {
+      const key = `${d.orgId}/${d.webhookId}`;
+      let found = webhooks.get(key);
+      if (found === undefined) {
+        found = store.getWebhook(d.orgId, d.webhookId);
+        webhooks.set(key, found);
+      }
+      return found;
+    };
+    await pool(claimed, concurrency, async (delivery) => {
+      if (run.signal?.aborted) return;
+      const outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
+      if (outcome === "aborted" || outcome === "lost") return;
+      result.attempted++;
+      if (outcome === "succeeded") result.succeeded++;
+      else result.failed++;
+    });
+    return result;
+  }
+
+  return {
+    deliverDue,
+    async runWorker(orgId, runOptions): Promise<WorkerRunResult> {
+      const result = await deliverDue({ orgId, webhookId: runOptions.webhookId, force: runOptions.force, limit: maxPerRun });
+      const pending = await store.countPendingDeliveries(orgId);
+      return { attempted: result.attempted, succeeded: result.succeeded, failed: result.failed, pending };
+    },
+    async close() {
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+}
