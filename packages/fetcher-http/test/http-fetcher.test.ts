@@ -17,6 +17,8 @@ async function fetchError(promise: Promise<unknown>): Promise<{ code: string; me
 const page = "<html><body><h1>Prices</h1><p>Widget: 10 EUR</p></body></html>";
 const big = Buffer.alloc(3 * 1024 * 1024, "a");
 const timers = new Set<NodeJS.Timeout>();
+/** Bytes the endless route had written when its connection closed. */
+const endlessSent: number[] = [];
 
 let server: TestServer;
 beforeAll(async () => {
@@ -67,6 +69,33 @@ beforeAll(async () => {
         const timer = setInterval(() => res.write("."), 50);
         timers.add(timer);
         res.on("close", () => clearInterval(timer));
+        return;
+      }
+      case "/endless": {
+        // Never ends: only a cap enforced while streaming can finish this fetch before the timeout.
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        const chunk = Buffer.alloc(64 * 1024, "x");
+        let sent = 0;
+        const pump = (): void => {
+          while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+          if (!res.destroyed) res.once("drain", pump);
+        };
+        res.on("close", () => endlessSent.push(sent));
+        pump();
+        return;
+      }
+      case "/endless-gzip": {
+        // A gzip stream of zeros that never ends: the decoded-bytes cap must stop it.
+        res.writeHead(200, { "content-encoding": "gzip" });
+        const gzip = zlib.createGzip();
+        gzip.pipe(res);
+        const zeros = Buffer.alloc(256 * 1024);
+        const pump = (): void => {
+          while (!res.destroyed && gzip.write(zeros));
+          if (!res.destroyed) gzip.once("drain", pump);
+        };
+        res.on("close", () => gzip.destroy());
+        pump();
         return;
       }
       case "/silent":
@@ -164,6 +193,23 @@ describe("createHttpFetcher on a local server (guard lifted)", () => {
 
   it.each(["/big-declared", "/big-chunked", "/bomb"])("aborts %s past maxBodyBytes with too_large", async (path) => {
     expect((await fetchError(fetcher.fetch({ url: `${server.url}${path}` }))).code).toBe("too_large");
+  });
+
+  it.each(["/endless", "/endless-gzip"])("stops reading %s at the cap instead of buffering it", async (path) => {
+    const error = await fetchError(fetcher.fetch({ url: `${server.url}${path}` }));
+    expect(error.code).toBe("too_large");
+  });
+
+  it("closes the connection of an endless body soon after the cap", async () => {
+    endlessSent.length = 0;
+    expect((await fetchError(fetcher.fetch({ url: `${server.url}/endless` }))).code).toBe("too_large");
+    await new Promise<void>((resolve) => {
+      const poll = (): void => (endlessSent.length > 0 ? resolve() : void setTimeout(poll, 10));
+      poll();
+    });
+    // The cap is 1 MB; what the server managed to write before the socket closed is bounded by
+    // the cap plus socket buffers, nowhere near what an unbounded read would have taken.
+    expect(endlessSent[0]).toBeLessThan(16 * 1024 * 1024);
   });
 
   it("times out a trickling body", async () => {
