@@ -1,1 +1,19 @@
-export {};
+export { runStoreContract } from "./contract.js";
+export {
+  rejectionCode,
+  type Capability,
+  type OpenStoreOptions,
+  type StoreContractCapabilities,
+  type StoreContractHarness,
+  type StoreContractOptions,
+} from "./harness.js";
+export {
+  apiMonitor,
+  changedCheck,
+  recordChanges,
+  seedOrganization,
+  unchangedCheck,
+  webhookInput,
+  type CheckOptions,
+  type SeededOrganization,
+} from "./fixtures.js";

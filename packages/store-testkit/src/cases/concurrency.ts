@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { Store } from "@driftwatch/core";
+import { apiMonitor, changedCheck, seedOrganization } from "../fixtures.js";
+import type { ContractContext } from "../harness.js";
+
+const NOW = "2026-07-01T00:00:00.000Z";
+
+/** Claims in rounds from every store at once until a round finds nothing; returns what each owner got. */
+async function drain(stores: Store[], claim: (store: Store, owner: string) => Promise<{ id: string }[]>): Promise<string[][]> {
+  const got: string[][] = stores.map(() => []);
+  for (;;) {
+    const round = await Promise.all(stores.flatMap((store, i) => [claim(store, `w${i}a`), claim(store, `w${i}b`)]));
+    if (round.every((r) => r.length === 0)) return got;
+    round.forEach((records, k) => got[Math.floor(k / 2)]!.push(...records.map((r) => r.id)));
+  }
+}
+
+export function concurrencyCases(ctx: ContractContext): void {
+  const shared = ctx.supports("sharedDatabase");
+  describe.skipIf(!shared.supported)(`concurrency: two stores on one database${shared.label}`, () => {
+    it("claiming monitors at once never hands the same monitor to two workers", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const org = await first.ensureOrganization("acme");
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) ids.push((await first.createMonitor(org.id, apiMonitor({ name: `m${i}`, nextCheckAt: new Date(Date.parse(NOW) - i * 1000).toISOString() }))).id);
+      const got = await drain([first, second], (store, owner) => store.claimDueMonitors({ now: NOW, limit: 3, leaseMs: 60_000, owner }));
+      const all = got.flat();
+      expect(all).toHaveLength(40);
+      expect(new Set(all).size).toBe(40);
+      expect([...all].sort()).toEqual([...ids].sort());
+      // both stores saw the same rows: what one created, the other claimed
+      expect(got[1]!.length).toBeGreaterThan(0);
+    });
+
+    it("claiming deliveries at once never hands the same delivery to two workers", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const { orgId, monitorId } = await seedOrganization(first);
+      let previous: string | null = null;
+      for (let i = 0; i < 15; i++) {
+        const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence: i, at: NOW });
+        await (i % 2 === 0 ? first : second).recordCheck(orgId, check);
+        previous = check.snapshot!.id;
+      }
+      expect(await second.countPendingDeliveries()).toBe(30);
+      const got = await drain([first, second], (store, owner) => store.claimDueDeliveries({ now: NOW, limit: 4, leaseMs: 60_000, owner }));
+      const all = got.flat();
+      expect(all).toHaveLength(30);
+      expect(new Set(all).size).toBe(30);
+      expect(got[1]!.length).toBeGreaterThan(0);
+    });
+
+    it("checks recorded through both stores at once all land whole", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const org = await first.ensureOrganization("acme");
+      const monitors = await Promise.all(Array.from({ length: 6 }, (_, i) => first.createMonitor(org.id, apiMonitor({ name: `m${i}` }))));
+      await Promise.all(monitors.map((m, i) => (i % 2 === 0 ? first : second).recordCheck(org.id, changedCheck(m.id, { sequence: i }))));
+      for (const m of monitors) {
+        expect((await second.listSnapshots(org.id, m.id, { limit: 5 })).data).toHaveLength(1);
+        expect((await first.listDiffs(org.id, m.id, { limit: 5 })).data).toHaveLength(1);
+      }
+    });
+  });
+}

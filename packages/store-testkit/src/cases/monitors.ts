@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { encodeCursor } from "@driftwatch/core";
+import { apiMonitor } from "../fixtures.js";
+import { rejectionCode, type ContractContext } from "../harness.js";
+
+export function monitorCases(ctx: ContractContext): void {
+  describe("monitors", () => {
+    it("creates with defaults and reads back exactly what was stored (credentials unmasked)", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const input = apiMonitor({
+        type: "website",
+        url: "https://example.com/pricing",
+        selector: "#price",
+        browserOptionsJson: { waitStrategy: "networkidle", timeoutMs: 30000, viewport: { width: 1280, height: 800 }, blockResources: ["image"] },
+        headers: { authorization: "Bearer s3cret", "x-trace": "1" },
+        method: "POST",
+        body: '{"q":1}',
+        nextCheckAt: "2026-01-01T01:00:00+01:00",
+      });
+      const monitor = await store.createMonitor(org.id, input);
+      expect(monitor).toMatchObject({
+        orgId: org.id,
+        type: "website",
+        name: input.name,
+        url: "https://example.com/pricing",
+        method: "POST",
+        headers: { authorization: "Bearer s3cret", "x-trace": "1" },
+        body: '{"q":1}',
+        intervalSeconds: 60,
+        selector: "#price",
+        browserOptionsJson: input.browserOptionsJson,
+        state: "active",
+        consecutiveFailures: 0,
+        lastCheckedAt: null,
+        lastChangedAt: null,
+        nextCheckAt: "2026-01-01T00:00:00.000Z",
+        lastStatus: null,
+        lastError: null,
+      });
+      expect(monitor.id).toMatch(/^mon_/);
+      expect(monitor.updatedAt).toBe(monitor.createdAt);
+      expect(await store.getMonitor(org.id, monitor.id)).toEqual(monitor);
+      expect(await store.getMonitor(org.id, "mon_00000000000000000000000000")).toBeNull();
+    });
+
+    it("updates only the given fields, sets explicit nulls, and returns null for an unknown monitor", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor({ body: "x" }));
+      const updated = await store.updateMonitor(org.id, monitor.id, {
+        name: "renamed",
+        state: "paused",
+        lastError: "timeout",
+        consecutiveFailures: 2,
+        headers: { accept: "text/plain" },
+        updatedAt: "2026-02-01T00:00:00.000Z",
+      });
+      expect(updated).toMatchObject({ name: "renamed", state: "paused", lastError: "timeout", consecutiveFailures: 2, headers: { accept: "text/plain" }, body: "x" });
+      expect(updated?.updatedAt).toBe("2026-02-01T00:00:00.000Z");
+      expect(updated?.url).toBe(monitor.url);
+      const cleared = await store.updateMonitor(org.id, monitor.id, { lastError: null, body: null, name: undefined });
+      expect(cleared).toMatchObject({ lastError: null, body: null, name: "renamed" });
+      expect(await store.getMonitor(org.id, monitor.id)).toEqual(cleared);
+      expect(await store.updateMonitor(org.id, "mon_00000000000000000000000000", { name: "x" })).toBeNull();
+    });
+
+    it("returns copies: changing a returned record does not change the store", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      monitor.headers["x-injected"] = "1";
+      monitor.name = "mutated";
+      const read = await store.getMonitor(org.id, monitor.id);
+      expect(read?.headers["x-injected"]).toBeUndefined();
+      expect(read?.name).toBe("orders API");
+    });
+
+    it("deletes (true once, then false)", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      expect(await store.deleteMonitor(org.id, monitor.id)).toBe(true);
+      expect(await store.deleteMonitor(org.id, monitor.id)).toBe(false);
+      expect(await store.getMonitor(org.id, monitor.id)).toBeNull();
+    });
+
+    it("rejects a monitor of an unknown organization with not_found", async () => {
+      const store = await ctx.store();
+      expect(await rejectionCode(store.createMonitor("org_00000000000000000000000000", apiMonitor()))).toBe("not_found");
+    });
+  });
+
+  describe("paging", () => {
+    it("empty list: no data, no cursor", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      expect(await store.listMonitors(org.id, { limit: 5 })).toEqual({ data: [], nextCursor: null });
+    });
+
+    it("exact page: as many rows as the limit gives no cursor", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push((await store.createMonitor(org.id, apiMonitor({ name: `m${i}` }))).id);
+      const page = await store.listMonitors(org.id, { limit: 4 });
+      expect(page.data.map((m) => m.id)).toEqual([...ids].reverse());
+      expect(page.nextCursor).toBeNull();
+    });
+
+    it("walks every page newest first; the last page is short and has no cursor", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const ids: string[] = [];
+      for (let i = 0; i < 11; i++) ids.push((await store.createMonitor(org.id, apiMonitor({ name: `m${i}` }))).id);
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await store.listMonitors(org.id, { limit: 4, cursor });
+        pages.push(page.data.map((m) => m.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(pages.map((p) => p.length)).toEqual([4, 4, 3]);
+      expect(pages.flat()).toEqual([...ids].reverse());
+    });
+
+    it("a page boundary on the last row ends with an empty-free walk (8 rows, limit 4: two pages)", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      for (let i = 0; i < 8; i++) await store.createMonitor(org.id, apiMonitor({ name: `m${i}` }));
+      const first = await store.listMonitors(org.id, { limit: 4 });
+      const second = await store.listMonitors(org.id, { limit: 4, cursor: first.nextCursor });
+      expect(second.data).toHaveLength(4);
+      expect(second.nextCursor).toBeNull();
+    });
+
+    it("clamps the limit to 1..100", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      for (let i = 0; i < 3; i++) await store.createMonitor(org.id, apiMonitor({ name: `m${i}` }));
+      expect((await store.listMonitors(org.id, { limit: 0 })).data).toHaveLength(1);
+      expect((await store.listMonitors(org.id, { limit: 1000 })).data).toHaveLength(3);
+    });
+
+    it("rejects a malformed cursor with invalid_cursor; a well-formed cursor past the end gives an empty page", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      await store.createMonitor(org.id, apiMonitor());
+      expect(await rejectionCode(store.listMonitors(org.id, { limit: 4, cursor: "not-a-cursor" }))).toBe("invalid_cursor");
+      expect(await rejectionCode(store.listMonitors(org.id, { limit: 4, cursor: Buffer.from('{"v":1,"id":"; DROP"}').toString("base64url") }))).toBe(
+        "invalid_cursor"
+      );
+      expect(await store.listMonitors(org.id, { limit: 4, cursor: encodeCursor("mon_00000000000000000000000000") })).toEqual({ data: [], nextCursor: null });
+    });
+  });
+}

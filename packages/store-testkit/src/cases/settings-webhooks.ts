@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { apiMonitor, changedCheck, seedOrganization, webhookInput } from "../fixtures.js";
+import { rejectionCode, type ContractContext } from "../harness.js";
+
+export function settingsCases(ctx: ContractContext): void {
+  describe("settings", () => {
+    it("defaults when never set, replaces given fields, keeps omitted ones; null for an unknown monitor", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, updatedAt: null });
+
+      const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }, { path: "$.price", severity: "critical" as const }], arrayKeys: { "$.items": "sku" }, notify: { minSeverity: "medium" as const } };
+      const set = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00Z" });
+      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, updatedAt: "2026-01-01T00:00:00.000Z" });
+      const retention = await store.updateSettings(org.id, monitor.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
+      expect(retention).toMatchObject({ policyRulesJson: rules, snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
+      const cleared = await store.updateSettings(org.id, monitor.id, { policyRulesJson: { rules: [] }, updatedAt: "2026-01-03T00:00:00.000Z" });
+      expect(cleared).toMatchObject({ policyRulesJson: { rules: [] }, snapshotRetention: 5 });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual(cleared);
+
+      expect(await store.getSettings(org.id, "mon_00000000000000000000000000")).toBeNull();
+      expect(await store.updateSettings(org.id, "mon_00000000000000000000000000", { snapshotRetention: 1, updatedAt: "2026-01-01T00:00:00.000Z" })).toBeNull();
+    });
+  });
+
+  describe("cascade delete", () => {
+    it("deleting a monitor deletes its snapshots, diffs and settings; its deliveries stay in the log", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId, webhookIds } = await seedOrganization(store);
+      await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, updatedAt: new Date().toISOString() });
+      const check = changedCheck(monitorId);
+      const result = await store.recordCheck(orgId, check);
+      expect(await store.deleteMonitor(orgId, monitorId)).toBe(true);
+      expect(await store.getSnapshot(orgId, monitorId, check.snapshot!.id)).toBeNull();
+      expect(await store.getLatestSnapshot(orgId, monitorId)).toBeNull();
+      expect(await store.getDiff(orgId, monitorId, check.diff!.id)).toBeNull();
+      expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data).toEqual([]);
+      expect(await store.getSettings(orgId, monitorId)).toBeNull();
+      const delivery = result.deliveries[0]!;
+      expect(await store.getDelivery(orgId, delivery.webhookId, delivery.id)).toMatchObject({ id: delivery.id, monitorId });
+      // a new monitor does not inherit anything
+      const fresh = await store.createMonitor(orgId, apiMonitor());
+      expect((await store.getSettings(orgId, fresh.id))?.snapshotRetention).toBe(100);
+      expect(webhookIds).toHaveLength(2);
+    });
+
+    it("deleting a webhook deletes its deliveries and their attempts", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId, webhookIds } = await seedOrganization(store);
+      const result = await store.recordCheck(orgId, changedCheck(monitorId, { at: "2026-01-01T00:00:00.000Z" }));
+      const [claimed] = await store.claimDueDeliveries({ now: "2026-01-01T00:00:00.000Z", limit: 1, leaseMs: 1_000, owner: "w", webhookId: webhookIds[0] });
+      await store.recordDeliveryAttempt(claimed!.id, "w", { at: "2026-01-01T00:00:01.000Z", state: "pending", nextAttemptAt: "2026-01-01T00:01:00.000Z", responseStatus: 500, error: null, durationMs: 1 });
+      expect(await store.deleteWebhook(orgId, webhookIds[0])).toBe(true);
+      expect(await store.deleteWebhook(orgId, webhookIds[0])).toBe(false);
+      expect(await store.getDelivery(orgId, webhookIds[0], claimed!.id)).toBeNull();
+      expect(await store.listDeliveryAttempts(orgId, claimed!.id)).toEqual([]);
+      expect(await store.countPendingDeliveries(orgId)).toBe(1);
+      const kept = result.deliveries.find((d) => d.webhookId === webhookIds[1])!;
+      expect(await store.getDelivery(orgId, webhookIds[1], kept.id)).not.toBeNull();
+    });
+  });
+}
+
+export function webhookCases(ctx: ContractContext): void {
+  describe("webhooks", () => {
+    it("creates, reads, updates given fields (rotation fields too) and deletes", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const created = await store.createWebhook(org.id, webhookInput({ description: "ops", monitorIds: ["mon_a", "mon_b"], minSeverity: "high" }));
+      expect(created).toMatchObject({
+        orgId: org.id,
+        url: "https://hooks.example.com/driftwatch",
+        description: "ops",
+        events: ["diff.detected"],
+        monitorIds: ["mon_a", "mon_b"],
+        minSeverity: "high",
+        enabled: true,
+        secret: "whsec_dGVzdHNlY3JldA==",
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+      });
+      expect(created.id).toMatch(/^whk_/);
+      expect(created.updatedAt).toBe(created.createdAt);
+      expect(await store.getWebhook(org.id, created.id)).toEqual(created);
+
+      const rotated = await store.updateWebhook(org.id, created.id, {
+        secret: "whsec_bmV3",
+        previousSecret: created.secret,
+        previousSecretExpiresAt: "2026-01-02T00:00:00Z",
+        description: null,
+        monitorIds: null,
+        enabled: false,
+        updatedAt: "2026-01-01T00:00:00.000Z",
+      });
+      expect(rotated).toMatchObject({
+        secret: "whsec_bmV3",
+        previousSecret: "whsec_dGVzdHNlY3JldA==",
+        previousSecretExpiresAt: "2026-01-02T00:00:00.000Z",
+        description: null,
+        monitorIds: null,
+        enabled: false,
+        minSeverity: "high",
+        url: created.url,
+        updatedAt: "2026-01-01T00:00:00.000Z",
+      });
+      expect(await store.getWebhook(org.id, created.id)).toEqual(rotated);
+      expect(await store.updateWebhook(org.id, "whk_00000000000000000000000000", { enabled: true })).toBeNull();
+      expect(await store.deleteWebhook(org.id, created.id)).toBe(true);
+      expect(await store.getWebhook(org.id, created.id)).toBeNull();
+    });
+
+    it("lists newest first with cursors; rejects an unknown organization", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await store.createWebhook(org.id, webhookInput({ url: `https://hooks.example.com/${i}` }))).id);
+      const first = await store.listWebhooks(org.id, { limit: 2 });
+      expect(first.data.map((w) => w.id)).toEqual([ids[2], ids[1]]);
+      const second = await store.listWebhooks(org.id, { limit: 2, cursor: first.nextCursor });
+      expect(second).toEqual({ data: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
+      expect(await rejectionCode(store.createWebhook("org_00000000000000000000000000", webhookInput()))).toBe("not_found");
+    });
+  });
+}
