@@ -9,10 +9,10 @@ import { applyRateLimit, createMemoryCounter, createStoreCounter } from "./http/
 import { zodValidatorCompiler } from "./http/validation.js";
 import { registerOpenApi } from "./openapi/index.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
-// import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
+import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
 import { registerSystemRoutes } from "./routes/system.js";
-// import { registerTokenRoutes } from "./routes/tokens.js";
-// import { registerWebhookRoutes } from "./routes/webhooks.js";
+import { registerTokenRoutes } from "./routes/tokens.js";
+import { registerWebhookRoutes } from "./routes/webhooks.js";
 import type { AppDependencies } from "./types.js";
 
 /** API versions a request may pin with `driftwatch-version`. */
@@ -85,8 +85,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await registerOpenApi(app);
   registerSystemRoutes(app, deps);
   registerMonitorRoutes(app, deps, now);
-  // registerMonitorDataRoutes(app, deps, now);
-  // registerWebhookRoutes(app, deps, now);
-  // registerTokenRoutes(app, deps, now);
+  registerMonitorDataRoutes(app, deps, now);
+  registerWebhookRoutes(app, deps, now);
+  registerTokenRoutes(app, deps, now);
   return app;
 }

@@ -1,5 +1,5 @@
 import { FetchError, isDriftwatchError } from "@driftwatch/core";
-import { idSchema, ProblemSchema, type IdKind } from "@driftwatch/schema";
+import { idSchema, ProblemSchema } from "@driftwatch/schema";
 import { z } from "zod";
 import { ApiError } from "../http/problem.js";
 import type { UrlGuard } from "../types.js";
@@ -9,9 +9,6 @@ export const MonitorParams = z.strictObject({ id: idSchema("monitor") });
 export const WebhookParams = z.strictObject({ id: idSchema("webhook") });
 export const TokenParams = z.strictObject({ id: idSchema("token") });
 
-export function idParam(kind: IdKind) {
-  return idSchema(kind);
-}
 
 /** Problem responses a route documents in OpenAPI, by status. */
 export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {

@@ -76,8 +76,8 @@ export function presentDiff(d: DiffRecord | Diff): Diff {
   return diff as Diff;
 }
 
-export function presentWebhook(w: WebhookRecord, secret?: string): Webhook {
-  const out: Webhook = {
+export function presentWebhook(w: WebhookRecord): Webhook {
+  return {
     id: w.id,
     url: w.url,
     description: w.description,
@@ -88,8 +88,6 @@ export function presentWebhook(w: WebhookRecord, secret?: string): Webhook {
     createdAt: w.createdAt,
     updatedAt: w.updatedAt,
   };
-  if (secret !== undefined) out.secret = secret;
-  return out;
 }
 
 export function presentDelivery(d: DeliveryRecord): Delivery {
@@ -110,8 +108,8 @@ export function presentDelivery(d: DeliveryRecord): Delivery {
   };
 }
 
-export function presentToken(t: TokenRecord, secret?: string): Token {
-  const out: Token = {
+export function presentToken(t: TokenRecord): Token {
+  return {
     id: t.id,
     name: t.name,
     scopes: t.scopes,
@@ -119,6 +117,4 @@ export function presentToken(t: TokenRecord, secret?: string): Token {
     lastUsedAt: t.lastUsedAt,
     revokedAt: t.revokedAt,
   };
-  if (secret !== undefined) out.token = secret;
-  return out;
 }

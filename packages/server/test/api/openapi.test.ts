@@ -1,0 +1,65 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHarness, json, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Every route of SPEC section 3, as OpenAPI paths. */
+const EXPECTED: Record<string, string[]> = {
+  "/api/monitors": ["post", "get"],
+  "/api/monitors/{id}": ["get", "patch", "delete"],
+  "/api/monitors/{id}/check": ["post"],
+  "/api/monitors/{id}/diffs": ["get"],
+  "/api/monitors/{id}/diffs/{diffId}": ["get"],
+  "/api/monitors/{id}/snapshots": ["get"],
+  "/api/monitors/{id}/snapshots/{snapshotId}": ["get"],
+  "/api/monitors/{id}/settings": ["get", "patch"],
+  "/api/webhooks": ["post", "get"],
+  "/api/webhooks/{id}": ["get", "patch", "delete"],
+  "/api/webhooks/{id}/rotate-secret": ["post"],
+  "/api/webhooks/{id}/deliveries": ["get"],
+  "/api/webhooks/{id}/deliveries/{deliveryId}/retry": ["post"],
+  "/api/webhooks/worker/run": ["post"],
+  "/api/tokens": ["post", "get"],
+  "/api/tokens/{id}": ["get", "delete"],
+  "/healthz": ["get"],
+  "/readyz": ["get"],
+  "/metrics": ["get"],
+};
+
+describe("GET /api/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document covering every route, served without auth", async () => {
+    const res = await h.request(null, { method: "GET", url: "/api/openapi.json" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["x-request-id"]).toMatch(/^req_/);
+    const doc = json(res);
+    expect(doc.openapi).toBe("3.1.0");
+    // validate() dereferences in place: give it a copy
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+    for (const [path, methods] of Object.entries(EXPECTED)) {
+      expect(doc.paths[path], path).toBeDefined();
+      for (const method of methods) expect(doc.paths[path][method], `${method} ${path}`).toBeDefined();
+    }
+  });
+
+  it("documents request bodies from the zod schemas (unknown fields refused, browserOptions shape)", async () => {
+    const doc = json(await h.request(null, { method: "GET", url: "/api/openapi.json" }));
+    const create = doc.paths["/api/monitors"].post;
+    const body = create.requestBody.content["application/json"].schema;
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["url", "type", "browserOptions", "headers"]));
+    expect(JSON.stringify(body.properties.browserOptions)).toContain("networkidle");
+    expect(create.responses["201"]).toBeDefined();
+    expect(create.responses["422"]).toBeDefined();
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const settings = doc.paths["/api/monitors/{id}/settings"].patch.requestBody.content["application/json"].schema;
+    expect(Object.keys(settings.properties)).toContain("policyRules");
+  });
+});
