@@ -1,0 +1,283 @@
+import { encodeCursor } from "@driftwatch/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiMonitor, createHarness, expectProblem, json, websiteMonitor, type Harness } from "./harness.js";
+
+let h: Harness;
+let monitorId: string;
+beforeAll(async () => {
+  h = await createHarness();
+  monitorId = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: websiteMonitor })).id;
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Everything tenant A has stored, to assert refused requests change nothing. */
+async function storedState(): Promise<string> {
+  const org = h.a.orgId;
+  const monitors = await h.store.listMonitors(org, { limit: 100 });
+  const settings = await Promise.all(monitors.data.map((m) => h.store.getSettings(org, m.id)));
+  const webhooks = await h.store.listWebhooks(org, { limit: 100 });
+  return JSON.stringify({ monitors: monitors.data, settings, webhooks: webhooks.data });
+}
+
+async function expectUnchanged(run: () => Promise<void>): Promise<void> {
+  const before = await storedState();
+  await run();
+  expect(await storedState()).toBe(before);
+}
+
+describe("request errors (each answers its code and stores nothing)", () => {
+  it("malformed JSON is 400 invalid_json", async () => {
+    await expectUnchanged(async () => {
+      const res = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/monitors",
+        headers: { "content-type": "application/json" },
+        payload: '{"url": "https://x.example.com",',
+      });
+      expectProblem(res, 400, "invalid_json");
+      const empty = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, headers: { "content-type": "application/json" }, payload: "" });
+      expectProblem(empty, 400, "invalid_json");
+    });
+  });
+
+  it("a body that is not JSON is 415 unsupported_media_type", async () => {
+    await expectUnchanged(async () => {
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
+        const res = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "content-type": type }, payload: "url=https://x.example.com" });
+        expectProblem(res, 415, "unsupported_media_type");
+      }
+    });
+  });
+
+  it("an oversized body is 413 payload_too_large", async () => {
+    await expectUnchanged(async () => {
+      const res = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/monitors",
+        payload: { ...apiMonitor, body: "x".repeat(70 * 1024) },
+      });
+      expectProblem(res, 413, "payload_too_large");
+    });
+  });
+
+  it("unknown fields and wrong types are 422 validation_failed with one error per field", async () => {
+    await expectUnchanged(async () => {
+      const unknown = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, colour: "red", owner: 1 } }),
+        422,
+        "validation_failed",
+      );
+      expect(unknown.errors).toEqual(
+        expect.arrayContaining([
+          { path: "colour", message: expect.any(String) },
+          { path: "owner", message: expect.any(String) },
+        ]),
+      );
+      const types = expectProblem(
+        await h.request(h.a.admin, {
+          method: "POST",
+          url: "/api/monitors",
+          payload: { url: 42, intervalSeconds: "often", headers: { "bad header": "x" }, type: "ftp" },
+        }),
+        422,
+        "validation_failed",
+      );
+      expect(types.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(["url", "intervalSeconds", "type"]));
+      const badUrl = expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { url: "ftp://files.example.com/x", state: "failing" } }),
+        422,
+        "validation_failed",
+      );
+      expect(badUrl.errors.map((e: { path: string }) => e.path).sort()).toEqual(["state", "url"]);
+      expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: [apiMonitor] }), 422, "validation_failed");
+      expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors" }), 422, "validation_failed");
+    });
+  });
+
+  it("malformed and unknown ids are 404 not_found", async () => {
+    for (const url of [
+      "/api/monitors/not-an-id",
+      "/api/monitors/mon_..%2F..%2Fetc",
+      "/api/monitors/dif_01HZX3K4ABCDEFGHJKMNPQRSTV",
+      "/api/monitors/mon_01HZX3K4ABCDEFGHJKMNPQRSTV",
+      `/api/monitors/${monitorId}/diffs/snp_01HZX3K4ABCDEFGHJKMNPQRSTV`,
+      `/api/monitors/${monitorId}/snapshots/nope`,
+      "/api/webhooks/mon_01HZX3K4ABCDEFGHJKMNPQRSTV",
+      "/api/tokens/whk_01HZX3K4ABCDEFGHJKMNPQRSTV",
+    ]) {
+      expectProblem(await h.request(h.a.admin, { method: "GET", url }), 404, "not_found");
+    }
+    await expectUnchanged(async () => {
+      expectProblem(await h.request(h.a.admin, { method: "PATCH", url: "/api/monitors/xyz", payload: { name: "n" } }), 404, "not_found");
+      expectProblem(await h.request(h.a.admin, { method: "DELETE", url: "/api/monitors/mon_x" }), 404, "not_found");
+    });
+  });
+
+  it("bad cursors and bad paging parameters are 400 invalid_request", async () => {
+    const wellFormedButForeign = encodeCursor("../etc/passwd");
+    for (const query of ["cursor=garbage!!", `cursor=${wellFormedButForeign}`, "limit=0", "limit=101", "limit=ten", "page=2"]) {
+      const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors?${query}` });
+      expectProblem(res, 400, "invalid_request");
+    }
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?minSeverity=huge` }), 400, "invalid_request");
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=yesterday` }), 400, "invalid_request");
+    expectProblem(
+      await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z` }),
+      400,
+      "invalid_request",
+    );
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/snapshots?cursor=%00` }), 400, "invalid_request");
+  });
+
+  it("bad browserOptions are 422 invalid_browser_options with one error per offending field", async () => {
+    await expectUnchanged(async () => {
+      const res = expectProblem(
+        await h.request(h.a.admin, {
+          method: "POST",
+          url: "/api/monitors",
+          payload: { ...websiteMonitor, browserOptions: { waitStrategy: "never", timeoutMs: 5, colour: "red", viewport: { width: 10, height: 800 } } },
+        }),
+        422,
+        "invalid_browser_options",
+      );
+      expect(res.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        "browserOptions.colour",
+        "browserOptions.timeoutMs",
+        "browserOptions.viewport.width",
+        "browserOptions.waitStrategy",
+      ]);
+      const patch = expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions: { blockResources: ["scripts"], extraWaitMs: -1 } } }),
+        422,
+        "invalid_browser_options",
+      );
+      expect(patch.errors.map((e: { path: string }) => e.path).sort()).toEqual(["browserOptions.blockResources[0]", "browserOptions.extraWaitMs"]);
+      expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions: "networkidle" } }),
+        422,
+        "invalid_browser_options",
+      );
+    });
+  });
+
+  it("browserOptions on an api monitor is 422 invalid_browser_options", async () => {
+    const api = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: apiMonitor }));
+    await expectUnchanged(async () => {
+      const created = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, browserOptions: { waitStrategy: "load" } } }),
+        422,
+        "invalid_browser_options",
+      );
+      expect(created.errors).toEqual([{ path: "browserOptions", message: expect.any(String) }]);
+      expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${api.id}`, payload: { browserOptions: {} } }),
+        422,
+        "invalid_browser_options",
+      );
+    });
+  });
+
+  it("bad policy rules are 422 invalid_policy_rules naming the rule index", async () => {
+    await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}/settings`, payload: { policyRules: { rules: [{ path: "$.a", action: "ignore" }] } } });
+    await expectUnchanged(async () => {
+      const shape = expectProblem(
+        await h.request(h.a.admin, {
+          method: "PATCH",
+          url: `/api/monitors/${monitorId}/settings`,
+          payload: { policyRules: { rules: [{ path: "$.a", action: "ignore" }, { path: "$.b", action: "explode" }] } },
+        }),
+        422,
+        "invalid_policy_rules",
+      );
+      expect(shape.errors.map((e: { path: string }) => e.path)).toEqual(["policyRules.rules[1].action"]);
+      const meaning = expectProblem(
+        await h.request(h.a.admin, {
+          method: "PATCH",
+          url: `/api/monitors/${monitorId}/settings`,
+          payload: { policyRules: { rules: [{ path: "$.ok", severity: "high" }, { path: "$.a", action: "set" }, { path: "$[?(", action: "ignore" }] } },
+        }),
+        422,
+        "invalid_policy_rules",
+      );
+      const paths = meaning.errors.map((e: { path: string }) => e.path);
+      expect(paths).toEqual(expect.arrayContaining(["policyRules.rules[1].severity", "policyRules.rules[2].path"]));
+      expect(paths.some((p: string) => p.startsWith("policyRules.rules[0]"))).toBe(false);
+    });
+  });
+
+  it("unsafe URLs are 422 unsafe_url (monitors and webhooks, create and update)", async () => {
+    const hook = json(await h.request(h.a.admin, { method: "POST", url: "/api/webhooks", payload: { url: "https://hooks.example.com/in" } }));
+    await expectUnchanged(async () => {
+      for (const url of ["http://127.0.0.1:8080/admin", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/"]) {
+        const created = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, url } }), 422, "unsafe_url");
+        expect(created.errors).toEqual([{ path: "url", message: expect.any(String) }]);
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { url } }), 422, "unsafe_url");
+        expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/webhooks", payload: { url } }), 422, "unsafe_url");
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/webhooks/${hook.id}`, payload: { url } }), 422, "unsafe_url");
+      }
+    });
+  });
+
+  it("an unknown route is 404 not_found with a request id", async () => {
+    const res = await h.request(null, { method: "GET", url: "/api/nothing-here" });
+    expectProblem(res, 404, "not_found");
+    expect(res.headers["driftwatch-version"]).toBeDefined();
+    expectProblem(await h.request(h.a.admin, { method: "PUT", url: `/api/monitors/${monitorId}`, payload: {} }), 404, "not_found");
+  });
+
+  it("an unexpected failure is 500 internal_error without internals", async () => {
+    h.checks.next.push(new TypeError("Cannot read properties of undefined (reading 'secretThing') at /srv/app.js:12"));
+    const res = await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${monitorId}/check` });
+    const problem = expectProblem(res, 500, "internal_error");
+    expect(res.body).not.toContain("secretThing");
+    expect(res.body).not.toContain("/srv/app.js");
+    expect(problem).not.toHaveProperty("stack");
+    // the log has it, with the request id
+    const logged = h.logLines.find((l) => l.requestId === problem.requestId && l.level === 50);
+    expect(JSON.stringify(logged)).toContain("secretThing");
+  });
+
+  it("every log line of a request carries its request id", async () => {
+    const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}` });
+    const id = res.headers["x-request-id"];
+    const lines = h.logLines.filter((l) => l.requestId === id);
+    expect(lines.length).toBeGreaterThanOrEqual(2); // incoming request + request completed
+    const withReq = h.logLines.filter((l) => l.req !== undefined || l.res !== undefined);
+    expect(withReq.every((l) => typeof l.requestId === "string" && String(l.requestId).startsWith("req_"))).toBe(true);
+  });
+});
+
+describe("versioning", () => {
+  it("answers with driftwatch-version and accepts a pinned supported version", async () => {
+    const plain = await h.request(h.a.admin, { method: "GET", url: "/api/monitors" });
+    const version = plain.headers["driftwatch-version"];
+    expect(version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const pinned = await h.request(h.a.admin, { method: "GET", url: "/api/monitors", headers: { "driftwatch-version": String(version) } });
+    expect(pinned.statusCode).toBe(200);
+    expect(pinned.headers["driftwatch-version"]).toBe(version);
+  });
+  it("refuses an unknown version with 400 invalid_request", async () => {
+    const res = await h.request(h.a.admin, { method: "GET", url: "/api/monitors", headers: { "driftwatch-version": "1999-01-01" } });
+    const problem = expectProblem(res, 400, "invalid_request");
+    expect(problem.errors[0].path).toBe("driftwatch-version");
+  });
+});
+
+describe("unavailable store", () => {
+  it("/readyz and API routes answer 503 unavailable when the store is closed; /healthz stays up", async () => {
+    const dead = await createHarness();
+    try {
+      expect((await dead.request(null, { method: "GET", url: "/readyz" })).statusCode).toBe(200);
+      await dead.store.close();
+      expectProblem(await dead.request(null, { method: "GET", url: "/readyz" }), 503, "unavailable");
+      expectProblem(await dead.request(dead.a.admin, { method: "GET", url: "/api/monitors" }), 503, "unavailable");
+      const live = await dead.request(null, { method: "GET", url: "/healthz" });
+      expect(live.statusCode).toBe(200);
+      expect(json(live)).toEqual({ status: "ok" });
+    } finally {
+      await dead.close().catch(() => undefined);
+    }
+  });
+});
