@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { FetchError, type CheckResult, type Scope, type Store, type WorkerRunResult } from "@driftwatch/core";
+import { buildPendingDiffDetectedEvent, FetchError, newId, type CheckResult, type Scope, type Store, type WorkerRunResult } from "@driftwatch/core";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { pino } from "pino";
@@ -16,8 +17,11 @@ export const ALL_SCOPES: Scope[] = ["monitors:read", "monitors:write", "webhooks
 export class RecordingChecks implements CheckService {
   calls: Array<{ orgId: string; monitorId: string; requestId: string }> = [];
   next: Array<CheckResult | null | Error> = [];
+  constructor(private readonly store: Store) {}
   async checkNow(orgId: string, monitorId: string, context: { requestId: string }): Promise<CheckResult | null> {
     this.calls.push({ orgId, monitorId, requestId: context.requestId });
+    // as the contract says: null for a monitor that is not in this organization
+    if ((await this.store.getMonitor(orgId, monitorId)) === null) return null;
     const answer = this.next.shift();
     if (answer === undefined) throw new Error("RecordingChecks: no answer queued");
     if (answer instanceof Error) throw answer;
@@ -75,7 +79,7 @@ export interface HarnessOptions {
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "dw-api-"));
   const store = await createSqliteStore({ filename: join(dir, "api.db") });
-  const checks = new RecordingChecks();
+  const checks = new RecordingChecks(store);
   const deliveries = new RecordingDeliveries();
   const guard = new TestUrlGuard();
   const logLines: Array<Record<string, unknown>> = [];
@@ -161,3 +165,55 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code:
 
 export const apiMonitor = { type: "api", name: "Prices", url: "https://api.example.com/prices" } as const;
 export const websiteMonitor = { type: "website", name: "Home", url: "https://www.example.com/" } as const;
+
+export interface SeededCheck {
+  snapshotId: string;
+  diffId: string;
+  deliveryIds: string[];
+}
+
+/** Records one check with a snapshot, an API diff and its event through the real store (as the engine would). */
+export async function seedCheck(
+  store: Store,
+  orgId: string,
+  monitorId: string,
+  options: { severity?: "info" | "low" | "medium" | "high" | "critical"; at?: Date; body?: string; previousSnapshotId?: string | null } = {},
+): Promise<SeededCheck> {
+  const at = options.at ?? new Date();
+  const snapshotId = newId("snapshot", at.getTime());
+  const diffId = newId("diff", at.getTime());
+  const body = options.body ?? JSON.stringify({ price: Math.random() });
+  const severity = options.severity ?? "critical";
+  const changes = [{ path: "$.price", category: "schema" as const, op: "replace" as const, severity, detail: "type changed" }];
+  const result = await store.recordCheck(orgId, {
+    monitorId,
+    monitor: { lastCheckedAt: at.toISOString(), lastChangedAt: at.toISOString(), lastStatus: 200 },
+    snapshot: {
+      id: snapshotId,
+      fetchedAt: at.toISOString(),
+      status: 200,
+      latencyMs: 12,
+      contentType: "application/json",
+      contentHash: "sha256:" + createHash("sha256").update(body).digest("hex"),
+      size: Buffer.byteLength(body),
+      browserRender: false,
+      body,
+    },
+    diff: {
+      id: diffId,
+      previousSnapshotId: options.previousSnapshotId ?? null,
+      classification: "schema_change",
+      schemaChanges: 1,
+      valueChanges: 0,
+      topSeverity: severity,
+      diffFingerprint: "sha256:" + createHash("sha256").update(diffId).digest("hex"),
+      changes,
+      requestId: newId("request"),
+      status: 200,
+      latencyMs: 12,
+      createdAt: at.toISOString(),
+    },
+    event: buildPendingDiffDetectedEvent({ id: diffId, monitorId, snapshotId, classification: "schema_change", changes }, { occurredAt: at }),
+  });
+  return { snapshotId, diffId, deliveryIds: result.deliveries.map((d) => d.id) };
+}
