@@ -8,7 +8,7 @@ import { createSqliteStore } from "../src/index.js";
 // Each test gets a fresh file in its own temp folder; `open` may be called more than once,
 // giving a second connection on the same file for the concurrency tests.
 runStoreContract({
-  name: "sqlite",
+  name: "@driftwatch/store-sqlite",
   async create() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-sqlite-contract-"));
     const filename = path.join(dir, "driftwatch.db");
