@@ -36,3 +36,11 @@ export {
   nextDeliveryDelayMs,
   parseRetryAfter,
 } from "./retry.js";
+export {
+  createScheduler,
+  DEFAULT_SPREAD_WINDOW_MS,
+  MONITOR_LEASE_MS,
+  type Scheduler,
+  type SchedulerOptions,
+  type SchedulerStopOptions,
+} from "./scheduler.js";

@@ -68,7 +68,11 @@ export interface CheckServiceOptions {
 }
 
 export interface EngineCheckService extends CheckService {
-  /** Runs one check of a monitor record the caller already holds (the scheduler's path). Never throws for fetch or body problems: they are recorded. */
+  /**
+   * Runs one check of a monitor record the caller already holds (the scheduler's path). Never
+   * throws for fetch or body problems: they are recorded. Throws when `signal` aborts the fetch
+   * (nothing recorded) and for store errors (e.g. `not_found` when the monitor was deleted).
+   */
   runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome>;
 }
 
@@ -201,6 +205,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         ...(context.signal ? { signal: context.signal } : {}),
       });
     } catch (error) {
+      // Cancelled by the caller (shutdown): not the target's fault, so nothing is recorded.
+      if (context.signal?.aborted) throw error;
       const fetchError =
         error instanceof FetchError || (isDriftwatchError(error) && error.name === "FetchError")
           ? (error as FetchError)

@@ -225,3 +225,56 @@ export async function recordDiff(
   });
   return { diffId, eventId: event.eventId, deliveries: recorded.deliveries };
 }
+
+/** A JSON target that holds every request until the test lets it go, counting concurrency. */
+export interface GatedTarget extends TestServer {
+  /** Requests held right now. */
+  readonly parked: number;
+  /** Most requests held at once so far. */
+  readonly maxParked: number;
+  readonly total: number;
+  /** Answers every held request (and, when `open`, every later one at once). */
+  releaseAll(open?: boolean): void;
+}
+
+export async function startGatedTarget(body: unknown = { ok: true }): Promise<GatedTarget> {
+  const held: http.ServerResponse[] = [];
+  let maxParked = 0;
+  let total = 0;
+  let open = false;
+  const text = JSON.stringify(body);
+  const answer = (res: http.ServerResponse): void => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(text);
+  };
+  const server = http.createServer((req, res) => {
+    total++;
+    req.resume();
+    if (open) return answer(res);
+    held.push(res);
+    maxParked = Math.max(maxParked, held.length);
+    res.on("close", () => {
+      const i = held.indexOf(res);
+      if (i >= 0) held.splice(i, 1);
+    });
+  });
+  const { url, port } = await listen(server);
+  return {
+    url,
+    port,
+    close: closer(server),
+    get parked() {
+      return held.length;
+    },
+    get maxParked() {
+      return maxParked;
+    },
+    get total() {
+      return total;
+    },
+    releaseAll(nextOpen = false) {
+      open = nextOpen;
+      for (const res of held.splice(0, held.length)) answer(res);
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import type { Fetcher, MonitorRecord, Store } from "@driftwatch/core";
+import { createHttpFetcher } from "@driftwatch/fetcher-http";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCheckService, createMetrics, createScheduler, type Scheduler } from "../../src/engine/index.js";
+import { createMonitor, manualClock, openTempStore, startGatedTarget, startTarget, type GatedTarget, type Target } from "./fixtures.js";
+
+describe("scheduler (SQLite, loopback targets)", () => {
+  let store: Store;
+  let orgId: string;
+  let cleanup: () => Promise<void>;
+  let fetcher: Fetcher;
+  const targets: { close(): Promise<void> }[] = [];
+  const schedulers: Scheduler[] = [];
+
+  beforeAll(async () => {
+    ({ store, orgId, cleanup } = await openTempStore());
+    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+  });
+  afterAll(async () => {
+    for (const scheduler of schedulers) await scheduler.stop({ graceMs: 0 });
+    await fetcher.close();
+    for (const target of targets) await target.close();
+    await cleanup();
+  });
+
+  async function gated(): Promise<GatedTarget> {
+    const target = await startGatedTarget();
+    targets.push(target);
+    return target;
+  }
+  async function plain(): Promise<Target> {
+    const target = await startTarget();
+    targets.push(target);
+    return target;
+  }
+  function scheduler(options: Partial<Parameters<typeof createScheduler>[0]> & { now?: () => Date }): Scheduler {
+    const checks = createCheckService({ store, httpFetcher: fetcher, ...(options.now ? { now: options.now } : {}), random: () => 0.5 });
+    const created = createScheduler({ store, checks, owner: `test-${String(schedulers.length)}`, pollIntervalMs: 20, ...options });
+    schedulers.push(created);
+    return created;
+  }
+  /** Makes every monitor of this org not due (so tests do not see each other's monitors). */
+  async function parkAll(): Promise<void> {
+    const far = new Date(Date.now() + 365 * 24 * 3_600_000).toISOString();
+    for (let cursor: string | null = null; ; ) {
+      const page = await store.listMonitors(orgId, { limit: 100, cursor });
+      for (const m of page.data) await store.updateMonitor(orgId, m.id, { nextCheckAt: far, updatedAt: m.updatedAt });
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+  }
+
+  it("runs due monitors and releases each with its next check time (interval with jitter)", async () => {
+    await parkAll();
+    const target = await plain();
+    target.setJson({ v: 1 });
+    const clock = manualClock(Date.now());
+    const due = clock.now().toISOString();
+    const monitors: MonitorRecord[] = [];
+    for (let i = 0; i < 3; i++) monitors.push(await createMonitor(store, orgId, { url: `${target.url}/m${String(i)}`, intervalSeconds: 120, nextCheckAt: due }));
+    const metrics = createMetrics();
+    const onCheck = vi.fn();
+    const s = scheduler({ now: clock.now, metrics, onCheck });
+    expect(await s.tick()).toBe(3);
+    await s.idle();
+    expect(onCheck).toHaveBeenCalledTimes(3);
+    for (const m of monitors) {
+      const stored = (await store.getMonitor(orgId, m.id))!;
+      expect(stored.lastCheckedAt).toBe(clock.now().toISOString());
+      expect(Date.parse(stored.nextCheckAt!) - clock.ms()).toBe(120_000);
+    }
+    // the leases were released: nothing due now, all three due after the interval
+    expect(await s.tick()).toBe(0);
+    clock.advance(120_000);
+    expect(await s.tick()).toBe(3);
+    await s.idle();
+    expect(target.hits.length).toBe(6);
+    expect(await metrics.render()).toMatch(/driftwatch_queue_depth\{queue="monitors"\} 0/);
+  });
+
+  it("bounds concurrency overall and per host", async () => {
+    await parkAll();
+    const a = await gated();
+    const b = await gated();
+    const due = new Date().toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await createMonitor(store, orgId, { url: `${a.url}/a${String(i)}`, nextCheckAt: due })).id);
+    for (let i = 0; i < 2; i++) ids.push((await createMonitor(store, orgId, { url: `${b.url}/b${String(i)}`, nextCheckAt: due })).id);
+    const s = scheduler({ concurrency: 3, perHostConcurrency: 2 });
+    // the first claim takes host a's monitors (oldest first): a holds 4 (2 running, 2 waiting) and defers 2
+    expect(await s.tick()).toBe(6);
+    expect(s.inFlight).toBe(2);
+    expect(s.waiting).toBe(2);
+    // so the next claim reaches host b
+    await s.tick();
+    expect(s.inFlight).toBe(3);
+    await vi.waitFor(() => expect(a.parked + b.parked).toBe(3));
+    expect(a.parked).toBe(2);
+    expect(b.parked).toBe(1);
+    // let the checks finish one round at a time until every monitor ran
+    s.start();
+    await vi.waitFor(
+      async () => {
+        a.releaseAll();
+        b.releaseAll();
+        const checked = await Promise.all(ids.map((id) => store.getMonitor(orgId, id)));
+        expect(checked.every((m) => m?.lastCheckedAt !== null)).toBe(true);
+      },
+      { timeout: 20_000, interval: 30 },
+    );
+    await s.stop();
+    expect(a.maxParked).toBe(2);
+    expect(b.maxParked).toBeLessThanOrEqual(2);
+    expect(a.total).toBe(6);
+    expect(b.total).toBe(2);
+  });
+
+  it("spreads monitors that are overdue at start instead of firing them at once", async () => {
+    await parkAll();
+    const target = await plain();
+    target.setJson({ v: 1 });
+    const clock = manualClock(Date.now());
+    const overdue = new Date(clock.ms() - 3_600_000).toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await createMonitor(store, orgId, { url: `${target.url}/o${String(i)}`, intervalSeconds: 600, nextCheckAt: overdue })).id);
+    let seed = 1;
+    const random = (): number => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const s = scheduler({ now: clock.now, random, spreadWindowMs: 60_000 });
+    s.start(); // the clock does not move: spread monitors never become due
+    await vi.waitFor(async () => {
+      const all = await Promise.all(ids.map((id) => store.getMonitor(orgId, id)));
+      expect(all.every((m) => Date.parse(m!.nextCheckAt!) > clock.ms())).toBe(true);
+    });
+    await s.stop();
+    expect(target.hits).toEqual([]);
+    const times = (await Promise.all(ids.map((id) => store.getMonitor(orgId, id)))).map((m) => Date.parse(m!.nextCheckAt!) - clock.ms());
+    expect(Math.min(...times)).toBeGreaterThan(0);
+    expect(Math.max(...times)).toBeLessThanOrEqual(60_001);
+    expect(new Set(times).size).toBeGreaterThan(30);
+    // a third of the window later, roughly a third of them are due
+    clock.advance(20_000);
+    const dueNow = times.filter((t) => t <= 20_000).length;
+    expect(dueNow).toBeGreaterThan(3);
+    expect(dueNow).toBeLessThan(30);
+    const runner = scheduler({ now: clock.now, concurrency: 40 });
+    expect(await runner.tick()).toBe(dueNow);
+    await runner.idle();
+  });
+
+  it("stop lets in-flight checks finish and gives waiting monitors back, still due", async () => {
+    await parkAll();
+    const target = await gated();
+    const due = new Date().toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await createMonitor(store, orgId, { url: `${target.url}/s${String(i)}`, nextCheckAt: due })).id);
+    const s = scheduler({ concurrency: 2, perHostConcurrency: 2 });
+    await s.tick();
+    await vi.waitFor(() => expect(target.parked).toBe(2));
+    expect(s.waiting).toBe(2);
+    let stopped = false;
+    const stopping = s.stop().then(() => {
+      stopped = true;
+    });
+    await vi.waitFor(() => expect(s.waiting).toBe(0));
+    expect(stopped).toBe(false);
+    target.releaseAll(true);
+    await stopping;
+    const after = await Promise.all(ids.map((id) => store.getMonitor(orgId, id)));
+    expect(after.filter((m) => m?.lastCheckedAt !== null)).toHaveLength(2);
+    // the two that never ran are still due and claimable by another process at once
+    const other = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 60_000, owner: "other" });
+    expect(other.map((m) => m.id).sort()).toEqual(after.filter((m) => m?.lastCheckedAt === null).map((m) => m!.id).sort());
+    for (const m of other) await store.releaseMonitor(m.id, "other", m.nextCheckAt);
+  });
+
+  it("stop with a grace period cancels a hung check without recording a failure", async () => {
+    await parkAll();
+    const target = await gated();
+    const due = new Date().toISOString();
+    const monitor = await createMonitor(store, orgId, { url: `${target.url}/hung`, nextCheckAt: due });
+    const s = scheduler({});
+    await s.tick();
+    await vi.waitFor(() => expect(target.parked).toBe(1));
+    await s.stop({ graceMs: 50 });
+    const stored = await store.getMonitor(orgId, monitor.id);
+    expect(stored).toMatchObject({ consecutiveFailures: 0, lastCheckedAt: null, lastError: null, nextCheckAt: due });
+    const other = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 60_000, owner: "other" });
+    expect(other.map((m) => m.id)).toEqual([monitor.id]);
+    await store.releaseMonitor(monitor.id, "other", "2099-01-01T00:00:00.000Z");
+    target.releaseAll(true);
+  });
+
+  it("two schedulers on one store never check the same monitor twice in a round", async () => {
+    await parkAll();
+    const target = await plain();
+    target.setJson({ v: 2 });
+    const due = new Date().toISOString();
+    for (let i = 0; i < 10; i++) await createMonitor(store, orgId, { url: `${target.url}/d${String(i)}`, intervalSeconds: 3600, nextCheckAt: due });
+    const one = scheduler({ concurrency: 4, perHostConcurrency: 4 });
+    const two = scheduler({ concurrency: 4, perHostConcurrency: 4 });
+    one.start();
+    two.start();
+    await vi.waitFor(() => expect(target.hits.length).toBe(10));
+    await Promise.all([one.stop(), two.stop()]);
+    expect(new Set(target.hits).size).toBe(10);
+  });
+});
