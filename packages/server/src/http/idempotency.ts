@@ -17,6 +17,11 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
+/** What a key is bound to: the endpoint (method + route template) and the validated body. */
+export function idempotencyRequestHash(endpoint: string, body: unknown): string {
+  return "sha256:" + createHash("sha256").update(`${endpoint}\n${canonicalJson(body)}`, "utf8").digest("hex");
+}
+
 export interface IdempotentResult {
   status: number;
   body: unknown;
@@ -48,9 +53,7 @@ export async function withIdempotency(
       errors: [{ path: "Idempotency-Key", message: "is malformed" }],
     });
   }
-  const endpoint = `${request.method} ${request.routeOptions.url ?? request.url}`;
-  const requestHash =
-    "sha256:" + createHash("sha256").update(`${endpoint}\n${canonicalJson(request.body)}`, "utf8").digest("hex");
+  const requestHash = idempotencyRequestHash(`${request.method} ${request.routeOptions.url ?? request.url}`, request.body);
   const claim = await store.claimIdempotencyKey(orgId, {
     key,
     requestHash,

@@ -68,11 +68,15 @@ export interface Harness {
   logLines: Array<Record<string, unknown>>;
   clock: { now: Date };
   request(secret: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Another app (another "process") on the same store and clock. */
+  buildAnother(): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
 
 export interface HarnessOptions {
   config?: Partial<ServerConfig>;
+  /** Hide the store's shared rate-limit counters (as a store without the capability would). */
+  withoutStoreRateLimits?: boolean;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
@@ -97,8 +101,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     bodyLimitBytes: 64 * 1024,
     ...options.config,
   };
+  const appStore: Store = options.withoutStoreRateLimits
+    ? new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === "capabilities") return { ...target.capabilities, rateLimits: false };
+          if (property === "hitRateLimit") return undefined;
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      })
+    : store;
   const deps: AppDependencies = {
-    store,
+    store: appStore,
     checks,
     deliveries,
     urlGuard: guard,
@@ -108,6 +122,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   };
   const app = await buildApp(deps);
   await app.ready();
+  const others: FastifyInstance[] = [];
 
   async function tenant(slug: string): Promise<Tenant> {
     const org = await store.ensureOrganization(slug);
@@ -137,7 +152,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       if (secret !== null) headers.authorization = `Bearer ${secret}`;
       return app.inject({ ...opts, headers });
     },
+    async buildAnother() {
+      const other = await buildApp(deps);
+      await other.ready();
+      others.push(other);
+      return other;
+    },
     async close() {
+      for (const other of others) await other.close();
       await app.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
