@@ -1,8 +1,9 @@
 import { type Change, type Classification, type Op, type PolicyRules, SEVERITIES, type Severity, severityRank } from "@driftwatch/schema";
 import { DriftwatchError, isDriftwatchError } from "../errors.js";
-import { fingerprintChanges } from "../fingerprint/index.js";
+import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { formatSegment, type PathSegment } from "../paths/index.js";
-import { arrayKeyFor, type CompiledPolicy, compilePolicy, createPolicyEvaluator } from "../policy/index.js";
+import { optionsObject } from "../guards.js";
+import { arrayKeyFor, type CompiledPolicy, compilePolicy, createPolicyEvaluator, ensurePolicyRules } from "../policy/index.js";
 import { compileJsonPath, matchesExactly, type PathStep } from "../policy/jsonpath.js";
 import { CHANGE_CATEGORIES, type ChangeKind, DEFAULT_SEVERITIES, jsonTypeOf, replacementKind } from "../severity/index.js";
 import { looksKeyed, matchByKey } from "./arrays.js";
@@ -63,6 +64,11 @@ export const DEFAULT_MAX_DEPTH = 1000;
 const arrayKeyCache = new WeakMap<Record<string, string>, { steps: readonly PathStep[]; key: string }[]>();
 
 function compileArrayKeys(arrayKeys: Record<string, string>): { steps: readonly PathStep[]; key: string }[] {
+  if (typeof arrayKeys !== "object" || arrayKeys === null || Array.isArray(arrayKeys)) {
+    throw new DriftwatchError("invalid_path", "arrayKeys must map array paths to key names", {
+      details: [{ path: "arrayKeys", message: 'expected an object such as { "$.items": "sku" }' }],
+    });
+  }
   let compiled = arrayKeyCache.get(arrayKeys);
   if (compiled) return compiled;
   compiled = [];
@@ -348,7 +354,8 @@ function detailOf(change: RawChange): string | undefined {
  * values that are not JSON and `too_deep` past `options.maxDepth`.
  */
 export function diffJson(before: unknown, after: unknown, options: DiffJsonOptions = {}): JsonDiff | null {
-  const policy = options.policy ? compilePolicy(options.policy) : undefined;
+  options = optionsObject<DiffJsonOptions>(options, "diffJson options");
+  const policy = options.policy === undefined || options.policy === null ? undefined : compilePolicy(ensurePolicyRules(options.policy));
   const differ = new JsonDiffer(options, policy);
   differ.run(before, after);
   const raw = differ.changes;
@@ -384,7 +391,7 @@ export function diffJson(before: unknown, after: unknown, options: DiffJsonOptio
     schemaChanges,
     valueChanges: changes.length - schemaChanges,
     topSeverity: SEVERITIES[top]!,
-    diffFingerprint: fingerprintChanges(changes),
+    diffFingerprint: fingerprintValidChanges(changes),
     changes,
   };
 }

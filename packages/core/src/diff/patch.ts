@@ -1,5 +1,6 @@
 import type { Change } from "@driftwatch/schema";
 import { DriftwatchError } from "../errors.js";
+import { requireChanges } from "../guards.js";
 import { parsePath, type PathSegment, toJsonPointer } from "../paths/index.js";
 
 /** One RFC 6902 operation as `toJsonPatch` produces them. */
@@ -30,6 +31,7 @@ function compareSegments(x: readonly PathSegment[], y: readonly PathSegment[]): 
  * new document, so array indexes stay valid. Pointers escape `~` and `/` as RFC 6901 says.
  */
 export function toJsonPatch(changes: readonly Change[]): JsonPatchOperation[] {
+  requireChanges(changes, "changes");
   const removes: { segments: PathSegment[] }[] = [];
   const writes: { segments: PathSegment[]; change: Change }[] = [];
   for (const change of changes) {

@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Change } from "@driftwatch/schema";
+import { validateTree } from "../diff/walk.js";
+import { DriftwatchError } from "../errors.js";
+import { requireChanges } from "../guards.js";
 
 interface Frame {
   value: object;
@@ -70,6 +73,24 @@ function changeLine(c: Change): string {
  * in. `detail` is prose and does not count.
  */
 export function fingerprintChanges(changes: readonly Change[]): string {
+  const checked = requireChanges(changes, "changes");
+  checked.forEach((change, i) => {
+    for (const side of ["before", "after"] as const) {
+      if (change[side] === undefined) continue;
+      try {
+        validateTree(change[side], side, null, undefined, Number.POSITIVE_INFINITY);
+      } catch (error) {
+        const where = `changes[${String(i)}].${side}`;
+        const inner = error instanceof DriftwatchError ? (error.details[0]?.message ?? error.message) : String(error);
+        throw new DriftwatchError("invalid_input", `${where} is not JSON: ${inner}`, { cause: error, details: [{ path: where, message: inner }] });
+      }
+    }
+  });
+  return fingerprintValidChanges(checked);
+}
+
+/** `fingerprintChanges` for changes the engine made itself (already valid JSON). */
+export function fingerprintValidChanges(changes: readonly Change[]): string {
   const lines = changes.map(changeLine);
   lines.sort();
   return `sha256:${createHash("sha256").update(lines.join("\n")).digest("hex")}`;

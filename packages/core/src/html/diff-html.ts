@@ -2,7 +2,7 @@ import { load, type CheerioAPI } from "cheerio";
 import type { AnyNode, Document, Element } from "domhandler";
 import { maxSeverity, type Change, type PolicyRules, type PolicyRulesInput, type Severity } from "@driftwatch/schema";
 import { DriftwatchError } from "../errors.js";
-import { fingerprintChanges } from "../fingerprint/index.js";
+import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { collectTextBlocks, type TextBlock } from "./blocks.js";
 import { longestCommonSubsequence } from "./lcs.js";
 import { compilePolicy, createPolicyEvaluator, validatePolicyRules, type PolicyTarget } from "../policy/index.js";
@@ -350,7 +350,7 @@ export function diffHtml(beforeHtml: string, afterHtml: string, options: DiffHtm
     classification: "content_change",
     summary,
     changedTargets: [...new Set(changes.map((change) => change.path))],
-    diffFingerprint: fingerprintChanges(changes),
+    diffFingerprint: fingerprintValidChanges(changes),
     topSeverity: maxSeverity(changes.map((change) => change.severity))!,
     changes,
   };

@@ -67,6 +67,18 @@ function controlEscape(c: number): string {
   }
 }
 
+function notSegments(value: unknown): DriftwatchError {
+  return new DriftwatchError("invalid_path", "path segments must be an array of member names and indexes", {
+    details: [{ path: "segments", message: `expected an array, got ${value === null ? "null" : typeof value}` }],
+  });
+}
+
+function notASegment(value: unknown): DriftwatchError {
+  return new DriftwatchError("invalid_path", `a path segment is a member name (string) or an index (number), not ${typeof value}`, {
+    details: [{ path: "segments", message: `got ${typeof value}` }],
+  });
+}
+
 function checkIndex(index: number): void {
   if (!Number.isSafeInteger(index) || index < 0) {
     throw new DriftwatchError("invalid_path", `array index ${String(index)} is not a non-negative integer`, {
@@ -77,6 +89,7 @@ function checkIndex(index: number): void {
 
 /** One segment as it appears in a driftwatch path: `.name`, `['odd name']` or `[3]`. */
 export function formatSegment(segment: PathSegment): string {
+  if (typeof segment !== "string" && typeof segment !== "number") throw notASegment(segment);
   if (typeof segment === "number") {
     checkIndex(segment);
     return `[${segment}]`;
@@ -89,6 +102,7 @@ export function formatSegment(segment: PathSegment): string {
  * the shorthand, bracket notation with RFC 9535 escaping otherwise, e.g. `$.items[0]['a.b']`.
  */
 export function formatPath(segments: readonly PathSegment[]): string {
+  if (!Array.isArray(segments)) throw notSegments(segments);
   let out = "$";
   for (const segment of segments) out += formatSegment(segment);
   return out;
@@ -100,8 +114,10 @@ export function formatPath(segments: readonly PathSegment[]): string {
  */
 export function toNormalizedPath(path: string | readonly PathSegment[]): string {
   const segments = typeof path === "string" ? parsePath(path) : path;
+  if (!Array.isArray(segments)) throw notSegments(segments);
   let out = "$";
   for (const segment of segments) {
+    if (typeof segment !== "string" && typeof segment !== "number") throw notASegment(segment);
     if (typeof segment === "number") {
       checkIndex(segment);
       out += `[${segment}]`;

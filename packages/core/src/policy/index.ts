@@ -1,5 +1,6 @@
 import { type Category, type Change, type Op, type PolicyRules, PolicyRulesSchema, type Severity } from "@driftwatch/schema";
 import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
+import { optionsObject, requireChanges } from "../guards.js";
 import { type PathSegment, parsePath } from "../paths/index.js";
 import {
   type CompiledPath,
@@ -166,7 +167,8 @@ export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyCon
  * a filter expression. Returns new change objects; the input is not modified.
  */
 export function applyPolicy(changes: readonly Change[], policy: PolicyRules, context: PolicyContext = {}): Change[] {
-  const evaluate = createPolicyEvaluator(compilePolicy(policy), context);
+  requireChanges(changes, "changes");
+  const evaluate = createPolicyEvaluator(compilePolicy(ensurePolicyRules(policy)), optionsObject<PolicyContext>(context, "applyPolicy context"));
   const out: Change[] = [];
   for (const change of changes) {
     const decision = evaluate(change);
@@ -174,6 +176,25 @@ export function applyPolicy(changes: readonly Change[], policy: PolicyRules, con
     else if (decision.action === "set") out.push({ ...change, severity: decision.severity });
   }
   return out;
+}
+
+const validatedCache = new WeakMap<object, PolicyRules>();
+
+/**
+ * Policy rules as given to `diffJson` and `applyPolicy`, validated once per rules object (the
+ * result is cached, so passing the same object again costs a lookup).
+ */
+export function ensurePolicyRules(input: unknown): PolicyRules {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw policyError([{ path: "(root)", message: "policy rules must be an object such as { rules: [...] }" }]);
+  }
+  let rules = validatedCache.get(input);
+  if (rules === undefined) {
+    rules = validatePolicyRules(input);
+    validatedCache.set(input, rules);
+    validatedCache.set(rules, rules);
+  }
+  return rules;
 }
 
 function policyError(details: DriftwatchErrorDetail[]): DriftwatchError {

@@ -99,6 +99,9 @@ function hmac(key: Buffer, id: string, timestamp: string, body: Buffer): Buffer 
  * bytes you send.
  */
 export function signWebhook(body: string | Uint8Array, options: SignWebhookOptions): WebhookHeaderValues {
+  if (typeof options !== "object" || options === null) {
+    throw new DriftwatchError("invalid_input", "signWebhook needs options { id, timestamp, secrets }");
+  }
   const { id, secrets } = options;
   if (typeof id !== "string" || id.length === 0 || /[\u0000-\u001f\u007f]/.test(id)) {
     throw new DriftwatchError("invalid_input", "a webhook id must be a non-empty string without control characters");
