@@ -10,3 +10,4 @@ export * from "./html/index.js";
 export * from "./webhooks/index.js";
 export * from "./ports/store.js";
 export * from "./ports/fetcher.js";
+export * from "./ports/open-store.js";
