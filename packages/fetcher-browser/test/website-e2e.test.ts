@@ -1,4 +1,4 @@
-import { diffHtml } from "@driftwatch/core";
+import { diffHtml, WebsiteDiffSchema } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { load } from "cheerio";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -75,6 +75,26 @@ it("sees script-inserted content and its changes only when rendered", async () =
     expect(selected).toEqual(["Gadget: 29 EUR", "Doohickey: 5 EUR"]);
     // Outside the selector nothing changed: the whole-page diff finds the same elements.
     expect(diffHtml(renderedBefore.body, renderedAfter.body)?.changedTargets.length).toBe(2);
+
+    // The website diff a monitor records (specification 2.4): the engine's result plus the render
+    // context that produced it, so a client can reproduce the conditions.
+    const websiteDiff = WebsiteDiffSchema.parse({
+      id: "dif_e2e",
+      monitorId: "mon_e2e",
+      snapshotId: "snp_after",
+      previousSnapshotId: "snp_before",
+      requestId: "req_e2e",
+      status: renderedAfter.status,
+      latencyMs: renderedAfter.latencyMs,
+      createdAt: new Date(0).toISOString(),
+      ...diff,
+      browserRender: renderedAfter.browserRender,
+      waitStrategy: renderedAfter.waitStrategy,
+      selector,
+    });
+    expect(websiteDiff).toMatchObject({ classification: "content_change", browserRender: true, waitStrategy: "networkidle", selector: "#prices" });
+    // The HTTP fetcher's responses carry the other render context.
+    expect(plainAfter).toMatchObject({ browserRender: false, waitStrategy: null });
   } finally {
     await http.close();
     await browser.close();
