@@ -140,7 +140,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     previous: SnapshotRecord,
     response: FetchResponse,
     policy: PolicyRules,
-    context: { requestId: string; at: Date },
+    context: { requestId: string; at: Date; parsed: unknown },
   ): NewDiff | null {
     const common = {
       id: newId("diff", context.at.getTime()),
@@ -157,7 +157,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       } catch {
         return null; // the previous content was not JSON (the monitor changed type): start over
       }
-      const after = JSON.parse(response.body) as unknown;
+      const after = context.parsed;
       const found = diffJson(before, after, { policy });
       if (!found) return null;
       return { ...common, ...found };
@@ -232,16 +232,6 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       const updated = await recordFailure(monitor, error, response.status, at, retention);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
-    if (monitor.type === "api") {
-      try {
-        JSON.parse(response.body);
-      } catch (cause) {
-        const error = new CheckError("invalid_body", `The response body is not JSON (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)`, { cause });
-        const updated = await recordFailure(monitor, error, response.status, at, retention);
-        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
-      }
-    }
-
     const hash = contentHash(response.body);
     if (previous && previous.contentHash === hash) {
       const recorded = await store.recordCheck(monitor.orgId, {
@@ -253,6 +243,17 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         retention,
       });
       return finish({ monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null });
+    }
+    // Parsed only when the content changed (an unchanged hash means the same valid document).
+    let parsed: unknown = null;
+    if (monitor.type === "api") {
+      try {
+        parsed = JSON.parse(response.body);
+      } catch (cause) {
+        const error = new CheckError("invalid_body", `The response body is not JSON (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)`, { cause });
+        const updated = await recordFailure(monitor, error, response.status, at, retention);
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+      }
     }
 
     const snapshot: NewSnapshot = {
@@ -271,7 +272,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     let diff: NewDiff | null = null;
     if (previous) {
       try {
-        diff = buildDiff(monitor, previous, response, policy, { requestId: context.requestId, at });
+        diff = buildDiff(monitor, previous, response, policy, { requestId: context.requestId, at, parsed });
       } catch (cause) {
         const error = new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
         const updated = await recordFailure(monitor, error, response.status, at, retention);
