@@ -36,12 +36,14 @@ function defaultName(url: string): string {
 }
 
 /**
- * FetchError codes of a failed check now: an unsafe target is the caller's input (422); every
- * other fetch failure is the target's, answered 502 with `code: unavailable` and the fetch
- * error code in `fetchError` (the failure is also recorded on the monitor).
+ * A failed check now. An unsafe target URL is the caller's input (422 `unsafe_url`); every other
+ * failure is the target's (FetchError: dns_failure, connection_failed, timeout, too_large,
+ * too_many_redirects, browser_failed; CheckError: bad_status, invalid_body, diff_failed) and
+ * answers 502 with `code: unavailable` and that code in the `reason` extension member. The
+ * failure is also recorded on the monitor (lastError, consecutiveFailures, state).
  */
 function checkFailure(error: unknown): ApiError | null {
-  if (!isDriftwatchError(error) || error.name !== "FetchError") return null;
+  if (!isDriftwatchError(error) || (error.name !== "FetchError" && error.name !== "CheckError")) return null;
   if (error.code === "unsafe_url") {
     return new ApiError("unsafe_url", `The monitor URL is refused by the SSRF guard: ${error.message}`, {
       errors: [{ path: "url", message: error.message }],
@@ -50,10 +52,10 @@ function checkFailure(error: unknown): ApiError | null {
   if (error.code === "invalid_url") {
     return new ApiError("validation_failed", `The monitor URL cannot be fetched: ${error.message}`, { errors: [{ path: "url", message: error.message }] });
   }
-  return new ApiError("unavailable", `The check could not fetch the target (${error.code}): ${error.message}`, {
+  return new ApiError("unavailable", `The check failed (${error.code}): ${error.message}`, {
     status: 502,
-    title: "Target fetch failed",
-    extensions: { fetchError: error.code },
+    title: "Target check failed",
+    extensions: { reason: error.code },
   });
 }
 
@@ -191,8 +193,8 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
         security,
         summary: "Check a monitor now",
         description:
-          "Fetches, diffs and records now. 200 { snapshot, diff | null }. A target that cannot be fetched answers 502 with code unavailable " +
-          "and the fetch error code in fetchError; a URL the SSRF guard refuses answers 422 unsafe_url.",
+          "Fetches, diffs and records now. 200 { snapshot, diff | null }. A target that cannot be fetched or answers badly is 502 with code " +
+          "unavailable and the failure in reason (timeout, dns_failure, bad_status, invalid_body, ...); a URL the SSRF guard refuses is 422 unsafe_url.",
         params: MonitorParams,
         body: optionalBody(z.strictObject({})),
         response: { 200: CheckResultSchema, ...problems(404, 422, 502) },

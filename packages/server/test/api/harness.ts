@@ -9,7 +9,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { pino } from "pino";
 import { buildApp } from "../../src/app.js";
 import { generateTokenSecret, hashTokenSecret } from "../../src/tokens.js";
-import type { AppDependencies, CheckService, DeliveryService, ServerConfig, UrlGuard } from "../../src/types.js";
+import type { AppDependencies, CheckService, DeliveryService, MetricsRegistry, ServerConfig, UrlGuard } from "../../src/types.js";
 
 export const ALL_SCOPES: Scope[] = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"];
 
@@ -77,6 +77,10 @@ export interface HarnessOptions {
   config?: Partial<ServerConfig>;
   /** Hide the store's shared rate-limit counters (as a store without the capability would). */
   withoutStoreRateLimits?: boolean;
+  /** Real services instead of the recording doubles (e.g. the engine's createCheckService). */
+  checks?: (store: Store, now: () => Date) => CheckService;
+  urlGuard?: UrlGuard;
+  metrics?: (store: Store) => MetricsRegistry;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
@@ -111,15 +115,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         },
       })
     : store;
+  const now = (): Date => new Date(clock.now.getTime());
   const deps: AppDependencies = {
     store: appStore,
-    checks,
+    checks: options.checks?.(store, now) ?? checks,
     deliveries,
-    urlGuard: guard,
+    urlGuard: options.urlGuard ?? guard,
     config,
     logger: pino({ level: "info" }, sink),
-    now: () => new Date(clock.now.getTime()),
+    now,
   };
+  const metrics = options.metrics?.(store);
+  if (metrics !== undefined) deps.metrics = metrics;
   const app = await buildApp(deps);
   await app.ready();
   const others: FastifyInstance[] = [];

@@ -175,7 +175,7 @@ describe("POST /api/monitors/{id}/check", () => {
     for (const code of ["timeout", "dns_failure", "connection_failed", "too_large", "too_many_redirects", "browser_failed"] as const) {
       h.checks.next.push(new FetchError(code, `the target failed: ${code}`));
       const problem = expectProblem(await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${monitorId}/check` }), 502, "unavailable");
-      expect(problem.fetchError).toBe(code);
+      expect(problem.reason).toBe(code);
       expect(problem.detail).toContain(code);
     }
   });
