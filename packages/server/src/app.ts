@@ -47,7 +47,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   installErrorHandling(app);
 
   const authenticator = createAuthenticator(deps.store, now);
-  const counter = createStoreCounter(deps.store) ?? createMemoryCounter();
+  const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);

@@ -32,6 +32,12 @@ export interface ServerConfig {
   /** Requests per minute per organization and endpoint. */
   rateLimitReads: number;
   rateLimitWrites: number;
+  /**
+   * Where rate-limit counters live: `store` (shared by every process on the database; the default
+   * when the store has the `rateLimits` capability) or `memory` (this process only; no store write
+   * per request).
+   */
+  rateLimitCounters?: "memory" | "store";
   /** Largest accepted request body. */
   bodyLimitBytes: number;
 }

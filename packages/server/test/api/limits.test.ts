@@ -93,11 +93,16 @@ describe("Idempotency-Key on POST /api/monitors", () => {
 });
 
 describe("rate limits", () => {
-  for (const shared of [true, false]) {
-    describe(shared ? "counters in the store" : "counters in memory", () => {
+  const variants = [
+    { name: "counters in the store", shared: true, options: {} },
+    { name: "counters in memory (store without the capability)", shared: false, options: { withoutStoreRateLimits: true } },
+    { name: "counters in memory (configured)", shared: false, options: { config: { rateLimitCounters: "memory" as const } } },
+  ];
+  for (const { name, shared, options } of variants) {
+    describe(name, () => {
       let h: Harness;
       beforeAll(async () => {
-        h = await createHarness({ config: { rateLimitReads: 3, rateLimitWrites: 2 }, withoutStoreRateLimits: !shared });
+        h = await createHarness({ ...options, config: { rateLimitReads: 3, rateLimitWrites: 2, ...options.config } });
         h.clock.now = new Date("2026-03-01T12:00:05.000Z");
       });
       afterAll(async () => {
