@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, type Page, type PageRequest } from "@driftwatch/core";
+import { StoreError, decodeCursor, encodeCursor, type Page, type PageRequest } from "@driftwatch/core";
 
 const MAX_PAGE = 100;
 
@@ -8,10 +8,11 @@ export function clampLimit(limit: number): number {
   return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
 }
 
-/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used (as the SQL adapters store times). */
+/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used (as the SQL adapters store times); a value that is no time is a typed error. */
 export function isoTime(value: string): string {
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? value : new Date(time).toISOString();
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
+  return new Date(time).toISOString();
 }
 export function isoTimeOrNull(value: string | null | undefined): string | null {
   return value === null || value === undefined ? null : isoTime(value);

@@ -487,7 +487,7 @@ class PostgresStore implements Store {
 
   async claimDueMonitors(input: Parameters<Store["claimDueMonitors"]>[0]): Promise<MonitorRecord[]> {
     const limit = Math.max(0, Math.floor(input.limit));
-    const now = Date.parse(input.now);
+    const now = Date.parse(isoTime(input.now));
     if (limit === 0) return [];
     // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for;
     // a row whose lease was just taken and committed fails the recheck of the WHERE clause.
@@ -842,7 +842,7 @@ class PostgresStore implements Store {
     if (limit === 0) return [];
     const params = new Params();
     const owner = params.add(input.owner);
-    const until = params.add(new Date(Date.parse(input.now) + input.leaseMs).toISOString());
+    const until = params.add(new Date(Date.parse(isoTime(input.now)) + input.leaseMs).toISOString());
     const now = params.add(input.now);
     const conditions = ["d.state = 'pending'", "w.enabled", `(d.lease_expires_at IS NULL OR d.lease_expires_at <= ${now})`];
     if (input.force !== true) conditions.push(`d.next_attempt_at <= ${now}`);

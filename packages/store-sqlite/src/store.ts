@@ -120,10 +120,11 @@ function clampLimit(limit: number): number {
   return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
 }
 
-/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used. */
+/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used; a value that is no time is a typed error. */
 function isoTime(value: string): string {
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? value : new Date(time).toISOString();
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
+  return new Date(time).toISOString();
 }
 function isoTimeOrNull(value: string | null | undefined): string | null {
   return value === null || value === undefined ? null : isoTime(value);
@@ -392,10 +393,10 @@ class SqliteStore implements Store {
   }
 
   claimDueMonitors(input: Parameters<Store["claimDueMonitors"]>[0]): Promise<MonitorRecord[]> {
-    const now = isoTime(input.now);
-    const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
-    return this.#write(() =>
-      this.#all<MonitorRow>(
+    return this.#write(() => {
+      const now = isoTime(input.now);
+      const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
+      return this.#all<MonitorRow>(
         `UPDATE monitors SET lease_owner = ?, lease_expires_at = ?
          WHERE id IN (
            SELECT id FROM monitors
@@ -410,8 +411,8 @@ class SqliteStore implements Store {
         Math.max(0, Math.floor(input.limit))
       )
         .sort((a, b) => (a.next_check_at! < b.next_check_at! ? -1 : a.next_check_at! > b.next_check_at! ? 1 : a.id < b.id ? -1 : 1))
-        .map(toMonitor)
-    );
+        .map(toMonitor);
+    });
   }
 
   releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
@@ -724,10 +725,10 @@ class SqliteStore implements Store {
   // deliveries -------------------------------------------------------------------------------
 
   claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
-    const now = isoTime(input.now);
-    const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
-    return this.#write(() =>
-      this.#all<DeliveryRow>(
+    return this.#write(() => {
+      const now = isoTime(input.now);
+      const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
+      return this.#all<DeliveryRow>(
         `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @until
          WHERE id IN (
            SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
@@ -748,8 +749,8 @@ class SqliteStore implements Store {
         }
       )
         .sort((a, b) => (a.id < b.id ? -1 : 1))
-        .map(toDelivery)
-    );
+        .map(toDelivery);
+    });
   }
 
   recordDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<DeliveryRecord | null> {

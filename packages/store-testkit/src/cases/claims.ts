@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiMonitor } from "../fixtures.js";
-import type { ContractContext } from "../harness.js";
+import { rejectionCode, type ContractContext } from "../harness.js";
 
 const T0 = "2026-05-01T12:00:00.000Z";
 const at = (ms: number): string => new Date(Date.parse(T0) + ms).toISOString();
@@ -52,6 +52,21 @@ export function claimCases(ctx: ContractContext): void {
       // released: due again at its new time, long before the old lease would have expired
       expect((await store.claimDueMonitors({ now: at(1_000), limit: 5, leaseMs: 1_000, owner: "w2" })).map((m) => m.id)).toEqual([one.id]);
       expect(await store.releaseMonitor("mon_00000000000000000000000000", "w2", null)).toBe(false);
+    });
+
+    it("a `now` that is not a time is a rejected promise with invariant_violation, never a synchronous throw", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      await store.createMonitor(org.id, apiMonitor());
+      let pending: Promise<unknown> = Promise.resolve();
+      expect(() => {
+        pending = store.claimDueMonitors({ now: "not a time", limit: 5, leaseMs: 1_000, owner: "w" });
+      }).not.toThrow();
+      expect(await rejectionCode(pending)).toBe("invariant_violation");
+      expect(await rejectionCode(store.claimDueDeliveries({ now: "not a time", limit: 5, leaseMs: 1_000, owner: "w" }))).toBe("invariant_violation");
+      expect(await rejectionCode(store.listDiffs(org.id, "mon_00000000000000000000000000", { limit: 5, since: "last week" }))).toBe("invariant_violation");
+      // nothing was leased
+      expect(await store.claimDueMonitors({ now: T0, limit: 5, leaseMs: 1_000, owner: "w" })).toHaveLength(1);
     });
 
     it("a limit of 0 claims nothing", async () => {

@@ -51,6 +51,15 @@ export function concurrencyCases(ctx: ContractContext): void {
       expect(got[1]!.length).toBeGreaterThan(0);
     });
 
+    it("racing claims of one idempotency key through both stores: exactly one is new", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const org = await first.ensureOrganization("acme");
+      const claim = { key: "k", requestHash: "h", now: NOW, expiresAt: "2026-07-02T00:00:00.000Z" };
+      const results = await Promise.all([first, second, first, second].map((store) => store.claimIdempotencyKey(org.id, claim)));
+      expect(results.filter((r) => r.state === "new")).toHaveLength(1);
+    });
+
     it("checks recorded through both stores at once all land whole", async () => {
       const first = await ctx.store();
       const second = await ctx.peer();

@@ -120,6 +120,9 @@ export function recordCheckCases(ctx: ContractContext): void {
           return ["org", { ...check, diff: { ...check.diff!, previousSnapshotId: foreign!.snapshot!.id } }];
         },
       ],
+      ["a fetchedAt that is not a time", "invariant_violation", async (check) => ["org", { ...check, snapshot: { ...check.snapshot!, fetchedAt: "yesterday" } }]],
+      ["a diff createdAt that is not a time", "invariant_violation", async (check) => ["org", { ...check, diff: { ...check.diff!, createdAt: "2026-13-45T99:00:00Z" } }]],
+      ["a monitor patch time that is not a time", "invariant_violation", async (check) => ["org", { ...check, monitor: { ...check.monitor, lastCheckedAt: "soon" } }]],
       [
         "a snapshot id that already exists",
         "conflict",
