@@ -51,6 +51,14 @@ export function concurrencyCases(ctx: ContractContext): void {
       expect(got[1]!.length).toBeGreaterThan(0);
     });
 
+    it("ensureOrganization racing through both stores creates one organization", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const orgs = await Promise.all([first, second, first, second].map((store) => store.ensureOrganization("raced")));
+      expect(new Set(orgs.map((o) => o.id)).size).toBe(1);
+      expect(await second.countOrganizations()).toBe(1);
+    });
+
     it("racing claims of one idempotency key through both stores: exactly one is new", async () => {
       const first = await ctx.store();
       const second = await ctx.peer();

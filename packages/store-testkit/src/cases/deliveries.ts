@@ -66,6 +66,13 @@ export function deliveryCases(ctx: ContractContext): void {
       expect(requeued).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: at(60_000) });
       expect((await store.claimDueDeliveries({ now: at(60_000), limit: 10, leaseMs: 1_000, owner: "w2", webhookId: delivery!.webhookId })).map((d) => d.id)).toEqual([delivery!.id]);
       expect(await store.requeueDelivery(orgId, delivery!.webhookId, "dlv_00000000000000000000000000", T0)).toBeNull();
+      // requeueing a leased delivery ends the lease: the old holder can no longer record an attempt
+      await store.requeueDelivery(orgId, delivery!.webhookId, delivery!.id, at(61_000));
+      expect(await store.recordDeliveryAttempt(delivery!.id, "w2", { at: at(61_000), state: "succeeded", nextAttemptAt: null, responseStatus: 200, error: null, durationMs: 1 })).toBeNull();
+      // and its webhook id must match
+      const other = (await store.listWebhooks(orgId, { limit: 10 })).data.find((w) => w.id !== delivery!.webhookId)!;
+      expect(await store.requeueDelivery(orgId, other.id, delivery!.id, T0)).toBeNull();
+      expect(await store.getDelivery(orgId, other.id, delivery!.id)).toBeNull();
     });
 
     it("filters claims by organization and webhook and skips disabled webhooks", async () => {

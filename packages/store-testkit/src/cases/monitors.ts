@@ -63,6 +63,12 @@ export function monitorCases(ctx: ContractContext): void {
       expect(cleared).toMatchObject({ lastError: null, body: null, name: "renamed" });
       expect(await store.getMonitor(org.id, monitor.id)).toEqual(cleared);
       expect(await store.updateMonitor(org.id, "mon_00000000000000000000000000", { name: "x" })).toBeNull();
+      // fields that are not patchable (a whole record spread into a patch) are ignored: id, type, orgId, createdAt
+      const other = await store.ensureOrganization("other");
+      const spread = { ...cleared!, id: "mon_00000000000000000000000001", type: "website", orgId: other.id, createdAt: "2000-01-01T00:00:00.000Z" } as never;
+      const same = await store.updateMonitor(org.id, monitor.id, spread);
+      expect(same).toMatchObject({ id: monitor.id, type: "api", orgId: org.id, createdAt: monitor.createdAt });
+      expect(await store.getMonitor(other.id, monitor.id)).toBeNull();
     });
 
     it("returns copies: changing a returned record does not change the store", async () => {

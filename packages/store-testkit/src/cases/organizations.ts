@@ -60,6 +60,7 @@ export function organizationCases(ctx: ContractContext): void {
       // revoked tokens are still found by hash: the caller decides
       expect((await store.findTokenByHash("a".repeat(64)))?.revokedAt).toBe("2026-03-02T10:00:00.000Z");
       expect(await store.revokeToken(org.id, "tok_00000000000000000000000000", "2026-03-02T10:00:00.000Z")).toBeNull();
+      await expect(store.touchToken("tok_00000000000000000000000000", "2026-03-02T10:00:00.000Z")).resolves.toBeUndefined();
     });
 
     it("lists tokens newest first with cursors", async () => {

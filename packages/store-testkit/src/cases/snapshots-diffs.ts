@@ -57,6 +57,13 @@ export function snapshotCases(ctx: ContractContext): void {
       expect((await store.listSnapshots(orgId, other.id, { limit: 10 })).data).toHaveLength(2);
     });
 
+    it("a retention below 1 still keeps the newest snapshot", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      const checks = await recordChanges(store, orgId, monitorId, 3, { retention: 0 });
+      expect((await store.listSnapshots(orgId, monitorId, { limit: 10 })).data.map((s) => s.id)).toEqual([checks[2]!.snapshot!.id]);
+    });
+
     it("uses the monitor's snapshotRetention setting when the check does not say", async () => {
       const store = await ctx.store();
       const { orgId, monitorId } = await seedOrganization(store);
@@ -123,6 +130,28 @@ export function diffCases(ctx: ContractContext): void {
       expect([...page1.data, ...page2.data, ...page3.data].map((d) => d.id)).toEqual([d4, d2, d1]);
       expect(page3.nextCursor).toBeNull();
       expect(await rejectionCode(store.listDiffs(orgId, monitorId, { limit: 1, cursor: "%%%" }))).toBe("invalid_cursor");
+    });
+
+    it("stores a website diff whole (summary, changedTargets, render context) and filters it as content_change", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      const check = changedCheck(monitorId, { severity: "low" });
+      const { schemaChanges: _s, valueChanges: _v, ...common } = check.diff as Extract<typeof check.diff, { schemaChanges: number }>;
+      const websiteDiff = {
+        ...common,
+        classification: "content_change" as const,
+        summary: { additions: 1, removals: 0, modifications: 2 },
+        changedTargets: ["#price", "main > h1"],
+        browserRender: true,
+        waitStrategy: "networkidle" as const,
+        selector: "main",
+        changes: [{ path: "#price", category: "value" as const, op: "replace" as const, severity: "low" as const, detail: "text changed", before: "$10", after: "$12" }],
+      };
+      await store.recordCheck(orgId, { ...check, diff: websiteDiff });
+      const stored = await store.getDiff(orgId, monitorId, websiteDiff.id);
+      expect(stored).toEqual({ ...websiteDiff, orgId, monitorId, snapshotId: check.snapshot!.id });
+      expect((await store.listDiffs(orgId, monitorId, { limit: 5, classification: "content_change" })).data.map((d) => d.id)).toEqual([websiteDiff.id]);
+      expect((await store.listDiffs(orgId, monitorId, { limit: 5, classification: "value_change" })).data).toEqual([]);
     });
 
     it("a diff belongs to its monitor: another monitor's id does not find it", async () => {
