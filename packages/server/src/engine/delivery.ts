@@ -210,14 +210,24 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       }
       return found;
     };
+    let failure: unknown = null;
     await pool(claimed, concurrency, async (delivery) => {
       if (run.signal?.aborted) return;
-      const outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
+      let outcome: AttemptOutcome;
+      try {
+        outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
+      } catch (error) {
+        // A store error (closed, unavailable): this delivery stays leased until the lease expires
+        // and is retried then; the other attempts of the batch still finish and are recorded.
+        failure ??= error;
+        return;
+      }
       if (outcome === "aborted" || outcome === "lost") return;
       result.attempted++;
       if (outcome === "succeeded") result.succeeded++;
       else result.failed++;
     });
+    if (failure !== null) throw failure;
     return result;
   }
 

@@ -1,4 +1,4 @@
-import { newId, type MonitorRecord, type Store } from "@driftwatch/core";
+import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
 import type { CheckOutcome, EngineCheckService } from "../pipeline/check-service.js";
 import { defaultOwner } from "./delivery.js";
 import type { EngineMetrics } from "./metrics.js";
@@ -126,7 +126,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       } catch (error) {
         // Cancelled at shutdown: stays due (its old nextCheckAt). Otherwise try again one interval later.
         if (!abort.signal.aborted) {
-          report(error);
+          // A monitor deleted while its check ran is not an error worth reporting.
+          if (!(error instanceof StoreError || (error as { name?: unknown } | null)?.name === "StoreError") || (error as StoreError).code !== "not_found") report(error);
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }

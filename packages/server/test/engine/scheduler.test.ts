@@ -204,4 +204,21 @@ describe("scheduler (SQLite, loopback targets)", () => {
     await Promise.all([one.stop(), two.stop()]);
     expect(new Set(target.hits).size).toBe(10);
   });
+
+  it("a monitor deleted while its check runs is dropped quietly", async () => {
+    await parkAll();
+    const target = await gated();
+    const monitor = await createMonitor(store, orgId, { url: `${target.url}/deleted`, nextCheckAt: new Date().toISOString() });
+    const onError = vi.fn();
+    const onCheck = vi.fn();
+    const s = scheduler({ onError, onCheck });
+    await s.tick();
+    await vi.waitFor(() => expect(target.parked).toBe(1));
+    expect(await store.deleteMonitor(orgId, monitor.id)).toBe(true);
+    target.releaseAll(true);
+    await s.idle();
+    expect(onCheck).not.toHaveBeenCalled();
+    expect(onError).not.toHaveBeenCalled();
+    expect(await store.getMonitor(orgId, monitor.id)).toBeNull();
+  });
 });
