@@ -38,8 +38,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       void sendProblem(request, reply, toApiError(error));
     },
   });
-  // Only JSON request bodies; anything else is 415 unsupported_media_type.
-  app.removeContentTypeParser(["text/plain"]);
+  // Only JSON request bodies; anything else is 415 unsupported_media_type. An empty body sent
+  // with a JSON content type counts as no body (some clients label every request as JSON).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(zodValidatorCompiler);
   // Handlers build response objects with explicit mappers; response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

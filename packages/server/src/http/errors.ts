@@ -20,6 +20,9 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError("invalid_json", "The request body is not valid JSON.");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new ApiError("invalid_request", "The Content-Length header does not match the body.");
+    case "FST_ERR_BAD_URL":
+    case "FST_ERR_ASYNC_CONSTRAINT":
+      return new ApiError("invalid_request", "The request URL is malformed.");
     case "FST_ERR_CTP_INVALID_TYPE":
     case "FST_ERR_CTP_INVALID_HEADER":
       return new ApiError("unsupported_media_type", "The Content-Type header is not a valid media type.");

@@ -37,8 +37,18 @@ describe("request errors (each answers its code and stores nothing)", () => {
         payload: '{"url": "https://x.example.com",',
       });
       expectProblem(res, 400, "invalid_json");
+      const proto = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/monitors",
+        headers: { "content-type": "application/json" },
+        payload: '{"url":"https://x.example.com","__proto__":{"admin":true}}',
+      });
+      expectProblem(proto, 400, "invalid_json");
+      // an empty body labelled JSON is no body: refused where a body is needed, fine where not
       const empty = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, headers: { "content-type": "application/json" }, payload: "" });
-      expectProblem(empty, 400, "invalid_json");
+      expectProblem(empty, 422, "validation_failed");
+      const run = await h.request(h.a.admin, { method: "POST", url: "/api/webhooks/worker/run", headers: { "content-type": "application/json" }, payload: "" });
+      expect(run.statusCode).toBe(200);
     });
   });
 
@@ -218,6 +228,11 @@ describe("request errors (each answers its code and stores nothing)", () => {
         expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/webhooks/${hook.id}`, payload: { url } }), 422, "unsafe_url");
       }
     });
+  });
+
+  it("a malformed URL is 400 invalid_request with a request id", async () => {
+    const res = await h.request(h.a.admin, { method: "GET", url: "/api/monitors/%E0%A4%A" });
+    expectProblem(res, 400, "invalid_request");
   });
 
   it("an unknown route is 404 not_found with a request id", async () => {
