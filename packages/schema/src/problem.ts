@@ -60,5 +60,7 @@ export const ProblemSchema = z.object({
   requestId: z.string(),
   instance: z.string().optional(),
   errors: z.array(ProblemFieldErrorSchema).optional(),
+  /** On a failed `POST /api/monitors/{id}/check` (502): how the target failed (`timeout`, `bad_status`, ...). */
+  reason: z.string().optional(),
 });
 export type Problem = z.infer<typeof ProblemSchema>;
