@@ -79,6 +79,7 @@ export interface HarnessOptions {
   withoutStoreRateLimits?: boolean;
   /** Real services instead of the recording doubles (e.g. the engine's createCheckService). */
   checks?: (store: Store, now: () => Date) => CheckService;
+  deliveries?: (store: Store, now: () => Date) => DeliveryService;
   urlGuard?: UrlGuard;
   metrics?: (store: Store) => MetricsRegistry;
 }
@@ -119,7 +120,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const deps: AppDependencies = {
     store: appStore,
     checks: options.checks?.(store, now) ?? checks,
-    deliveries,
+    deliveries: options.deliveries?.(store, now) ?? deliveries,
     urlGuard: options.urlGuard ?? guard,
     config,
     logger: pino({ level: "info" }, sink),
