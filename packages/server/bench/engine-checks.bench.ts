@@ -129,6 +129,7 @@ async function peerRound(): Promise<number> {
   return ids.length / seconds;
 }
 
+const loadBefore = os.loadavg()[0]!.toFixed(2);
 await engineRound(); // first snapshots (no diff), warms everything up
 await peerRound();
 const engine: number[] = [];
@@ -163,7 +164,8 @@ check fetches, diffs, and records a snapshot, a diff and an outbox delivery in o
 | peer: bare undici GET + JSON.parse, same concurrency | ${peerPerSecond.toFixed(0)} |
 | ratio (engine / peer) | ${(checksPerSecond / peerPerSecond).toFixed(2)} |
 
-Target (SPEC section 7): at least ${String(TARGET_CHECKS_PER_SECOND)} checks/s: **${verdict}** (${checksPerSecond.toFixed(0)}/s).`;
+Target (SPEC section 7): at least ${String(TARGET_CHECKS_PER_SECOND)} checks/s: **${verdict}** (${checksPerSecond.toFixed(0)}/s).
+Load average during the run: ${loadBefore} before, ${os.loadavg()[0]!.toFixed(2)} after (other work on the machine lowers both columns).`;
 
 writeBenchSection("server-engine-checks", markdown);
 console.log(markdown);

@@ -100,6 +100,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     else map.set(key, next);
   };
 
+  /** Hold at most two monitors per slot (running + waiting), so leases never sit idle for long. */
+  function room(): number {
+    return concurrency * 2 - running.size - waiting.length;
+  }
+
   function settleIdle(): void {
     if (running.size > 0 || waiting.length > 0) return;
     const waiters = idleWaiters;
@@ -138,7 +143,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       running.delete(task);
       bump(perHostRunning, host, -1);
       pump();
-      if (lastClaimFull) wake();
+      // Claim again once half the holding room is free, not after every check: one claim per batch.
+      if (lastClaimFull && room() >= concurrency) wake();
       settleIdle();
     });
   }
@@ -160,11 +166,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   async function tick(): Promise<number> {
-    // Hold at most two monitors per slot (running + waiting), so leases never sit idle for long.
-    const room = concurrency * 2 - running.size - waiting.length;
-    if (room <= 0) return 0;
-    const claimed = await store.claimDueMonitors({ now: now().toISOString(), limit: room, leaseMs, owner });
-    lastClaimFull = claimed.length >= room;
+    const limit = room();
+    if (limit <= 0) return 0;
+    const claimed = await store.claimDueMonitors({ now: now().toISOString(), limit, leaseMs, owner });
+    lastClaimFull = claimed.length >= limit;
     const deferred: MonitorRecord[] = [];
     for (const monitor of claimed) {
       const host = hostOf(monitor.url);
@@ -236,7 +241,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       if (!started) break;
       // After a full claim more may be due: claim again at once if there is room, else when a check ends.
-      if (lastClaimFull && running.size + waiting.length < concurrency * 2) continue;
+      if (lastClaimFull && room() >= concurrency) continue;
       await sleep(pollIntervalMs);
     }
   }
