@@ -2,8 +2,10 @@
 // concurrent renders of a light page, createBrowserFetcher against bare playwright-core (same
 // Chromium and flags, a new context per render, `page.goto` + `page.content()`, no routing).
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -66,7 +68,9 @@ const renderWithFetcher = async (): Promise<void> => {
 
 const marker = `--driftwatch-bench-peer=${randomUUID()}`;
 const args = [...DEFAULT_LAUNCH_ARGS.filter((a) => !a.startsWith("--host-resolver-rules")), marker, ...(process.getuid?.() === 0 ? ["--no-sandbox"] : [])];
-const peer = await chromium.launch({ executablePath, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+// Its own TMPDIR, like the fetcher's browsers: Chromium leaves singleton directories there.
+const peerTmp = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-bench-chromium-"));
+const peer = await chromium.launch({ executablePath, args, env: { ...process.env, TMPDIR: peerTmp }, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
 const peerPid = findBrowserProcess(marker)?.pid ?? null;
 const renderWithPlaywright = async (): Promise<void> => {
   const context = await peer.newContext();
@@ -114,4 +118,5 @@ console.log(markdown);
 
 await fetcher.close();
 await peer.close();
+fs.rmSync(peerTmp, { recursive: true, force: true });
 server.close();

@@ -74,6 +74,43 @@ function fulfilledHeaders(headers: Record<string, string>): Record<string, strin
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_RESPONSE_HEADERS.has(name)));
 }
 
+/**
+ * Settles like `promise`, or rejects with the signal's reason as soon as it aborts (the promise
+ * is left to settle on its own, its rejection handled).
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** Closes a context, waiting at most `ms`: a render never hangs on a context that will not close. */
+async function closeWithin(context: BrowserContext, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    context.close().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 function parseBrowserOptions(input: FetchRequest["browserOptions"]): BrowserOptions {
   const parsed = BrowserOptionsSchema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
@@ -147,6 +184,12 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       const browser = await current.browser.catch(() => null);
       if (browser?.isConnected() === true) return browser;
       forget(current);
+    }
+    // Checked first: Playwright leaves its temporary directories behind when the spawn fails.
+    try {
+      fs.accessSync(executablePath, fs.constants.X_OK);
+    } catch (cause) {
+      throw new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}: not found or not executable (set DRIFTWATCH_CHROMIUM_PATH)`, { cause });
     }
     const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-chromium-"));
     const entry: Launch = {
@@ -252,35 +295,52 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       signal,
       mainError: null,
     };
-    const browser = await getBrowser();
-    signal.throwIfAborted();
-    const context = await browser.newContext({
+    const browser = await untilAborted(getBrowser(), signal);
+    const creating = browser.newContext({
       serviceWorkers: "block",
       acceptDownloads: false,
       ...(browserOptions.viewport === undefined ? {} : { viewport: browserOptions.viewport }),
       ...(browserOptions.userAgent === undefined ? {} : { userAgent: browserOptions.userAgent }),
       ...(browserOptions.locale === undefined ? {} : { locale: browserOptions.locale }),
     });
+    let context: BrowserContext;
+    try {
+      context = await untilAborted(creating, signal);
+    } catch (error) {
+      // Aborted while Chromium was still creating it: close it once it exists.
+      void creating.then((late) => late.close()).catch(() => undefined);
+      throw error;
+    }
     contexts.add(context);
+    // Closing the context on abort ends what runs inside it; every step below also races the
+    // signal, because a Playwright call can stay pending forever when its context closes under
+    // it (newPage does).
     const closeContext = (): void => void context.close().catch(() => undefined);
     signal.addEventListener("abort", closeContext, { once: true });
     try {
-      await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "WebSockets are not fetched by driftwatch" }));
-      await context.route("**/*", (route) => fulfillThroughGuard(route, state));
-      const page = await context.newPage();
+      signal.throwIfAborted();
+      await untilAborted(
+        context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "WebSockets are not fetched by driftwatch" })),
+        signal,
+      );
+      await untilAborted(
+        context.route("**/*", (route) => fulfillThroughGuard(route, state)),
+        signal,
+      );
+      const page = await untilAborted(context.newPage(), signal);
       const remaining = (): number => Math.max(1, browserOptions.timeoutMs - (performance.now() - started));
       let response;
       try {
-        response = await page.goto(finalUrl.href, { waitUntil: browserOptions.waitStrategy, timeout: remaining() });
+        response = await untilAborted(page.goto(finalUrl.href, { waitUntil: browserOptions.waitStrategy, timeout: remaining() }), signal);
       } catch (error) {
-        if (state.mainError !== null) throw state.mainError;
+        if (state.mainError !== null && !signal.aborted) throw state.mainError;
         throw error;
       }
       if (browserOptions.waitForSelector !== undefined) {
-        await page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() });
+        await untilAborted(page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() }), signal);
       }
-      if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await page.waitForTimeout(browserOptions.extraWaitMs);
-      const html = await page.content();
+      if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await untilAborted(page.waitForTimeout(browserOptions.extraWaitMs), signal);
+      const html = await untilAborted(page.content(), signal);
       return {
         ...base,
         status: response?.status() ?? document.status,
@@ -293,7 +353,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     } finally {
       signal.removeEventListener("abort", closeContext);
       contexts.delete(context);
-      await context.close().catch(() => undefined);
+      await closeWithin(context, GRACE_MS);
     }
   }
 
