@@ -144,6 +144,18 @@ describe("createHttpFetcher on a local server (guard lifted)", () => {
     expect(server.lastHeaders["accept-encoding"]).toBe("gzip, deflate, br");
   });
 
+  it("sends the userAgent option unless the request has its own user-agent", async () => {
+    const custom = createHttpFetcher({ allowPrivateNetworks: true, userAgent: "acme-monitor/2.0" });
+    try {
+      await custom.fetch({ url: `${server.url}/page` });
+      expect(server.lastHeaders["user-agent"]).toBe("acme-monitor/2.0");
+      await custom.fetch({ url: `${server.url}/page`, headers: { "User-Agent": "per-request/1" } });
+      expect(server.lastHeaders["user-agent"]).toBe("per-request/1");
+    } finally {
+      await custom.close();
+    }
+  });
+
   it("reports a 404 as a response, not an error", async () => {
     expect(await fetcher.fetch({ url: `${server.url}/nothing` })).toMatchObject({ status: 404, body: "missing" });
   });
