@@ -1,4 +1,4 @@
-// The code blocks marked ```ts example in the core README and docs/diff-engine.md are programs
+// The code blocks marked ```ts example in the core README, docs/diff-engine.md and docs/policy-rules.md are programs
 // that assert what they show; this runs each of them against the package's sources.
 import fs from "node:fs";
 import path from "node:path";
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import * as core from "../src/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const docs = [path.resolve(here, "../README.md"), path.resolve(here, "../../../docs/diff-engine.md")];
+const docs = [path.resolve(here, "../README.md"), path.resolve(here, "../../../docs/diff-engine.md"), path.resolve(here, "../../../docs/policy-rules.md")];
 
 function examples(file: string): string[] {
   const text = fs.readFileSync(file, "utf8");
