@@ -1,7 +1,80 @@
-import fastifySwagger from "@fastify/swagger";
-import { API_VERSION } from "@driftwatch/schema";
+import fastifySwagger, { type SwaggerTransform } from "@fastify/swagger";
+import {
+  API_VERSION,
+  ApiDiffSchema,
+  BrowserOptionsSchema,
+  ChangeSchema,
+  DeliverySchema,
+  MonitorSchema,
+  PolicyRulesSchema,
+  ProblemSchema,
+  SettingsSchema,
+  SnapshotSchema,
+  TokenSchema,
+  WebhookSchema,
+  WebsiteDiffSchema,
+} from "@driftwatch/schema";
 import type { FastifyInstance } from "fastify";
-import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { z } from "zod";
+
+/**
+ * Named schemas: they become `components.schemas` and are referenced, not repeated. A registry
+ * of our own (never zod's global one, which embedders may use too).
+ */
+const registry = z.registry<{ id: string }>();
+for (const [id, schema] of Object.entries({
+  Monitor: MonitorSchema,
+  BrowserOptions: BrowserOptionsSchema,
+  Snapshot: SnapshotSchema,
+  Change: ChangeSchema,
+  ApiDiff: ApiDiffSchema,
+  WebsiteDiff: WebsiteDiffSchema,
+  PolicyRules: PolicyRulesSchema,
+  Settings: SettingsSchema,
+  Webhook: WebhookSchema,
+  Delivery: DeliverySchema,
+  Token: TokenSchema,
+  Problem: ProblemSchema,
+})) {
+  registry.add(schema, { id });
+}
+const jsonSchemaTransform = createJsonSchemaTransform({ schemaRegistry: registry });
+const jsonSchemaTransformObject = createJsonSchemaTransformObject({ schemaRegistry: registry });
+
+const PROBLEM_DESCRIPTIONS: Record<string, string> = {
+  "400": "Bad request: invalid_json or invalid_request",
+  "401": "unauthenticated (no token) or invalid_token",
+  "403": "insufficient_scope",
+  "404": "not_found (also another organization's resource)",
+  "409": "conflict or idempotency_key_reused",
+  "413": "payload_too_large",
+  "415": "unsupported_media_type",
+  "422": "validation_failed, invalid_browser_options, invalid_policy_rules or unsafe_url",
+  "429": "rate_limited (see Retry-After)",
+  "500": "internal_error",
+  "502": "unavailable: the checked target failed (see reason)",
+  "503": "unavailable",
+};
+
+/**
+ * The zod transform, with error responses documented as RFC 9457 problems
+ * (`application/problem+json`) instead of the default `application/json`.
+ */
+const transform: SwaggerTransform = (input) => {
+  const out = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]) as { schema: Record<string, unknown>; url: string };
+  const response = out.schema?.response as Record<string, unknown> | undefined;
+  if (response !== undefined) {
+    for (const [status, schema] of Object.entries(response)) {
+      if (Number(status) < 400) continue;
+      response[status] = {
+        description: PROBLEM_DESCRIPTIONS[status] ?? "Problem",
+        content: { "application/problem+json": { schema } },
+      };
+    }
+  }
+  return out as ReturnType<SwaggerTransform>;
+};
 
 /**
  * Registers @fastify/swagger so that `/api/openapi.json` is an OpenAPI 3.1 document generated
@@ -32,7 +105,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "system", description: "Health, readiness, metrics and this document" },
       ],
     },
-    transform: jsonSchemaTransform,
+    transform,
     transformObject: jsonSchemaTransformObject,
   });
 }

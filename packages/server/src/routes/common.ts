@@ -14,7 +14,7 @@ export const TokenParams = z.strictObject({ id: idSchema("token") });
 export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {
   const base = [400, 401, 403, 429, 500];
   const out: Record<number, typeof ProblemSchema> = {};
-  for (const status of [...base, ...statuses]) out[status] = ProblemSchema.describe("RFC 9457 problem (application/problem+json)");
+  for (const status of [...base, ...statuses]) out[status] = ProblemSchema;
   return out;
 }
 

@@ -54,9 +54,16 @@ describe("GET /api/openapi.json", () => {
     const body = create.requestBody.content["application/json"].schema;
     expect(body.additionalProperties).toBe(false);
     expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["url", "type", "browserOptions", "headers"]));
-    expect(JSON.stringify(body.properties.browserOptions)).toContain("networkidle");
+    expect(JSON.stringify(body.properties.browserOptions)).toContain("#/components/schemas/BrowserOptionsInput");
+    expect(JSON.stringify(doc.components.schemas.BrowserOptionsInput)).toContain("networkidle");
+    expect(doc.components.schemas.BrowserOptionsInput.additionalProperties).toBe(false);
+    for (const name of ["Monitor", "ApiDiff", "WebsiteDiff", "Snapshot", "Webhook", "Delivery", "Token", "Settings", "Problem"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
     expect(create.responses["201"]).toBeDefined();
-    expect(create.responses["422"]).toBeDefined();
+    expect(create.responses["422"].content["application/problem+json"].schema).toEqual({ $ref: "#/components/schemas/Problem" });
+    expect(doc.components.schemas.Problem.properties.code).toBeDefined();
+    expect(create.responses["422"].description).toContain("invalid_browser_options");
     expect(create.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const settings = doc.paths["/api/monitors/{id}/settings"].patch.requestBody.content["application/json"].schema;
