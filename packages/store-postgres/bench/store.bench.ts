@@ -10,7 +10,7 @@ import { createTestDatabase, postgresSkipReason } from "../test/database.js";
 import { apiMonitor, changedCheck, seedOrganization } from "../test/fixtures.js";
 
 const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain
-const CONCURRENCY = 8; // checks in flight at once in the concurrent rows (one monitor each)
+const CONCURRENCY = [8, 32]; // checks in flight at once in the concurrent rows (one monitor each, a pool of the same size)
 const CLAIM_BATCH = 10;
 const DUE_MONITORS = 2000;
 /** A ~10 KB JSON document, the size of SPEC section 7's check target. */
@@ -101,36 +101,37 @@ function nextCheck(target: Seeded): RecordCheckInput {
 }
 
 async function checkTasks(bench: Bench): Promise<() => Promise<void>> {
-  // the store and the peer each get their own schema and pool of the same size
-  const store = await createPostgresStore({ connectionString: database.url, schema: "store", max: CONCURRENCY });
-  const targets = await seedMany(store, CONCURRENCY, "store");
-
-  const peerPool = new pg.Pool({ connectionString: database.url, max: CONCURRENCY, options: "-c search_path=peer" });
-  const peerSetup = await createPostgresStore({ connectionString: database.url, schema: "peer" });
-  const peerTargets = await seedMany(peerSetup, CONCURRENCY, "peer");
-  await peerSetup.close();
-  const bare = async (target: Seeded): Promise<void> => {
-    const client = await peerPool.connect();
-    try {
-      await bareRecord(client, target.orgId, nextCheck(target), target.webhookIds);
-    } finally {
-      client.release();
-    }
-  };
-  // store and peer alternate, so a burst of load from elsewhere hits both alike
-  bench.add("recordCheck, one at a time", async () => {
-    await store.recordCheck(targets[0]!.orgId, nextCheck(targets[0]!));
-  });
-  bench.add("bare INSERTs, one at a time", () => bare(peerTargets[0]!));
-  bench.add(`recordCheck, ${CONCURRENCY} in flight`, async () => {
-    await Promise.all(targets.map((target) => store.recordCheck(target.orgId, nextCheck(target))));
-  });
-  bench.add(`bare INSERTs, ${CONCURRENCY} in flight`, async () => {
-    await Promise.all(peerTargets.map(bare));
-  });
+  const cleanups: Array<() => Promise<void>> = [];
+  for (const inFlight of [1, ...CONCURRENCY]) {
+    // the store and the peer each get their own schema and pool of the same size
+    const store = await createPostgresStore({ connectionString: database.url, schema: `store_${inFlight}`, max: inFlight });
+    const targets = await seedMany(store, inFlight, "store");
+    const peerPool = new pg.Pool({ connectionString: database.url, max: inFlight, options: `-c search_path=peer_${inFlight}` });
+    const peerSetup = await createPostgresStore({ connectionString: database.url, schema: `peer_${inFlight}` });
+    const peerTargets = await seedMany(peerSetup, inFlight, "peer");
+    await peerSetup.close();
+    const bare = async (target: Seeded): Promise<void> => {
+      const client = await peerPool.connect();
+      try {
+        await bareRecord(client, target.orgId, nextCheck(target), target.webhookIds);
+      } finally {
+        client.release();
+      }
+    };
+    // store and peer alternate, so a burst of load from elsewhere hits both alike
+    bench.add(`recordCheck, ${inFlight} in flight`, async () => {
+      await Promise.all(targets.map((target) => store.recordCheck(target.orgId, nextCheck(target))));
+    });
+    bench.add(`bare INSERTs, ${inFlight} in flight`, async () => {
+      await Promise.all(peerTargets.map(bare));
+    });
+    cleanups.push(async () => {
+      await store.close();
+      await peerPool.end();
+    });
+  }
   return async () => {
-    await store.close();
-    await peerPool.end();
+    for (const cleanup of cleanups) await cleanup();
   };
 }
 
@@ -206,22 +207,23 @@ const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 const rows: Array<[string, number, number]> = [
   [
     "checks recorded/s (10 KB snapshot + diff + 2 deliveries), one at a time",
-    perSecond("recordCheck, one at a time"),
-    perSecond("bare INSERTs, one at a time"),
+    perSecond("recordCheck, 1 in flight"),
+    perSecond("bare INSERTs, 1 in flight"),
   ],
+  ...CONCURRENCY.map((n): [string, number, number] => [
+    `checks recorded/s, ${n} in flight (${n} monitors, pool of ${n})`,
+    perSecond(`recordCheck, ${n} in flight`) * n,
+    perSecond(`bare INSERTs, ${n} in flight`) * n,
+  ]),
   [
-    `checks recorded/s, ${CONCURRENCY} in flight (${CONCURRENCY} monitors, pool of ${CONCURRENCY})`,
-    perSecond(`recordCheck, ${CONCURRENCY} in flight`) * CONCURRENCY,
-    perSecond(`bare INSERTs, ${CONCURRENCY} in flight`) * CONCURRENCY,
-  ],
-  [
-    `due monitors claimed and released/s (batches of ${CLAIM_BATCH})`,
+    `due monitors claimed and released/s (batches of ${CLAIM_BATCH}, one commit per release)`,
     perSecond("claimDueMonitors") * CLAIM_BATCH,
     perSecond("bare claim") * CLAIM_BATCH,
   ],
 ];
-const sequential = rows[0]![1];
-const concurrent = rows[1]![1];
+const checkRows = rows.slice(0, 1 + CONCURRENCY.length);
+const best = Math.max(...checkRows.map((r) => r[1]));
+const bestBare = Math.max(...checkRows.map((r) => r[2]));
 const markdown = [
   "## @driftwatch/store-postgres",
   "",
@@ -231,9 +233,7 @@ const markdown = [
   "|---|---:|---:|---:|",
   ...rows.map(([label, store, peer]) => `| ${label} | ${fmt(store)} | ${fmt(peer)} | ${(store / peer).toFixed(2)} |`),
   "",
-  `Budget: the server must sustain ${CHECKS_BUDGET} checks/s (SPEC section 7); recordCheck runs at ${fmt(sequential)}/s one at a time (${(
-    sequential / CHECKS_BUDGET
-  ).toFixed(1)}x the budget) and ${fmt(concurrent)}/s with ${CONCURRENCY} in flight (${(concurrent / CHECKS_BUDGET).toFixed(1)}x).`,
+  `Budget: the server must sustain ${CHECKS_BUDGET} checks/s (SPEC section 7 sets it for SQLite). Every check is a durable commit, so one at a time the rate is bound by the disk's fsync latency (bare pg: ${fmt(rows[0]![2])}/s); with checks in flight PostgreSQL groups commits and recordCheck reaches ${fmt(best)}/s, ${(best / CHECKS_BUDGET).toFixed(1)}x the budget (bare pg ${fmt(bestBare)}/s). Size the pool (\`max\`, default 10) and the scheduler's concurrency to the check rate you need.`,
 ].join("\n");
 writeBenchSection("store-postgres", markdown);
 console.log(markdown);
