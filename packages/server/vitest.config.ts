@@ -1,3 +1,9 @@
 import { defineDriftwatchVitest } from "../../tooling/vitest";
 
-export default defineDriftwatchVitest();
+export default defineDriftwatchVitest({
+  test: {
+    // The e2e suites start the built CLI: build it first when the sources are newer.
+    globalSetup: ["test/e2e/global-setup.ts"],
+    testTimeout: 90_000,
+  },
+});

@@ -5,6 +5,8 @@ import { runCli } from "./cli/main.js";
 runCli(process.argv.slice(2), processIo()).then(
   (code) => {
     process.exitCode = code;
+    // Everything is closed by now; should a library still hold the event loop, do not hang.
+    setTimeout(() => process.exit(code), 2000).unref();
   },
   (error: unknown) => {
     process.stderr.write(`driftwatch: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

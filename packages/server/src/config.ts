@@ -29,6 +29,11 @@ export interface DriftwatchConfig {
   shutdownTimeoutMs: number;
   /** Serve the built-in demo (target, monitors, webhook receiver). */
   demo: boolean;
+  /**
+   * How long a claimed check or delivery stays leased to this process (null: the engine's
+   * defaults). After a crash, another process takes the work over once the lease expires.
+   */
+  leaseMs: number | null;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -61,6 +66,7 @@ export const ENV = {
   chromiumPath: "DRIFTWATCH_CHROMIUM_PATH",
   bodyLimit: "DRIFTWATCH_BODY_LIMIT_BYTES",
   shutdownTimeout: "DRIFTWATCH_SHUTDOWN_TIMEOUT_MS",
+  lease: "DRIFTWATCH_LEASE_MS",
 } as const;
 
 /** One command-line option: `--name value`, `--name=value`, or a boolean `--name`. */
@@ -161,6 +167,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const chromiumPath = env[ENV.chromiumPath];
   const bodyLimit = env[ENV.bodyLimit];
   const shutdownTimeout = env[ENV.shutdownTimeout];
+  const lease = env[ENV.lease];
 
   return {
     port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
@@ -179,6 +186,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
         ? DEFAULT_SHUTDOWN_TIMEOUT_MS
         : parseInteger(shutdownTimeout, ENV.shutdownTimeout, 0, 600_000),
     demo: options.demo === true,
+    leaseMs: lease === undefined || lease === "" ? null : parseInteger(lease, ENV.lease, 1000, 3_600_000),
   };
 }
 
