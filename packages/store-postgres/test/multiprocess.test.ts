@@ -1,0 +1,48 @@
+// Several processes opening one fresh database at the same moment: the advisory lock makes them
+// migrate one after the other, so every process starts and the migration is recorded once.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { POSTGRES_SCHEMA_VERSION } from "../src/index.js";
+import { createTestDatabase, postgresSkipReason, type TestDatabase } from "./database.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const skipReason = await postgresSkipReason();
+let database: TestDatabase | undefined;
+afterAll(async () => {
+  await database?.drop();
+});
+
+function runChild(url: string, slug: string): Promise<void> {
+  const child = spawn(process.execPath, ["--conditions=@driftwatch/source", "--import", "tsx", path.join(here, "migrate-child.ts"), url, slug], {
+    cwd: here,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 && stdout.trim() === "done" ? resolve() : reject(new Error(`child ${slug} exited with ${String(code)}: ${stderr}`))));
+  });
+}
+
+describe.skipIf(skipReason !== null)(`several processes on one database${skipReason === null ? "" : ` (skipped: ${skipReason})`}`, () => {
+  it("migrate a fresh database once when four processes open it at the same time", async () => {
+    database = await createTestDatabase();
+    await Promise.all(["a", "b", "c", "d"].map((slug) => runChild(database!.url, slug)));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const migrations = await client.query<{ version: number }>("SELECT version FROM public.driftwatch_migrations");
+      expect(migrations.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+      const orgs = await client.query<{ slug: string }>("SELECT slug FROM public.organizations ORDER BY slug");
+      expect(orgs.rows.map((r) => r.slug)).toEqual(["a", "b", "c", "d"]);
+    } finally {
+      await client.end();
+    }
+  }, 90_000);
+});
