@@ -19,7 +19,6 @@ export {
 } from "./metrics.js";
 export {
   createDeliveryService,
-  defaultOwner,
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   type DeliverDueOptions,
