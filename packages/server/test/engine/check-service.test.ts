@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Fetcher, Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -175,5 +177,33 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(outcome.result).toBe("failed");
     expect(outcome.error?.code).toBe("invalid_body");
     expect(outcome.monitor.consecutiveFailures).toBe(1);
+  });
+
+  it("sends the previous snapshot's ETag and treats 304 Not Modified as unchanged", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers["if-none-match"]);
+      if (req.headers["if-none-match"] === '"v1"') {
+        res.writeHead(304, { etag: '"v1"' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", etag: '"v1"' });
+      res.end(JSON.stringify({ v: 1 }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const monitor = await createMonitor(store, orgId, { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/etag` });
+      const checks = service();
+      const first = await checks.runCheck(monitor, { requestId: "req_e1" });
+      const second = await checks.runCheck(first.monitor, { requestId: "req_e2" });
+      expect(seen).toEqual([undefined, '"v1"']);
+      expect(second.result).toBe("unchanged");
+      expect(second.snapshot?.id).toBe(first.snapshot?.id);
+      expect(second.monitor).toMatchObject({ lastStatus: 304, lastError: null, consecutiveFailures: 0 });
+      expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+    } finally {
+      server.close();
+    }
   });
 });
