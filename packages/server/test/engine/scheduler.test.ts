@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCheckService, createMetrics, createScheduler, type Scheduler } from "../../src/engine/index.js";
 import { createMonitor, manualClock, openTempStore, startGatedTarget, startTarget, type GatedTarget, type Target } from "./fixtures.js";
 
+/** Waits generous enough for a loaded machine (the condition is polled, so a fast one returns at once). */
+const SLOW = { timeout: 15_000, interval: 20 };
+
 describe("scheduler (SQLite, loopback targets)", () => {
   let store: Store;
   let orgId: string;
@@ -94,7 +97,7 @@ describe("scheduler (SQLite, loopback targets)", () => {
     // so the next claim reaches host b
     await s.tick();
     expect(s.inFlight).toBe(3);
-    await vi.waitFor(() => expect(a.parked + b.parked).toBe(3));
+    await vi.waitFor(() => expect(a.parked + b.parked).toBe(3), SLOW);
     expect(a.parked).toBe(2);
     expect(b.parked).toBe(1);
     // let the checks finish one round at a time until every monitor ran
@@ -130,7 +133,7 @@ describe("scheduler (SQLite, loopback targets)", () => {
     await vi.waitFor(async () => {
       const all = await Promise.all(ids.map((id) => store.getMonitor(orgId, id)));
       expect(all.every((m) => Date.parse(m!.nextCheckAt!) > clock.ms())).toBe(true);
-    });
+    }, SLOW);
     await s.stop();
     expect(target.hits).toEqual([]);
     const times = (await Promise.all(ids.map((id) => store.getMonitor(orgId, id)))).map((m) => Date.parse(m!.nextCheckAt!) - clock.ms());
@@ -155,13 +158,13 @@ describe("scheduler (SQLite, loopback targets)", () => {
     for (let i = 0; i < 4; i++) ids.push((await createMonitor(store, orgId, { url: `${target.url}/s${String(i)}`, nextCheckAt: due })).id);
     const s = scheduler({ concurrency: 2, perHostConcurrency: 2 });
     await s.tick();
-    await vi.waitFor(() => expect(target.parked).toBe(2));
+    await vi.waitFor(() => expect(target.parked).toBe(2), SLOW);
     expect(s.waiting).toBe(2);
     let stopped = false;
     const stopping = s.stop().then(() => {
       stopped = true;
     });
-    await vi.waitFor(() => expect(s.waiting).toBe(0));
+    await vi.waitFor(() => expect(s.waiting).toBe(0), SLOW);
     expect(stopped).toBe(false);
     target.releaseAll(true);
     await stopping;
@@ -180,7 +183,7 @@ describe("scheduler (SQLite, loopback targets)", () => {
     const monitor = await createMonitor(store, orgId, { url: `${target.url}/hung`, nextCheckAt: due });
     const s = scheduler({});
     await s.tick();
-    await vi.waitFor(() => expect(target.parked).toBe(1));
+    await vi.waitFor(() => expect(target.parked).toBe(1), SLOW);
     await s.stop({ graceMs: 50 });
     const stored = await store.getMonitor(orgId, monitor.id);
     expect(stored).toMatchObject({ consecutiveFailures: 0, lastCheckedAt: null, lastError: null, nextCheckAt: due });
@@ -200,7 +203,7 @@ describe("scheduler (SQLite, loopback targets)", () => {
     const two = scheduler({ concurrency: 4, perHostConcurrency: 4 });
     one.start();
     two.start();
-    await vi.waitFor(() => expect(target.hits.length).toBe(10));
+    await vi.waitFor(() => expect(target.hits.length).toBe(10), SLOW);
     await Promise.all([one.stop(), two.stop()]);
     expect(new Set(target.hits).size).toBe(10);
   });
@@ -213,7 +216,7 @@ describe("scheduler (SQLite, loopback targets)", () => {
     const onCheck = vi.fn();
     const s = scheduler({ onError, onCheck });
     await s.tick();
-    await vi.waitFor(() => expect(target.parked).toBe(1));
+    await vi.waitFor(() => expect(target.parked).toBe(1), SLOW);
     expect(await store.deleteMonitor(orgId, monitor.id)).toBe(true);
     target.releaseAll(true);
     await s.idle();

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDeliveryService, createDeliveryWorker, createMetrics, type EngineDeliveryService } from "../../src/engine/index.js";
 import { createMonitor, createWebhook, openTempStore, recordDiff, startReceiver, type Receiver } from "./fixtures.js";
 
+/** Waits generous enough for a loaded machine (the condition is polled, so a fast one returns at once). */
+const SLOW = { timeout: 15_000, interval: 20 };
+
 describe("background delivery worker and metrics", () => {
   let store: Store;
   let orgId: string;
@@ -56,7 +59,7 @@ describe("background delivery worker and metrics", () => {
     receiver.reply({ status: 200, hang: true });
     const worker = createDeliveryWorker({ deliveries: service(200), pollIntervalMs: 50 });
     worker.start();
-    await vi.waitFor(() => expect(receiver.received.filter((r) => r.path === "/hung")).toHaveLength(1));
+    await vi.waitFor(() => expect(receiver.received.filter((r) => r.path === "/hung")).toHaveLength(1), SLOW);
     await worker.stop({ graceMs: 20 });
     const stuck = await store.getDelivery(orgId, hook.id, deliveries[0]!.id);
     expect(stuck).toMatchObject({ state: "pending", attempts: 0 });
