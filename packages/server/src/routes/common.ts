@@ -1,4 +1,4 @@
-import { FetchError, isDriftwatchError } from "@driftwatch/core";
+import { isDriftwatchError } from "@driftwatch/core";
 import { idSchema, ProblemSchema } from "@driftwatch/schema";
 import { z } from "zod";
 import { ApiError } from "../http/problem.js";
@@ -21,17 +21,21 @@ export function problems(...statuses: number[]): Record<number, typeof ProblemSc
 export const security = [{ bearerAuth: [] }];
 
 /**
- * Checks a monitor or webhook URL with the SSRF guard: a refused URL is `422 unsafe_url`
- * naming the field.
+ * Checks a monitor or webhook URL with the SSRF guard: a refused URL is `422 unsafe_url` naming
+ * the field, an unusable one `422 validation_failed`. A host that does not resolve right now is
+ * accepted: the guard checks the resolved address again on every connection the fetcher or the
+ * delivery worker opens, so nothing unsafe is reached later either.
  */
 export async function assertSafeUrl(guard: UrlGuard, url: string, field = "url"): Promise<void> {
   try {
     await guard.assertSafeUrl(url);
   } catch (error) {
-    if (error instanceof FetchError || (isDriftwatchError(error) && (error.code === "unsafe_url" || error.code === "invalid_url"))) {
+    if (!isDriftwatchError(error)) throw error;
+    if (error.code === "unsafe_url" || error.code === "invalid_url") {
       const code = error.code === "invalid_url" ? "validation_failed" : "unsafe_url";
       throw new ApiError(code, `The ${field} is refused: ${error.message}`, { errors: [{ path: field, message: error.message }] });
     }
+    if (error.code === "dns_failure" || error.code === "timeout" || error.code === "connection_failed") return;
     throw error;
   }
 }

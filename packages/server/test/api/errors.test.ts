@@ -235,6 +235,15 @@ describe("request errors (each answers its code and stores nothing)", () => {
     expectProblem(res, 400, "invalid_request");
   });
 
+  it("a host that does not resolve now is accepted (the fetch-time guard checks again); an unusable one is 422", async () => {
+    const created = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, url: "https://not-yet.invalid/x" } });
+    expect(created.statusCode).toBe(201);
+    await expectUnchanged(async () => {
+      const bad = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/webhooks", payload: { url: "https://weird.example.com/" } }), 422, "validation_failed");
+      expect(bad.errors).toEqual([{ path: "url", message: expect.any(String) }]);
+    });
+  });
+
   it("an unknown route is 404 not_found with a request id", async () => {
     const res = await h.request(null, { method: "GET", url: "/api/nothing-here" });
     expectProblem(res, 404, "not_found");

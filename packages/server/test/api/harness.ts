@@ -44,6 +44,8 @@ export class TestUrlGuard implements UrlGuard {
   async assertSafeUrl(url: string): Promise<void> {
     this.calls.push(url);
     const host = new URL(url).hostname;
+    if (host.endsWith(".invalid")) throw new FetchError("dns_failure", `${host} does not resolve`);
+    if (host.startsWith("weird.")) throw new FetchError("invalid_url", `${host} cannot be fetched`);
     if (host === "127.0.0.1" || host === "localhost" || host.startsWith("10.") || host === "169.254.169.254" || host === "[::1]") {
       throw new FetchError("unsafe_url", `${host} is a loopback, private or metadata address`);
     }
