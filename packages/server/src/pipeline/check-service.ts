@@ -20,6 +20,7 @@ import {
   type RecordCheckResult,
   type SnapshotRecord,
   type Store,
+  StoreError,
 } from "@driftwatch/core";
 import type { CheckResult } from "@driftwatch/schema";
 import type { EngineMetrics } from "../engine/metrics.js";
@@ -178,7 +179,34 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     };
   }
 
+  /**
+   * Checks of one monitor in this process run one after the other (a "check now" while the
+   * scheduler checks the same monitor): two checks reading the same previous snapshot would
+   * record the same change twice. A check that waited re-reads the monitor first.
+   */
+  const tails = new Map<string, Promise<void>>();
   async function runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
+    const key = `${monitor.orgId}/${monitor.id}`;
+    const previousTail = tails.get(key);
+    let done!: () => void;
+    const tail = new Promise<void>((resolve) => (done = resolve));
+    tails.set(key, tail);
+    try {
+      let current = monitor;
+      if (previousTail !== undefined) {
+        await previousTail;
+        const fresh = await store.getMonitor(monitor.orgId, monitor.id);
+        if (fresh === null) throw new StoreError("not_found", `Monitor ${monitor.id} no longer exists`);
+        current = fresh;
+      }
+      return await runCheckAlone(current, context);
+    } finally {
+      done();
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  }
+
+  async function runCheckAlone(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
     const started = performance.now();
     const settings = await store.getSettings(monitor.orgId, monitor.id);
     const policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };

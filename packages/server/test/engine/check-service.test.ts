@@ -206,4 +206,23 @@ describe("check pipeline (SQLite, loopback target)", () => {
       server.close();
     }
   });
+
+  it("runs two checks of one monitor one after the other, so a change is recorded once", async () => {
+    const monitor = await createMonitor(store, orgId, { url: `${target.url}/twice` });
+    const hook = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/twice", monitorIds: [monitor.id] });
+    const checks = service();
+    target.setJson({ n: 1 });
+    const first = await checks.runCheck(monitor, { requestId: "req_t0" });
+    target.setJson({ n: 2 });
+    // the scheduler's check and a "check now" at the same time, both holding the same monitor record
+    const [a, b] = await Promise.all([
+      checks.runCheck(first.monitor, { requestId: "req_t1" }),
+      checks.checkNow(orgId, monitor.id, { requestId: "req_t2" }),
+    ]);
+    expect(a.result).toBe("changed");
+    expect(b?.diff).toBeNull();
+    expect(b?.snapshot.id).toBe(a.snapshot?.id);
+    expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+    expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
+  });
 });
