@@ -70,3 +70,40 @@ describe("GET /api/openapi.json", () => {
     expect(Object.keys(settings.properties)).toContain("policyRules");
   });
 });
+
+describe("system routes", () => {
+  it("/healthz and /readyz answer without auth, with request ids", async () => {
+    for (const url of ["/healthz", "/readyz"]) {
+      const res = await h.request(null, { method: "GET", url });
+      expect(res.statusCode).toBe(200);
+      expect(json(res)).toEqual({ status: "ok" });
+      expect(res.headers["x-request-id"]).toMatch(/^req_/);
+      expect(res.headers.ratelimit).toBeUndefined();
+    }
+  });
+
+  it("/metrics without a metrics registry serves an empty Prometheus text", async () => {
+    const res = await h.request(null, { method: "GET", url: "/metrics" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toContain("text/plain");
+    expect(res.body).toBe("");
+  });
+
+  it("observes every finished request when the registry wants them", async () => {
+    const seen: Array<[string, string, number]> = [];
+    const observed = await createHarness({
+      metrics: () => ({ contentType: "text/plain; version=0.0.4", render: async () => "# none\n", observeRequest: (route, method, status) => void seen.push([route, method, status]) }),
+    });
+    try {
+      await observed.request(observed.a.admin, { method: "GET", url: "/api/monitors/mon_01HZX3K4ABCDEFGHJKMNPQRSTV" });
+      await observed.request(null, { method: "GET", url: "/nowhere" });
+      expect(seen).toEqual([
+        ["/api/monitors/:id", "GET", 404],
+        ["unmatched", "GET", 404],
+      ]);
+      expect((await observed.request(null, { method: "GET", url: "/metrics" })).body).toBe("# none\n");
+    } finally {
+      await observed.close();
+    }
+  });
+});
