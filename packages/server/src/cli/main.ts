@@ -60,6 +60,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       const { runToken } = await import("./token.js");
       return runToken(rest, io);
     }
+    case "serve": {
+      const { runServe } = await import("./serve.js");
+      return runServe(rest, io);
+    }
     default:
       io.stderr(`driftwatch: unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
       return EXIT_ERROR;

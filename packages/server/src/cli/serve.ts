@@ -1,0 +1,162 @@
+import type { AddressInfo } from "node:net";
+import { activeWebhookSecrets, isDriftwatchError } from "@driftwatch/core";
+import { ConfigError, redactUrl, resolveServeConfig } from "../config.js";
+import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
+import { seedDemo, type DemoSetup } from "../demo/seed.js";
+import { startDemoTarget, type DemoTarget } from "../demo/target.js";
+import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
+import { type CliIo, EXIT_ERROR } from "./io.js";
+import { USAGE } from "./main.js";
+
+export interface ServeHooks {
+  /** Called once the server listens (tests use it to stop an in-process server). */
+  onListening?(server: DriftwatchServer, baseUrl: string): void;
+  /** Replaces process signal handling (tests). Returns an unsubscribe function. */
+  onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
+}
+
+function processSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  process.on("SIGTERM", handler);
+  process.on("SIGINT", handler);
+  return () => {
+    process.off("SIGTERM", handler);
+    process.off("SIGINT", handler);
+  };
+}
+
+/**
+ * `driftwatch serve`: opens the database, bootstraps an empty one, listens, runs the scheduler and
+ * the delivery worker, and shuts down gracefully on SIGTERM / SIGINT (a second signal exits at once).
+ */
+export async function runServe(args: readonly string[], io: CliIo, hooks: ServeHooks = {}): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let config;
+  try {
+    config = resolveServeConfig(args, io.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`driftwatch serve: ${error.message}\n`);
+      return EXIT_ERROR;
+    }
+    throw error;
+  }
+
+  let target: DemoTarget | null = null;
+  let receiver: DemoReceiver | null = null;
+  let server: DriftwatchServer | null = null;
+  let demo: DemoSetup | null = null;
+  const cleanupDemo = async (): Promise<void> => {
+    await Promise.allSettled([target?.close(), receiver?.close()]);
+  };
+
+  try {
+    if (config.demo) {
+      target = await startDemoTarget();
+      receiver = await startDemoReceiver({
+        secrets: async () => {
+          if (server === null || demo === null) return [];
+          const hook = await server.store.getWebhook(demo.orgId, demo.webhook.id);
+          return hook === null ? [] : activeWebhookSecrets(hook);
+        },
+        onEvent: (event) =>
+          server?.logger.info(
+            { eventId: event.eventId, monitorId: event.monitorId, diffId: event.diffId, classification: event.data.classification },
+            "demo receiver: verified diff.detected",
+          ),
+        onRejected: (reason) => server?.logger.warn({ reason }, "demo receiver: rejected a delivery"),
+      });
+    }
+    server = await createDriftwatchServer({
+      ...config,
+      trustedOrigins: target !== null && receiver !== null ? [target.origin, receiver.origin] : [],
+    });
+  } catch (error) {
+    await cleanupDemo();
+    io.stderr(`driftwatch serve: cannot open ${redactUrl(config.databaseUrl)}: ${(error as Error).message}\n`);
+    return EXIT_ERROR;
+  }
+  const running = server;
+
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  let signals = 0;
+  const unsubscribe = (hooks.onSignal ?? processSignals)((signal) => {
+    signals++;
+    if (signals > 1) {
+      io.stderr(`driftwatch serve: second ${signal}, exiting without waiting.\n`);
+      process.exit(130);
+    }
+    running.logger.info({ signal }, "shutting down: no new work; in-flight checks and deliveries finish or stay pending");
+    void running
+      .close()
+      .then(cleanupDemo)
+      .then(
+        () => {
+          running.logger.info("stopped");
+          resolveStopped(0);
+        },
+        (error: unknown) => {
+          running.logger.error({ err: error }, "shutdown failed");
+          resolveStopped(1);
+        },
+      );
+  });
+
+  try {
+    const boot = await running.bootstrap();
+    if (boot.created && !config.demo) {
+      if (boot.generatedToken !== null) {
+        io.stdout(
+          `\nCreated organization "default" and an admin token. It is shown only this once:\n\n  ${boot.generatedToken}\n\n`,
+        );
+      } else {
+        io.stdout('\nCreated organization "default" with the admin token from DRIFTWATCH_ADMIN_TOKEN.\n\n');
+      }
+    }
+    if (config.demo && target !== null && receiver !== null) {
+      demo = await seedDemo(running.store, { apiUrl: target.apiUrl, pageUrl: target.pageUrl, receiverUrl: receiver.url });
+    }
+    await running.listen();
+    const { port } = running.app.server.address() as AddressInfo;
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    const baseUrl = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
+    running.logger.info({ url: baseUrl, database: redactUrl(config.databaseUrl) }, "driftwatch listening");
+    if (demo !== null && target !== null) io.stdout(demoBanner(baseUrl, demo, target));
+    hooks.onListening?.(running, baseUrl);
+  } catch (error) {
+    unsubscribe();
+    await running.close().catch(() => undefined);
+    await cleanupDemo();
+    const code = isDriftwatchError(error) ? ` (${error.code})` : "";
+    io.stderr(`driftwatch serve: ${(error as Error).message}${code}\n`);
+    return EXIT_ERROR;
+  }
+
+  const code = await stopped;
+  unsubscribe();
+  return code;
+}
+
+function demoBanner(baseUrl: string, demo: DemoSetup, target: DemoTarget): string {
+  const auth = `-H "authorization: Bearer ${demo.token}"`;
+  return `
+driftwatch demo
+  API         ${baseUrl}   (open ${baseUrl}/api/openapi.json for every endpoint)
+  Demo target ${target.apiUrl} and ${target.pageUrl} (change every 15 s)
+  Monitors    ${demo.apiMonitor.id} (api), ${demo.pageMonitor.id} (website), checked every 10 s
+  Webhook     ${demo.webhook.id} -> the built-in receiver, which verifies each signature
+  Admin token ${demo.token}
+
+Within a minute, try:
+
+  curl -s ${auth} "${baseUrl}/api/monitors/${demo.apiMonitor.id}/diffs?limit=3"
+  curl -s ${auth} "${baseUrl}/api/monitors/${demo.pageMonitor.id}/diffs?limit=3"
+  curl -s ${auth} "${baseUrl}/api/webhooks/${demo.webhook.id}/deliveries?limit=5"
+
+Stop with Ctrl-C.
+
+`;
+}

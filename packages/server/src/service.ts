@@ -1,0 +1,265 @@
+import type { Fetcher, FetchRequest, FetchResponse, Store } from "@driftwatch/core";
+import { createBrowserFetcher } from "@driftwatch/fetcher-browser";
+import { assertSafeUrl, createHttpFetcher, type GuardOptions } from "@driftwatch/fetcher-http";
+import type { FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import { buildApp } from "./app.js";
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_CHROMIUM_PATH,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_RATE_LIMIT_READS,
+  DEFAULT_RATE_LIMIT_WRITES,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  type DriftwatchConfig,
+  openDatabase,
+} from "./config.js";
+import { createCheckService, createDeliveryService, createDeliveryWorker, createMetrics, createScheduler, type EngineMetrics } from "./engine/index.js";
+import { generateTokenSecret, hashTokenSecret } from "./tokens.js";
+import type { UrlGuard } from "./types.js";
+
+export interface DriftwatchServerOptions extends Partial<DriftwatchConfig> {
+  /** A store you opened: used instead of `databaseUrl`, and not closed by `close()`. */
+  store?: Store;
+  /** Replaces the HTTP fetcher (yours: `close()` leaves it open). */
+  httpFetcher?: Fetcher;
+  /** Replaces the lazily launched Chromium fetcher for website monitors with `browserOptions` (yours: left open). */
+  browserFetcher?: Fetcher;
+  logger?: Logger;
+  /**
+   * Origins (`http://127.0.0.1:4000`) exempted from the SSRF guard, exactly, without lifting it
+   * for any other host or port. The demo uses it for its own loopback target and receiver.
+   */
+  trustedOrigins?: string[];
+  /** Run the scheduler and the delivery worker (default true). Off: checks and deliveries run only when asked through the API. */
+  background?: boolean;
+  /** How often the delivery worker polls the outbox (default 1000 ms). */
+  deliveryPollMs?: number;
+}
+
+export interface BootstrapResult {
+  /** True when the database was empty and organization `default` was created. */
+  created: boolean;
+  orgId: string | null;
+  /** The admin token secret, only when it was generated here (never when taken from the environment). */
+  generatedToken: string | null;
+}
+
+export interface DriftwatchServer {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly config: DriftwatchConfig;
+  readonly metrics: EngineMetrics;
+  readonly logger: Logger;
+  /**
+   * On an empty database: creates organization `default` and an admin token (the configured
+   * `adminToken` when set, else a new secret returned once). No-op otherwise.
+   */
+  bootstrap(): Promise<BootstrapResult>;
+  /** Listens on `host:port`, then starts the scheduler and the delivery worker. Resolves with the base URL. */
+  listen(): Promise<string>;
+  /**
+   * Graceful shutdown: stops accepting connections and claiming work, lets in-flight requests,
+   * checks and deliveries finish (up to `shutdownTimeoutMs`, after which the unfinished ones stay
+   * pending in the store and are retried by the next process), then closes fetchers and store.
+   */
+  close(): Promise<void>;
+}
+
+export const ALL_SCOPES = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"] as const;
+
+function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
+  return {
+    port: options.port ?? DEFAULT_PORT,
+    host: options.host ?? DEFAULT_HOST,
+    databaseUrl: options.databaseUrl ?? DEFAULT_DATABASE_URL,
+    allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+    allowAddresses: options.allowAddresses ?? [],
+    rateLimitReads: options.rateLimitReads ?? DEFAULT_RATE_LIMIT_READS,
+    rateLimitWrites: options.rateLimitWrites ?? DEFAULT_RATE_LIMIT_WRITES,
+    bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    adminToken: options.adminToken ?? null,
+    chromiumPath: options.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    demo: options.demo ?? false,
+    leaseMs: options.leaseMs ?? null,
+  };
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The SSRF guard of monitor and webhook URLs, with exact-origin exemptions. */
+export function createUrlGuard(guard: GuardOptions, trustedOrigins: ReadonlySet<string>): UrlGuard {
+  return {
+    async assertSafeUrl(url) {
+      const origin = originOf(url);
+      if (origin !== null && trustedOrigins.has(origin)) return;
+      await assertSafeUrl(url, guard);
+    },
+  };
+}
+
+/**
+ * Sends requests for trusted origins to `trusted` (a fetcher whose guard admits their loopback
+ * address, with redirects off so nothing leaves the origin) and everything else to `strict`.
+ */
+function routeTrustedOrigins(strict: Fetcher, trusted: Fetcher | null, trustedOrigins: ReadonlySet<string>): Fetcher {
+  if (trusted === null || trustedOrigins.size === 0) return strict;
+  return {
+    fetch(request: FetchRequest): Promise<FetchResponse> {
+      const origin = originOf(request.url);
+      return origin !== null && trustedOrigins.has(origin) ? trusted.fetch(request) : strict.fetch(request);
+    },
+    async close() {
+      await Promise.all([strict.close(), trusted.close()]);
+    },
+  };
+}
+
+/** Loopback addresses of trusted origins, for the guard's exact-address exemption. */
+function trustedAddresses(origins: ReadonlySet<string>): string[] {
+  const addresses = new Set<string>();
+  for (const origin of origins) {
+    const host = new URL(origin).hostname.replace(/^\[|\]$/g, "");
+    if (host === "localhost") addresses.add("127.0.0.1").add("::1");
+    else addresses.add(host);
+  }
+  return [...addresses];
+}
+
+/**
+ * The composition root of the reference server: store, fetchers, engine (checks, scheduler,
+ * deliveries, metrics) and the HTTP app, with a graceful `close()`.
+ */
+export async function createDriftwatchServer(options: DriftwatchServerOptions = {}): Promise<DriftwatchServer> {
+  const config = withDefaults(options);
+  const logger = options.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" });
+  const ownsStore = options.store === undefined;
+  const store = options.store ?? (await openDatabase(config.databaseUrl));
+
+  const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
+  const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
+  const trustedGuard: GuardOptions = { ...guard, allowAddresses: [...config.allowAddresses, ...trustedAddresses(trustedOrigins)] };
+  const urlGuard = createUrlGuard(guard, trustedOrigins);
+
+  const metrics = createMetrics({ store });
+  const httpFetcher =
+    options.httpFetcher ??
+    routeTrustedOrigins(
+      createHttpFetcher(guard),
+      trustedOrigins.size > 0 ? createHttpFetcher({ ...trustedGuard, maxRedirects: 0 }) : null,
+      trustedOrigins,
+    );
+  // Chromium is launched by the browser fetcher on its first render, never at startup.
+  const browserFetcher = options.browserFetcher ?? createBrowserFetcher({ ...guard, executablePath: config.chromiumPath });
+
+  const checks = createCheckService({ store, httpFetcher, browserFetcher, metrics });
+  const deliveries = createDeliveryService({
+    store,
+    guard: trustedOrigins.size > 0 ? trustedGuard : guard,
+    urlGuard,
+    metrics,
+    ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+  });
+  const background = options.background ?? true;
+  const worker = createDeliveryWorker({
+    deliveries,
+    ...(options.deliveryPollMs === undefined ? {} : { pollIntervalMs: options.deliveryPollMs }),
+    onError: (error) => logger.error({ err: error }, "delivery worker batch failed"),
+  });
+  const scheduler = createScheduler({
+    store,
+    checks,
+    metrics,
+    ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+    onError: (error: unknown) => logger.error({ err: error }, "scheduler tick failed"),
+    // A check that wrote to the outbox wakes the delivery worker at once.
+    onCheck: (outcome) => {
+      if (outcome.result === "changed") worker.wake();
+    },
+  });
+
+  const app = await buildApp({
+    store,
+    checks: {
+      async checkNow(orgId, monitorId, context) {
+        const result = await checks.checkNow(orgId, monitorId, context);
+        if (result?.diff != null) worker.wake();
+        return result;
+      },
+    },
+    deliveries,
+    urlGuard,
+    config: {
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      rateLimitReads: config.rateLimitReads,
+      rateLimitWrites: config.rateLimitWrites,
+      bodyLimitBytes: config.bodyLimitBytes,
+    },
+    metrics,
+    logger,
+  });
+
+  let closing: Promise<void> | null = null;
+
+  return {
+    app,
+    store,
+    config,
+    metrics,
+    logger,
+
+    async bootstrap() {
+      if ((await store.countOrganizations()) > 0) return { created: false, orgId: null, generatedToken: null };
+      const org = await store.ensureOrganization("default", "Default organization");
+      const existing = await store.listTokens(org.id, { limit: 1 });
+      if (existing.data.length > 0) return { created: false, orgId: org.id, generatedToken: null };
+      const secret = config.adminToken ?? generateTokenSecret();
+      await store.createToken(org.id, { name: "admin", scopes: [...ALL_SCOPES], tokenHash: hashTokenSecret(secret) });
+      return { created: true, orgId: org.id, generatedToken: config.adminToken === null ? secret : null };
+    },
+
+    async listen() {
+      const address = await app.listen({ port: config.port, host: config.host });
+      if (background) {
+        scheduler.start();
+        worker.start();
+      }
+      return address;
+    },
+
+    close() {
+      closing ??= (async () => {
+        const graceMs = config.shutdownTimeoutMs;
+        // No new connections, checks or delivery claims; in-flight work gets `graceMs` to finish.
+        // A keep-alive connection whose request finishes after close() began stays open until its
+        // idle timeout (72 s in Fastify): close such connections as soon as they turn idle, and
+        // every connection once the grace period is over.
+        const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
+        const deadline = setTimeout(() => app.server.closeAllConnections(), graceMs);
+        const stopped = Promise.allSettled([app.close(), scheduler.stop({ graceMs }), worker.stop({ graceMs })]);
+        const results = await stopped;
+        clearInterval(sweeper);
+        clearTimeout(deadline);
+        for (const result of results) {
+          if (result.status === "rejected") logger.error({ err: result.reason }, "error while stopping");
+        }
+        await Promise.allSettled([
+          options.httpFetcher === undefined ? httpFetcher.close() : undefined,
+          options.browserFetcher === undefined ? browserFetcher.close() : undefined,
+          deliveries.close(),
+        ]);
+        if (ownsStore) await store.close();
+      })();
+      return closing;
+    },
+  };
+}

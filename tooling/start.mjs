@@ -1,0 +1,41 @@
+// `npm start` from the repository root: builds @driftwatch/server and what it depends on (turbo,
+// cached after the first run), then runs the built `driftwatch serve --demo` on the embedded SQLite
+// default (./.driftwatch/driftwatch.db). Extra arguments are passed on:
+//   npm start -- --port 9090
+// Ctrl-C (SIGINT) or SIGTERM stops the server gracefully.
+import { spawn, spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+
+console.log("Building @driftwatch/server and its dependencies (cached after the first run)...");
+const build = spawnSync(npx, ["turbo", "run", "build", "--filter=@driftwatch/server...", "--output-logs=errors-only"], {
+  cwd: root,
+  stdio: "inherit",
+});
+if (build.status !== 0) {
+  console.error(`The build failed (exit ${build.status ?? build.signal}); fix it and run npm start again.`);
+  process.exit(build.status ?? 1);
+}
+
+const cli = path.join(root, "packages", "server", "dist", "cli.js");
+// Its own process group: a terminal's Ctrl-C reaches npm and this script (npm forwards it too), and
+// this script passes exactly one signal on, so the server shuts down gracefully instead of taking
+// a repeated signal as "exit now".
+const child = spawn(process.execPath, [cli, "serve", "--demo", ...process.argv.slice(2)], { cwd: root, stdio: "inherit", detached: true });
+let forwarded = false;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (forwarded || child.exitCode !== null || child.signalCode !== null) return;
+    forwarded = true;
+    child.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
+  });
+}
+process.on("exit", () => {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+child.on("exit", (code, signal) => {
+  process.exit(code ?? (signal === "SIGINT" ? 130 : 143));
+});
