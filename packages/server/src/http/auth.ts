@@ -48,7 +48,10 @@ export function createAuthenticator(store: Store, now: () => Date): Authenticato
       const record = await store.findTokenByHash(hashTokenSecret(secret));
       if (record === null) throw invalidToken("This token is not known.");
       if (record.revokedAt !== null) throw invalidToken("This token has been revoked.");
-      await touch(record);
+      await touch(record).catch((error: unknown) => {
+        // lastUsedAt is bookkeeping: a failed write must not fail the caller's request
+        request.log.warn({ err: error, tokenId: record.id }, "could not record lastUsedAt");
+      });
       return { orgId: record.orgId, tokenId: record.id, scopes: record.scopes };
     },
   };
