@@ -41,7 +41,7 @@ export interface DeliveryServiceOptions {
   leaseMs?: number;
   /** Per attempt. Default 15 s. */
   timeoutMs?: number;
-  /** Attempts in flight at once within one batch. Default 16. */
+  /** Attempts in flight at once (a forced run starts all it claimed at once). Default 16. */
   concurrency?: number;
   /** Most deliveries one `runWorker` call attempts. Default 100. */
   maxPerRun?: number;
@@ -82,18 +82,6 @@ function errorText(error: unknown): string {
 
 export function defaultOwner(kind: string): string {
   return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
-}
-
-/** Runs `task` over `items` with at most `limit` in flight. */
-async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await task(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /**
@@ -189,17 +177,14 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     return saved === null ? "lost" : outcome;
   }
 
+  /**
+   * Claims only what can start at once (free slots), so no claimed delivery waits behind slow
+   * receivers while its lease runs out; more is claimed as attempts finish, up to `run.limit`.
+   * A forced run claims once: with `force` a failed attempt is due again at once, and claiming
+   * again would retry it within the same run.
+   */
   async function deliverDue(run: DeliverDueOptions): Promise<DeliverDueResult> {
-    const claimed = await store.claimDueDeliveries({
-      now: now().toISOString(),
-      limit: run.limit,
-      leaseMs,
-      owner,
-      ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
-      ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
-      ...(run.force === true ? { force: true } : {}),
-    });
-    const result: DeliverDueResult = { claimed: claimed.length, attempted: 0, succeeded: 0, failed: 0 };
+    const result: DeliverDueResult = { claimed: 0, attempted: 0, succeeded: 0, failed: 0 };
     const webhooks = new Map<string, Promise<WebhookRecord | null>>();
     const webhookOf = (d: DeliveryRecord): Promise<WebhookRecord | null> => {
       const key = `${d.orgId}/${d.webhookId}`;
@@ -210,23 +195,56 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       }
       return found;
     };
+    const force = run.force === true;
+    const slots = force ? Math.max(concurrency, run.limit) : concurrency;
+    const inFlight = new Set<Promise<void>>();
     let failure: unknown = null;
-    await pool(claimed, concurrency, async (delivery) => {
-      if (run.signal?.aborted) return;
-      let outcome: AttemptOutcome;
-      try {
-        outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
-      } catch (error) {
-        // A store error (closed, unavailable): this delivery stays leased until the lease expires
-        // and is retried then; the other attempts of the batch still finish and are recorded.
-        failure ??= error;
-        return;
+    let remaining = Math.max(0, Math.floor(run.limit));
+    let exhausted = false;
+
+    const start = (delivery: DeliveryRecord): void => {
+      const task = (async () => {
+        if (run.signal?.aborted) return;
+        let outcome: AttemptOutcome;
+        try {
+          outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
+        } catch (error) {
+          // A store error (closed, unavailable): this delivery stays leased until the lease
+          // expires and is retried then; the other attempts still finish and are recorded.
+          failure ??= error;
+          return;
+        }
+        if (outcome === "aborted" || outcome === "lost") return;
+        result.attempted++;
+        if (outcome === "succeeded") result.succeeded++;
+        else result.failed++;
+      })();
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    };
+
+    while (!exhausted && remaining > 0 && failure === null && run.signal?.aborted !== true) {
+      const free = Math.min(slots - inFlight.size, remaining);
+      // Claim in chunks (at least half the slots free), not one delivery per finished attempt.
+      if (free >= Math.min(remaining, Math.ceil(slots / 2))) {
+        const claimed = await store.claimDueDeliveries({
+          now: now().toISOString(),
+          limit: free,
+          leaseMs,
+          owner,
+          ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
+          ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
+          ...(force ? { force: true } : {}),
+        });
+        result.claimed += claimed.length;
+        remaining -= claimed.length;
+        if (claimed.length < free || force) exhausted = true;
+        for (const delivery of claimed) start(delivery);
+        continue;
       }
-      if (outcome === "aborted" || outcome === "lost") return;
-      result.attempted++;
-      if (outcome === "succeeded") result.succeeded++;
-      else result.failed++;
-    });
+      await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
     if (failure !== null) throw failure;
     return result;
   }

@@ -69,6 +69,24 @@ describe("background delivery worker and metrics", () => {
     expect(await store.getDelivery(orgId, hook.id, deliveries[0]!.id)).toMatchObject({ state: "succeeded", attempts: 1 });
   });
 
+  it("claims only as many deliveries as it can start, so none waits behind a slow receiver while its lease runs", async () => {
+    const monitor = await createMonitor(store, orgId, { url: "http://127.0.0.1:9/slow" });
+    const hook = await createWebhook(store, orgId, { url: `${receiver.url}/slow`, monitorIds: [monitor.id] });
+    for (let i = 0; i < 5; i++) await recordDiff(store, orgId, monitor.id, new Date(Date.now() - 1000 + i));
+    receiver.reply({ status: 200, hang: true }, { status: 200, hang: true });
+    const slow = createDeliveryService({ store, guard: { allowPrivateNetworks: true }, concurrency: 2, timeoutMs: 1000 });
+    services.push(slow);
+    const running = slow.deliverDue({ webhookId: hook.id, limit: 10 });
+    await vi.waitFor(() => expect(receiver.received.filter((r) => r.path === "/slow")).toHaveLength(2), SLOW);
+    // two attempts hang; the other three were never claimed, so another worker takes them now
+    const other = await store.claimDueDeliveries({ now: new Date().toISOString(), limit: 10, leaseMs: 60_000, owner: "other", webhookId: hook.id });
+    expect(other).toHaveLength(3);
+    for (const d of other) {
+      await store.recordDeliveryAttempt(d.id, "other", { at: new Date().toISOString(), state: "succeeded", nextAttemptAt: null, responseStatus: 204, error: null, durationMs: 1 });
+    }
+    expect(await running).toMatchObject({ claimed: 2, attempted: 2, failed: 2 });
+  });
+
   it("keeps its metrics on its own registry and records HTTP requests", async () => {
     const before = await globalRegistry.metrics();
     const one = createMetrics();
