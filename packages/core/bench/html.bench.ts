@@ -1,5 +1,6 @@
 // diffHtml on a 200 KB page with a few changes, against the cost floor: cheerio.load of both
 // pages (diffHtml must parse both too). Run: node --conditions=@driftwatch/source --import tsx bench/html.bench.ts
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { load } from "cheerio";
@@ -115,5 +116,6 @@ const table = [
   `diffHtml / peer, CPU time: **${cpuRatio.toFixed(2)} x** (median of ${cpuRatios.length} alternating rounds of 5 runs each, range ${Math.min(...cpuRatios).toFixed(2)} to ${Math.max(...cpuRatios).toFixed(2)}).`,
   "The difference is block extraction, alignment, selectors and the fingerprint; everything else is the two parses.",
 ].join("\n");
-writeBenchSection("core-html", table);
+// The machine is shared: the load while this ran says how much to trust the absolute figures.
+writeBenchSection("core-html", `${table.trim()}\n\nLoad average (1 min) at the end of the run: ${os.loadavg()[0]!.toFixed(1)} on ${String(os.cpus().length)} cores; ratios are measured side by side and hold up better than absolute figures under load.`);
 console.log(table);

@@ -1,6 +1,7 @@
 // npm run bench: diffJson against fast-json-patch `compare`, microdiff and jsondiffpatch, side by
 // side in one process on the same inputs (SPEC section 7). diffJson also validates the input,
 // classifies, applies a small policy and fingerprints; the peers only find the operations.
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastJsonPatch from "fast-json-patch";
@@ -178,5 +179,6 @@ function fmt2(n: number | undefined): string {
   return n === undefined ? "-" : n.toFixed(1);
 }
 
-writeBenchSection("core-json", table);
+// The machine is shared: the load while this ran says how much to trust the absolute figures.
+writeBenchSection("core-json", `${table.trim()}\n\nLoad average (1 min) at the end of the run: ${os.loadavg()[0]!.toFixed(1)} on ${String(os.cpus().length)} cores; ratios are measured side by side and hold up better than absolute figures under load.`);
 console.log(`\n${table}`);

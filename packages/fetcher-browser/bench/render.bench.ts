@@ -31,13 +31,34 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
 const executablePath = process.env.DRIFTWATCH_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-/** Samples the summed RSS of a browser's process tree every 50 ms; returns the peak on stop. */
-function sampleRss(pid: () => number | null): () => number {
-  let peak = 0;
+/** Proportional set size of a process (shared pages divided among their users), in bytes. */
+function pssBytes(pid: number): number {
+  try {
+    const rollup = fs.readFileSync(`/proc/${String(pid)}/smaps_rollup`, "utf8");
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? "0") * 1024;
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+interface MemoryPeak {
+  rss: number;
+  pss: number;
+}
+
+/**
+ * Samples a browser's process tree every 50 ms; returns the peaks on stop. The sum of RSS counts
+ * pages shared between Chromium's processes once per process (an overstatement); the sum of PSS
+ * divides them among the processes that share them (what the tree really costs).
+ */
+function sampleMemory(pid: () => number | null): () => MemoryPeak {
+  const peak: MemoryPeak = { rss: 0, pss: 0 };
   const timer = setInterval(() => {
     const root = pid();
     if (root === null) return;
-    peak = Math.max(peak, processTree(root).reduce((sum, p) => sum + p.rssBytes, 0));
+    const tree = processTree(root);
+    peak.rss = Math.max(peak.rss, tree.reduce((sum, p) => sum + p.rssBytes, 0));
+    peak.pss = Math.max(peak.pss, tree.reduce((sum, p) => sum + pssBytes(p.pid), 0));
   }, 50);
   return () => {
     clearInterval(timer);
@@ -88,15 +109,19 @@ await renderWithFetcher();
 await renderWithPlaywright();
 
 const results = { fetcher: [] as number[], playwright: [] as number[] };
-let fetcherPeak = 0;
-let peerPeak = 0;
+const fetcherPeak: MemoryPeak = { rss: 0, pss: 0 };
+const peerPeak: MemoryPeak = { rss: 0, pss: 0 };
+const keepMax = (into: MemoryPeak, from: MemoryPeak): void => {
+  into.rss = Math.max(into.rss, from.rss);
+  into.pss = Math.max(into.pss, from.pss);
+};
 for (let round = 0; round < ROUNDS; round++) {
-  let stop = sampleRss(() => fetcher.browserProcessId());
+  let stop = sampleMemory(() => fetcher.browserProcessId());
   results.fetcher.push(await runConcurrently(RENDERS_PER_ROUND, renderWithFetcher));
-  fetcherPeak = Math.max(fetcherPeak, stop());
-  stop = sampleRss(() => peerPid);
+  keepMax(fetcherPeak, stop());
+  stop = sampleMemory(() => peerPid);
   results.playwright.push(await runConcurrently(RENDERS_PER_ROUND, renderWithPlaywright));
-  peerPeak = Math.max(peerPeak, stop());
+  keepMax(peerPeak, stop());
 }
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const ours = median(results.fetcher);
@@ -105,15 +130,16 @@ const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 
 const markdown = `## @driftwatch/fetcher-browser
 
-System Chromium (\`${executablePath}\`) headless, a light page (20-item list, one stylesheet, an inline script) on 127.0.0.1, \`waitStrategy: "load"\`, ${String(CONCURRENCY)} renders at a time, a new context per render; ${String(ROUNDS)} interleaved rounds of ${String(RENDERS_PER_ROUND)} renders, median round. The peer is bare playwright-core on the same Chromium and flags (without the host-resolver rule) doing \`newContext\` + \`goto\` + \`content()\` + \`close\`, with no request interception: the ceiling. The fetcher additionally fetches the document and every subresource itself through the guarded undici dispatcher and hands them to the page with \`route.fulfill\`. Peak memory is the largest sum of VmRSS over the browser's process tree (browser, zygotes, GPU/utility and renderer processes; shared pages count once per process), sampled every 50 ms.
+System Chromium (\`${executablePath}\`) headless, a light page (20-item list, one stylesheet, an inline script) on 127.0.0.1, \`waitStrategy: "load"\`, ${String(CONCURRENCY)} renders at a time, a new context per render; ${String(ROUNDS)} interleaved rounds of ${String(RENDERS_PER_ROUND)} renders, median round. The peer is bare playwright-core on the same Chromium and flags (without the host-resolver rule) doing \`newContext\` + \`goto\` + \`content()\` + \`close\`, with no request interception: the ceiling. The fetcher additionally fetches the document and every subresource itself through the guarded undici dispatcher and hands them to the page with \`route.fulfill\`. Peak memory is sampled every 50 ms over the browser's process tree (browser, zygotes, GPU/utility and renderer processes): the sum of PSS (shared pages divided among the processes sharing them: what the tree costs) and the sum of VmRSS (shared pages counted once per process: an overstatement, shown because it is what \`ps\` and most dashboards add up).
 
-| | renders/s | peak RSS of the Chromium tree |
-|---|---:|---:|
-| createBrowserFetcher | ${ours.toFixed(1)} | ${mib(fetcherPeak)} MiB |
-| bare playwright-core | ${theirs.toFixed(1)} | ${mib(peerPeak)} MiB |
-| ratio | ${(ours / theirs).toFixed(2)} | ${(fetcherPeak / peerPeak).toFixed(2)} |
+| | renders/s | peak PSS of the Chromium tree | peak summed RSS |
+|---|---:|---:|---:|
+| createBrowserFetcher | ${ours.toFixed(1)} | ${mib(fetcherPeak.pss)} MiB | ${mib(fetcherPeak.rss)} MiB |
+| bare playwright-core | ${theirs.toFixed(1)} | ${mib(peerPeak.pss)} MiB | ${mib(peerPeak.rss)} MiB |
+| ratio | ${(ours / theirs).toFixed(2)} | ${(fetcherPeak.pss / peerPeak.pss).toFixed(2)} | ${(fetcherPeak.rss / peerPeak.rss).toFixed(2)} |
 `;
-writeBenchSection("fetcher-browser", markdown);
+// The machine is shared: the load while this ran says how much to trust the absolute figures.
+writeBenchSection("fetcher-browser", `${markdown.trim()}\n\nLoad average (1 min) at the end of the run: ${os.loadavg()[0]!.toFixed(1)} on ${String(os.cpus().length)} cores; ratios are measured side by side and hold up better than absolute figures under load.`);
 console.log(markdown);
 
 await fetcher.close();

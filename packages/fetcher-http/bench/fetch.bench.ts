@@ -3,6 +3,7 @@
 // handling, no caps, no decoding beyond UTF-8).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
@@ -75,7 +76,8 @@ One keep-alive connection to a Node \`http\` server on 127.0.0.1 serving a ${Str
 |---|---:|---:|
 ${rows.join("\n")}
 `;
-writeBenchSection("fetcher-http", markdown);
+// The machine is shared: the load while this ran says how much to trust the absolute figures.
+writeBenchSection("fetcher-http", `${markdown.trim()}\n\nLoad average (1 min) at the end of the run: ${os.loadavg()[0]!.toFixed(1)} on ${String(os.cpus().length)} cores; ratios are measured side by side and hold up better than absolute figures under load.`);
 console.log(markdown);
 
 await fetcher.close();
