@@ -84,12 +84,15 @@ export interface HarnessOptions {
   deliveries?: (store: Store, now: () => Date) => DeliveryService;
   urlGuard?: UrlGuard;
   metrics?: (store: Store) => MetricsRegistry;
+  /** Another store than the SQLite default (e.g. PostgreSQL); `close` cleans up after it. */
+  store?: () => Promise<{ store: Store; close(): Promise<void> }>;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "dw-api-"));
-  const store = await createSqliteStore({ filename: join(dir, "api.db") });
+  const custom = await options.store?.();
+  const store = custom?.store ?? (await createSqliteStore({ filename: join(dir, "api.db") }));
   const checks = new RecordingChecks(store);
   const deliveries = new RecordingDeliveries();
   const guard = new TestUrlGuard();
@@ -171,7 +174,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     async close() {
       for (const other of others) await other.close();
       await app.close();
-      await store.close();
+      if (custom !== undefined) await custom.close();
+      else await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
