@@ -1,5 +1,4 @@
-import path from "node:path";
-import { DriftwatchError, type DriftwatchErrorOptions, type Store } from "@driftwatch/core";
+import { DriftwatchError, type DriftwatchErrorOptions, openStore, parseStoreUrl, type Store } from "@driftwatch/core";
 import { isWellFormedToken } from "./tokens.js";
 
 /**
@@ -223,31 +222,26 @@ export type DatabaseLocation =
   | { kind: "memory"; url: string };
 
 /**
- * Parses a database URL: `sqlite:<path>` (relative to the working directory; `sqlite:///abs`
- * and `sqlite:/abs` are absolute), `postgres://` or `postgresql://`, or `memory:`.
+ * Checks a database URL the way `openStore` of @driftwatch/core reads it: `sqlite:<path>`
+ * (relative to `cwd`; `sqlite:///abs` and `sqlite:/abs` are absolute; `file:` URLs too),
+ * `postgres://` or `postgresql://`, or `memory:`. A `ConfigError` naming `source` otherwise.
  */
-export function parseDatabaseUrl(value: string, source = "--database"): DatabaseLocation {
+export function parseDatabaseUrl(value: string, source = "--database", cwd: string = process.cwd()): DatabaseLocation {
   const v = value.trim();
-  if (v === "memory:" || v === "memory") return { kind: "memory", url: "memory:" };
-  if (v.startsWith("sqlite:")) {
-    let filename = v.slice("sqlite:".length);
-    if (filename.startsWith("//")) filename = filename.slice(2);
-    if (filename === "") throw new ConfigError("invalid_value", `${source}: a sqlite: URL needs a file path, e.g. sqlite:./.driftwatch/driftwatch.db.`);
-    return { kind: "sqlite", url: v, filename };
+  let location;
+  try {
+    location = parseStoreUrl(v, cwd);
+  } catch (error) {
+    throw new ConfigError("invalid_value", `${source}: ${(error as Error).message}`, { cause: error });
   }
-  if (v.startsWith("postgres://") || v.startsWith("postgresql://")) {
-    try {
-      const url = new URL(v);
-      if (url.hostname === "" && !url.searchParams.has("host")) throw new Error("no host");
-    } catch {
-      throw new ConfigError("invalid_value", `${source} is not a valid PostgreSQL URL (postgres://user:password@host:5432/database).`);
-    }
-    return { kind: "postgres", url: v };
+  switch (location.kind) {
+    case "memory":
+      return { kind: "memory", url: "memory:" };
+    case "sqlite":
+      return { kind: "sqlite", url: v, filename: location.filename };
+    case "postgres":
+      return { kind: "postgres", url: v };
   }
-  throw new ConfigError(
-    "invalid_value",
-    `${source} must be sqlite:<path>, postgres://user@host/database or memory: (got ${JSON.stringify(redactUrl(v))}).`,
-  );
 }
 
 /** A database URL without its password, for logs and error messages. */
@@ -262,28 +256,11 @@ export function redactUrl(value: string): string {
 }
 
 /**
- * Opens the store a database URL names (the adapters are imported on demand, so a SQLite user
- * never loads `pg`). Relative SQLite paths resolve against `cwd`.
+ * Opens the store a database URL names with `openStore` of @driftwatch/core (the adapter is
+ * imported on demand, so a SQLite user never loads `pg`). Relative SQLite paths resolve against `cwd`.
  */
 export async function openDatabase(databaseUrl: string, options: { cwd?: string } = {}): Promise<Store> {
-  const location = parseDatabaseUrl(databaseUrl);
-  switch (location.kind) {
-    case "sqlite": {
-      const { createSqliteStore } = await import("@driftwatch/store-sqlite");
-      const filename = location.filename === ":memory:" ? ":memory:" : path.resolve(options.cwd ?? process.cwd(), location.filename);
-      return createSqliteStore({ filename });
-    }
-    case "postgres": {
-      const { createPostgresStore } = await import("@driftwatch/store-postgres");
-      const store = await createPostgresStore({ connectionString: location.url });
-      return store;
-    }
-    case "memory": {
-      const memory = (await import("@driftwatch/store-memory")) as { createMemoryStore?: () => Store | Promise<Store> };
-      if (typeof memory.createMemoryStore !== "function") {
-        throw new ConfigError("invalid_value", "This build of @driftwatch/store-memory has no createMemoryStore; use sqlite: or postgres://.");
-      }
-      return memory.createMemoryStore();
-    }
-  }
+  const cwd = options.cwd ?? process.cwd();
+  parseDatabaseUrl(databaseUrl, "database URL", cwd);
+  return openStore(databaseUrl.trim(), { cwd });
 }

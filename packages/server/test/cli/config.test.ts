@@ -99,7 +99,7 @@ describe("serve configuration", () => {
   });
 
   it("parses database URLs and never prints a password", () => {
-    expect(parseDatabaseUrl("sqlite:./a/b.db")).toEqual({ kind: "sqlite", url: "sqlite:./a/b.db", filename: "./a/b.db" });
+    expect(parseDatabaseUrl("sqlite:./a/b.db", "--database", "/srv")).toEqual({ kind: "sqlite", url: "sqlite:./a/b.db", filename: "/srv/a/b.db" });
     expect(parseDatabaseUrl("sqlite:///var/lib/dw.db")).toMatchObject({ kind: "sqlite", filename: "/var/lib/dw.db" });
     expect(parseDatabaseUrl("postgresql://u:p@db:5432/x")).toMatchObject({ kind: "postgres" });
     expect(parseDatabaseUrl("memory:")).toEqual({ kind: "memory", url: "memory:" });

@@ -60,7 +60,7 @@ describe("driftwatch token create", () => {
       [["token", "create", "--org", "Not A Slug", "--database", "sqlite:./bad.db"], "--org must be a slug"],
       [["token", "create", "--org", "x", "--scopes", "monitors:read,root", "--database", "sqlite:./bad.db"], 'unknown scope "root"'],
       [["token", "create", "--org", "x", "--scopes", ",", "--database", "sqlite:./bad.db"], "at least one scope"],
-      [["token", "create", "--org", "x", "--database", "mysql://db"], "--database must be"],
+      [["token", "create", "--org", "x", "--database", "mysql://db"], "--database: Unknown store URL scheme \"mysql:\""],
       [["token", "create", "--org", "x", "--database", "memory:"], "memory: database"],
       [["token", "create", "--org", "x", "--bogus", "--database", "sqlite:./bad.db"], "Unknown option --bogus"],
       [["token", "delete"], "unknown subcommand"],
