@@ -28,7 +28,17 @@ let client: Driftwatch;
 let target: Awaited<ReturnType<typeof startTarget>>;
 let receiver: http.Server;
 let receiverUrl: string;
-const received: Array<{ body: string; headers: Record<string, string> }> = [];
+const received: Array<{ body: string; headers: Record<string, string>; status: number }> = [];
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 beforeAll(async () => {
   server = await startServer();
@@ -40,8 +50,13 @@ beforeAll(async () => {
     req.on("end", () => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
-      received.push({ body: Buffer.concat(chunks).toString("utf8"), headers });
-      res.writeHead(204).end();
+      // The first attempt of each event is refused with a long Retry-After, so the server's own
+      // background worker leaves it pending and the test's forced worker run delivers it.
+      const firstAttempt = !received.some((r) => r.headers["webhook-id"] === headers["webhook-id"]);
+      const status = firstAttempt ? 503 : 204;
+      received.push({ body: Buffer.concat(chunks).toString("utf8"), headers, status });
+      if (firstAttempt) res.writeHead(503, { "retry-after": "3600" }).end();
+      else res.writeHead(204).end();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
@@ -101,19 +116,27 @@ describe("resources against the real server", () => {
     expect((await client.settings.get(monitor.id)).snapshotRetention).toBe(50);
     expect((await client.settings.update(monitor.id, { policyRules: { rules: [] } })).policyRulesJson.rules).toEqual([]);
 
-    // deliveries: the diff's outbox entry reaches the receiver, signed
+    // deliveries: the diff's outbox entry reaches the receiver, signed. The background worker's
+    // first attempt gets 503 + Retry-After: 1 h; the delivery stays pending until a forced run.
+    const refused = await until("the first delivery attempt", () => received[0]);
+    expect(refused.status).toBe(503);
+    const pending = await until("the attempt recorded", async () => {
+      const page = await client.webhooks.deliveries(hook.id);
+      return page.data[0]?.attempts === 1 ? page.data[0] : undefined;
+    });
+    expect(pending).toMatchObject({ state: "pending", lastResponseStatus: 503 });
     const run = await client.webhooks.runWorker({ force: true });
-    expect(run.attempted).toBeGreaterThanOrEqual(1);
-    expect(run.succeeded).toBeGreaterThanOrEqual(1);
+    expect(run).toMatchObject({ attempted: 1, succeeded: 1, failed: 0 });
     const delivered = received.at(-1)!;
+    expect(delivered.status).toBe(204);
     const event: DiffDetectedEvent = await verifyWebhook(delivered.body, delivered.headers, hook.secret!);
     expect(event.data.diffId).toBe(diff.id);
     const log = await client.webhooks.deliveries(hook.id);
-    expect(log.data[0]).toMatchObject({ webhookId: hook.id, state: "succeeded", eventId: event.eventId });
+    expect(log.data[0]).toMatchObject({ webhookId: hook.id, state: "succeeded", eventId: event.eventId, attempts: 2 });
     const retried = await client.webhooks.retryDelivery(hook.id, log.data[0]!.id);
     expect(retried.state).toBe("pending");
     await client.webhooks.runWorker({ webhookId: hook.id, force: true });
-    expect(received.filter((r) => r.headers["webhook-id"] === event.eventId).length).toBe(2);
+    await until("the manual redelivery", () => (received.filter((r) => r.headers["webhook-id"] === event.eventId).length === 3 ? true : undefined));
 
     // webhook management
     const rotated = await client.webhooks.rotateSecret(hook.id);
