@@ -77,12 +77,16 @@ const SEVERITY_WIDTH = 8;
 export function formatDiff(diff: JsonDiff | null): string {
   if (diff === null) return "No changes.\n";
   const lines = [
-    `${diff.classification}: ${diff.schemaChanges} schema, ${diff.valueChanges} value change${diff.schemaChanges + diff.valueChanges === 1 ? "" : "s"}, top severity ${diff.topSeverity}`,
+    `${diff.classification}: ${plural(diff.schemaChanges, "schema change")}, ${plural(diff.valueChanges, "value change")}, top severity ${diff.topSeverity}`,
     `fingerprint ${diff.diffFingerprint}`,
     "",
     ...diff.changes.map(formatChange),
   ];
   return lines.join("\n") + "\n";
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function formatChange(change: Change): string {

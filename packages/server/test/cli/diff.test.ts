@@ -37,7 +37,7 @@ describe("driftwatch diff", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("");
     const lines = result.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^schema_change: 2 schema, 2 value changes, top severity critical$/);
+    expect(lines[0]).toMatch(/^schema_change: 2 schema changes, 2 value changes, top severity critical$/);
     expect(lines[1]).toMatch(/^fingerprint sha256:[0-9a-f]{64}$/);
     const changeLines = lines.slice(3);
     expect(changeLines).toHaveLength(4);
