@@ -7,7 +7,6 @@ import {
   StoreError,
   decodeCursor,
   encodeCursor,
-  isDriftwatchError,
   newId,
   severityRank,
   type DeliveryAttemptRecord,
@@ -31,10 +30,12 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { migrateSqlite } from "./migrations.js";
+import { claimDueDeliveryRows, claimIdempotencyKeyRows, hitRateLimitRows, recordDeliveryAttemptRows } from "./outbox.js";
+import { recordCheckRows } from "./record-check.js";
+import { clampLimit, isoTime, isoTimeOrNull, patchRow, translateError, type Queries } from "./util.js";
 import {
   MONITOR_PATCH_COLUMNS,
   WEBHOOK_PATCH_COLUMNS,
-  encodeColumnValue,
   toDelivery,
   toDeliveryAttempt,
   toDiff,
@@ -46,11 +47,9 @@ import {
   toWebhook,
   type DeliveryAttemptRow,
   type DeliveryRow,
-  type DiffRow,
   type MonitorRow,
   type OrganizationRow,
   type SettingsRow,
-  type SnapshotRow,
   type TokenRow,
   type WebhookRow,
 } from "./rows.js";
@@ -76,7 +75,6 @@ export interface SqliteStoreOptions {
 
 const SNAPSHOT_LIST_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
-const MAX_PAGE = 100;
 
 /** Opens (creating when missing) a SQLite database and returns a driftwatch `Store` on it. */
 export async function createSqliteStore(options: SqliteStoreOptions = {}): Promise<Store> {
@@ -115,44 +113,6 @@ export async function createSqliteStore(options: SqliteStoreOptions = {}): Promi
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createSqliteStore;
 
-function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return 20;
-  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
-}
-
-/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used; a value that is no time is a typed error. */
-function isoTime(value: string): string {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
-  return new Date(time).toISOString();
-}
-function isoTimeOrNull(value: string | null | undefined): string | null {
-  return value === null || value === undefined ? null : isoTime(value);
-}
-
-const TIME_COLUMNS = new Set(["last_checked_at", "last_changed_at", "next_check_at", "updated_at", "previous_secret_expires_at"]);
-
-/** Maps SQLite failures to `StoreError`s with a code; driftwatch errors pass through. */
-function translateError(error: unknown): unknown {
-  if (isDriftwatchError(error)) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") {
-    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
-      return new StoreError("conflict", `A record with the same unique value exists: ${(error as Error).message}`, { cause: error });
-    }
-    if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
-      return new StoreError("not_found", "A record this write refers to does not exist.", { cause: error });
-    }
-    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-      return new StoreError("store_unavailable", "The SQLite database stayed locked longer than busyTimeoutMs.", { cause: error });
-    }
-    if (code.startsWith("SQLITE_")) {
-      return new StoreError("store_unavailable", `SQLite failed: ${(error as Error).message}`, { cause: error });
-    }
-  }
-  return error;
-}
-
 class SqliteStore implements Store {
   readonly capabilities = { rateLimits: true, durable: true } as const;
   readonly #db: Database;
@@ -161,6 +121,12 @@ class SqliteStore implements Store {
   readonly #clock: () => Date;
   readonly #statements = new Map<string, Statement>();
   #closed = false;
+  /** The cached statements, for the parts of the store in other files. */
+  readonly #q: Queries = {
+    get: (sql, ...params) => this.#get(sql, ...params),
+    all: (sql, ...params) => this.#all(sql, ...params),
+    run: (sql, ...params) => this.#run(sql, ...params),
+  };
 
   constructor(db: Database, ownsDatabase: boolean, hooks: StoreHooks, clock: () => Date) {
     this.#db = db;
@@ -237,18 +203,8 @@ class SqliteStore implements Store {
     return this.#get<MonitorRow>("SELECT * FROM monitors WHERE org_id = ? AND id = ?", orgId, id);
   }
 
-  /** Applies the defined fields of a patch to one row and returns the row after it; undefined when there is no such row. */
   #patch<Row>(table: "monitors" | "webhooks", columns: Record<string, string>, orgId: string, id: string, patch: object): Row | undefined {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    for (const [field, value] of Object.entries(patch)) {
-      const column = columns[field];
-      if (column === undefined || value === undefined) continue;
-      sets.push(`${column} = ?`);
-      values.push(TIME_COLUMNS.has(column) && typeof value === "string" ? isoTime(value) : encodeColumnValue(value));
-    }
-    if (sets.length === 0) return this.#get<Row>(`SELECT * FROM ${table} WHERE org_id = ? AND id = ?`, orgId, id);
-    return this.#get<Row>(`UPDATE ${table} SET ${sets.join(", ")} WHERE org_id = ? AND id = ? RETURNING *`, ...values, orgId, id);
+    return patchRow<Row>(this.#q, table, columns, orgId, id, patch);
   }
 
   // organizations ----------------------------------------------------------------------------
@@ -488,155 +444,7 @@ class SqliteStore implements Store {
   // the check --------------------------------------------------------------------------------
 
   recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
-    return this.#write(() => this.#recordCheck(orgId, input));
-  }
-
-  /** Runs inside the transaction; each stage hook is called after its write, so a throwing hook rolls everything back. */
-  #recordCheck(orgId: string, input: RecordCheckInput): RecordCheckResult {
-    const stage = (name: Parameters<NonNullable<StoreHooks["onRecordCheckStage"]>>[0]): void => this.#hooks.onRecordCheckStage?.(name);
-    const { monitorId, snapshot, diff, event } = input;
-    if (diff !== null && snapshot === null) {
-      throw new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
-    }
-    if (event !== null && diff === null) {
-      throw new StoreError("invariant_violation", "A diff.detected event needs its diff.");
-    }
-    const monitorRow = this.#patch<MonitorRow>("monitors", MONITOR_PATCH_COLUMNS, orgId, monitorId, input.monitor);
-    if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
-    if (diff !== null && diff.previousSnapshotId !== null) {
-      const previous = this.#get<{ monitor_id: string; org_id: string }>(
-        "SELECT monitor_id, org_id FROM snapshots WHERE id = ?",
-        diff.previousSnapshotId
-      );
-      if (previous !== undefined && (previous.monitor_id !== monitorId || previous.org_id !== orgId)) {
-        throw new StoreError("invariant_violation", `Snapshot ${diff.previousSnapshotId} belongs to another monitor.`);
-      }
-    }
-    stage("monitor");
-
-    let snapshotRecord: SnapshotRecord | null = null;
-    if (snapshot !== null) {
-      const row: SnapshotRow = {
-        id: snapshot.id,
-        org_id: orgId,
-        monitor_id: monitorId,
-        fetched_at: isoTime(snapshot.fetchedAt),
-        status: snapshot.status,
-        latency_ms: snapshot.latencyMs,
-        content_type: snapshot.contentType,
-        content_hash: snapshot.contentHash,
-        size: snapshot.size,
-        browser_render: snapshot.browserRender ? 1 : 0,
-        body: snapshot.body,
-        etag: snapshot.etag ?? null,
-        last_modified: snapshot.lastModified ?? null,
-      };
-      this.#run(
-        `INSERT INTO snapshots (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size,
-           browser_render, body, etag, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        row.id,
-        row.org_id,
-        row.monitor_id,
-        row.fetched_at,
-        row.status,
-        row.latency_ms,
-        row.content_type,
-        row.content_hash,
-        row.size,
-        row.browser_render,
-        row.body,
-        row.etag,
-        row.last_modified
-      );
-      snapshotRecord = toSnapshot(row);
-      stage("snapshot");
-    }
-
-    let diffRecord: DiffRecord | null = null;
-    if (diff !== null && snapshot !== null) {
-      const full = { ...diff, createdAt: isoTime(diff.createdAt), monitorId, snapshotId: snapshot.id };
-      const data = JSON.stringify(full);
-      this.#run(
-        `INSERT INTO diffs (id, org_id, monitor_id, snapshot_id, previous_snapshot_id, classification, top_severity,
-           top_severity_rank, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        diff.id,
-        orgId,
-        monitorId,
-        snapshot.id,
-        diff.previousSnapshotId,
-        diff.classification,
-        diff.topSeverity,
-        severityRank(diff.topSeverity),
-        full.createdAt,
-        data
-      );
-      diffRecord = toDiff({ id: diff.id, org_id: orgId, monitor_id: monitorId, snapshot_id: snapshot.id, data });
-      stage("diff");
-    }
-
-    const deliveries: DeliveryRecord[] = [];
-    if (event !== null && diffRecord !== null) {
-      const rank = severityRank(diffRecord.topSeverity);
-      const payload = JSON.stringify(event);
-      const now = this.#now();
-      const due = isoTime(event.occurredAt);
-      const webhooks = this.#all<WebhookRow>("SELECT * FROM webhooks WHERE org_id = ? AND enabled = 1 ORDER BY id", orgId).map(toWebhook);
-      for (const webhook of webhooks) {
-        if (!webhook.events.includes(event.eventType)) continue;
-        if (webhook.monitorIds !== null && !webhook.monitorIds.includes(monitorId)) continue;
-        if (severityRank(webhook.minSeverity) > rank) continue;
-        const row: DeliveryRow = {
-          id: newId("delivery"),
-          org_id: orgId,
-          webhook_id: webhook.id,
-          event_id: event.eventId,
-          event_type: event.eventType,
-          monitor_id: monitorId,
-          diff_id: diffRecord.id,
-          state: "pending",
-          attempts: 0,
-          next_attempt_at: due,
-          last_attempt_at: null,
-          last_response_status: null,
-          last_error: null,
-          created_at: now,
-          payload,
-        };
-        this.#run(
-          `INSERT INTO deliveries (id, org_id, webhook_id, event_id, event_type, monitor_id, diff_id, state, attempts,
-             next_attempt_at, created_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-          row.id,
-          row.org_id,
-          row.webhook_id,
-          row.event_id,
-          row.event_type,
-          row.monitor_id,
-          row.diff_id,
-          row.next_attempt_at,
-          row.created_at,
-          row.payload
-        );
-        deliveries.push(toDelivery(row));
-      }
-      stage("deliveries");
-    }
-
-    const retention =
-      input.retention ??
-      this.#get<{ snapshot_retention: number }>(
-        "SELECT snapshot_retention FROM settings WHERE org_id = ? AND monitor_id = ?",
-        orgId,
-        monitorId
-      )?.snapshot_retention ??
-      DEFAULT_SNAPSHOT_RETENTION;
-    this.#run(
-      `DELETE FROM snapshots WHERE org_id = @orgId AND monitor_id = @monitorId AND id < (
-         SELECT id FROM snapshots WHERE org_id = @orgId AND monitor_id = @monitorId ORDER BY id DESC LIMIT 1 OFFSET @keep)`,
-      { orgId, monitorId, keep: Math.max(1, Math.floor(retention)) - 1 }
-    );
-    stage("retention");
-
-    return { monitor: toMonitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+    return this.#write(() => recordCheckRows(this.#q, this.#hooks, () => this.#now(), orgId, input));
   }
 
   // settings ---------------------------------------------------------------------------------
@@ -725,61 +533,11 @@ class SqliteStore implements Store {
   // deliveries -------------------------------------------------------------------------------
 
   claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
-    return this.#write(() => {
-      const now = isoTime(input.now);
-      const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
-      return this.#all<DeliveryRow>(
-        `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @until
-         WHERE id IN (
-           SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
-           WHERE d.state = 'pending' AND w.enabled = 1
-             AND (@force = 1 OR (d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= @now))
-             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
-             AND (@orgId IS NULL OR d.org_id = @orgId) AND (@webhookId IS NULL OR d.webhook_id = @webhookId)
-           ORDER BY d.id LIMIT @limit)
-         RETURNING *`,
-        {
-          owner: input.owner,
-          until,
-          now,
-          force: input.force === true ? 1 : 0,
-          orgId: input.orgId ?? null,
-          webhookId: input.webhookId ?? null,
-          limit: Math.max(0, Math.floor(input.limit)),
-        }
-      )
-        .sort((a, b) => (a.id < b.id ? -1 : 1))
-        .map(toDelivery);
-    });
+    return this.#write(() => claimDueDeliveryRows(this.#q, input));
   }
 
   recordDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<DeliveryRecord | null> {
-    return this.#write(() => {
-      const row = this.#get<DeliveryRow>(
-        `UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
-           last_response_status = ?, last_error = ?, lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = ? AND lease_owner = ? RETURNING *`,
-        attempt.state,
-        attempt.state === "pending" ? isoTimeOrNull(attempt.nextAttemptAt) : null,
-        isoTime(attempt.at),
-        attempt.responseStatus,
-        attempt.error,
-        id,
-        owner
-      );
-      if (row === undefined) return null;
-      this.#run(
-        "INSERT INTO delivery_attempts (delivery_id, attempt, org_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        id,
-        row.attempts,
-        row.org_id,
-        isoTime(attempt.at),
-        attempt.responseStatus,
-        attempt.error,
-        Math.round(attempt.durationMs)
-      );
-      return toDelivery(row);
-    });
+    return this.#write(() => recordDeliveryAttemptRows(this.#q, id, owner, attempt));
   }
 
   getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
@@ -828,37 +586,7 @@ class SqliteStore implements Store {
   // idempotency ------------------------------------------------------------------------------
 
   claimIdempotencyKey(orgId: string, input: Parameters<Store["claimIdempotencyKey"]>[1]): Promise<IdempotencyClaimResult> {
-    return this.#write((): IdempotencyClaimResult => {
-      const now = isoTime(input.now);
-      const existing = this.#get<{
-        request_hash: string;
-        response_status: number | null;
-        response_body: string | null;
-        expires_at: string;
-      }>(
-        "SELECT request_hash, response_status, response_body, expires_at FROM idempotency_keys WHERE org_id = ? AND key = ?",
-        orgId,
-        input.key
-      );
-      if (existing !== undefined && existing.expires_at > now) {
-        return {
-          state: "existing",
-          requestHash: existing.request_hash,
-          response: existing.response_status === null ? null : { status: existing.response_status, body: existing.response_body ?? "" },
-        };
-      }
-      this.#run(
-        `INSERT INTO idempotency_keys (org_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (org_id, key) DO UPDATE SET request_hash = excluded.request_hash, response_status = NULL,
-           response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-        orgId,
-        input.key,
-        input.requestHash,
-        now,
-        isoTime(input.expiresAt)
-      );
-      return { state: "new" };
-    });
+    return this.#write(() => claimIdempotencyKeyRows(this.#q, orgId, input));
   }
 
   completeIdempotencyKey(orgId: string, key: string, response: { status: number; body: string }): Promise<void> {
@@ -882,20 +610,7 @@ class SqliteStore implements Store {
   // rate limits ------------------------------------------------------------------------------
 
   hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const resetAt = windowStart + windowMs;
-    return this.#write(() => {
-      // expired windows of every key are dropped as we go, so the table stays small
-      this.#run("DELETE FROM rate_limits WHERE reset_at <= ?", now);
-      const row = this.#get<{ count: number }>(
-        `INSERT INTO rate_limits (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
-         ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
-        key,
-        windowStart,
-        resetAt
-      )!;
-      return { count: row.count, resetAt };
-    });
+    return this.#write(() => hitRateLimitRows(this.#q, key, windowMs, now));
   }
 
   // lifecycle --------------------------------------------------------------------------------
