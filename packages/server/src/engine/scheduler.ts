@@ -124,10 +124,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     bump(perHostRunning, host, 1);
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
+      let outcome: CheckOutcome | null = null;
       try {
-        const outcome = await checks.runCheck(monitor, { requestId: newId("request"), signal: abort.signal });
+        outcome = await checks.runCheck(monitor, { requestId: newId("request"), signal: abort.signal });
         nextCheckAt = outcome.monitor.nextCheckAt;
-        options.onCheck?.(outcome);
       } catch (error) {
         // Cancelled at shutdown: stays due (its old nextCheckAt). Otherwise try again one interval later.
         if (!abort.signal.aborted) {
@@ -137,6 +137,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         }
       }
       await release(monitor, nextCheckAt);
+      if (outcome !== null) {
+        try {
+          options.onCheck?.(outcome);
+        } catch (error) {
+          report(error);
+        }
+      }
     })();
     running.add(task);
     void task.finally(() => {
