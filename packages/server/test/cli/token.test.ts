@@ -2,10 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
+import { createPostgresStore } from "@driftwatch/store-postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
 import { hashTokenSecret } from "../../src/tokens.js";
+import { createPostgresDatabase } from "../e2e/support.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-cli-token-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -79,5 +81,28 @@ describe("driftwatch token create", () => {
     const result = await run(["token", "create", "--org", "x", "--database", "sqlite:./not-a-dir/dw.db"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("driftwatch token create:");
+  });
+
+  it("works on PostgreSQL too, and twice at once creates one organization", async () => {
+    const database = await createPostgresDatabase("dw_cli_token");
+    try {
+      const [a, b] = await Promise.all([
+        run(["token", "create", "--org", "racers", "--database", database.url]),
+        run(["token", "create", "--org", "racers", "--database", database.url]),
+      ]);
+      expect(a.code, a.stderr).toBe(0);
+      expect(b.code, b.stderr).toBe(0);
+      const store = await createPostgresStore({ connectionString: database.url });
+      try {
+        expect(await store.countOrganizations()).toBe(1);
+        const found = await store.findTokenByHash(hashTokenSecret(a.stdout.trim()));
+        expect(found?.orgId).toBe((await store.getOrganizationBySlug("racers"))!.id);
+        expect((await store.listTokens(found!.orgId, { limit: 10 })).data).toHaveLength(2);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });
