@@ -20,7 +20,6 @@ import {
   type RateLimitHit,
   type RecordCheckInput,
   type RecordCheckResult,
-  type RecordCheckStage,
   type SettingsRecord,
   type SnapshotRecord,
   type Store,
@@ -30,6 +29,8 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { migratePostgres, quoteIdentifier } from "./migrations.js";
+import { recordCheckRows } from "./record-check.js";
+import { Params, clampLimit, connect, isoTime, patchAssignments, query, translateError, type Db, type Tables } from "./util.js";
 import {
   MONITOR_PATCH_COLUMNS,
   WEBHOOK_PATCH_COLUMNS,
@@ -46,11 +47,9 @@ import {
   type ColumnKind,
   type DeliveryAttemptRow,
   type DeliveryRow,
-  type DiffRow,
   type MonitorRow,
   type OrganizationRow,
   type SettingsRow,
-  type SnapshotRow,
   type TokenRow,
   type WebhookRow,
 } from "./rows.js";
@@ -72,27 +71,9 @@ export interface PostgresStoreOptions {
   now?: () => Date;
 }
 
-type Db = Pool | PoolClient;
-
-/** The monitor row after the check's write, with what the rest of the check needs. */
-interface CheckedMonitorRow extends MonitorRow {
-  previous_monitor_id: string | null;
-  previous_org_id: string | null;
-  webhooks: WebhookTarget[] | null;
-}
-
-/** What webhook matching needs of a webhook. */
-interface WebhookTarget {
-  id: string;
-  events: WebhookRecord["events"];
-  monitorIds: string[] | null;
-  minSeverity: WebhookRecord["minSeverity"];
-}
-
 const SNAPSHOT_LIST_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
 const DIFF_COLUMNS = "id, org_id, monitor_id, snapshot_id, data";
-const MAX_PAGE = 100;
 
 /**
  * Connects to PostgreSQL, applies the migrations (under an advisory lock) and returns a
@@ -138,82 +119,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createPostgresStore;
 
-async function connect(pool: Pool): Promise<PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (error) {
-    throw translateError(error);
-  }
-}
-
-/** Maps node-postgres failures to `StoreError`s with a code; driftwatch errors pass through. */
-function translateError(error: unknown): unknown {
-  if (isDriftwatchError(error)) return error;
-  if (error instanceof pg.DatabaseError) {
-    const code = error.code ?? "";
-    if (code === "23505") {
-      return new StoreError("conflict", `A record with the same unique value exists: ${error.detail ?? error.message}`, { cause: error });
-    }
-    if (code === "23503") return new StoreError("not_found", "A record this write refers to does not exist.", { cause: error });
-    // data exceptions (bad time, NUL character, out of range) and constraint violations: the input is wrong
-    if (code.startsWith("22") || code.startsWith("23")) {
-      return new StoreError("invariant_violation", `PostgreSQL rejected a value: ${error.message}`, { cause: error });
-    }
-    return new StoreError("store_unavailable", `PostgreSQL failed: ${error.message}`, { cause: error });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new StoreError("store_unavailable", `PostgreSQL is unavailable: ${message}`, { cause: error });
-}
-
-/** The webhooks that get a delivery: subscribed to the event, covering the monitor, at or below the diff's severity. */
-function matchingWebhooks(
-  webhooks: WebhookTarget[],
-  eventType: WebhookTarget["events"][number],
-  monitorId: string,
-  severity: WebhookTarget["minSeverity"]
-): WebhookTarget[] {
-  const rank = severityRank(severity);
-  return webhooks.filter(
-    (webhook) =>
-      webhook.events.includes(eventType) &&
-      (webhook.monitorIds === null || webhook.monitorIds.includes(monitorId)) &&
-      severityRank(webhook.minSeverity) <= rank
-  );
-}
-
-/** ISO 8601 UTC with milliseconds; a value that is no time is a typed error before anything is sent. */
-function isoTime(value: string): string {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
-  return new Date(time).toISOString();
-}
-
-function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return 20;
-  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
-}
-
-/** Positional parameters for one statement: `add(value)` returns its `$n`. */
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-/** `UPDATE`'s `SET` list for the defined fields of a patch; empty when the patch sets nothing. */
-function patchAssignments(columns: Readonly<Record<string, readonly [string, ColumnKind]>>, patch: object, params: Params): string[] {
-  const sets: string[] = [];
-  for (const [field, value] of Object.entries(patch)) {
-    const column = columns[field];
-    if (column === undefined || value === undefined) continue;
-    const [name, kind] = column;
-    sets.push(`${name} = ${params.add(encodeParam(value, kind))}`);
-  }
-  return sets;
-}
-
 class PostgresStore implements Store {
   readonly capabilities = { rateLimits: true, durable: true } as const;
   readonly #pool: Pool;
@@ -221,20 +126,7 @@ class PostgresStore implements Store {
   readonly #hooks: StoreHooks;
   readonly #clock: () => Date;
   /** Qualified table names. */
-  readonly #t: Record<
-    | "organizations"
-    | "tokens"
-    | "monitors"
-    | "snapshots"
-    | "diffs"
-    | "settings"
-    | "webhooks"
-    | "deliveries"
-    | "delivery_attempts"
-    | "idempotency_keys"
-    | "rate_limits",
-    string
-  >;
+  readonly #t: Tables;
   #closed = false;
 
   constructor(pool: Pool, ownsPool: boolean, schema: string, hooks: StoreHooks, clock: () => Date) {
@@ -265,12 +157,8 @@ class PostgresStore implements Store {
   }
 
   /** Runs one statement; failures become `StoreError`s. */
-  async #q<R extends QueryResultRow>(db: Db, text: string, values: unknown[] = []): Promise<R[]> {
-    try {
-      return (await db.query<R>(text, values)).rows;
-    } catch (error) {
-      throw translateError(error);
-    }
+  #q<R extends QueryResultRow>(db: Db, text: string, values: unknown[] = []): Promise<R[]> {
+    return query<R>(db, text, values);
   }
 
   /** One statement on the pool, outside any transaction. */
@@ -566,177 +454,7 @@ class PostgresStore implements Store {
   // the check --------------------------------------------------------------------------------
 
   recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
-    return this.#transaction((client) => this.#recordCheck(client, orgId, input));
-  }
-
-  /** Runs inside the transaction; each stage hook is called after its write, so a throwing hook rolls everything back. */
-  async #recordCheck(client: PoolClient, orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
-    const stage = (name: RecordCheckStage): void => this.#hooks.onRecordCheckStage?.(name);
-    const { monitorId, snapshot, diff, event } = input;
-    if (diff !== null && snapshot === null) {
-      throw new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
-    }
-    if (event !== null && diff === null) {
-      throw new StoreError("invariant_violation", "A diff.detected event needs its diff.");
-    }
-
-    const monitorRow = await this.#writeMonitor(client, orgId, input);
-    if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
-    stage("monitor");
-    if (monitorRow.previous_monitor_id !== null && (monitorRow.previous_monitor_id !== monitorId || monitorRow.previous_org_id !== orgId)) {
-      throw new StoreError("invariant_violation", `Snapshot ${diff?.previousSnapshotId ?? ""} belongs to another monitor.`);
-    }
-
-    // One more round trip writes the rest: snapshot, diff, deliveries and retention as
-    // data-modifying CTEs of one statement. Their hooks run in order once it has returned.
-    const params = new Params();
-    const org = params.add(orgId);
-    const monitor = params.add(monitorId);
-    const writes: string[] = [];
-    let snapshotRecord: SnapshotRecord | null = null;
-    if (snapshot !== null) {
-      const values = [
-        snapshot.id,
-        orgId,
-        monitorId,
-        snapshot.fetchedAt,
-        snapshot.status,
-        snapshot.latencyMs,
-        snapshot.contentType,
-        snapshot.contentHash,
-        snapshot.size,
-        snapshot.browserRender,
-        snapshot.body,
-        snapshot.etag ?? null,
-        snapshot.lastModified ?? null,
-      ];
-      writes.push(
-        `snapshot AS (INSERT INTO ${this.#t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
-           content_hash, size, browser_render, body, etag, last_modified) VALUES (${values.map((v) => params.add(v)).join(", ")}))`
-      );
-      snapshotRecord = {
-        id: snapshot.id,
-        orgId,
-        monitorId,
-        fetchedAt: isoTime(snapshot.fetchedAt),
-        status: snapshot.status,
-        latencyMs: snapshot.latencyMs,
-        contentType: snapshot.contentType,
-        contentHash: snapshot.contentHash,
-        size: snapshot.size,
-        browserRender: snapshot.browserRender,
-        body: snapshot.body,
-        etag: snapshot.etag ?? null,
-        lastModified: snapshot.lastModified ?? null,
-      };
-    }
-
-    let diffRecord: DiffRecord | null = null;
-    if (diff !== null && snapshot !== null) {
-      const createdAt = isoTime(diff.createdAt);
-      const data = JSON.stringify({ ...diff, createdAt, monitorId, snapshotId: snapshot.id });
-      const values = [
-        diff.id,
-        snapshot.id,
-        diff.previousSnapshotId,
-        diff.classification,
-        diff.topSeverity,
-        severityRank(diff.topSeverity),
-        createdAt,
-        data,
-      ];
-      writes.push(
-        `diff AS (INSERT INTO ${this.#t.diffs} (org_id, monitor_id, id, snapshot_id, previous_snapshot_id, classification,
-           top_severity, top_severity_rank, created_at, data) VALUES (${org}, ${monitor}, ${values.map((v) => params.add(v)).join(", ")}))`
-      );
-      // parsed back from the text written: a copy that shares nothing with the caller's input
-      diffRecord = toDiff({
-        id: diff.id,
-        org_id: orgId,
-        monitor_id: monitorId,
-        snapshot_id: snapshot.id,
-        data: JSON.parse(data) as DiffRecord,
-      });
-    }
-
-    const targets =
-      event !== null && diffRecord !== null
-        ? matchingWebhooks(monitorRow.webhooks ?? [], event.eventType, monitorId, diffRecord.topSeverity)
-        : [];
-    if (event !== null && targets.length > 0) {
-      const shared = [
-        org,
-        params.add(event.eventId),
-        params.add(event.eventType),
-        monitor,
-        params.add(diff!.id),
-        `${params.add(event.occurredAt)}::timestamptz`,
-        `${params.add(this.#now())}::timestamptz`,
-        params.add(JSON.stringify(event)),
-      ].join(", ");
-      const rows = targets.map((webhook) => `(${params.add(newId("delivery"))}, ${params.add(webhook.id)}, ${shared}, 'pending', 0)`);
-      writes.push(
-        `deliveries AS (INSERT INTO ${this.#t.deliveries} (id, webhook_id, org_id, event_id, event_type, monitor_id, diff_id,
-           next_attempt_at, created_at, payload, state, attempts) VALUES ${rows.join(", ")} RETURNING *)`
-      );
-    }
-
-    // Retention: keep the newest `retention` snapshots. The statement sees the table as it was
-    // before the insert above, so the new snapshot joins the ranking explicitly.
-    const incoming = snapshot === null ? "" : `UNION ALL SELECT ${params.add(snapshot.id)}::text`;
-    const keep = `GREATEST(1, COALESCE(${params.add(input.retention === undefined ? null : Math.floor(input.retention))}::int,
-      (SELECT snapshot_retention FROM ${this.#t.settings} WHERE org_id = ${org} AND monitor_id = ${monitor}),
-      ${params.add(DEFAULT_SNAPSHOT_RETENTION)}::int))`;
-    writes.push(
-      `retention AS (DELETE FROM ${this.#t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
-         SELECT id FROM (SELECT id FROM ${this.#t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
-         ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1))`
-    );
-    const written = await this.#q<DeliveryRow>(
-      client,
-      `WITH ${writes.join(",\n")} ${targets.length > 0 ? "SELECT * FROM deliveries" : "SELECT NULL WHERE false"}`,
-      params.values
-    );
-    if (snapshot !== null) stage("snapshot");
-    if (diffRecord !== null) stage("diff");
-    if (event !== null && diffRecord !== null) stage("deliveries");
-    stage("retention");
-
-    const deliveries = written.sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1)).map(toDelivery);
-    return { monitor: toMonitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
-  }
-
-  /**
-   * One round trip: the monitor write (its row lock serialises checks of one monitor, so
-   * retention and the previous-snapshot check see a stable history), the owner of the diff's
-   * previous snapshot, and the enabled webhooks of the organization when there is an event.
-   */
-  async #writeMonitor(client: PoolClient, orgId: string, input: RecordCheckInput): Promise<CheckedMonitorRow | undefined> {
-    const params = new Params();
-    const sets = patchAssignments(MONITOR_PATCH_COLUMNS, input.monitor, params);
-    const org = params.add(orgId);
-    const where = `org_id = ${org} AND id = ${params.add(input.monitorId)}`;
-    const previous = params.add(input.diff?.previousSnapshotId ?? null);
-    const write =
-      sets.length === 0
-        ? `SELECT * FROM ${this.#t.monitors} WHERE ${where} FOR UPDATE`
-        : `UPDATE ${this.#t.monitors} SET ${sets.join(", ")} WHERE ${where} RETURNING *`;
-    const webhooks =
-      input.event === null
-        ? "NULL::jsonb"
-        : `(SELECT COALESCE(jsonb_agg(jsonb_build_object('id', id, 'events', events, 'monitorIds', monitor_ids,
-             'minSeverity', min_severity) ORDER BY id), '[]'::jsonb) FROM ${this.#t.webhooks} WHERE org_id = ${org} AND enabled)`;
-    const rows = await this.#q<CheckedMonitorRow>(
-      client,
-      `WITH m AS (${write})
-       SELECT m.*,
-         (SELECT monitor_id FROM ${this.#t.snapshots} WHERE id = ${previous}::text) AS previous_monitor_id,
-         (SELECT org_id FROM ${this.#t.snapshots} WHERE id = ${previous}::text) AS previous_org_id,
-         ${webhooks} AS webhooks
-       FROM m`,
-      params.values
-    );
-    return rows[0];
+    return this.#transaction((client) => recordCheckRows({ t: this.#t, hooks: this.#hooks, now: () => this.#now() }, client, orgId, input));
   }
 
   // settings ---------------------------------------------------------------------------------

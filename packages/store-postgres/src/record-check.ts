@@ -1,0 +1,224 @@
+import type { PoolClient } from "pg";
+import {
+  DEFAULT_SNAPSHOT_RETENTION,
+  StoreError,
+  newId,
+  severityRank,
+  type DiffRecord,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type RecordCheckStage,
+  type SnapshotRecord,
+  type StoreHooks,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import { MONITOR_PATCH_COLUMNS, toDelivery, toDiff, toMonitor, type DeliveryRow, type MonitorRow } from "./rows.js";
+import { Params, isoTime, patchAssignments, query, type Tables } from "./util.js";
+
+/** What the check's writes need of the store. */
+export interface CheckContext {
+  t: Tables;
+  hooks: StoreHooks;
+  now(): string;
+}
+
+/** The monitor row after the check's write, with what the rest of the check needs. */
+interface CheckedMonitorRow extends MonitorRow {
+  previous_monitor_id: string | null;
+  previous_org_id: string | null;
+  webhooks: WebhookTarget[] | null;
+}
+
+/** What webhook matching needs of a webhook. */
+interface WebhookTarget {
+  id: string;
+  events: WebhookRecord["events"];
+  monitorIds: string[] | null;
+  minSeverity: WebhookRecord["minSeverity"];
+}
+
+/** The webhooks that get a delivery: subscribed to the event, covering the monitor, at or below the diff's severity. */
+function matchingWebhooks(
+  webhooks: WebhookTarget[],
+  eventType: WebhookTarget["events"][number],
+  monitorId: string,
+  severity: WebhookTarget["minSeverity"]
+): WebhookTarget[] {
+  const rank = severityRank(severity);
+  return webhooks.filter(
+    (webhook) =>
+      webhook.events.includes(eventType) &&
+      (webhook.monitorIds === null || webhook.monitorIds.includes(monitorId)) &&
+      severityRank(webhook.minSeverity) <= rank
+  );
+}
+
+/** Runs inside the store's transaction on `client`; each stage hook is called after its write, so a throwing hook rolls everything back. */
+export async function recordCheckRows(ctx: CheckContext, client: PoolClient, orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+  const stage = (name: RecordCheckStage): void => ctx.hooks.onRecordCheckStage?.(name);
+  const { monitorId, snapshot, diff, event } = input;
+  if (diff !== null && snapshot === null) {
+    throw new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
+  }
+  if (event !== null && diff === null) {
+    throw new StoreError("invariant_violation", "A diff.detected event needs its diff.");
+  }
+
+  const monitorRow = await writeMonitor(ctx, client, orgId, input);
+  if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+  stage("monitor");
+  if (monitorRow.previous_monitor_id !== null && (monitorRow.previous_monitor_id !== monitorId || monitorRow.previous_org_id !== orgId)) {
+    throw new StoreError("invariant_violation", `Snapshot ${diff?.previousSnapshotId ?? ""} belongs to another monitor.`);
+  }
+
+  // One more round trip writes the rest: snapshot, diff, deliveries and retention as
+  // data-modifying CTEs of one statement. Their hooks run in order once it has returned.
+  const params = new Params();
+  const org = params.add(orgId);
+  const monitor = params.add(monitorId);
+  const writes: string[] = [];
+  let snapshotRecord: SnapshotRecord | null = null;
+  if (snapshot !== null) {
+    const values = [
+      snapshot.id,
+      orgId,
+      monitorId,
+      snapshot.fetchedAt,
+      snapshot.status,
+      snapshot.latencyMs,
+      snapshot.contentType,
+      snapshot.contentHash,
+      snapshot.size,
+      snapshot.browserRender,
+      snapshot.body,
+      snapshot.etag ?? null,
+      snapshot.lastModified ?? null,
+    ];
+    writes.push(
+      `snapshot AS (INSERT INTO ${ctx.t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
+         content_hash, size, browser_render, body, etag, last_modified) VALUES (${values.map((v) => params.add(v)).join(", ")}))`
+    );
+    snapshotRecord = {
+      id: snapshot.id,
+      orgId,
+      monitorId,
+      fetchedAt: isoTime(snapshot.fetchedAt),
+      status: snapshot.status,
+      latencyMs: snapshot.latencyMs,
+      contentType: snapshot.contentType,
+      contentHash: snapshot.contentHash,
+      size: snapshot.size,
+      browserRender: snapshot.browserRender,
+      body: snapshot.body,
+      etag: snapshot.etag ?? null,
+      lastModified: snapshot.lastModified ?? null,
+    };
+  }
+
+  let diffRecord: DiffRecord | null = null;
+  if (diff !== null && snapshot !== null) {
+    const createdAt = isoTime(diff.createdAt);
+    const data = JSON.stringify({ ...diff, createdAt, monitorId, snapshotId: snapshot.id });
+    const values = [
+      diff.id,
+      snapshot.id,
+      diff.previousSnapshotId,
+      diff.classification,
+      diff.topSeverity,
+      severityRank(diff.topSeverity),
+      createdAt,
+      data,
+    ];
+    writes.push(
+      `diff AS (INSERT INTO ${ctx.t.diffs} (org_id, monitor_id, id, snapshot_id, previous_snapshot_id, classification,
+         top_severity, top_severity_rank, created_at, data) VALUES (${org}, ${monitor}, ${values.map((v) => params.add(v)).join(", ")}))`
+    );
+    // parsed back from the text written: a copy that shares nothing with the caller's input
+    diffRecord = toDiff({
+      id: diff.id,
+      org_id: orgId,
+      monitor_id: monitorId,
+      snapshot_id: snapshot.id,
+      data: JSON.parse(data) as DiffRecord,
+    });
+  }
+
+  const targets =
+    event !== null && diffRecord !== null
+      ? matchingWebhooks(monitorRow.webhooks ?? [], event.eventType, monitorId, diffRecord.topSeverity)
+      : [];
+  if (event !== null && targets.length > 0) {
+    const shared = [
+      org,
+      params.add(event.eventId),
+      params.add(event.eventType),
+      monitor,
+      params.add(diff!.id),
+      `${params.add(event.occurredAt)}::timestamptz`,
+      `${params.add(ctx.now())}::timestamptz`,
+      params.add(JSON.stringify(event)),
+    ].join(", ");
+    const rows = targets.map((webhook) => `(${params.add(newId("delivery"))}, ${params.add(webhook.id)}, ${shared}, 'pending', 0)`);
+    writes.push(
+      `deliveries AS (INSERT INTO ${ctx.t.deliveries} (id, webhook_id, org_id, event_id, event_type, monitor_id, diff_id,
+         next_attempt_at, created_at, payload, state, attempts) VALUES ${rows.join(", ")} RETURNING *)`
+    );
+  }
+
+  // Retention: keep the newest `retention` snapshots. The statement sees the table as it was
+  // before the insert above, so the new snapshot joins the ranking explicitly.
+  const incoming = snapshot === null ? "" : `UNION ALL SELECT ${params.add(snapshot.id)}::text`;
+  const keep = `GREATEST(1, COALESCE(${params.add(input.retention === undefined ? null : Math.floor(input.retention))}::int,
+    (SELECT snapshot_retention FROM ${ctx.t.settings} WHERE org_id = ${org} AND monitor_id = ${monitor}),
+    ${params.add(DEFAULT_SNAPSHOT_RETENTION)}::int))`;
+  writes.push(
+    `retention AS (DELETE FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
+       SELECT id FROM (SELECT id FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
+       ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1))`
+  );
+  const written = await query<DeliveryRow>(
+    client,
+    `WITH ${writes.join(",\n")} ${targets.length > 0 ? "SELECT * FROM deliveries" : "SELECT NULL WHERE false"}`,
+    params.values
+  );
+  if (snapshot !== null) stage("snapshot");
+  if (diffRecord !== null) stage("diff");
+  if (event !== null && diffRecord !== null) stage("deliveries");
+  stage("retention");
+
+  const deliveries = written.sort((a, b) => (a.webhook_id < b.webhook_id ? -1 : 1)).map(toDelivery);
+  return { monitor: toMonitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+}
+
+/**
+ * One round trip: the monitor write (its row lock serialises checks of one monitor, so
+ * retention and the previous-snapshot check see a stable history), the owner of the diff's
+ * previous snapshot, and the enabled webhooks of the organization when there is an event.
+ */
+async function writeMonitor(ctx: CheckContext, client: PoolClient, orgId: string, input: RecordCheckInput): Promise<CheckedMonitorRow | undefined> {
+  const params = new Params();
+  const sets = patchAssignments(MONITOR_PATCH_COLUMNS, input.monitor, params);
+  const org = params.add(orgId);
+  const where = `org_id = ${org} AND id = ${params.add(input.monitorId)}`;
+  const previous = params.add(input.diff?.previousSnapshotId ?? null);
+  const write =
+    sets.length === 0
+      ? `SELECT * FROM ${ctx.t.monitors} WHERE ${where} FOR UPDATE`
+      : `UPDATE ${ctx.t.monitors} SET ${sets.join(", ")} WHERE ${where} RETURNING *`;
+  const webhooks =
+    input.event === null
+      ? "NULL::jsonb"
+      : `(SELECT COALESCE(jsonb_agg(jsonb_build_object('id', id, 'events', events, 'monitorIds', monitor_ids,
+           'minSeverity', min_severity) ORDER BY id), '[]'::jsonb) FROM ${ctx.t.webhooks} WHERE org_id = ${org} AND enabled)`;
+  const rows = await query<CheckedMonitorRow>(
+    client,
+    `WITH m AS (${write})
+     SELECT m.*,
+       (SELECT monitor_id FROM ${ctx.t.snapshots} WHERE id = ${previous}::text) AS previous_monitor_id,
+       (SELECT org_id FROM ${ctx.t.snapshots} WHERE id = ${previous}::text) AS previous_org_id,
+       ${webhooks} AS webhooks
+     FROM m`,
+    params.values
+  );
+  return rows[0];
+}
