@@ -130,7 +130,8 @@ describe("resources against the real server", () => {
     const delivered = received.at(-1)!;
     expect(delivered.status).toBe(204);
     const event: DiffDetectedEvent = await verifyWebhook(delivered.body, delivered.headers, hook.secret!);
-    expect(event.data.diffId).toBe(diff.id);
+    expect(event.diffId).toBe(diff.id);
+    expect(event.data.classification).toBe("schema_change");
     const log = await client.webhooks.deliveries(hook.id);
     expect(log.data[0]).toMatchObject({ webhookId: hook.id, state: "succeeded", eventId: event.eventId, attempts: 2 });
     const retried = await client.webhooks.retryDelivery(hook.id, log.data[0]!.id);
