@@ -37,6 +37,12 @@ export interface DriftwatchServerOptions extends Partial<DriftwatchConfig> {
   background?: boolean;
   /** How often the delivery worker polls the outbox (default 1000 ms). */
   deliveryPollMs?: number;
+  /**
+   * Keep rate-limit counters in the store, shared by every process on it (default: for a
+   * `postgres://` databaseUrl, where several machines serve one database, and for a `store` you pass). Otherwise they stay in memory:
+   * SPEC section 3, and a SQLite write per request would cost more than the request itself.
+   */
+  sharedRateLimits?: boolean;
 }
 
 export interface BootstrapResult {
@@ -124,6 +130,23 @@ function routeTrustedOrigins(strict: Fetcher, trusted: Fetcher | null, trustedOr
   };
 }
 
+/**
+ * The store as the HTTP app sees it, without the shared rate-limit capability (so the app counts
+ * in memory). A Proxy, not a copy: adapters keep state in private fields, so every method is
+ * called on the real store.
+ */
+function withLocalRateLimits(store: Store): Store {
+  const capabilities = { ...store.capabilities, rateLimits: false };
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === "capabilities") return capabilities;
+      if (key === "hitRateLimit") return undefined;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** Loopback addresses of trusted origins, for the guard's exact-address exemption. */
 function trustedAddresses(origins: ReadonlySet<string>): string[] {
   const addresses = new Set<string>();
@@ -187,8 +210,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     },
   });
 
+  const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
   const app = await buildApp({
-    store,
+    store: sharedRateLimits ? store : withLocalRateLimits(store),
     checks: {
       async checkNow(orgId, monitorId, context) {
         const result = await checks.checkNow(orgId, monitorId, context);
