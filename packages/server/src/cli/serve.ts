@@ -131,7 +131,11 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     await running.close().catch(() => undefined);
     await cleanupDemo();
     const code = isDriftwatchError(error) ? ` (${error.code})` : "";
-    io.stderr(`driftwatch serve: ${(error as Error).message}${code}\n`);
+    const hint =
+      (error as NodeJS.ErrnoException).code === "EADDRINUSE"
+        ? `\nPort ${config.port} is taken: pass another with --port (npm start -- --port 9090) or DRIFTWATCH_PORT.`
+        : "";
+    io.stderr(`driftwatch serve: ${(error as Error).message}${code}${hint}\n`);
     return EXIT_ERROR;
   }
 
