@@ -203,8 +203,13 @@ class JsonDiffer {
     }
     frame.i = i;
     frame.matched = matched;
-    const oldKeys = Object.keys(a);
-    if (oldKeys.length !== matched) {
+    // Counting with for...in uses the object's enum cache and allocates nothing; the key list is
+    // only built when some old member is missing from the new object. A plain object (JSON) has
+    // no inherited enumerable members, so the count is its own keys.
+    let oldCount = 0;
+    for (const _ in a) oldCount++;
+    if (oldCount !== matched) {
+      const oldKeys = Object.keys(a);
       for (const key of oldKeys) {
         const av = a[key];
         if (av === undefined) throw invalidInput("before", frame, key, "undefined is not JSON");
