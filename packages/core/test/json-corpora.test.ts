@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import { diffJson, formatPath, type PathSegment, parsePath, resolvePath, toJsonPatch, toNormalizedPath } from "../src/index.js";
 
 const require = createRequire(import.meta.url);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 interface PatchCase {
   comment?: string;
@@ -54,7 +53,9 @@ interface CtsTest {
 }
 
 function loadCts(): CtsTest[] {
-  const file = path.resolve(repoRoot, "../shared/testdata/jsonpath-cts/cts.json");
+  // Vendored copy of the jsonpath-compliance-test-suite (see corpora/jsonpath-cts/SOURCE.md),
+  // so a clean clone tests against it; DRIFTWATCH_JSONPATH_CTS points at another copy.
+  const file = process.env.DRIFTWATCH_JSONPATH_CTS ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), "corpora/jsonpath-cts/cts.json");
   if (!fs.existsSync(file)) {
     throw new Error(`RFC 9535 compliance suite missing: expected ${file} (the jsonpath-compliance-test-suite cts.json)`);
   }
