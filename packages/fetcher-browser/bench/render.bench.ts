@@ -8,10 +8,11 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 import { BrowserOptionsSchema } from "@driftwatch/core";
 import { chromium } from "playwright-core";
-import { createBrowserFetcher, DEFAULT_LAUNCH_ARGS, findBrowserProcess, processTree } from "../src/index.js";
+import { createBrowserFetcher, DEFAULT_LAUNCH_ARGS, findBrowserProcess } from "../src/index.js";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
 const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
@@ -31,39 +32,69 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
 const executablePath = process.env.DRIFTWATCH_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-/** Proportional set size of a process (shared pages divided among their users), in bytes. */
-function pssBytes(pid: number): number {
-  try {
-    const rollup = fs.readFileSync(`/proc/${String(pid)}/smaps_rollup`, "utf8");
-    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? "0") * 1024;
-  } catch {
-    return 0; // gone meanwhile
-  }
-}
-
 interface MemoryPeak {
   rss: number;
   pss: number;
 }
 
 /**
- * Samples a browser's process tree every 50 ms; returns the peaks on stop. The sum of RSS counts
- * pages shared between Chromium's processes once per process (an overstatement); the sum of PSS
- * divides them among the processes that share them (what the tree really costs).
+ * Samples a browser's process tree every 100 ms from a worker thread (so the sampling costs the
+ * renders' event loop nothing) and returns the peaks on stop. The tree is followed through
+ * /proc/<pid>/task/<tid>/children; each process's Rss and Pss come from smaps_rollup. The sum of
+ * RSS counts pages shared between Chromium's processes once per process (an overstatement); the
+ * sum of PSS divides them among the processes sharing them (what the tree costs).
  */
-function sampleMemory(pid: () => number | null): () => MemoryPeak {
-  const peak: MemoryPeak = { rss: 0, pss: 0 };
-  const timer = setInterval(() => {
-    const root = pid();
-    if (root === null) return;
-    const tree = processTree(root);
-    peak.rss = Math.max(peak.rss, tree.reduce((sum, p) => sum + p.rssBytes, 0));
-    peak.pss = Math.max(peak.pss, tree.reduce((sum, p) => sum + pssBytes(p.pid), 0));
-  }, 50);
-  return () => {
-    clearInterval(timer);
-    return peak;
-  };
+const SAMPLER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const fs = require("node:fs");
+function children(pid) {
+  const out = [];
+  try {
+    for (const tid of fs.readdirSync("/proc/" + pid + "/task")) {
+      const text = fs.readFileSync("/proc/" + pid + "/task/" + tid + "/children", "utf8").trim();
+      if (text !== "") for (const c of text.split(" ")) out.push(Number(c));
+    }
+  } catch {}
+  return out;
+}
+function kb(re, text) {
+  const m = re.exec(text);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+let rss = 0;
+let pss = 0;
+const timer = setInterval(() => {
+  const tree = [workerData.root];
+  for (let i = 0; i < tree.length; i++) tree.push(...children(tree[i]));
+  let r = 0;
+  let p = 0;
+  for (const pid of tree) {
+    try {
+      const rollup = fs.readFileSync("/proc/" + pid + "/smaps_rollup", "utf8");
+      r += kb(/^Rss:\\s+(\\d+) kB/m, rollup);
+      p += kb(/^Pss:\\s+(\\d+) kB/m, rollup);
+    } catch {}
+  }
+  rss = Math.max(rss, r);
+  pss = Math.max(pss, p);
+}, 100);
+parentPort.once("message", () => {
+  clearInterval(timer);
+  parentPort.postMessage({ rss, pss });
+});
+`;
+
+function sampleMemory(root: number): () => Promise<MemoryPeak> {
+  const worker = new Worker(SAMPLER, { eval: true, workerData: { root } });
+  return () =>
+    new Promise<MemoryPeak>((resolve, reject) => {
+      worker.once("message", (peak: MemoryPeak) => {
+        void worker.terminate();
+        resolve(peak);
+      });
+      worker.once("error", reject);
+      worker.postMessage("stop");
+    });
 }
 
 async function runConcurrently(total: number, render: () => Promise<void>): Promise<number> {
@@ -108,21 +139,20 @@ const renderWithPlaywright = async (): Promise<void> => {
 await renderWithFetcher();
 await renderWithPlaywright();
 
+// Throughput rounds run without any sampling; memory is measured in a round of its own.
 const results = { fetcher: [] as number[], playwright: [] as number[] };
-const fetcherPeak: MemoryPeak = { rss: 0, pss: 0 };
-const peerPeak: MemoryPeak = { rss: 0, pss: 0 };
-const keepMax = (into: MemoryPeak, from: MemoryPeak): void => {
-  into.rss = Math.max(into.rss, from.rss);
-  into.pss = Math.max(into.pss, from.pss);
-};
 for (let round = 0; round < ROUNDS; round++) {
-  let stop = sampleMemory(() => fetcher.browserProcessId());
   results.fetcher.push(await runConcurrently(RENDERS_PER_ROUND, renderWithFetcher));
-  keepMax(fetcherPeak, stop());
-  stop = sampleMemory(() => peerPid);
   results.playwright.push(await runConcurrently(RENDERS_PER_ROUND, renderWithPlaywright));
-  keepMax(peerPeak, stop());
 }
+const fetcherPid = fetcher.browserProcessId();
+if (fetcherPid === null || peerPid === null) throw new Error("browser process not found");
+let stop = sampleMemory(fetcherPid);
+await runConcurrently(RENDERS_PER_ROUND, renderWithFetcher);
+const fetcherPeak = await stop();
+stop = sampleMemory(peerPid);
+await runConcurrently(RENDERS_PER_ROUND, renderWithPlaywright);
+const peerPeak = await stop();
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const ours = median(results.fetcher);
 const theirs = median(results.playwright);
@@ -130,7 +160,7 @@ const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 
 const markdown = `## @driftwatch/fetcher-browser
 
-System Chromium (\`${executablePath}\`) headless, a light page (20-item list, one stylesheet, an inline script) on 127.0.0.1, \`waitStrategy: "load"\`, ${String(CONCURRENCY)} renders at a time, a new context per render; ${String(ROUNDS)} interleaved rounds of ${String(RENDERS_PER_ROUND)} renders, median round. The peer is bare playwright-core on the same Chromium and flags (without the host-resolver rule) doing \`newContext\` + \`goto\` + \`content()\` + \`close\`, with no request interception: the ceiling. The fetcher additionally fetches the document and every subresource itself through the guarded undici dispatcher and hands them to the page with \`route.fulfill\`. Peak memory is sampled every 50 ms over the browser's process tree (browser, zygotes, GPU/utility and renderer processes): the sum of PSS (shared pages divided among the processes sharing them: what the tree costs) and the sum of VmRSS (shared pages counted once per process: an overstatement, shown because it is what \`ps\` and most dashboards add up).
+System Chromium (\`${executablePath}\`) headless, a light page (20-item list, one stylesheet, an inline script) on 127.0.0.1, \`waitStrategy: "load"\`, ${String(CONCURRENCY)} renders at a time, a new context per render; ${String(ROUNDS)} interleaved rounds of ${String(RENDERS_PER_ROUND)} renders, median round. The peer is bare playwright-core on the same Chromium and flags (without the host-resolver rule) doing \`newContext\` + \`goto\` + \`content()\` + \`close\`, with no request interception: the ceiling. The fetcher additionally fetches the document and every subresource itself through the guarded undici dispatcher and hands them to the page with \`route.fulfill\`. Peak memory is measured in one more round of ${String(RENDERS_PER_ROUND)} renders per side, sampled every 100 ms from a worker thread over the browser's process tree (browser, zygotes, GPU/utility and renderer processes): the sum of PSS (shared pages divided among the processes sharing them: what the tree costs) and the sum of RSS (shared pages counted once per process: an overstatement, shown because it is what \`ps\` and most dashboards add up).
 
 | | renders/s | peak PSS of the Chromium tree | peak summed RSS |
 |---|---:|---:|---:|
