@@ -165,7 +165,14 @@ export async function startReceiver() {
   let secret: string | null = null;
   const receipts: ReceivedEvent[] = [];
   const rejected: string[] = [];
+  let holding = false;
+  const held = new Set<string>();
   const server = http.createServer((req, res) => {
+    if (holding) {
+      // Never answered: the delivery stays in flight until the sender gives up or dies.
+      held.add(String(req.headers["webhook-id"]));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -189,6 +196,11 @@ export async function startReceiver() {
     setSecret(value: string) {
       secret = value;
     },
+    /** While on, requests are held open and never answered (their webhook-ids in `held()`). */
+    hold(on: boolean) {
+      holding = on;
+    },
+    held: () => new Set(held),
     receipts: () => [...receipts],
     /** Verified events, one per eventId. */
     unique(): Map<string, ReceivedEvent> {
