@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { processTree } from "@driftwatch/fetcher-browser";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, eventually, killAllChildren, type ServerProcess, startCli, tempDir } from "./support.js";
 
@@ -59,6 +60,8 @@ describe("driftwatch serve --demo", () => {
     expect(demoOrigin.status, JSON.stringify(demoOrigin.body)).toBe(201);
     await call("DELETE", `/api/monitors/${demoOrigin.body.id}`);
 
+    // No website monitor renders in a browser: Chromium was never launched.
+    expect(processTree(server.child.pid!).filter((p) => /chrom/i.test(p.cmdline))).toEqual([]);
     expect(await server.kill("SIGTERM")).toEqual({ code: 0, signal: null });
 
     // A second start on the same database: same two demo monitors, a new token, the old one revoked.

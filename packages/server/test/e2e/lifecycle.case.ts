@@ -5,6 +5,7 @@
  * API (api, website over HTTP, website rendered in Chromium); then SIGKILL mid-run and a restart
  * on the same database, after which every stored diff has exactly one delivery, delivered.
  */
+import { processTree } from "@driftwatch/fetcher-browser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -53,6 +54,16 @@ export function defineLifecycleSuite(name: string, createDatabase: () => Promise
     let churn: Awaited<ReturnType<typeof startTarget>>;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     let webhookId: string;
+    /** Chromium processes the server launched (killed in afterAll should any outlive it). */
+    const browserPids = new Set<number>();
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
 
     beforeAll(async () => {
       database = await createDatabase();
@@ -66,6 +77,7 @@ export function defineLifecycleSuite(name: string, createDatabase: () => Promise
 
     afterAll(async () => {
       killAllChildren();
+      for (const pid of browserPids) if (alive(pid)) process.kill(pid, "SIGKILL");
       await Promise.allSettled([json?.close(), html?.close(), churn?.close(), receiver?.close()]);
       await database?.drop();
     });
@@ -176,10 +188,15 @@ export function defineLifecycleSuite(name: string, createDatabase: () => Promise
         30_000,
         "a dozen acknowledged diffs and a delivery in flight",
       );
+      // The browser render of the first test launched Chromium as a child of the server.
+      for (const p of processTree(server.child.pid!)) if (/chrom/i.test(p.cmdline)) browserPids.add(p.pid);
+      expect(browserPids.size, "Chromium processes of the server").toBeGreaterThan(0);
       const killed = await server.kill("SIGKILL");
       stop = true;
       await Promise.all(loops);
       expect(killed.signal).toBe("SIGKILL");
+      // Chromium notices its parent is gone (the pipe closes) and exits: no orphans.
+      await eventually(async () => ([...browserPids].some(alive) ? undefined : true), 20_000, "Chromium to exit after the server was killed");
 
       receiver.hold(false);
       server = await startCli(["--database", database.url, "--allow-private-networks"], env);
