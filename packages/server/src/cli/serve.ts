@@ -106,7 +106,9 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   });
 
   try {
-    const boot = await running.bootstrap();
+    // The demo prints a token of its own: without DRIFTWATCH_ADMIN_TOKEN, no second admin token
+    // that nobody would ever see.
+    const boot = config.demo && config.adminToken === null ? { created: false, generatedToken: null } : await running.bootstrap();
     if (boot.created && !config.demo) {
       if (boot.generatedToken !== null) {
         io.stdout(

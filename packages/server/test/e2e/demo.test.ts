@@ -35,6 +35,9 @@ describe("driftwatch serve --demo", () => {
     const { token, urls, targetOrigin } = await eventually(async () => banner(server.output()), 10_000, "the demo banner");
     expect(urls).toHaveLength(3);
     const call = api(server.baseUrl, token);
+    // One token on the fresh database: the printed demo token (no unseen bootstrap token).
+    const tokens = await call("GET", "/api/tokens");
+    expect(tokens.body.data.map((t: { name: string }) => t.name)).toEqual(["demo (npm start)"]);
     const [apiDiffs, pageDiffs, deliveries] = urls.map((u) => u.slice(server.baseUrl.length)) as [string, string, string];
 
     await eventually(
