@@ -37,6 +37,16 @@ beforeAll(async () => {
           `<link rel="stylesheet" href="/style.css">`,
         );
         return;
+      case "/media": {
+        const head = `<style>@font-face { font-family: "Dw"; src: url("/font.woff2") format("woff2"); } p { font-family: "Dw"; }</style>`;
+        page(`<p>text</p><video src="/clip.mp4" preload="auto" muted></video><audio src="/sound.mp3" preload="auto"></audio>`, head);
+        return;
+      }
+      case "/font.woff2":
+      case "/clip.mp4":
+      case "/sound.mp3":
+        res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(64));
+        return;
       case "/img.png":
         res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from("89504e470d0a1a0a", "hex"));
         return;
@@ -141,6 +151,15 @@ describe("createBrowserFetcher", () => {
     });
     expect(res.body).toContain(`<p id="env">dw-test-agent/1|de-DE|800x600</p>`);
     expect(site.paths.slice(before)).toEqual(["/options"]);
+  });
+
+  it("blocks fonts and media with blockResources, and requests them otherwise", async () => {
+    let before = site.paths.length;
+    await fetcher.fetch({ url: `${site.url}/media`, browserOptions: options({ waitStrategy: "networkidle" }) });
+    expect(site.paths.slice(before).sort()).toEqual(["/clip.mp4", "/font.woff2", "/media", "/sound.mp3"]);
+    before = site.paths.length;
+    await fetcher.fetch({ url: `${site.url}/media`, browserOptions: options({ waitStrategy: "networkidle", blockResources: ["font", "media"] }) });
+    expect(site.paths.slice(before)).toEqual(["/media"]);
   });
 
   it("waits for waitForSelector", async () => {
