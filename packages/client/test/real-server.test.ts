@@ -186,8 +186,8 @@ describe("resources against the real server", () => {
 });
 
 describe("errors from real responses", () => {
-  const expectApiError = async (promise: Promise<unknown>, cls: new (...args: never[]) => DriftwatchApiError, status: number, code: string) => {
-    const error = await promise.then(
+  const expectApiError = async (promise: PromiseLike<unknown>, cls: new (...args: never[]) => DriftwatchApiError, status: number, code: string) => {
+    const error = await Promise.resolve(promise).then(
       () => null,
       (e: unknown) => e,
     );
