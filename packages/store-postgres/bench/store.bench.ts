@@ -7,7 +7,7 @@ import { Bench } from "tinybench";
 import { newId, severityRank, type RecordCheckInput, type Store } from "@driftwatch/core";
 import { createPostgresStore } from "../src/index.js";
 import { createTestDatabase, postgresSkipReason } from "../test/database.js";
-import { apiMonitor, changedCheck, seedOrganization } from "../test/fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain
 const CONCURRENCY = [8, 32]; // checks in flight at once in the concurrent rows (one monitor each, a pool of the same size)
@@ -96,7 +96,7 @@ async function seedMany(store: Store, count: number, prefix: string): Promise<Se
 let sequence = 0;
 function nextCheck(target: Seeded): RecordCheckInput {
   const n = sequence++;
-  const check = changedCheck(target.monitorId, target.previous, n, body(n));
+  const check = changedCheck(target.monitorId, { previousSnapshotId: target.previous, sequence: n, body: body(n) });
   target.previous = check.snapshot!.id;
   return check;
 }

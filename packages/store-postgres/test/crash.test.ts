@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { changedCheck, seedOrganization } from "./fixtures.js";
+import { changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const childScript = path.join(here, "crash-child.ts");
@@ -127,7 +127,7 @@ describe.skipIf(skipReason !== null)(`crash safety${skipReason === null ? "" : `
     const store = await createPostgresStore({ connectionString: database.url, schema });
     try {
       const latest = await store.getLatestSnapshot(first.orgId, first.monitorId);
-      const result = await store.recordCheck(first.orgId, changedCheck(first.monitorId, latest?.id ?? null, 9_999));
+      const result = await store.recordCheck(first.orgId, changedCheck(first.monitorId, { previousSnapshotId: latest?.id ?? null, sequence: 9_999 }));
       expect(result.deliveries).toHaveLength(2);
       const claimed = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 30_000, owner: "after-crash" });
       expect(claimed.map((m) => m.id).sort()).toEqual([first.monitorId, second.monitorId].sort());

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { StoreError, type Store } from "@driftwatch/core";
 import { createPostgresStore } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { apiMonitor, changedCheck, seedOrganization, webhook } from "./fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization, webhookInput } from "@driftwatch/store-testkit";
 
 const skipReason = await postgresSkipReason();
 const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
@@ -86,7 +86,7 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
     expect(await store.getMonitor(other.id, monitorId)).toBeNull();
     expect(await store.deleteMonitor(other.id, monitorId)).toBe(false);
     await store.updateSettings(orgId, monitorId, { snapshotRetention: 5, updatedAt: at(6) });
-    const check = await store.recordCheck(orgId, changedCheck(monitorId, null, 1));
+    const check = await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }));
     expect(await store.deleteMonitor(orgId, monitorId)).toBe(true);
     expect(await store.getMonitor(orgId, monitorId)).toBeNull();
     expect(await store.getSnapshot(orgId, monitorId, check.snapshot!.id)).toBeNull();
@@ -98,9 +98,9 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
 
   it("snapshots: latest, list without body, get with body", async () => {
     const { orgId, monitorId } = await seedOrganization(store);
-    const a = changedCheck(monitorId, null, 1);
+    const a = changedCheck(monitorId, { sequence: 1 });
     await store.recordCheck(orgId, a);
-    const b = changedCheck(monitorId, a.snapshot!.id, 2);
+    const b = changedCheck(monitorId, { previousSnapshotId: a.snapshot!.id, sequence: 2 });
     await store.recordCheck(orgId, { ...b, monitor: {} });
     expect((await store.getLatestSnapshot(orgId, monitorId))?.id).toBe(b.snapshot!.id);
     const listed = await store.listSnapshots(orgId, monitorId, { limit: 10 });
@@ -116,28 +116,28 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
     const org = await store.ensureOrganization("acme");
     const monitor = await store.createMonitor(org.id, apiMonitor());
     const elsewhere = await store.createMonitor(org.id, apiMonitor({ name: "elsewhere" }));
-    const all = await store.createWebhook(org.id, webhook());
-    await store.createWebhook(org.id, webhook({ enabled: false }));
-    await store.createWebhook(org.id, webhook({ minSeverity: "high" }));
-    await store.createWebhook(org.id, webhook({ monitorIds: [elsewhere.id] }));
-    const exact = await store.createWebhook(org.id, webhook({ minSeverity: "medium", monitorIds: [monitor.id] }));
-    const result = await store.recordCheck(org.id, changedCheck(monitor.id, null, 1));
+    const all = await store.createWebhook(org.id, webhookInput());
+    await store.createWebhook(org.id, webhookInput({ enabled: false }));
+    await store.createWebhook(org.id, webhookInput({ minSeverity: "high" }));
+    await store.createWebhook(org.id, webhookInput({ monitorIds: [elsewhere.id] }));
+    const exact = await store.createWebhook(org.id, webhookInput({ minSeverity: "medium", monitorIds: [monitor.id] }));
+    const result = await store.recordCheck(org.id, changedCheck(monitor.id, { sequence: 1 }));
     expect(result.deliveries.map((d) => d.webhookId).sort()).toEqual([all.id, exact.id].sort());
     expect(result.deliveries.every((d) => d.state === "pending" && d.attempts === 0 && d.nextAttemptAt === result.diff!.createdAt)).toBe(
       true
     );
 
-    const noDiff = changedCheck(monitor.id, null, 2);
+    const noDiff = changedCheck(monitor.id, { sequence: 2 });
     await expect(store.recordCheck(org.id, { ...noDiff, snapshot: null })).rejects.toMatchObject({ code: "invariant_violation" });
     await expect(store.recordCheck(org.id, { ...noDiff, diff: null })).rejects.toMatchObject({ code: "invariant_violation" });
-    const foreign = changedCheck(monitor.id, (await store.recordCheck(org.id, changedCheck(elsewhere.id, null, 3))).snapshot!.id, 4);
+    const foreign = changedCheck(monitor.id, { previousSnapshotId: (await store.recordCheck(org.id, changedCheck(elsewhere.id, { sequence: 3 }))).snapshot!.id, sequence: 4 });
     const error = await store.recordCheck(org.id, foreign).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe("invariant_violation");
     expect(await store.getSnapshot(org.id, monitor.id, foreign.snapshot!.id)).toBeNull();
 
     // no event: no deliveries; no snapshot: only the monitor's fields change
-    const quiet = changedCheck(monitor.id, result.snapshot!.id, 5);
+    const quiet = changedCheck(monitor.id, { previousSnapshotId: result.snapshot!.id, sequence: 5 });
     expect((await store.recordCheck(org.id, { ...quiet, event: null })).deliveries).toEqual([]);
     const failed = await store.recordCheck(org.id, {
       monitorId: monitor.id,
@@ -155,7 +155,7 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
     const ids: string[] = [];
     const severities = ["info", "medium", "high", "critical"] as const;
     for (let i = 0; i < 4; i++) {
-      const check = changedCheck(monitorId, previous, i);
+      const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence: i });
       const diff = { ...check.diff!, createdAt: at(i * 1000), topSeverity: severities[i]! };
       if (i % 2 === 1) Object.assign(diff, { classification: "schema_change" });
       await store.recordCheck(orgId, { ...check, diff });
@@ -203,7 +203,7 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
     });
     expect(updated).toMatchObject({ description: "main", monitorIds: [monitorId], previousSecretExpiresAt: at(9) });
     expect((await store.listWebhooks(orgId, { limit: 10 })).data.map((w) => w.id)).toEqual([second, first]);
-    for (let i = 0; i < 3; i++) await store.recordCheck(orgId, changedCheck(monitorId, null, i));
+    for (let i = 0; i < 3; i++) await store.recordCheck(orgId, changedCheck(monitorId, { sequence: i }));
     expect(await store.countPendingDeliveries(orgId)).toBe(6);
     expect(await store.countPendingDeliveries()).toBe(6);
 
@@ -282,7 +282,7 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
 
   it("deliveries: two pools claiming at once never share one", async () => {
     const { orgId, monitorId } = await seedOrganization(store);
-    for (let i = 0; i < 15; i++) await store.recordCheck(orgId, changedCheck(monitorId, null, i));
+    for (let i = 0; i < 15; i++) await store.recordCheck(orgId, changedCheck(monitorId, { sequence: i }));
     const now = new Date(Date.now() + 1000).toISOString();
     const rounds = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError, type RecordCheckStage, type Store } from "@driftwatch/core";
 import { POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { apiMonitor, changedCheck, seedOrganization } from "./fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const skipReason = await postgresSkipReason();
 
@@ -185,7 +185,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
     it("records snapshot, diff and one delivery per matching webhook", async () => {
       const store = await open();
       const { orgId, monitorId, webhookIds } = await seedOrganization(store);
-      const check = changedCheck(monitorId, null, 1);
+      const check = changedCheck(monitorId, { sequence: 1 });
       const result = await store.recordCheck(orgId, check);
       expect(result.snapshot?.id).toBe(check.snapshot!.id);
       expect(result.diff?.id).toBe(check.diff!.id);
@@ -212,11 +212,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         });
         const { orgId, monitorId } = await seedOrganization(store);
         armed = true;
-        await expect(store.recordCheck(orgId, changedCheck(monitorId, null, 1))).rejects.toThrowError(new Error(`injected at ${failAt}`));
+        await expect(store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }))).rejects.toThrowError(new Error(`injected at ${failAt}`));
         for (const table of ["snapshots", "diffs", "deliveries"]) expect(await count(schema, table)).toBe(0);
         expect((await store.getMonitor(orgId, monitorId))?.lastCheckedAt).toBeNull();
         armed = false;
-        await store.recordCheck(orgId, changedCheck(monitorId, null, 2));
+        await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 2 }));
         expect(await count(schema, "deliveries")).toBe(2);
       });
     }
@@ -225,7 +225,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       const schema = freshSchema();
       const store = await open({ schema });
       const { orgId, monitorId } = await seedOrganization(store);
-      const error = await store.recordCheck(orgId, changedCheck(monitorId, null, 1, "nul \u0000 byte")).catch((caught: unknown) => caught);
+      const error = await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1, body: "nul \u0000 byte" })).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("invariant_violation");
       expect(await count(schema, "snapshots")).toBe(0);
@@ -239,7 +239,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       let previous: string | null = null;
       const snapshots: string[] = [];
       for (let sequence = 0; sequence < 4; sequence++) {
-        const check = changedCheck(monitorId, previous, sequence);
+        const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence });
         await store.recordCheck(orgId, check);
         previous = check.snapshot!.id;
         snapshots.push(previous);
@@ -254,7 +254,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       const store = await open({ schema });
       const { monitorId } = await seedOrganization(store, "owner");
       const other = await store.ensureOrganization("other");
-      await expect(store.recordCheck(other.id, changedCheck(monitorId, null, 1))).rejects.toMatchObject({ code: "not_found" });
+      await expect(store.recordCheck(other.id, changedCheck(monitorId, { sequence: 1 }))).rejects.toMatchObject({ code: "not_found" });
       expect(await count(schema, "snapshots")).toBe(0);
     });
   });

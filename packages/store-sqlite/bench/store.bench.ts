@@ -8,7 +8,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Bench } from "tinybench";
 import { severityRank, type RecordCheckInput, type Store } from "@driftwatch/core";
 import { createSqliteStore, migrateSqlite } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "../test/fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain on SQLite
 const CLAIM_BATCH = 10;
@@ -107,7 +107,7 @@ async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise
   let previous: string | null = null;
   let sequence = 0;
   bench.add(`recordCheck, synchronous=${synchronous.toUpperCase()}`, async () => {
-    const check = changedCheck(seeded.monitorId, previous, sequence++);
+    const check = changedCheck(seeded.monitorId, { previousSnapshotId: previous, sequence: sequence++ });
     await store.recordCheck(seeded.orgId, check);
     previous = check.snapshot!.id;
   });
@@ -118,7 +118,7 @@ async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise
   await peerStore.close();
   let peerPrevious: string | null = null;
   bench.add(`bare INSERTs, synchronous=${synchronous.toUpperCase()}`, () => {
-    const check = changedCheck(peerSeeded.monitorId, peerPrevious, sequence++);
+    const check = changedCheck(peerSeeded.monitorId, { previousSnapshotId: peerPrevious, sequence: sequence++ });
     peer.record(peerSeeded.orgId, check, peerSeeded.webhookIds);
     peerPrevious = check.snapshot!.id;
   });

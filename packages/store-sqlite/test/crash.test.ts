@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteStore } from "../src/index.js";
-import { changedCheck, seedOrganization } from "./fixtures.js";
+import { changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const childScript = path.join(here, "crash-child.ts");
@@ -119,7 +119,7 @@ describe("crash safety", () => {
     const store = await createSqliteStore({ filename: file });
     try {
       const latest = await store.getLatestSnapshot(first.orgId, first.monitorId);
-      const result = await store.recordCheck(first.orgId, changedCheck(first.monitorId, latest?.id ?? null, 9_999));
+      const result = await store.recordCheck(first.orgId, changedCheck(first.monitorId, { previousSnapshotId: latest?.id ?? null, sequence: 9_999 }));
       expect(result.deliveries).toHaveLength(2);
       const claimed = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 30_000, owner: "after-crash" });
       expect(claimed.map((m) => m.id).sort()).toEqual([first.monitorId, second.monitorId].sort());

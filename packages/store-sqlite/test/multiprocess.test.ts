@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteStore } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "./fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -59,7 +59,7 @@ describe("several processes on one file", () => {
     const deliveryIds: string[] = [];
     let previous: string | null = null;
     for (let i = 0; i < 45; i++) {
-      const check = changedCheck(monitorId, previous, i);
+      const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence: i });
       deliveryIds.push(...(await store.recordCheck(orgId, check)).deliveries.map((d) => d.id));
       previous = check.snapshot!.id;
     }

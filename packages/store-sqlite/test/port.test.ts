@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeCursor, isDriftwatchError, type Store } from "@driftwatch/core";
 import { createSqliteStore } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization, webhook } from "./fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization, webhookInput } from "@driftwatch/store-testkit";
 
 let dir: string;
 let store: Store;
@@ -61,7 +61,7 @@ describe("diff filters", () => {
     let previous: string | null = null;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const check = changedCheck(monitorId, previous, i);
+      const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence: i });
       const diff = { ...check.diff!, topSeverity: severities[i]!, createdAt: times[i]! };
       if (i === 2) Object.assign(diff, { classification: "schema_change", schemaChanges: 1, valueChanges: 0 });
       await store.recordCheck(orgId, { ...check, diff });
@@ -84,7 +84,7 @@ describe("organization isolation", () => {
   it("makes another organization's rows invisible and unchangeable through every method", async () => {
     const a = await seedOrganization(store, "a");
     const b = await store.ensureOrganization("b");
-    const check = changedCheck(a.monitorId, null, 1);
+    const check = changedCheck(a.monitorId, { sequence: 1 });
     const recorded = await store.recordCheck(a.orgId, check);
     const token = await store.createToken(a.orgId, { name: "ci", scopes: ["admin"], tokenHash: "hash-a" });
     const delivery = recorded.deliveries[0]!;
@@ -112,7 +112,7 @@ describe("organization isolation", () => {
       []
     );
     expect(await store.countPendingDeliveries(b.id)).toBe(0);
-    expect(await errorCode(store.recordCheck(b.id, changedCheck(a.monitorId, null, 2)))).toBe("not_found");
+    expect(await errorCode(store.recordCheck(b.id, changedCheck(a.monitorId, { sequence: 2 })))).toBe("not_found");
 
     // org A's data is as it was
     expect((await store.getMonitor(a.orgId, a.monitorId))?.name).toBe("orders API");
@@ -124,10 +124,10 @@ describe("organization isolation", () => {
   it("refuses a diff against another monitor's snapshot and writes nothing", async () => {
     const a = await seedOrganization(store, "a");
     const other = await store.createMonitor(a.orgId, apiMonitor({ name: "other" }));
-    const first = changedCheck(other.id, null, 1);
+    const first = changedCheck(other.id, { sequence: 1 });
     await store.recordCheck(a.orgId, first);
     const before = await store.getMonitor(a.orgId, a.monitorId);
-    const bad = changedCheck(a.monitorId, first.snapshot!.id, 2);
+    const bad = changedCheck(a.monitorId, { previousSnapshotId: first.snapshot!.id, sequence: 2 });
     expect(await errorCode(store.recordCheck(a.orgId, bad))).toBe("invariant_violation");
     expect(await errorCode(store.recordCheck(a.orgId, { ...bad, snapshot: null }))).toBe("invariant_violation");
     expect(await errorCode(store.recordCheck(a.orgId, { ...bad, diff: null }))).toBe("invariant_violation");
@@ -141,10 +141,10 @@ describe("organization isolation", () => {
 describe("webhook matching and the outbox", () => {
   it("creates deliveries only for enabled, subscribed, covering webhooks at or below the diff's severity", async () => {
     const { orgId, monitorId, webhookIds } = await seedOrganization(store);
-    await store.createWebhook(orgId, webhook({ enabled: false }));
-    await store.createWebhook(orgId, webhook({ minSeverity: "high" }));
-    await store.createWebhook(orgId, webhook({ monitorIds: ["mon_01J00000000000000000000000"] }));
-    const result = await store.recordCheck(orgId, changedCheck(monitorId, null, 1));
+    await store.createWebhook(orgId, webhookInput({ enabled: false }));
+    await store.createWebhook(orgId, webhookInput({ minSeverity: "high" }));
+    await store.createWebhook(orgId, webhookInput({ monitorIds: ["mon_01J00000000000000000000000"] }));
+    const result = await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }));
     expect(result.deliveries.map((d) => d.webhookId).sort()).toEqual([...webhookIds].sort());
     expect(result.deliveries[0]).toMatchObject({
       state: "pending",
@@ -158,7 +158,7 @@ describe("webhook matching and the outbox", () => {
   it("leases, records attempts, retries, gives up and requeues", async () => {
     const { orgId, monitorId, webhookIds } = await seedOrganization(store);
     await store.updateWebhook(orgId, webhookIds[1]!, { enabled: false });
-    const { deliveries } = await store.recordCheck(orgId, changedCheck(monitorId, null, 1));
+    const { deliveries } = await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }));
     expect(deliveries).toHaveLength(1);
     const id = deliveries[0]!.id;
     const t0 = Date.now();
@@ -225,7 +225,7 @@ describe("webhook matching and the outbox", () => {
 describe("monitors", () => {
   it("deletes a monitor with its snapshots, diffs and settings, keeping the delivery log", async () => {
     const { orgId, monitorId, webhookIds } = await seedOrganization(store);
-    const check = changedCheck(monitorId, null, 1);
+    const check = changedCheck(monitorId, { sequence: 1 });
     await store.recordCheck(orgId, check);
     await store.updateSettings(orgId, monitorId, { snapshotRetention: 5, updatedAt: new Date().toISOString() });
     expect(await store.deleteMonitor(orgId, monitorId)).toBe(true);
@@ -252,7 +252,7 @@ describe("monitors", () => {
     const org = await store.ensureOrganization("copies");
     const monitor = await store.createMonitor(org.id, apiMonitor());
     monitor.headers["x-evil"] = "1";
-    expect((await store.getMonitor(org.id, monitor.id))?.headers).toEqual({ accept: "application/json" });
+    expect((await store.getMonitor(org.id, monitor.id))?.headers).toEqual(apiMonitor().headers);
   });
 });
 

@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDriftwatchError, type Store } from "@driftwatch/core";
 import { SQLITE_SCHEMA_VERSION, createSqliteStore, createStore } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "./fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 let dir: string;
 const opened: Store[] = [];
@@ -67,7 +67,7 @@ describe("opening a file", () => {
     const file = path.join(dir, "keep.db");
     const first = await open({ filename: file });
     const { orgId, monitorId } = await seedOrganization(first);
-    await first.recordCheck(orgId, changedCheck(monitorId, null, 1));
+    await first.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }));
     await first.close();
 
     const second = await open({ filename: file });
@@ -138,7 +138,7 @@ describe("writes", () => {
   it("stores the check, its diff and one delivery per matching webhook in one call", async () => {
     const store = await open({ filename: path.join(dir, "check.db") });
     const { orgId, monitorId, webhookIds } = await seedOrganization(store);
-    const check = changedCheck(monitorId, null, 1);
+    const check = changedCheck(monitorId, { sequence: 1 });
     const result = await store.recordCheck(orgId, check);
     expect(result.snapshot).toMatchObject({ id: check.snapshot!.id, monitorId, orgId, etag: '"v1"', browserRender: false });
     expect(result.diff).toMatchObject({ id: check.diff!.id, snapshotId: check.snapshot!.id, monitorId, topSeverity: "medium" });
@@ -160,7 +160,7 @@ describe("writes", () => {
       });
       const { orgId, monitorId } = await seedOrganization(store);
       const before = await store.getMonitor(orgId, monitorId);
-      await expect(store.recordCheck(orgId, changedCheck(monitorId, null, 1))).rejects.toThrow(`injected at ${failAt}`);
+      await expect(store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1 }))).rejects.toThrow(`injected at ${failAt}`);
       expect(await store.getMonitor(orgId, monitorId)).toEqual(before);
       expect(await store.getLatestSnapshot(orgId, monitorId)).toBeNull();
       expect((await store.listDiffs(orgId, monitorId, { limit: 5 })).data).toEqual([]);
@@ -174,7 +174,7 @@ describe("writes", () => {
     let previous: string | null = null;
     const snapshotIds: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const check = changedCheck(monitorId, previous, i);
+      const check = changedCheck(monitorId, { previousSnapshotId: previous, sequence: i });
       await store.recordCheck(orgId, { ...check, retention: 2 });
       previous = check.snapshot!.id;
       snapshotIds.push(previous);

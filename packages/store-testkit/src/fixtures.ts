@@ -54,6 +54,8 @@ export interface CheckOptions {
   /** Time of the check, the diff's `createdAt` and the event's `occurredAt`. */
   at?: string;
   retention?: number;
+  /** The snapshot body; by default a small JSON document derived from `sequence`. */
+  body?: string;
 }
 
 /** A check that found a change: a new snapshot, its diff and the `diff.detected` event. */
@@ -63,7 +65,7 @@ export function changedCheck(monitorId: string, options: CheckOptions = {}): Rec
   const severity = options.severity ?? "medium";
   const classification = options.classification ?? "value_change";
   const schema = classification === "schema_change";
-  const body = JSON.stringify({ orders: [{ id: sequence, total: sequence * 3 }], padding: "x".repeat(256) });
+  const body = options.body ?? JSON.stringify({ orders: [{ id: sequence, total: sequence * 3 }], padding: "x".repeat(256) });
   const snapshotId = newId("snapshot");
   const diffId = newId("diff");
   const change = { path: "$.orders[0].total", category: schema ? "schema" : "value", op: "replace", severity } as const;
