@@ -17,3 +17,15 @@ export {
   type CheckOptions,
   type SeededOrganization,
 } from "./fixtures.js";
+export {
+  crashCheckRecorders,
+  expectEveryCheckWhole,
+  expectStoreWorksAfterCrash,
+  recordChecksUntilKilled,
+  startCheckRecorder,
+  type CheckRecorder,
+  type CheckRecorderCommand,
+  type CrashRoundsOptions,
+  type PrintedCheck,
+  type StoredChecks,
+} from "./crash.js";

@@ -1,7 +1,7 @@
 // The testkit's own checks: what it hands adapters is valid, and a mis-declared capability fails loudly.
 import { describe, expect, it } from "vitest";
 import { ApiDiffSchema, DiffDetectedEventSchema, SnapshotSchema } from "@driftwatch/core";
-import { changedCheck, runStoreContract, unchangedCheck } from "../src/index.js";
+import { changedCheck, expectEveryCheckWhole, runStoreContract, unchangedCheck, type StoredChecks } from "../src/index.js";
 
 describe("fixtures", () => {
   it("changedCheck builds a snapshot, diff and event the resource schemas accept, all tied together", () => {
@@ -25,6 +25,12 @@ describe("fixtures", () => {
     expect(a.diff!.diffFingerprint).not.toBe(b.diff!.diffFingerprint);
   });
 
+  it("changedCheck records the body it is given", () => {
+    const snapshot = changedCheck("mon_x", { sequence: 1, body: "plain text" }).snapshot!;
+    expect(snapshot).toMatchObject({ body: "plain text", size: 10 });
+    expect(snapshot.contentHash).toBe(changedCheck("mon_y", { sequence: 2, body: "plain text" }).snapshot!.contentHash);
+  });
+
   it("unchangedCheck writes only monitor fields", () => {
     expect(unchangedCheck("mon_x", "2026-01-01T00:00:00.000Z")).toEqual({
       monitorId: "mon_x",
@@ -45,5 +51,46 @@ describe("runStoreContract", () => {
     expect(() => runStoreContract({ name: "x", create, capabilities: { sharedDatabase: false as unknown as true, rateLimits: true } })).toThrow(
       /capabilities\.sharedDatabase/
     );
+  });
+});
+
+describe("expectEveryCheckWhole", () => {
+  const stored = (): StoredChecks => ({
+    diffs: [
+      { id: "dif_1", snapshotId: "snp_1", previousSnapshotId: null },
+      { id: "dif_2", snapshotId: "snp_2", previousSnapshotId: "snp_1" },
+    ],
+    snapshotIds: ["snp_1", "snp_2"],
+    deliveriesPerDiff: new Map([
+      ["dif_1", 2],
+      ["dif_2", 2],
+    ]),
+  });
+  const printed = [{ diffId: "dif_1", snapshotId: "snp_1" }];
+
+  it("accepts whole checks, including stored ones whose print the kill cut off", () => {
+    expect(() => expectEveryCheckWhole(printed, stored(), 2)).not.toThrow();
+  });
+
+  it("fails on a printed check that was not stored", () => {
+    expect(() => expectEveryCheckWhole([...printed, { diffId: "dif_3", snapshotId: "snp_3" }], stored(), 2)).toThrow();
+  });
+
+  it("fails on a diff without its snapshot, its previous snapshot or its deliveries, and on a snapshot without a diff", () => {
+    const noSnapshot = stored();
+    noSnapshot.snapshotIds = ["snp_1"];
+    expect(() => expectEveryCheckWhole(printed, noSnapshot, 2)).toThrow();
+    const noPrevious = stored();
+    noPrevious.diffs[1]!.previousSnapshotId = "snp_0";
+    expect(() => expectEveryCheckWhole(printed, noPrevious, 2)).toThrow();
+    const oneDelivery = stored();
+    oneDelivery.deliveriesPerDiff.set("dif_2", 1);
+    expect(() => expectEveryCheckWhole(printed, oneDelivery, 2)).toThrow();
+    const orphanSnapshot = stored();
+    orphanSnapshot.snapshotIds.push("snp_9");
+    expect(() => expectEveryCheckWhole(printed, orphanSnapshot, 2)).toThrow();
+    const orphanDeliveries = stored();
+    orphanDeliveries.deliveriesPerDiff.set("dif_9", 2);
+    expect(() => expectEveryCheckWhole(printed, orphanDeliveries, 2)).toThrow();
   });
 });
