@@ -1,56 +1,29 @@
-import { randomBytes } from "node:crypto";
 import { createPostgresStore } from "@driftwatch/store-postgres";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../support/postgres.js";
 import { apiMonitor, createHarness, expectProblem, json, seedCheck, websiteMonitor, type Harness } from "./harness.js";
 
 /** The API on a real PostgreSQL store (its own database, dropped afterwards). */
-const ADMIN_URL = process.env.DRIFTWATCH_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Null when PostgreSQL answers; the reason to skip otherwise. Under CI=true a missing server fails. */
-async function skipReason(): Promise<string | null> {
-  try {
-    await admin("SELECT 1");
-    return null;
-  } catch (error) {
-    const reason = `PostgreSQL is not reachable at ${ADMIN_URL} (${(error as Error).message})`;
-    if (process.env.CI === "true") throw new Error(`${reason}; CI must provide PostgreSQL`, { cause: error });
-    return reason;
-  }
-}
-
-const skip = await skipReason();
+const skip = await postgresSkipReason();
 if (skip !== null) console.warn(`skipping the API suite on PostgreSQL: ${skip}`);
 
 describe.skipIf(skip !== null)("the API on PostgreSQL", () => {
-  const database = `dw_api_${randomBytes(5).toString("hex")}`;
+  let database: TestPostgresDatabase | undefined;
   let h: Harness;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE ${database}`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${database}`;
+    const { url } = (database = await createPostgresDatabase("dw_api"));
     h = await createHarness({
       config: { rateLimitReads: 5, rateLimitWrites: 1000 },
       store: async () => {
-        const store = await createPostgresStore({ connectionString: url.toString(), max: 4 });
+        const store = await createPostgresStore({ connectionString: url, max: 4 });
         return { store, close: () => store.close() };
       },
     });
   });
   afterAll(async () => {
     await h?.close();
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await database?.drop();
   });
 
   it("creates monitors with browserOptions (seed 4.2), masks credentials, isolates tenants", async () => {

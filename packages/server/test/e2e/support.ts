@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { Webhook } from "standardwebhooks";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -215,33 +214,7 @@ export async function startReceiver() {
   };
 }
 
-export const POSTGRES_ADMIN_URL = process.env.DRIFTWATCH_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-/** Creates a uniquely named database on the test server and returns its URL and a drop function. */
-export async function createPostgresDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${prefix}_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
+export { createPostgresDatabase, POSTGRES_ADMIN_URL } from "../support/postgres.js";
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? "/tmp"), prefix));

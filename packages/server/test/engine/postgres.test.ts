@@ -1,38 +1,13 @@
-import { randomBytes } from "node:crypto";
 import type { Fetcher, Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createPostgresStore } from "@driftwatch/store-postgres";
-import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCheckService, createDeliveryService, createDeliveryWorker, createScheduler, type EngineDeliveryService } from "../../src/engine/index.js";
+import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../support/postgres.js";
 import { createMonitor, createWebhook, startReceiver, startTarget, type Receiver, type Target } from "./fixtures.js";
 
-const ADMIN_URL = process.env.DRIFTWATCH_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Null when PostgreSQL answers; the reason to skip otherwise. Under CI=true a missing server fails. */
-async function skipReason(): Promise<string | null> {
-  try {
-    await admin("SELECT 1");
-    return null;
-  } catch (error) {
-    const reason = `PostgreSQL is not reachable at ${ADMIN_URL} (${(error as Error).message})`;
-    if (process.env.CI === "true") throw new Error(`${reason}; CI must provide PostgreSQL`, { cause: error });
-    return reason;
-  }
-}
-
-const skip = await skipReason();
+const skip = await postgresSkipReason();
 if (skip !== null) console.warn(`skipping the PostgreSQL engine suite: ${skip}`);
 
 /**
@@ -40,7 +15,7 @@ if (skip !== null) console.warn(`skipping the PostgreSQL engine suite: ${skip}`)
  * database: leases must make every due monitor run once per round and every event go out once.
  */
 describe.skipIf(skip !== null)("two engines sharing one PostgreSQL database", () => {
-  const database = `dw_engine_${randomBytes(5).toString("hex")}`;
+  let database: TestPostgresDatabase | undefined;
   const stores: Store[] = [];
   const deliveries: EngineDeliveryService[] = [];
   let orgId: string;
@@ -49,11 +24,9 @@ describe.skipIf(skip !== null)("two engines sharing one PostgreSQL database", ()
   let fetcher: Fetcher;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE ${database}`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${database}`;
-    stores.push(await createPostgresStore({ connectionString: url.toString(), max: 4 }));
-    stores.push(await createPostgresStore({ connectionString: url.toString(), max: 4 }));
+    const { url } = (database = await createPostgresDatabase("dw_engine"));
+    stores.push(await createPostgresStore({ connectionString: url, max: 4 }));
+    stores.push(await createPostgresStore({ connectionString: url, max: 4 }));
     orgId = (await stores[0]!.createOrganization({ slug: "pg-engine" })).id;
     target = await startTarget();
     receiver = await startReceiver();
@@ -65,7 +38,7 @@ describe.skipIf(skip !== null)("two engines sharing one PostgreSQL database", ()
     await fetcher?.close();
     await target?.close();
     await receiver?.close();
-    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await database?.drop();
   });
 
   async function round(monitorIds: string[], until: (store: Store) => Promise<boolean>): Promise<void> {
