@@ -130,23 +130,6 @@ function routeTrustedOrigins(strict: Fetcher, trusted: Fetcher | null, trustedOr
   };
 }
 
-/**
- * The store as the HTTP app sees it, without the shared rate-limit capability (so the app counts
- * in memory). A Proxy, not a copy: adapters keep state in private fields, so every method is
- * called on the real store.
- */
-function withLocalRateLimits(store: Store): Store {
-  const capabilities = { ...store.capabilities, rateLimits: false };
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === "capabilities") return capabilities;
-      if (key === "hitRateLimit") return undefined;
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 /** Loopback addresses of trusted origins, for the guard's exact-address exemption. */
 function trustedAddresses(origins: ReadonlySet<string>): string[] {
   const addresses = new Set<string>();
@@ -212,7 +195,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
 
   const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
   const app = await buildApp({
-    store: sharedRateLimits ? store : withLocalRateLimits(store),
+    store,
     checks: {
       async checkNow(orgId, monitorId, context) {
         const result = await checks.checkNow(orgId, monitorId, context);
@@ -227,6 +210,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       rateLimitReads: config.rateLimitReads,
       rateLimitWrites: config.rateLimitWrites,
       bodyLimitBytes: config.bodyLimitBytes,
+      // Shared counters only where several processes share the database (PostgreSQL);
+      // SQLite and memory keep them in this process, saving a write per request.
+      rateLimitCounters: sharedRateLimits ? "store" : "memory",
     },
     metrics,
     logger,
