@@ -4,10 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { Bench } from "tinybench";
-import { newId, severityRank, type RecordCheckInput, type Store } from "@driftwatch/core";
+import { newId, type RecordCheckInput, type Store } from "@driftwatch/core";
 import { createPostgresStore } from "../src/index.js";
 import { createTestDatabase, postgresSkipReason } from "../test/database.js";
-import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { bareCheckStatements, changedCheck, numberPlaceholders, prepareClaimRound, seedDueMonitors, seedOrganization } from "@driftwatch/store-testkit";
 
 const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain
 const CONCURRENCY = [8, 32]; // checks in flight at once in the concurrent rows (one monitor each, a pool of the same size)
@@ -33,49 +33,9 @@ const database = await createTestDatabase();
 
 /** The bare peer: the rows `recordCheck` writes, as plain INSERTs/UPDATE in one transaction on one client. */
 async function bareRecord(client: pg.PoolClient, orgId: string, input: RecordCheckInput, webhookIds: string[]): Promise<void> {
-  const { monitor: m, snapshot: s, diff: d, event: e } = input;
   await client.query("BEGIN");
-  await client.query(
-    "UPDATE monitors SET last_checked_at = $1, last_changed_at = $2, last_status = $3, last_error = $4, consecutive_failures = $5, updated_at = $6 WHERE org_id = $7 AND id = $8",
-    [m.lastCheckedAt, m.lastChangedAt, m.lastStatus, m.lastError, m.consecutiveFailures, m.updatedAt, orgId, input.monitorId]
-  );
-  await client.query(
-    "INSERT INTO snapshots (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false, $10, $11, NULL)",
-    [
-      s!.id,
-      orgId,
-      input.monitorId,
-      s!.fetchedAt,
-      s!.status,
-      s!.latencyMs,
-      s!.contentType,
-      s!.contentHash,
-      s!.size,
-      s!.body,
-      s!.etag ?? null,
-    ]
-  );
-  await client.query(
-    "INSERT INTO diffs (id, org_id, monitor_id, snapshot_id, previous_snapshot_id, classification, top_severity, top_severity_rank, created_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    [
-      d!.id,
-      orgId,
-      input.monitorId,
-      s!.id,
-      d!.previousSnapshotId,
-      d!.classification,
-      d!.topSeverity,
-      severityRank(d!.topSeverity),
-      d!.createdAt,
-      JSON.stringify({ ...d, monitorId: input.monitorId, snapshotId: s!.id }),
-    ]
-  );
-  const payload = JSON.stringify(e);
-  for (const webhookId of webhookIds) {
-    await client.query(
-      "INSERT INTO deliveries (id, org_id, webhook_id, event_id, event_type, monitor_id, diff_id, state, attempts, next_attempt_at, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8, $9)",
-      [newId("delivery"), orgId, webhookId, e!.eventId, e!.eventType, input.monitorId, d!.id, e!.occurredAt, payload]
-    );
+  for (const { sql, params } of bareCheckStatements(orgId, input, webhookIds, { browserRender: false, deliveryId: () => newId("delivery") })) {
+    await client.query(numberPlaceholders(sql), params);
   }
   await client.query("COMMIT");
 }
@@ -150,20 +110,10 @@ async function checkTasks(bench: Bench): Promise<() => Promise<void>> {
 
 async function claimTasks(bench: Bench): Promise<() => Promise<void>> {
   const store = await createPostgresStore({ connectionString: database.url, schema: "claims", max: 2 });
-  const org = await store.ensureOrganization("claims");
-  for (let i = 0; i < DUE_MONITORS; i++) await store.createMonitor(org.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
-  // released monitors are due again (next check in 1970), behind the ones not yet claimed
-  let tick = DUE_MONITORS;
-  bench.add(`claimDueMonitors(${CLAIM_BATCH}) + releaseMonitor each`, async () => {
-    const now = new Date().toISOString();
-    const claimed = await store.claimDueMonitors({ now, limit: CLAIM_BATCH, leaseMs: 60_000, owner: "bench" });
-    if (claimed.length !== CLAIM_BATCH) throw new Error(`claimed ${claimed.length}`);
-    for (const monitor of claimed) await store.releaseMonitor(monitor.id, "bench", new Date(tick++).toISOString());
-  });
+  bench.add(`claimDueMonitors(${CLAIM_BATCH}) + releaseMonitor each`, await prepareClaimRound(store, { dueMonitors: DUE_MONITORS, batch: CLAIM_BATCH }));
 
   const peerSetup = await createPostgresStore({ connectionString: database.url, schema: "claims_peer" });
-  const peerOrg = await peerSetup.ensureOrganization("claims");
-  for (let i = 0; i < DUE_MONITORS; i++) await peerSetup.createMonitor(peerOrg.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
+  await seedDueMonitors(peerSetup, "claims", DUE_MONITORS);
   await peerSetup.close();
   const peer = new pg.Pool({ connectionString: database.url, max: 2, options: "-c search_path=claims_peer" });
   let peerTick = DUE_MONITORS;

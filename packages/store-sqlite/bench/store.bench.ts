@@ -6,9 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { Bench } from "tinybench";
-import { severityRank, type RecordCheckInput, type Store } from "@driftwatch/core";
+import type { RecordCheckInput, Store } from "@driftwatch/core";
 import { createSqliteStore, migrateSqlite } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { bareCheckStatements, changedCheck, prepareClaimRound, seedDueMonitors, seedOrganization } from "@driftwatch/store-testkit";
 
 const CHECKS_BUDGET = 300; // SPEC section 7: checks/s the server must sustain on SQLite
 const CLAIM_BATCH = 10;
@@ -19,7 +19,7 @@ const { writeBenchSection } = (await import(reportModule)) as { writeBenchSectio
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-sqlite-bench-"));
 
-/** The bare peer: the rows `recordCheck` writes, as plain prepared INSERTs/UPDATE in one transaction. */
+/** The bare peer: the rows `recordCheck` writes, as plain prepared statements in one transaction. */
 function barePeer(
   file: string,
   synchronous: "NORMAL" | "FULL"
@@ -29,77 +29,21 @@ function barePeer(
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma("foreign_keys = ON");
   migrateSqlite(db);
-  const updateMonitor = db.prepare(
-    "UPDATE monitors SET last_checked_at = ?, last_changed_at = ?, last_status = ?, last_error = ?, consecutive_failures = ?, updated_at = ? WHERE org_id = ? AND id = ?"
-  );
-  const insertSnapshot = db.prepare(
-    "INSERT INTO snapshots (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-  );
-  const insertDiff = db.prepare(
-    "INSERT INTO diffs (id, org_id, monitor_id, snapshot_id, previous_snapshot_id, classification, top_severity, top_severity_rank, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-  );
-  const insertDelivery = db.prepare(
-    "INSERT INTO deliveries (id, org_id, webhook_id, event_id, event_type, monitor_id, diff_id, state, attempts, next_attempt_at, created_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)"
-  );
+  const prepared = new Map<string, BetterSqlite3.Statement>();
   let sequence = 0;
+  const options = { browserRender: 0, deliveryId: () => `dlv_bench${String(sequence++).padStart(20, "0")}` };
   const record = db.transaction((orgId: string, input: RecordCheckInput, webhookIds: string[]) => {
-    const { monitor: m, snapshot: s, diff: d, event: e } = input;
-    updateMonitor.run(
-      m.lastCheckedAt,
-      m.lastChangedAt,
-      m.lastStatus,
-      m.lastError,
-      m.consecutiveFailures,
-      m.updatedAt,
-      orgId,
-      input.monitorId
-    );
-    insertSnapshot.run(
-      s!.id,
-      orgId,
-      input.monitorId,
-      s!.fetchedAt,
-      s!.status,
-      s!.latencyMs,
-      s!.contentType,
-      s!.contentHash,
-      s!.size,
-      0,
-      s!.body,
-      s!.etag ?? null,
-      null
-    );
-    const data = JSON.stringify({ ...d, monitorId: input.monitorId, snapshotId: s!.id });
-    insertDiff.run(
-      d!.id,
-      orgId,
-      input.monitorId,
-      s!.id,
-      d!.previousSnapshotId,
-      d!.classification,
-      d!.topSeverity,
-      severityRank(d!.topSeverity),
-      d!.createdAt,
-      data
-    );
-    const payload = JSON.stringify(e);
-    for (const webhookId of webhookIds) {
-      insertDelivery.run(
-        `dlv_bench${String(sequence++).padStart(20, "0")}`,
-        orgId,
-        webhookId,
-        e!.eventId,
-        e!.eventType,
-        input.monitorId,
-        d!.id,
-        e!.occurredAt,
-        e!.occurredAt,
-        payload
-      );
+    for (const { sql, params } of bareCheckStatements(orgId, input, webhookIds, options)) {
+      let statement = prepared.get(sql);
+      if (statement === undefined) prepared.set(sql, (statement = db.prepare(sql)));
+      statement.run(...params);
     }
   });
   return { record: (orgId, input, webhookIds) => record.immediate(orgId, input, webhookIds), db };
 }
+
+/** The body of every snapshot: a small JSON document of about 560 bytes. */
+const body = (sequence: number): string => JSON.stringify({ orders: [{ id: sequence, total: sequence * 3 }], padding: "x".repeat(512) });
 
 async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise<() => Promise<void>> {
   const store = await createSqliteStore({ filename: path.join(dir, `store-${synchronous}.db`), synchronous });
@@ -107,7 +51,7 @@ async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise
   let previous: string | null = null;
   let sequence = 0;
   bench.add(`recordCheck, synchronous=${synchronous.toUpperCase()}`, async () => {
-    const check = changedCheck(seeded.monitorId, { previousSnapshotId: previous, sequence: sequence++ });
+    const check = changedCheck(seeded.monitorId, { previousSnapshotId: previous, sequence, body: body(sequence++) });
     await store.recordCheck(seeded.orgId, check);
     previous = check.snapshot!.id;
   });
@@ -118,7 +62,7 @@ async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise
   await peerStore.close();
   let peerPrevious: string | null = null;
   bench.add(`bare INSERTs, synchronous=${synchronous.toUpperCase()}`, () => {
-    const check = changedCheck(peerSeeded.monitorId, { previousSnapshotId: peerPrevious, sequence: sequence++ });
+    const check = changedCheck(peerSeeded.monitorId, { previousSnapshotId: peerPrevious, sequence, body: body(sequence++) });
     peer.record(peerSeeded.orgId, check, peerSeeded.webhookIds);
     peerPrevious = check.snapshot!.id;
   });
@@ -130,21 +74,11 @@ async function checkTasks(bench: Bench, synchronous: "normal" | "full"): Promise
 
 async function claimTasks(bench: Bench): Promise<() => Promise<void>> {
   const store: Store = await createSqliteStore({ filename: path.join(dir, "claims.db") });
-  const org = await store.ensureOrganization("claims");
-  for (let i = 0; i < DUE_MONITORS; i++) await store.createMonitor(org.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
-  // released monitors are due again (next check in 1970), behind the ones not yet claimed
-  let tick = DUE_MONITORS;
-  bench.add(`claimDueMonitors(${CLAIM_BATCH}) + releaseMonitor each`, async () => {
-    const now = new Date().toISOString();
-    const claimed = await store.claimDueMonitors({ now, limit: CLAIM_BATCH, leaseMs: 60_000, owner: "bench" });
-    if (claimed.length !== CLAIM_BATCH) throw new Error(`claimed ${claimed.length}`);
-    for (const monitor of claimed) await store.releaseMonitor(monitor.id, "bench", new Date(tick++).toISOString());
-  });
+  bench.add(`claimDueMonitors(${CLAIM_BATCH}) + releaseMonitor each`, await prepareClaimRound(store, { dueMonitors: DUE_MONITORS, batch: CLAIM_BATCH }));
 
   const peerDb = new BetterSqlite3(path.join(dir, "claims-peer.db"));
   const peerStore = await createSqliteStore({ database: peerDb });
-  const peerOrg = await peerStore.ensureOrganization("claims");
-  for (let i = 0; i < DUE_MONITORS; i++) await peerStore.createMonitor(peerOrg.id, apiMonitor({ nextCheckAt: new Date(i).toISOString() }));
+  await seedDueMonitors(peerStore, "claims", DUE_MONITORS);
   await peerStore.close();
   const claim = peerDb.prepare(
     "UPDATE monitors SET lease_owner = ?, lease_expires_at = ? WHERE id IN (SELECT id FROM monitors WHERE state IN ('active', 'failing') AND next_check_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ORDER BY next_check_at LIMIT ?) RETURNING id"

@@ -29,3 +29,12 @@ export {
   type PrintedCheck,
   type StoredChecks,
 } from "./crash.js";
+export {
+  bareCheckStatements,
+  numberPlaceholders,
+  prepareClaimRound,
+  seedDueMonitors,
+  type BareCheckOptions,
+  type BareStatement,
+  type ClaimRoundOptions,
+} from "./bench.js";

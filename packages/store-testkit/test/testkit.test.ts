@@ -1,7 +1,7 @@
 // The testkit's own checks: what it hands adapters is valid, and a mis-declared capability fails loudly.
 import { describe, expect, it } from "vitest";
 import { ApiDiffSchema, DiffDetectedEventSchema, SnapshotSchema } from "@driftwatch/core";
-import { changedCheck, expectEveryCheckWhole, runStoreContract, unchangedCheck, type StoredChecks } from "../src/index.js";
+import { bareCheckStatements, changedCheck, expectEveryCheckWhole, numberPlaceholders, runStoreContract, unchangedCheck, type StoredChecks } from "../src/index.js";
 
 describe("fixtures", () => {
   it("changedCheck builds a snapshot, diff and event the resource schemas accept, all tied together", () => {
@@ -92,5 +92,32 @@ describe("expectEveryCheckWhole", () => {
     const orphanDeliveries = stored();
     orphanDeliveries.deliveriesPerDiff.set("dif_9", 2);
     expect(() => expectEveryCheckWhole(printed, orphanDeliveries, 2)).toThrow();
+  });
+});
+
+describe("bareCheckStatements", () => {
+  it("writes the monitor, the snapshot, the diff and one delivery per webhook, one parameter per placeholder", () => {
+    const check = changedCheck("mon_x", { previousSnapshotId: "snp_prev", sequence: 4 });
+    let n = 0;
+    const statements = bareCheckStatements("org_x", check, ["whk_a", "whk_b"], { browserRender: 0, deliveryId: () => `dlv_${++n}` });
+    expect(statements.map((s) => s.sql.split(" ")[0] + " " + (s.sql.match(/^(?:UPDATE|INSERT INTO) (\w+)/)?.[1] ?? ""))).toEqual([
+      "UPDATE monitors",
+      "INSERT snapshots",
+      "INSERT diffs",
+      "INSERT deliveries",
+      "INSERT deliveries",
+    ]);
+    for (const { sql, params } of statements) expect(sql.split("?").length - 1).toBe(params.length);
+    expect(statements[1]!.params).toEqual(expect.arrayContaining([check.snapshot!.id, check.snapshot!.body, 0]));
+    expect(statements[2]!.params.slice(0, 5)).toEqual([check.diff!.id, "org_x", "mon_x", check.snapshot!.id, "snp_prev"]);
+    expect(statements.slice(3).map((s) => s.params.slice(0, 3))).toEqual([
+      ["dlv_1", "org_x", "whk_a"],
+      ["dlv_2", "org_x", "whk_b"],
+    ]);
+    expect(() => bareCheckStatements("org_x", unchangedCheck("mon_x"), [], { browserRender: 0, deliveryId: () => "dlv" })).toThrow(/changed check/);
+  });
+
+  it("numberPlaceholders numbers placeholders for PostgreSQL", () => {
+    expect(numberPlaceholders("UPDATE t SET a = ?, b = ? WHERE id = ?")).toBe("UPDATE t SET a = $1, b = $2 WHERE id = $3");
   });
 });
