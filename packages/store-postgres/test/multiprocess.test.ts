@@ -1,10 +1,10 @@
 // Several processes opening one fresh database at the same moment: the advisory lock makes them
 // migrate one after the other, so every process starts and the migration is recorded once.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { runNodeScript } from "@driftwatch/store-testkit";
 import { POSTGRES_SCHEMA_VERSION } from "../src/index.js";
 import { createTestDatabase, postgresSkipReason, type TestDatabase } from "./database.js";
 
@@ -15,19 +15,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-function runChild(url: string, slug: string): Promise<void> {
-  const child = spawn(process.execPath, ["--conditions=@driftwatch/source", "--import", "tsx", path.join(here, "migrate-child.ts"), url, slug], {
-    cwd: here,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 && stdout.trim() === "done" ? resolve() : reject(new Error(`child ${slug} exited with ${String(code)}: ${stderr}`))));
-  });
+/** Runs migrate-child.ts to completion; it prints nothing but `done`. */
+async function runChild(url: string, slug: string): Promise<void> {
+  const printed = await runNodeScript({ script: path.join(here, "migrate-child.ts"), args: [url, slug], cwd: here, nodeArgs: ["--conditions=@driftwatch/source", "--import", "tsx"] });
+  expect(printed).toEqual([]);
 }
 
 describe.skipIf(skipReason !== null)(`several processes on one database${skipReason === null ? "" : ` (skipped: ${skipReason})`}`, () => {

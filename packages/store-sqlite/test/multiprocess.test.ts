@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,33 +5,13 @@ import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteStore } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { apiMonitor, changedCheck, runNodeScript, seedOrganization } from "@driftwatch/store-testkit";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Runs claim-child.ts to completion and returns the lines it printed. */
-function runWorker(mode: "open" | "claim", file: string, owner: string): Promise<string[]> {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@driftwatch/source", "--import", "tsx", path.join(here, "claim-child.ts"), mode, file, owner],
-    {
-      cwd: here,
-      stdio: ["ignore", "pipe", "pipe"],
-    }
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      const lines = stdout.split("\n").filter((line) => line !== "");
-      if (code === 0 && lines.at(-1) === "done") resolve(lines.slice(0, -1));
-      else reject(new Error(`worker ${owner} exited with ${String(code)}: ${stderr}`));
-    });
-  });
-}
+/** Runs claim-child.ts to completion and returns the ids it printed. */
+const runWorker = (mode: "open" | "claim", file: string, owner: string): Promise<string[]> =>
+  runNodeScript({ script: path.join(here, "claim-child.ts"), args: [mode, file, owner], cwd: here, nodeArgs: ["--conditions=@driftwatch/source", "--import", "tsx"] });
 
 let dir: string | undefined;
 afterEach(() => {

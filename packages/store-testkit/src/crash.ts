@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { expect } from "vitest";
 import type { Store } from "@driftwatch/core";
 import { changedCheck, type SeededOrganization } from "./fixtures.js";
+import { spawnNodeScript, type NodeScript } from "./processes.js";
 
 // Crash-safety scenario shared by the SQL adapters: child processes record checks in a loop,
 // are killed with SIGKILL mid-run, and the parent then checks that every committed check is
@@ -22,27 +23,18 @@ export interface CheckRecorder {
   exited: Promise<NodeJS.Signals | number | null>;
 }
 
-export interface CheckRecorderCommand {
-  /** A script that ends in `recordChecksUntilKilled`. */
-  script: string;
-  args: string[];
-  cwd?: string;
-  /** Node options before the script, e.g. `["--import", "tsx"]`. */
-  nodeArgs?: string[];
-}
+/** A script that ends in `recordChecksUntilKilled`. */
+export type CheckRecorderCommand = NodeScript;
 
 /** Starts one recorder child and collects the `<diffId> <snapshotId>` lines it prints. */
 export function startCheckRecorder(command: CheckRecorderCommand): CheckRecorder {
-  const child = spawn(process.execPath, [...(command.nodeArgs ?? []), command.script, ...command.args], {
-    cwd: command.cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnNodeScript(command);
   const printed: PrintedCheck[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   let buffered = "";
   let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout!.on("data", (chunk: Buffer) => {
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split("\n");
     buffered = lines.pop()!;

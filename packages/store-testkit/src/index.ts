@@ -38,3 +38,4 @@ export {
   type BareStatement,
   type ClaimRoundOptions,
 } from "./bench.js";
+export { runNodeScript, type NodeScript } from "./processes.js";

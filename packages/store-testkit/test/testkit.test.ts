@@ -1,7 +1,10 @@
 // The testkit's own checks: what it hands adapters is valid, and a mis-declared capability fails loudly.
-import { describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { ApiDiffSchema, DiffDetectedEventSchema, SnapshotSchema } from "@driftwatch/core";
-import { bareCheckStatements, changedCheck, expectEveryCheckWhole, numberPlaceholders, runStoreContract, unchangedCheck, type StoredChecks } from "../src/index.js";
+import { bareCheckStatements, changedCheck, expectEveryCheckWhole, numberPlaceholders, runNodeScript, runStoreContract, unchangedCheck, type StoredChecks } from "../src/index.js";
 
 describe("fixtures", () => {
   it("changedCheck builds a snapshot, diff and event the resource schemas accept, all tied together", () => {
@@ -119,5 +122,25 @@ describe("bareCheckStatements", () => {
 
   it("numberPlaceholders numbers placeholders for PostgreSQL", () => {
     expect(numberPlaceholders("UPDATE t SET a = ?, b = ? WHERE id = ?")).toBe("UPDATE t SET a = $1, b = $2 WHERE id = $3");
+  });
+});
+
+describe("runNodeScript", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-testkit-"));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const script = (name: string, source: string): string => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, source);
+    return file;
+  };
+
+  it("resolves with the lines before `done`", async () => {
+    const file = script("ok.mjs", 'console.log(process.argv[2]); console.log("b"); console.log("done");');
+    expect(await runNodeScript({ script: file, args: ["a"] })).toEqual(["a", "b"]);
+  });
+
+  it("rejects with stderr when the script fails or does not print `done`", async () => {
+    await expect(runNodeScript({ script: script("fail.mjs", 'console.error("boom"); process.exit(3);'), args: [] })).rejects.toThrow(/exited with 3: boom/);
+    await expect(runNodeScript({ script: script("silent.mjs", 'console.log("x");'), args: [] })).rejects.toThrow(/exited with 0/);
   });
 });
