@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { expect } from "vitest";
 import type { Store } from "@driftwatch/core";
-import { changedCheck, type SeededOrganization } from "./fixtures.js";
+import { changedCheck, seedOrganization, type SeededOrganization } from "./fixtures.js";
 import { spawnNodeScript, type NodeScript } from "./processes.js";
 
 // Crash-safety scenario shared by the SQL adapters: child processes record checks in a loop,
@@ -152,4 +152,37 @@ export async function expectStoreWorksAfterCrash(store: Store, seeds: [SeededOrg
   const deliveries = await store.claimDueDeliveries({ now: new Date().toISOString(), limit: 100, leaseMs: 30_000, owner: "after-crash" });
   expect(deliveries.length).toBeGreaterThan(0);
   expect(await store.countPendingDeliveries()).toBe(2 * (storedDiffs + 1));
+}
+
+export interface CrashScenario extends CrashRoundsOptions {
+  /** Opens a store on the database under test (for seeding, then again after the crash). */
+  open(): Promise<Store>;
+  /** The recorder child for one seeded organization (a script ending in `recordChecksUntilKilled`). */
+  recorder(seed: SeededOrganization): CheckRecorderCommand;
+  /** Reads the tables back after the crash, running any dialect-specific integrity checks first. */
+  readBack(): Promise<StoredChecks>;
+}
+
+/**
+ * The whole crash-safety test: seeds two organizations (a monitor and two webhooks each), runs
+ * the SIGKILL rounds with one recorder per organization, checks every check is whole and the
+ * store keeps working.
+ */
+export async function runCrashScenario(scenario: CrashScenario): Promise<void> {
+  const setup = await scenario.open();
+  let seeds: [SeededOrganization, SeededOrganization];
+  try {
+    seeds = [await seedOrganization(setup, "first"), await seedOrganization(setup, "second")];
+  } finally {
+    await setup.close();
+  }
+  const printed = await crashCheckRecorders(() => seeds.map((seed) => startCheckRecorder(scenario.recorder(seed))), scenario);
+  const stored = await scenario.readBack();
+  expectEveryCheckWhole(printed, stored, 2);
+  const store = await scenario.open();
+  try {
+    await expectStoreWorksAfterCrash(store, seeds, stored.diffs.length);
+  } finally {
+    await store.close();
+  }
 }

@@ -19,6 +19,8 @@ export {
 } from "./fixtures.js";
 export {
   crashCheckRecorders,
+  runCrashScenario,
+  type CrashScenario,
   expectEveryCheckWhole,
   expectStoreWorksAfterCrash,
   recordChecksUntilKilled,
