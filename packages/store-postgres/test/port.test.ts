@@ -173,26 +173,7 @@ describe.skipIf(skipReason !== null)(`store-postgres port methods${skipReason ==
     expect(await store.getDiff((await store.ensureOrganization("other")).id, monitorId, ids[0]!)).toBeNull();
   });
 
-  it("settings: defaults, partial updates, unknown monitor", async () => {
-    const { orgId, monitorId } = await seedOrganization(store);
-    expect(await store.getSettings(orgId, monitorId)).toEqual({
-      orgId,
-      monitorId,
-      policyRulesJson: { rules: [] },
-      snapshotRetention: 100,
-      updatedAt: null,
-    });
-    const rules = { rules: [{ path: "$.updatedAt", action: "ignore" }] } as unknown as Parameters<
-      Store["updateSettings"]
-    >[2]["policyRulesJson"];
-    await store.updateSettings(orgId, monitorId, { policyRulesJson: rules, updatedAt: at(1) });
-    const updated = await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, updatedAt: at(2) });
-    expect(updated).toEqual({ orgId, monitorId, policyRulesJson: rules, snapshotRetention: 7, updatedAt: at(2) });
-    const other = await store.ensureOrganization("other");
-    expect(await store.updateSettings(other.id, monitorId, { snapshotRetention: 1, updatedAt: at(3) })).toBeNull();
-    expect(await store.getSettings(other.id, monitorId)).toBeNull();
-  });
-
+  // settings: the contract's settings and isolation cases (contract.test.ts) cover them
   it("webhooks and deliveries: claim filters, attempts by the lease holder, requeue, counts, cascade", async () => {
     const { orgId, monitorId, webhookIds } = await seedOrganization(store);
     const [first, second] = webhookIds as [string, string];

@@ -256,22 +256,8 @@ describe("monitors", () => {
   });
 });
 
-describe("settings, tokens, idempotency", () => {
-  it("defaults settings and replaces only the given fields", async () => {
-    const { orgId, monitorId } = await seedOrganization(store);
-    expect(await store.getSettings(orgId, monitorId)).toEqual({
-      orgId,
-      monitorId,
-      policyRulesJson: { rules: [] },
-      snapshotRetention: 100,
-      updatedAt: null,
-    });
-    const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }] };
-    await store.updateSettings(orgId, monitorId, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00.000Z" });
-    const updated = await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, updatedAt: "2026-01-02T00:00:00.000Z" });
-    expect(updated).toEqual({ orgId, monitorId, policyRulesJson: rules, snapshotRetention: 7, updatedAt: "2026-01-02T00:00:00.000Z" });
-  });
-
+// settings: the contract's settings and isolation cases (contract.test.ts) cover them
+describe("tokens and idempotency", () => {
   it("finds tokens by hash, keeps the first revocation and records use", async () => {
     const org = await store.ensureOrganization("tokens");
     const token = await store.createToken(org.id, { name: "ci", scopes: ["monitors:read"], tokenHash: "h1" });
