@@ -22,7 +22,11 @@ describe.skipIf(skipReason !== null)(`contract${skipReason === null ? "" : ` (sk
     async create() {
       database ??= createTestDatabase();
       const { url } = await database;
-      admin ??= new pg.Pool({ connectionString: url, max: 2 });
+      if (admin === undefined) {
+        admin = new pg.Pool({ connectionString: url, max: 2 });
+        // the teardown's DROP DATABASE ... WITH (FORCE) may terminate a socket still closing after end()
+        admin.on("error", () => undefined);
+      }
       const schema = freshSchema();
       const opened: Store[] = [];
       return {

@@ -32,6 +32,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
   beforeAll(async () => {
     database = await createTestDatabase();
     admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    // pool.end() resolves before its sockets close; the DROP DATABASE ... WITH (FORCE) of the
+    // teardown may then terminate one, which must not surface as an unhandled error.
+    admin.on("error", () => undefined);
   });
 
   afterAll(async () => {
@@ -103,6 +106,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
   describe("connections", () => {
     it("uses a pool the caller passes and leaves it open on close", async () => {
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+      pool.on("error", () => undefined);
       try {
         const store = await createPostgresStore({ pool, schema: freshSchema() });
         await store.createOrganization({ slug: "pooled" });
