@@ -1,22 +1,16 @@
-import { StoreError, decodeCursor, encodeCursor, type Page, type PageRequest } from "@driftwatch/core";
+import {
+  StoreError,
+  decodeCursor,
+  encodeCursor,
+  clampPageLimit as clampLimit,
+  normalizeStoreTime as isoTime,
+  normalizeStoreTimeOrNull as isoTimeOrNull,
+  type Page,
+  type PageRequest,
+} from "@driftwatch/core";
 
-const MAX_PAGE = 100;
-
-/** The page size the SQL adapters use: 1..100, 20 for nonsense. */
-export function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return 20;
-  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
-}
-
-/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used (as the SQL adapters store times); a value that is no time is a typed error. */
-export function isoTime(value: string): string {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
-  return new Date(time).toISOString();
-}
-export function isoTimeOrNull(value: string | null | undefined): string | null {
-  return value === null || value === undefined ? null : isoTime(value);
-}
+// The shared store helpers of core, under the names this adapter uses.
+export { clampLimit, isoTime, isoTimeOrNull };
 
 /** A deep copy, so records handed out never alias the stored rows. */
 export function copy<T>(value: T): T {

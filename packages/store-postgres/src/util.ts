@@ -1,13 +1,11 @@
 import pg from "pg";
 import type { Pool, PoolClient, QueryResultRow } from "pg";
-import { StoreError, isDriftwatchError } from "@driftwatch/core";
+import { StoreError, isDriftwatchError, clampPageLimit as clampLimit, normalizeStoreTime as isoTime } from "@driftwatch/core";
 import { encodeParam, type ColumnKind } from "./rows.js";
 
 // Small pieces every part of the PostgreSQL store shares.
 
 export type Db = Pool | PoolClient;
-
-export const MAX_PAGE = 100;
 
 /** Runs one statement; failures become `StoreError`s. */
 export async function query<R extends QueryResultRow>(db: Db, text: string, values: unknown[] = []): Promise<R[]> {
@@ -61,17 +59,8 @@ export function translateError(error: unknown): unknown {
   return new StoreError("store_unavailable", `PostgreSQL is unavailable: ${message}`, { cause: error });
 }
 
-/** ISO 8601 UTC with milliseconds; a value that is no time is a typed error before anything is sent. */
-export function isoTime(value: string): string {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
-  return new Date(time).toISOString();
-}
-
-export function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return 20;
-  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
-}
+// The shared store helpers of core, under the names this adapter uses.
+export { clampLimit, isoTime };
 
 /** Positional parameters for one statement: `add(value)` returns its `$n`. */
 export class Params {

@@ -1,9 +1,13 @@
-import { StoreError, isDriftwatchError } from "@driftwatch/core";
+import {
+  StoreError,
+  isDriftwatchError,
+  clampPageLimit as clampLimit,
+  normalizeStoreTime as isoTime,
+  normalizeStoreTimeOrNull as isoTimeOrNull,
+} from "@driftwatch/core";
 import { encodeColumnValue } from "./rows.js";
 
 // Small pieces every part of the SQLite store shares.
-
-export const MAX_PAGE = 100;
 
 /** The store's cached prepared statements, as the extracted parts of the store use them. */
 export interface Queries {
@@ -13,20 +17,8 @@ export interface Queries {
   run(sql: string, ...params: unknown[]): number;
 }
 
-export function clampLimit(limit: number): number {
-  if (!Number.isFinite(limit)) return 20;
-  return Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)));
-}
-
-/** ISO 8601 UTC with milliseconds, whatever precision or offset the caller used; a value that is no time is a typed error. */
-export function isoTime(value: string): string {
-  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
-  return new Date(time).toISOString();
-}
-export function isoTimeOrNull(value: string | null | undefined): string | null {
-  return value === null || value === undefined ? null : isoTime(value);
-}
+// The shared store helpers of core, under the names this adapter uses.
+export { clampLimit, isoTime, isoTimeOrNull };
 
 export const TIME_COLUMNS = new Set(["last_checked_at", "last_changed_at", "next_check_at", "updated_at", "previous_secret_expires_at"]);
 

@@ -391,6 +391,31 @@ export class StoreError extends DriftwatchError<StoreErrorCode> {
   }
 }
 
+// helpers every adapter shares ------------------------------------------------------------------
+
+/** Largest page a list returns. */
+export const MAX_PAGE_LIMIT = 100;
+
+/** The page size adapters use: 1..100, 20 for a value that is no number. */
+export function clampPageLimit(limit: number): number {
+  if (!Number.isFinite(limit)) return 20;
+  return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/**
+ * A time as adapters store it: ISO 8601 UTC with milliseconds, whatever precision or offset the
+ * caller used. A value that is no time is `StoreError` `invariant_violation`, before anything is written.
+ */
+export function normalizeStoreTime(value: string): string {
+  const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
+  return new Date(time).toISOString();
+}
+
+export function normalizeStoreTimeOrNull(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : normalizeStoreTime(value);
+}
+
 // cursors --------------------------------------------------------------------------------------
 
 /** Opaque cursor for keyset paging by id (ids sort by creation time). */
