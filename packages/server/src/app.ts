@@ -55,7 +55,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorateRequest("auth", null);
   installErrorHandling(app);
 
-  const authenticator = createAuthenticator(deps.store, now);
+  const authenticator = createAuthenticator(
+    deps.store,
+    now,
+    deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs },
+  );
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();
 
   app.addHook("onRequest", async (request, reply) => {
@@ -96,6 +100,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerMonitorRoutes(app, deps, now);
   registerMonitorDataRoutes(app, deps, now);
   registerWebhookRoutes(app, deps, now);
-  registerTokenRoutes(app, deps, now);
+  registerTokenRoutes(app, deps, now, (tokenId) => authenticator.forget(tokenId));
   return app;
 }

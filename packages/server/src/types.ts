@@ -40,6 +40,12 @@ export interface ServerConfig {
   rateLimitCounters?: "memory" | "store";
   /** Largest accepted request body. */
   bodyLimitBytes: number;
+  /**
+   * How long a token read from the store is trusted before it is read again (default 5000 ms,
+   * `TOKEN_CACHE_TTL_MS`; 0: on every request). A token revoked through this process is refused
+   * at once; one revoked by another process on the same database within this delay.
+   */
+  tokenCacheTtlMs?: number;
 }
 
 /** Prometheus metrics (src/engine/metrics.ts); the app serves them at `/metrics`. */

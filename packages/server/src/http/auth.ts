@@ -26,12 +26,54 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 /** `lastUsedAt` is written at most this often per token (it is a write on every request otherwise). */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/**
+ * How long a token found in the store is trusted without asking the store again. A token revoked
+ * through this process (`DELETE /api/tokens/{id}`) is refused at once; one revoked by another
+ * process on the same database (another server, a script) is refused within this delay.
+ */
+export const TOKEN_CACHE_TTL_MS = 5_000;
+/** Tokens kept at most (the oldest entry goes first). */
+const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+
 export interface Authenticator {
   authenticate(request: FastifyRequest): Promise<AuthContext>;
+  /** Forgets a cached token at once: call it when the token is revoked through this process. */
+  forget(tokenId: string): void;
 }
 
-export function createAuthenticator(store: Store, now: () => Date): Authenticator {
+export interface AuthenticatorOptions {
+  /** Token cache lifetime (default `TOKEN_CACHE_TTL_MS`); 0 asks the store on every request. */
+  tokenCacheTtlMs?: number;
+}
+
+interface CachedToken {
+  record: TokenRecord;
+  /** `now()` when the record was read; an entry is trusted from there for the TTL. */
+  readAt: number;
+}
+
+export function createAuthenticator(store: Store, now: () => Date, options: AuthenticatorOptions = {}): Authenticator {
+  const ttlMs = Math.max(0, options.tokenCacheTtlMs ?? TOKEN_CACHE_TTL_MS);
   const lastTouched = new Map<string, number>();
+  /** Live (unrevoked) tokens by hash. */
+  const cache = new Map<string, CachedToken>();
+  /** Bumped by `forget`: a lookup that started before a revocation does not cache its (stale) answer. */
+  let generation = 0;
+
+  async function lookup(tokenHash: string, at: number): Promise<TokenRecord | null> {
+    const cached = cache.get(tokenHash);
+    // An entry is used only within [readAt, readAt + ttl): a clock that went back also expires it.
+    if (cached !== undefined && at >= cached.readAt && at - cached.readAt < ttlMs) return cached.record;
+    if (cached !== undefined) cache.delete(tokenHash);
+    const startedIn = generation;
+    const record = await store.findTokenByHash(tokenHash);
+    if (record !== null && record.revokedAt === null && ttlMs > 0 && startedIn === generation) {
+      cache.set(tokenHash, { record, readAt: at });
+      if (cache.size > TOKEN_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+    }
+    return record;
+  }
+
   return {
     async authenticate(request) {
       const header = request.headers.authorization;
@@ -45,24 +87,29 @@ export function createAuthenticator(store: Store, now: () => Date): Authenticato
       if (secret === undefined || !isWellFormedToken(secret)) {
         throw invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...).");
       }
-      const record = await store.findTokenByHash(hashTokenSecret(secret));
+      const at = now().getTime();
+      const record = await lookup(hashTokenSecret(secret), at);
       if (record === null) throw invalidToken("This token is not known.");
       if (record.revokedAt !== null) throw invalidToken("This token has been revoked.");
-      await touch(record).catch((error: unknown) => {
+      await touch(record, at).catch((error: unknown) => {
         // lastUsedAt is bookkeeping: a failed write must not fail the caller's request
         request.log.warn({ err: error, tokenId: record.id }, "could not record lastUsedAt");
       });
       return { orgId: record.orgId, tokenId: record.id, scopes: record.scopes };
     },
+
+    forget(tokenId) {
+      generation++;
+      for (const [hash, entry] of cache) if (entry.record.id === tokenId) cache.delete(hash);
+    },
   };
 
-  async function touch(record: TokenRecord): Promise<void> {
-    const at = now();
+  async function touch(record: TokenRecord, at: number): Promise<void> {
     const last = lastTouched.get(record.id) ?? (record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt));
-    if (at.getTime() - last < TOUCH_INTERVAL_MS) return;
-    lastTouched.set(record.id, at.getTime());
+    if (at - last < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(record.id, at);
     if (lastTouched.size > 10_000) lastTouched.delete(lastTouched.keys().next().value as string);
-    await store.touchToken(record.id, at.toISOString());
+    await store.touchToken(record.id, new Date(at).toISOString());
   }
 }
 

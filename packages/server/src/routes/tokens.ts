@@ -11,8 +11,11 @@ import { presentToken } from "./present.js";
 
 const TokenWithSecretSchema = TokenSchema.extend({ token: z.string() });
 
-/** Token management: every route needs the `admin` scope. */
-export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
+/**
+ * Token management: every route needs the `admin` scope. `onRevoked` runs after a token is
+ * revoked here, so the authenticator's cache refuses it at once.
+ */
+export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date, onRevoked: (tokenId: string) => void): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const tags = ["tokens"];
@@ -76,6 +79,7 @@ export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies,
     async (request, reply) => {
       const token = await store.revokeToken(authOf(request).orgId, request.params.id, now().toISOString());
       if (token === null) throw notFound("token");
+      onRevoked(token.id);
       return reply.code(204).send(null);
     },
   );
