@@ -160,6 +160,22 @@ export function toDiff(row: DiffRow): DiffRecord {
   return { ...diff, id: row.id, monitorId: row.monitor_id, snapshotId: row.snapshot_id, orgId: row.org_id };
 }
 
+/**
+ * The diff as the API serialises it: `JSON.stringify` of the record without `orgId`. recordCheck
+ * stores `JSON.stringify({ ...diff, createdAt, monitorId, snapshotId })`, which is exactly that
+ * text, so it is returned as stored when it visibly is: it starts with the row's id, ends with
+ * its monitorId and snapshotId, and has no `"orgId"` anywhere. Any other row (another key order,
+ * an `orgId` key, even a nested one) goes through toDiff and JSON.stringify, with the same result.
+ */
+export function toDiffJson(row: DiffRow): string {
+  const { data } = row;
+  const head = `{"id":${JSON.stringify(row.id)},`;
+  const tail = `,"monitorId":${JSON.stringify(row.monitor_id)},"snapshotId":${JSON.stringify(row.snapshot_id)}}`;
+  if (data.startsWith(head) && data.endsWith(tail) && !data.includes('"orgId"')) return data;
+  const { orgId: _orgId, ...diff } = toDiff(row);
+  return JSON.stringify(diff);
+}
+
 export interface SettingsRow {
   monitor_id: string;
   org_id: string;

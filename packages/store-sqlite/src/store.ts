@@ -39,6 +39,7 @@ import {
   toDelivery,
   toDeliveryAttempt,
   toDiff,
+  toDiffJson,
   toMonitor,
   toOrganization,
   toSettings,
@@ -76,8 +77,16 @@ export interface SqliteStoreOptions {
 const SNAPSHOT_LIST_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
 
+/**
+ * The SQLite store: the `Store` port plus `getDiffJson`, a diff as the API serialises it (JSON
+ * text of the record without `orgId`), read without parsing and re-serialising the stored JSON.
+ */
+export type SqliteStore = Store & {
+  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null>;
+};
+
 /** Opens (creating when missing) a SQLite database and returns a driftwatch `Store` on it. */
-export async function createSqliteStore(options: SqliteStoreOptions = {}): Promise<Store> {
+export async function createSqliteStore(options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   const { database, filename } = options;
   if (database !== undefined && filename !== undefined) {
     throw new StoreError("store_unavailable", "Pass either `filename` or `database` to createSqliteStore, not both.");
@@ -107,13 +116,13 @@ export async function createSqliteStore(options: SqliteStoreOptions = {}): Promi
     if (ownsDatabase) db.close();
     throw translateError(error);
   }
-  return new SqliteStore(db, ownsDatabase, options.hooks ?? {}, options.now ?? (() => new Date()));
+  return new SqliteStoreImpl(db, ownsDatabase, options.hooks ?? {}, options.now ?? (() => new Date()));
 }
 
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createSqliteStore;
 
-class SqliteStore implements Store {
+class SqliteStoreImpl implements SqliteStore {
   readonly capabilities = { rateLimits: true, durable: true } as const;
   readonly #db: Database;
   readonly #ownsDatabase: boolean;
@@ -433,6 +442,22 @@ class SqliteStore implements Store {
     return this.#call(() =>
       this.#one(
         toDiff,
+        "SELECT id, org_id, monitor_id, snapshot_id, data FROM diffs WHERE org_id = ? AND monitor_id = ? AND id = ?",
+        orgId,
+        monitorId,
+        id
+      )
+    );
+  }
+
+  /**
+   * `getDiff` as the API serialises it (JSON text of the diff without `orgId`), or null; the same
+   * organization and monitor scoping. Saves parsing the stored JSON only to serialise it again.
+   */
+  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
+    return this.#call(() =>
+      this.#one(
+        toDiffJson,
         "SELECT id, org_id, monitor_id, snapshot_id, data FROM diffs WHERE org_id = ? AND monitor_id = ? AND id = ?",
         orgId,
         monitorId,

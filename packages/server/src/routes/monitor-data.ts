@@ -1,4 +1,4 @@
-import { validatePolicyRules, type SettingsPatch, type SettingsRecord } from "@driftwatch/core";
+import { validatePolicyRules, type SettingsPatch, type SettingsRecord, type Store } from "@driftwatch/core";
 import {
   DiffListQuerySchema,
   DiffSchema,
@@ -10,7 +10,7 @@ import {
   SnapshotSchema,
   type Settings,
 } from "@driftwatch/schema";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
@@ -27,10 +27,25 @@ function presentSettings(s: SettingsRecord): Settings {
   return { monitorId: s.monitorId, policyRulesJson: s.policyRulesJson, snapshotRetention: s.snapshotRetention, updatedAt: s.updatedAt };
 }
 
+/**
+ * A store method beyond the core `Store` port (store-sqlite has it): `getDiff` as the API
+ * serialises it (`JSON.stringify(presentDiff(diff))`), with the same organization and monitor
+ * scoping. The one-diff route uses it when the store has it.
+ */
+export interface DiffJsonReader {
+  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null>;
+}
+
+function diffJsonReaderOf(store: Store): DiffJsonReader | null {
+  const candidate = store as Store & Partial<DiffJsonReader>;
+  return typeof candidate.getDiffJson === "function" ? { getDiffJson: candidate.getDiffJson.bind(store) } : null;
+}
+
 /** Diffs, snapshots and settings of one monitor. */
 export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
+  const diffJson = diffJsonReaderOf(store);
   const tags = ["monitors"];
 
   async function requireMonitor(orgId: string, monitorId: string): Promise<void> {
@@ -81,8 +96,16 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
         response: { 200: DiffSchema, ...problems(404) },
       },
     },
-    async (request) => {
-      const diff = await store.getDiff(authOf(request).orgId, request.params.id, request.params.diffId);
+    async (request, reply) => {
+      const { orgId } = authOf(request);
+      if (diffJson !== null) {
+        // the store's stored text is already presentDiff's JSON: no parse and stringify per request
+        const body = await diffJson.getDiffJson(orgId, request.params.id, request.params.diffId);
+        if (body === null) throw notFound("diff");
+        // (untyped reply: the body is the DiffSchema object, already serialised)
+        return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
+      }
+      const diff = await store.getDiff(orgId, request.params.id, request.params.diffId);
       if (diff === null) throw notFound("diff");
       return presentDiff(diff);
     },
