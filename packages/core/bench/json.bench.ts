@@ -111,11 +111,17 @@ const rows: string[] = [];
 const summary: string[] = [];
 const results: Record<string, Record<string, number>> = {};
 
-const ROUNDS = 7;
-const median = (xs: number[]): number => {
+const ROUNDS = 15;
+const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)]!;
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
+const median = (xs: number[]): number => quantile(xs, 0.5);
+/** A full collection before each task: every task starts from the same compacted heap and pays
+ * only for its own garbage, not for what the task before it left behind. */
+const collect = (globalThis as { gc?: () => void }).gc;
+const taskOptions = collect ? { beforeAll: () => collect() } : {};
+if (!collect) console.warn("run with node --expose-gc (npm run bench does) for comparable rounds");
 
 for (const c of cases) {
   const tasks: [string, () => void][] = [
@@ -130,10 +136,10 @@ for (const c of cases) {
   const perTask: Record<string, number[]> = {};
   const ratios: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ time: 250, warmupTime: 50 });
+    const bench = new Bench({ time: 250, warmupTime: 50, iterations: 3, warmupIterations: 2 });
     for (let k = 0; k < tasks.length; k++) {
       const [name, fn] = tasks[(k + round) % tasks.length]!;
-      bench.add(name, fn);
+      bench.add(name, fn, taskOptions);
     }
     await bench.run();
     const hz: Record<string, number> = {};
@@ -145,9 +151,10 @@ for (const c of cases) {
   for (const [name, values] of Object.entries(perTask)) hz[name] = median(values);
   results[c.name] = hz;
   const ratio = median(ratios);
+  const spread = `${quantile(ratios, 0.25).toFixed(2)}-${quantile(ratios, 0.75).toFixed(2)}`;
   const fmt = (n: number | undefined): string => (n === undefined ? "-" : n >= 100 ? n.toFixed(0) : n.toFixed(1));
   rows.push(
-    `| ${c.name} | ${fmt(hz.diffJson)} | ${fmt(hz["fast-json-patch compare"])} | ${fmt(hz.microdiff)} | ${fmt(hz.jsondiffpatch)} | **${ratio.toFixed(2)} x** | ${c.target} |`,
+    `| ${c.name} | ${fmt(hz.diffJson)} | ${fmt(hz["fast-json-patch compare"])} | ${fmt(hz.microdiff)} | ${fmt(hz.jsondiffpatch)} | **${ratio.toFixed(2)} x** (${spread}) | ${c.target} |`,
   );
   console.log(c.name, hz, `ratio ${ratio.toFixed(2)} (rounds: ${ratios.map((r) => r.toFixed(2)).join(", ")})`);
   if (c.minRatio > 0 && ratio < c.minRatio) summary.push(`- below target: ${c.name} (${ratio.toFixed(2)} x, target ${c.target})`);
@@ -162,7 +169,8 @@ const indexDiff = diffJson(cases[2]!.before, cases[2]!.after, { defaultArrayKey:
 const table = [
   "### @driftwatch/core: diffJson",
   "",
-  "Operations per second (higher is better; medians of 7 rounds), peers side by side on the same inputs. The ratio is the median of the per-round ratios. diffJson also validates the input,",
+  `Operations per second (higher is better; medians of ${ROUNDS} rounds), peers side by side on the same inputs, task order rotated each round and a full GC before each task. ` +
+    "The ratio is the median of the per-round ratios, with their interquartile range in brackets. diffJson also validates the input,",
   "classifies every change, applies a three-rule policy and fingerprints the change set; the peers only find operations.",
   "",
   "| input | diffJson | fast-json-patch compare | microdiff | jsondiffpatch | diffJson / fast-json-patch | target |",

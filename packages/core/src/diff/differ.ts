@@ -1,0 +1,452 @@
+import type { Op } from "@driftwatch/schema";
+import type { PathSegment } from "../paths/index.js";
+import { arrayKeyFor, type CompiledPolicy } from "../policy/index.js";
+import { matchesExactly, type PathStep } from "../policy/jsonpath.js";
+import { type ChangeKind, replacementKind } from "../severity/index.js";
+import { looksKeyed, matchByKey } from "./arrays.js";
+import { CYCLE_CHECK_EVERY, checkDepth, invalidInput, notJson, type PathNode, type Side, segmentsOf, validateTree } from "./walk.js";
+
+/** A change as the walk finds it; paths, categories and policy are applied afterwards. */
+export class RawChange {
+  constructor(
+    readonly kind: ChangeKind,
+    readonly op: Op,
+    readonly parent: PathNode | null,
+    readonly oldSeg: PathSegment | undefined,
+    readonly newSeg: PathSegment | undefined,
+    readonly before: unknown,
+    readonly after: unknown,
+  ) {}
+}
+
+/** A container on the recursive walk's path, made only once a change or a lookup needs it. */
+class PathRecord implements PathNode {
+  oldPath: string | undefined = undefined;
+  newPath: string | undefined = undefined;
+  constructor(
+    readonly parent: PathNode | null,
+    readonly oldSeg: PathSegment,
+    readonly newSeg: PathSegment,
+    readonly depth: number,
+    readonly before: object,
+    readonly after: object,
+  ) {}
+}
+
+/** A container pair on the explicit stack: object members by new-document key, or array positions. */
+class Frame implements PathNode {
+  oldPath: string | undefined = undefined;
+  newPath: string | undefined = undefined;
+  keys: string[] | null = null;
+  /** Array frames: kept [old, new] index pairs (key matching), or null for positions i..end. */
+  pairs: number[] | null = null;
+  i = 0;
+  end = 0;
+  matched = 0;
+  constructor(
+    readonly parent: PathNode | null,
+    readonly oldSeg: PathSegment,
+    readonly newSeg: PathSegment,
+    readonly depth: number,
+    readonly before: object,
+    readonly after: object,
+  ) {}
+}
+
+export interface ArrayKeyPattern {
+  steps: readonly PathStep[];
+  key: string;
+}
+
+/**
+ * Levels walked by plain recursion, which is about twice as fast as the explicit stack (no frame
+ * objects, and `for...in` reads members straight from the object's enum cache). Deeper levels, rare
+ * in real documents, continue on the explicit stack, so no document can overflow the call stack.
+ */
+export const RECURSION_LIMIT = 200;
+
+/** An enumerable member added to Object.prototype would show up in every `for...in`. */
+function prototypePolluted(): boolean {
+  for (const _ in Object.prototype) return true;
+  return false;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * The structural walk behind `diffJson`: finds every change between two documents in document
+ * order, validating that both are JSON on the way. Paths are kept as segments and formatted later.
+ */
+export class JsonDiffer {
+  /**
+   * V8 holds the hidden class ("map") of an object only weakly once properties have been added to
+   * it, and a major GC collects a map no live object uses, discarding every optimised function
+   * that checks for it. The walk's records live only during one diff, so after any major GC the
+   * next diffs would run in cold, unoptimised code. One idle instance of each record type, held
+   * here for the life of the module, keeps their maps and so the optimised walk alive.
+   */
+  static readonly shapes: readonly object[] = [
+    new JsonDiffer(1, "id", [], undefined),
+    new Frame(null, "", "", 0, {}, {}),
+    new PathRecord(null, "", "", 0, {}, {}),
+    new RawChange("member_added", "add", null, undefined, "", undefined, null),
+  ];
+
+  readonly changes: RawChange[] = [];
+  private readonly stack: Frame[] = [];
+  /** The recursive walk's current path by depth; `nodes[d]` is made on demand and reset on entry. */
+  private readonly oldSegs: PathSegment[] = [];
+  private readonly newSegs: PathSegment[] = [];
+  private readonly befores: object[] = [];
+  private readonly afters: object[] = [];
+  private readonly nodes: (PathNode | undefined)[] = [];
+  private readonly recursionLimit: number;
+  private readonly hasKeyPatterns: boolean;
+  /** planArray's answer: index pairs (or null for positions) and the range still to compare. */
+  private planPairs: number[] | null = null;
+  private planStart = 0;
+  private planEnd = 0;
+
+  constructor(
+    private readonly maxDepth: number,
+    private readonly defaultKey: string | false,
+    private readonly keyPatterns: readonly ArrayKeyPattern[],
+    private readonly policy: CompiledPolicy | undefined,
+  ) {
+    this.recursionLimit = prototypePolluted() ? 0 : RECURSION_LIMIT;
+    this.hasKeyPatterns = keyPatterns.length > 0 || (policy !== undefined && policy.arrayKeys.length > 0);
+  }
+
+  run(before: unknown, after: unknown): void {
+    if (typeof before === "object" && before !== null && typeof after === "object" && after !== null) {
+      const isArray = Array.isArray(before);
+      if (isArray === Array.isArray(after)) {
+        this.descend(0, "", "", before, after, isArray);
+        return;
+      }
+    }
+    this.pair(null, undefined, undefined, before, after, false);
+  }
+
+  private emit(kind: ChangeKind, op: Op, parent: PathNode | null, oldSeg: PathSegment | undefined, newSeg: PathSegment | undefined, before: unknown, after: unknown): void {
+    this.changes.push(new RawChange(kind, op, parent, oldSeg, newSeg, before, after));
+  }
+
+  /** Two values at one position that are not containers of the same kind. */
+  private pair(parent: PathNode | null, oldSeg: PathSegment | undefined, newSeg: PathSegment | undefined, a: unknown, b: unknown, inArray: boolean): void {
+    if (a === b) {
+      const problem = notJson(a);
+      if (problem !== undefined) throw invalidInput("after", parent, newSeg, problem);
+      return;
+    }
+    validateTree(a, "before", parent, oldSeg, this.maxDepth);
+    validateTree(b, "after", parent, newSeg, this.maxDepth);
+    this.emit(replacementKind(a, b, inArray), "replace", parent, oldSeg, newSeg, a, b);
+  }
+
+  // ---- recursive walk (the first RECURSION_LIMIT levels) ----
+
+  /** The path node of recursion level `d`, made on first use. */
+  private nodeAt(d: number): PathNode {
+    let node = this.nodes[d];
+    if (node === undefined) {
+      node = new PathRecord(d === 0 ? null : this.nodeAt(d - 1), this.oldSegs[d]!, this.newSegs[d]!, d, this.befores[d]!, this.afters[d]!);
+      this.nodes[d] = node;
+    }
+    return node;
+  }
+
+  private notJsonAt(d: number, side: Side, problem: string): Error {
+    if (d === 0) return invalidInput(side, null, undefined, problem);
+    return invalidInput(side, this.nodeAt(d - 1), side === "before" ? this.oldSegs[d] : this.newSegs[d], problem);
+  }
+
+  /** Walks two containers of the same kind at depth `d`. */
+  private descend(d: number, oldSeg: PathSegment, newSeg: PathSegment, a: object, b: object, isArray: boolean): void {
+    if (d >= this.recursionLimit) {
+      this.open(d === 0 ? null : this.nodeAt(d - 1), oldSeg, newSeg, a, b, isArray);
+      this.drain();
+      return;
+    }
+    this.oldSegs[d] = oldSeg;
+    this.newSegs[d] = newSeg;
+    this.befores[d] = a;
+    this.afters[d] = b;
+    this.nodes[d] = undefined;
+    if (d >= this.maxDepth) checkDepth(this.nodeAt(d), this.maxDepth);
+    if (isArray) this.walkArray(d, a as unknown[], b as unknown[]);
+    else this.walkObject(d, a as Record<string, unknown>, b as Record<string, unknown>);
+  }
+
+  private walkObject(d: number, a: Record<string, unknown>, b: Record<string, unknown>): void {
+    let problem = notJson(a);
+    if (problem !== undefined) throw this.notJsonAt(d, "before", problem);
+    problem = notJson(b);
+    if (problem !== undefined) throw this.notJsonAt(d, "after", problem);
+    let matched = 0;
+    // Own enumerable members only: b is a plain object and Object.prototype has no enumerable
+    // members (checked in the constructor, which otherwise disables recursion).
+    for (const key in b) {
+      const bv = b[key];
+      let av = a[key];
+      // Inherited members of Object.prototype are functions, or the prototype itself for __proto__.
+      if (av !== undefined && (typeof av === "function" || key === "__proto__") && !hasOwn.call(a, key)) av = undefined;
+      if (av === undefined) {
+        const node = this.nodeAt(d);
+        validateTree(bv, "after", node, key, this.maxDepth);
+        this.emit("member_added", "add", node, undefined, key, undefined, bv);
+        continue;
+      }
+      matched++;
+      if (av === bv) {
+        if (typeof av !== "object") {
+          if (typeof av !== "string" && typeof av !== "boolean" && !(typeof av === "number" && av - av === 0)) {
+            throw invalidInput("after", this.nodeAt(d), key, notJson(av)!);
+          }
+          continue;
+        }
+        if (av === null) continue;
+      }
+      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
+        const arrayA = Array.isArray(av);
+        if (arrayA === Array.isArray(bv)) {
+          this.descend(d + 1, key, key, av, bv, arrayA);
+          continue;
+        }
+      }
+      this.pair(this.nodeAt(d), key, key, av, bv, false);
+    }
+    if (!sameMemberCount(a, matched)) this.removedMembers(this.nodeAt(d), a, b);
+  }
+
+  private walkArray(d: number, a: unknown[], b: unknown[]): void {
+    this.planArray(null, d, a, b);
+    const pairs = this.planPairs;
+    const end = this.planEnd;
+    let i = this.planStart;
+    while (i < end) {
+      let oi: number;
+      let ni: number;
+      if (pairs === null) {
+        oi = ni = i++;
+      } else {
+        oi = pairs[i++]!;
+        ni = pairs[i++]!;
+      }
+      const av = a[oi];
+      const bv = b[ni];
+      if (av === bv && (typeof av !== "object" || av === null)) {
+        if (typeof av !== "string" && notJson(av) !== undefined) throw invalidInput("after", this.nodeAt(d), ni, notJson(av)!);
+        continue;
+      }
+      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
+        const arrayA = Array.isArray(av);
+        if (arrayA === Array.isArray(bv)) {
+          this.descend(d + 1, oi, ni, av, bv, arrayA);
+          continue;
+        }
+      }
+      this.pair(this.nodeAt(d), oi, ni, av, bv, true);
+    }
+  }
+
+  // ---- explicit-stack walk (deeper levels, or every level when Object.prototype is polluted) ----
+
+  private drain(): void {
+    const stack = this.stack;
+    const bottom = stack.length - 1;
+    while (stack.length > bottom) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.keys !== null ? this.stepObject(frame) : this.stepArray(frame)) stack.pop();
+    }
+  }
+
+  private open(parent: PathNode | null, oldSeg: PathSegment, newSeg: PathSegment, a: object, b: object, isArray: boolean): void {
+    const frame = new Frame(parent, oldSeg, newSeg, parent === null ? 0 : parent.depth + 1, a, b);
+    if (frame.depth >= this.maxDepth || (frame.depth !== 0 && frame.depth % CYCLE_CHECK_EVERY === 0)) checkDepth(frame, this.maxDepth);
+    if (!isArray) {
+      let problem = notJson(a);
+      if (problem !== undefined) throw invalidInput("before", parent, parent === null ? undefined : oldSeg, problem);
+      problem = notJson(b);
+      if (problem !== undefined) throw invalidInput("after", parent, parent === null ? undefined : newSeg, problem);
+      frame.keys = Object.keys(b);
+      frame.end = frame.keys.length;
+    } else {
+      this.planArray(frame, frame.depth, a as unknown[], b as unknown[]);
+      frame.pairs = this.planPairs;
+      frame.i = this.planStart;
+      frame.end = this.planEnd;
+    }
+    this.stack.push(frame);
+  }
+
+  /** Advances an object frame; true when it is done. */
+  private stepObject(frame: Frame): boolean {
+    const a = frame.before as Record<string, unknown>;
+    const b = frame.after as Record<string, unknown>;
+    const keys = frame.keys!;
+    const end = frame.end;
+    let i = frame.i;
+    let matched = frame.matched;
+    while (i < end) {
+      const key = keys[i++]!;
+      const bv = b[key];
+      let av = a[key];
+      if (av !== undefined && (typeof av === "function" || key === "__proto__") && !hasOwn.call(a, key)) av = undefined;
+      if (av === undefined) {
+        validateTree(bv, "after", frame, key, this.maxDepth);
+        this.emit("member_added", "add", frame, undefined, key, undefined, bv);
+        continue;
+      }
+      matched++;
+      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
+        const arrayA = Array.isArray(av);
+        if (arrayA === Array.isArray(bv)) {
+          frame.i = i;
+          frame.matched = matched;
+          this.open(frame, key, key, av, bv, arrayA);
+          return false;
+        }
+      }
+      this.pair(frame, key, key, av, bv, false);
+    }
+    frame.i = i;
+    frame.matched = matched;
+    if (!sameMemberCount(a, matched)) this.removedMembers(frame, a, b);
+    return true;
+  }
+
+  /** Advances an array frame; true when it is done. */
+  private stepArray(frame: Frame): boolean {
+    const a = frame.before as unknown[];
+    const b = frame.after as unknown[];
+    const pairs = frame.pairs;
+    while (frame.i < frame.end) {
+      let oi: number;
+      let ni: number;
+      if (pairs === null) {
+        oi = ni = frame.i++;
+      } else {
+        oi = pairs[frame.i++]!;
+        ni = pairs[frame.i++]!;
+      }
+      const av = a[oi];
+      const bv = b[ni];
+      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
+        const arrayA = Array.isArray(av);
+        if (arrayA === Array.isArray(bv)) {
+          this.open(frame, oi, ni, av, bv, arrayA);
+          return false;
+        }
+      }
+      this.pair(frame, oi, ni, av, bv, true);
+    }
+    return true;
+  }
+
+  // ---- shared by both walks ----
+
+  /** Emits the members of `a` missing from `b` (called when fewer members matched than `a` has). */
+  private removedMembers(parent: PathNode, a: Record<string, unknown>, b: Record<string, unknown>): void {
+    for (const key of Object.keys(a)) {
+      const av = a[key];
+      if (av === undefined) throw invalidInput("before", parent, key, "undefined is not JSON");
+      if (hasOwn.call(b, key)) continue;
+      validateTree(av, "before", parent, key, this.maxDepth);
+      this.emit("member_removed", "remove", parent, key, undefined, av, undefined);
+    }
+  }
+
+  /** The identity key for the array at `node`: configured patterns first, then the default. */
+  private keyFor(node: PathNode): string | false {
+    if (this.hasKeyPatterns) {
+      const segments = segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
+      for (const entry of this.keyPatterns) if (matchesExactly(entry.steps, segments)) return entry.key;
+      if (this.policy) {
+        const key = arrayKeyFor(this.policy, segments);
+        if (key !== undefined) return key;
+      }
+    }
+    return this.defaultKey;
+  }
+
+  /**
+   * Decides how two arrays at depth `d` pair up (the node is `frame`, or recursion level `d` when
+   * frame is null). Arrays of objects sharing an identity key are matched by key (elements outside
+   * the longest run kept in order are removed and added); other arrays keep their common prefix and
+   * suffix of equal primitives and compare the rest by position, with trailing additions or
+   * removals. The answer is left in planPairs, planStart and planEnd.
+   */
+  private planArray(frame: Frame | null, d: number, a: unknown[], b: unknown[]): void {
+    this.planPairs = null;
+    const key = this.hasKeyPatterns ? this.keyFor(frame ?? this.nodeAt(d)) : this.defaultKey;
+    if (key !== false && looksKeyed(a, b, key)) {
+      const match = matchByKey(a, b, key);
+      if (match) {
+        this.planStart = 0;
+        if (match.removed.length === 0 && match.added.length === 0 && a.length === b.length) {
+          // Same keys in the same order: positions pair up, no pair list needed.
+          this.planEnd = a.length;
+          return;
+        }
+        const node = frame ?? this.nodeAt(d);
+        for (const i of match.removed) {
+          validateTree(a[i], "before", node, i, this.maxDepth);
+          this.emit("element_removed", "remove", node, i, undefined, a[i], undefined);
+        }
+        for (const j of match.added) {
+          validateTree(b[j], "after", node, j, this.maxDepth);
+          this.emit("element_added", "add", node, undefined, j, undefined, b[j]);
+        }
+        this.planPairs = match.pairs;
+        this.planEnd = match.pairs.length;
+        return;
+      }
+    }
+    const la = a.length;
+    const lb = b.length;
+    const min = la < lb ? la : lb;
+    let prefix = 0;
+    while (prefix < min && a[prefix] === b[prefix] && (typeof a[prefix] !== "object" || a[prefix] === null)) prefix++;
+    let suffix = 0;
+    if (la !== lb) {
+      while (suffix < min - prefix) {
+        const x = a[la - 1 - suffix];
+        if (x !== b[lb - 1 - suffix] || (typeof x === "object" && x !== null)) break;
+        const problem = notJson(x);
+        if (problem !== undefined) throw invalidInput("after", frame ?? this.nodeAt(d), lb - 1 - suffix, problem);
+        suffix++;
+      }
+    }
+    for (let i = 0; i < prefix; i++) {
+      const problem = typeof a[i] === "string" ? undefined : notJson(a[i]);
+      if (problem !== undefined) throw invalidInput("after", frame ?? this.nodeAt(d), i, problem);
+    }
+    const ma = la - prefix - suffix;
+    const mb = lb - prefix - suffix;
+    const common = ma < mb ? ma : mb;
+    if (ma !== mb) {
+      const node = frame ?? this.nodeAt(d);
+      for (let i = prefix + common; i < prefix + ma; i++) {
+        validateTree(a[i], "before", node, i, this.maxDepth);
+        this.emit("element_removed", "remove", node, i, undefined, a[i], undefined);
+      }
+      for (let j = prefix + common; j < prefix + mb; j++) {
+        validateTree(b[j], "after", node, j, this.maxDepth);
+        this.emit("element_added", "add", node, undefined, j, undefined, b[j]);
+      }
+    }
+    this.planStart = prefix;
+    this.planEnd = prefix + common;
+  }
+}
+
+/**
+ * True when `a` has exactly `matched` members. Counting with for...in uses the object's enum
+ * cache and allocates nothing; a plain object has no inherited enumerable members.
+ */
+function sameMemberCount(a: object, matched: number): boolean {
+  let count = 0;
+  for (const _ in a) count++;
+  return count === matched;
+}
