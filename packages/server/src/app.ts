@@ -1,6 +1,6 @@
 import { newId } from "@driftwatch/core";
 import { API_VERSION } from "@driftwatch/schema";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { pino } from "pino";
 import { createAuthenticator, requireScope } from "./http/auth.js";
 import { installErrorHandling, sendProblem, toApiError } from "./http/errors.js";
@@ -15,6 +15,25 @@ import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
 import type { AppDependencies } from "./types.js";
 
+/**
+ * One access-log line per request: "request completed" at info carries the request (method, url,
+ * host, remote address), the status and the response time; "incoming request" is logged at debug
+ * only. Errors are logged as Fastify does.
+ */
+class AccessLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, "incoming request");
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if (error) {
+      super.requestCompleted(error, request, reply, metadata);
+      return;
+    }
+    reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
+  }
+}
+
 /** API versions a request may pin with `driftwatch-version`. */
 export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 
@@ -28,7 +47,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loggerInstance: (deps.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" })) as FastifyBaseLogger,
     genReqId: () => newId("request"),
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: "requestId" }),
+    logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },

@@ -267,9 +267,33 @@ describe("request errors (each answers its code and stores nothing)", () => {
     const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}` });
     const id = res.headers["x-request-id"];
     const lines = h.logLines.filter((l) => l.requestId === id);
-    expect(lines.length).toBeGreaterThanOrEqual(2); // incoming request + request completed
+    expect(lines.length).toBeGreaterThanOrEqual(1); // request completed ("incoming request" is at debug)
     const withReq = h.logLines.filter((l) => l.req !== undefined || l.res !== undefined);
     expect(withReq.every((l) => typeof l.requestId === "string" && String(l.requestId).startsWith("req_"))).toBe(true);
+  });
+});
+
+describe("access log", () => {
+  it("logs one line per request at info, with the request, the status and the response time", async () => {
+    const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}?x=1` });
+    const lines = h.logLines.filter((l) => l.requestId === res.headers["x-request-id"]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: "request completed",
+        req: expect.objectContaining({ method: "GET", url: `/api/monitors/${monitorId}?x=1` }),
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
+  });
+
+  it("logs a refused request once as completed, with its status", async () => {
+    const res = await h.request(null, { method: "GET", url: "/api/monitors" });
+    const lines = h.logLines.filter((l) => l.requestId === res.headers["x-request-id"]);
+    expect(lines.filter((l) => l.msg === "request completed")).toEqual([
+      expect.objectContaining({ req: expect.objectContaining({ method: "GET", url: "/api/monitors" }), res: { statusCode: 401 } }),
+    ]);
   });
 });
 
