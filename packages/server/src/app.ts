@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { createAuthenticator, requireScope } from "./http/auth.js";
 import { installErrorHandling, sendProblem, toApiError } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
-import { applyRateLimit, createMemoryCounter, createStoreCounter } from "./http/rate-limit.js";
+import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
 import { zodValidatorCompiler } from "./http/validation.js";
 import { registerOpenApi } from "./openapi/index.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
@@ -81,6 +81,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   );
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();
 
+  // Built once: the policies and their RateLimit-Policy header values.
+  const readPolicy = rateLimitPolicy("reads", deps.config.rateLimitReads);
+  const writePolicy = rateLimitPolicy("writes", deps.config.rateLimitWrites);
+
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     const pinned = request.headers["driftwatch-version"];
@@ -90,27 +94,22 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         errors: [{ path: "driftwatch-version", message: `must be one of ${SUPPORTED_API_VERSIONS.join(", ")}` }],
       });
     }
+    // (request.routeOptions builds a new object on every access: read it once)
     const config = request.routeOptions.config;
     if (config.scope === undefined) return;
-    const auth = await authenticator.authenticate(request);
+    const at = now().getTime();
+    const auth = await authenticator.authenticate(request, at);
     request.auth = auth;
     requireScope(auth, config.scope);
     const readLike = request.method === "GET" || request.method === "HEAD";
     const kind = config.rateLimit ?? (readLike ? "read" : "write");
-    await applyRateLimit(
-      counter,
-      reply,
-      auth.orgId,
-      `${request.method} ${request.routeOptions.url ?? ""}`,
-      kind === "read" ? { name: "reads", limit: deps.config.rateLimitReads } : { name: "writes", limit: deps.config.rateLimitWrites },
-      now().getTime(),
-    );
+    await applyRateLimit(counter, reply, auth.orgId, `${request.method} ${config.url ?? ""}`, kind === "read" ? readPolicy : writePolicy, at);
   });
 
   if (deps.metrics?.observeRequest !== undefined) {
     const observe = deps.metrics.observeRequest.bind(deps.metrics);
     app.addHook("onResponse", async (request, reply) => {
-      observe(request.routeOptions.url ?? "unmatched", request.method, reply.statusCode, reply.elapsedTime / 1000);
+      observe(request.routeOptions.config.url ?? "unmatched", request.method, reply.statusCode, reply.elapsedTime / 1000);
     });
   }
 

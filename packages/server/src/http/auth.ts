@@ -36,7 +36,8 @@ export const TOKEN_CACHE_TTL_MS = 5_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 export interface Authenticator {
-  authenticate(request: FastifyRequest): Promise<AuthContext>;
+  /** `at`: the request's time in ms (default `now()`). */
+  authenticate(request: FastifyRequest, at?: number): Promise<AuthContext>;
   /** Forgets a cached token at once: call it when the token is revoked through this process. */
   forget(tokenId: string): void;
 }
@@ -75,7 +76,7 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   }
 
   return {
-    async authenticate(request) {
+    async authenticate(request, at = now().getTime()) {
       const header = request.headers.authorization;
       if (header === undefined || header === "") {
         throw new ApiError("unauthenticated", "Send an API token: Authorization: Bearer <token>.", {
@@ -87,7 +88,6 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
       if (secret === undefined || !isWellFormedToken(secret)) {
         throw invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...).");
       }
-      const at = now().getTime();
       const record = await lookup(hashTokenSecret(secret), at);
       if (record === null) throw invalidToken("This token is not known.");
       if (record.revokedAt !== null) throw invalidToken("This token has been revoked.");

@@ -41,6 +41,17 @@ export interface RateLimitPolicy {
   /** Policy name in the headers: `reads` or `writes`. */
   name: "reads" | "writes";
   limit: number;
+  /** The `RateLimit-Policy` header value (computed from name and limit when absent). */
+  header?: string;
+}
+
+/** A policy with its `RateLimit-Policy` header value built once. */
+export function rateLimitPolicy(name: RateLimitPolicy["name"], limit: number): Required<RateLimitPolicy> {
+  return { name, limit, header: policyHeader(name, limit) };
+}
+
+function policyHeader(name: string, limit: number): string {
+  return `"${name}";q=${limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
 }
 
 /**
@@ -59,8 +70,7 @@ export async function applyRateLimit(
   const window = await counter.hit(`rl:${orgId}:${endpoint}`, RATE_LIMIT_WINDOW_MS, now);
   const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
   const remaining = Math.max(0, policy.limit - window.count);
-  const windowSeconds = RATE_LIMIT_WINDOW_MS / 1000;
-  reply.header("ratelimit-policy", `"${policy.name}";q=${policy.limit};w=${windowSeconds}`);
+  reply.header("ratelimit-policy", policy.header ?? policyHeader(policy.name, policy.limit));
   reply.header("ratelimit", `"${policy.name}";r=${remaining};t=${resetSeconds}`);
   if (window.count > policy.limit) {
     throw new ApiError(
