@@ -180,10 +180,11 @@ medians over the rounds. Load average (1 min) before: ${loadBefore}, after: ${lo
 | requests/s at least ${RATIO_BUDGET} x the bare route (median of the rounds' ratios) | ${ratio.toFixed(2)} x | ${ok(ratio >= RATIO_BUDGET)} |
 | p99 under ${P99_BUDGET_MS} ms (median) | ${dw.p99} ms | ${ok(dw.p99 < P99_BUDGET_MS)} |
 
-Ratio per round: ${fmt(ratios)}. CPU per request is the server process's CPU time over the
-requests it answered: unlike requests/s, it hardly moves with the machine's load
-(${(dw.cpuUs / peer.cpuUs).toFixed(2)} x the bare route's here). At 50 connections on a shared 2-core
-machine, p99 is mostly queueing: with both servers and the load generator on the same cores, it
-measures the machine as much as the server.`;
+Ratio per round: ${fmt(ratios)}. CPU per request is the bench process's CPU time (where both
+servers run, one loaded at a time) over the requests answered: ${(dw.cpuUs / peer.cpuUs).toFixed(2)} x the bare
+route's here. It depends less on the machine's other load than requests/s does, but not
+nothing (shared caches and cores). At 50 connections on a shared 2-core machine, p99 is mostly
+queueing: with both servers and the load generator on the same cores, it measures the machine as
+much as the server; compare runs only at a similar load average.`;
 writeBenchSection("server", markdown);
 console.log(markdown);
