@@ -13,6 +13,7 @@ export type DriftwatchErrorCode =
   // store
   | "not_found"
   | "conflict"
+  | "stale_snapshot"
   | "invalid_cursor"
   | "invariant_violation"
   | "schema_too_new"

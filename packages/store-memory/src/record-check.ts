@@ -2,6 +2,7 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   newId,
+  staleSnapshotError,
   severityRank,
   type DeliveryRecord,
   type DiffRecord,
@@ -78,6 +79,11 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
   return transaction((journal: Journal): RecordCheckResult => {
     const current = db.monitors.get(monitorId);
     if (current === undefined || current.orgId !== orgId) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+    if (snapshot !== null && input.previousSnapshotId !== undefined) {
+      let latest: string | null = null;
+      for (const s of db.snapshots.values()) if (s.monitorId === monitorId && s.orgId === orgId && (latest === null || s.id > latest)) latest = s.id;
+      if (latest !== input.previousSnapshotId) throw staleSnapshotError(input.previousSnapshotId, latest);
+    }
     const monitorRow = patchedMonitor(current, input.monitor);
     journal.set(db.monitors, monitorId, monitorRow);
     if (diff !== null && diff.previousSnapshotId !== null) {

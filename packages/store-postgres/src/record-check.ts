@@ -3,6 +3,7 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   newId,
+  staleSnapshotError,
   severityRank,
   type DiffRecord,
   type RecordCheckInput,
@@ -66,6 +67,17 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
 
   const monitorRow = await writeMonitor(ctx, client, orgId, input);
   if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+  if (snapshot !== null && input.previousSnapshotId !== undefined) {
+    // A statement of its own: it runs after the monitor row's lock was granted, so (read
+    // committed) it sees a snapshot that a concurrent check of this monitor committed meanwhile.
+    const latest = await query<{ id: string }>(
+      client,
+      `SELECT id FROM ${ctx.t.snapshots} WHERE org_id = $1 AND monitor_id = $2 ORDER BY id DESC LIMIT 1`,
+      [orgId, monitorId]
+    );
+    const latestId = latest[0]?.id ?? null;
+    if (latestId !== input.previousSnapshotId) throw staleSnapshotError(input.previousSnapshotId, latestId);
+  }
   stage("monitor");
   if (monitorRow.previous_monitor_id !== null && (monitorRow.previous_monitor_id !== monitorId || monitorRow.previous_org_id !== orgId)) {
     throw new StoreError("invariant_violation", `Snapshot ${diff?.previousSnapshotId ?? ""} belongs to another monitor.`);

@@ -2,6 +2,7 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   newId,
+  staleSnapshotError,
   severityRank,
   type DeliveryRecord,
   type DiffRecord,
@@ -28,6 +29,12 @@ export function recordCheckRows(q: Queries, hooks: StoreHooks, clock: () => stri
   }
   const monitorRow = patchRow<MonitorRow>(q, "monitors", MONITOR_PATCH_COLUMNS, orgId, monitorId, input.monitor);
   if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
+  if (snapshot !== null && input.previousSnapshotId !== undefined) {
+    // Inside BEGIN IMMEDIATE: no other connection can record a snapshot between this read and the writes.
+    const latest = q.get<{ id: string }>("SELECT id FROM snapshots WHERE org_id = ? AND monitor_id = ? ORDER BY id DESC LIMIT 1", orgId, monitorId);
+    const latestId = latest?.id ?? null;
+    if (latestId !== input.previousSnapshotId) throw staleSnapshotError(input.previousSnapshotId, latestId);
+  }
   if (diff !== null && diff.previousSnapshotId !== null) {
     const previous = q.get<{ monitor_id: string; org_id: string }>(
       "SELECT monitor_id, org_id FROM snapshots WHERE id = ?",

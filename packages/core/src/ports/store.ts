@@ -262,6 +262,14 @@ export interface RecordCheckInput {
   event: Omit<DiffDetectedEvent, "deliveredAt"> | null;
   /** Snapshots to keep for this monitor (default 100). */
   retention?: number;
+  /**
+   * The monitor's newest snapshot when the check began (null: it had none), the one its diff was
+   * computed against. When given together with a snapshot to record, the store writes nothing
+   * and throws `StoreError` `stale_snapshot` if by then the newest snapshot is another one: a
+   * check of the same monitor (in another process) recorded first, so this check's diff is
+   * against an outdated snapshot. Omitted: no such check.
+   */
+  previousSnapshotId?: string | null;
 }
 export interface RecordCheckResult {
   monitor: MonitorRecord;
@@ -378,6 +386,7 @@ export interface StoreHooks {
 export type StoreErrorCode =
   | "not_found"
   | "conflict"
+  | "stale_snapshot"
   | "invalid_cursor"
   | "invariant_violation"
   | "schema_too_new"
@@ -410,6 +419,17 @@ export function normalizeStoreTime(value: string): string {
   const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
   return new Date(time).toISOString();
+}
+
+/**
+ * The refusal of `recordCheck` when `previousSnapshotId` is no longer the monitor's newest
+ * snapshot (`latest`): nothing was written.
+ */
+export function staleSnapshotError(expected: string | null, latest: string | null): StoreError {
+  return new StoreError(
+    "stale_snapshot",
+    `The check was compared with snapshot ${expected ?? "(none)"}, but the monitor's newest snapshot is now ${latest ?? "(none)"}; nothing was recorded.`,
+  );
 }
 
 export function normalizeStoreTimeOrNull(value: string | null | undefined): string | null {

@@ -40,6 +40,8 @@ export function toApiError(error: unknown): ApiError {
         return new ApiError("not_found", "No resource with this id exists.");
       case "conflict":
         return new ApiError("conflict", "The request conflicts with the current state of the resource.");
+      case "stale_snapshot":
+        return new ApiError("conflict", "The monitor was checked concurrently by another process; retry the request.");
       case "invalid_policy_rules":
         return new ApiError("invalid_policy_rules", "policyRules is invalid; see errors for each offending rule and field.", {
           errors: error.details.map((d) => ({ path: d.path.startsWith("policyRules") ? d.path : `policyRules.${d.path}`, message: d.message })),

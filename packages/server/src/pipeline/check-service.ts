@@ -27,6 +27,9 @@ import type { EngineMetrics } from "../engine/metrics.js";
 import type { CheckService } from "../types.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 
+/** Attempts to record one fetched content when other processes keep recording newer snapshots. */
+const MAX_STALE_RETRIES = 3;
+
 export type CheckErrorCode = "bad_status" | "invalid_body" | "diff_failed";
 
 /** A check that reached the target but could not use its answer (error status, non-JSON body). */
@@ -211,7 +214,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     const settings = await store.getSettings(monitor.orgId, monitor.id);
     const policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
     const retention = settings?.snapshotRetention ?? 100;
-    const previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+    let previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
       const outcome = { ...partial, durationMs: performance.now() - started };
       options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000);
@@ -261,6 +264,40 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     const hash = contentHash(response.body);
+    // Parsed only when the content changed (an unchanged hash means the same valid document).
+    let parsed: unknown = null;
+    if (monitor.type === "api" && previous?.contentHash !== hash) {
+      try {
+        parsed = JSON.parse(response.body);
+      } catch (cause) {
+        const error = new CheckError("invalid_body", `The response body is not JSON (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)`, { cause });
+        const updated = await recordFailure(monitor, error, response.status, at, retention);
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+      }
+    }
+    // The store records a new snapshot only if `previous` is still the newest: a check of this
+    // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
+    // content is compared again with that snapshot, so one change is recorded (and sent) once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return finish(await compareAndRecord(monitor, response, previous, hash, parsed, { policy, retention, requestId: context.requestId, at }));
+      } catch (error) {
+        if (!isDriftwatchError(error) || error.code !== "stale_snapshot" || attempt >= MAX_STALE_RETRIES) throw error;
+        // The content was parsed above: it differed from the snapshot this attempt compared with.
+        previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+      }
+    }
+  }
+
+  async function compareAndRecord(
+    monitor: MonitorRecord,
+    response: FetchResponse,
+    previous: SnapshotRecord | null,
+    hash: string,
+    parsed: unknown,
+    context: { policy: PolicyRules; retention: number; requestId: string; at: Date },
+  ): Promise<Omit<CheckOutcome, "durationMs">> {
+    const { policy, retention, at } = context;
     if (previous && previous.contentHash === hash) {
       const recorded = await store.recordCheck(monitor.orgId, {
         monitorId: monitor.id,
@@ -270,20 +307,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         event: null,
         retention,
       });
-      return finish({ monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null });
+      return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
     }
-    // Parsed only when the content changed (an unchanged hash means the same valid document).
-    let parsed: unknown = null;
-    if (monitor.type === "api") {
-      try {
-        parsed = JSON.parse(response.body);
-      } catch (cause) {
-        const error = new CheckError("invalid_body", `The response body is not JSON (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)`, { cause });
-        const updated = await recordFailure(monitor, error, response.status, at, retention);
-        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
-      }
-    }
-
     const snapshot: NewSnapshot = {
       id: newId("snapshot", at.getTime()),
       fetchedAt: at.toISOString(),
@@ -304,7 +329,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       } catch (cause) {
         const error = new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
         const updated = await recordFailure(monitor, error, response.status, at, retention);
-        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+        return { monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error };
       }
     }
     const minSeverity = policy.notify?.minSeverity;
@@ -319,16 +344,17 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           ? buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at })
           : null,
       retention,
+      previousSnapshotId: previous?.id ?? null,
     };
     const recorded = await store.recordCheck(monitor.orgId, input);
-    return finish({
+    return {
       monitor: recorded.monitor,
       result: recorded.diff ? "changed" : "new_snapshot",
       snapshot: recorded.snapshot,
       diff: recorded.diff,
       deliveries: recorded.deliveries.length,
       error: null,
-    });
+    };
   }
 
   return {

@@ -4,7 +4,7 @@ import type { Fetcher, Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCheckService, createMetrics, FAILING_THRESHOLD, MAX_BACKOFF_MS, type EngineMetrics } from "../../src/engine/index.js";
-import { createMonitor, createWebhook, manualClock, openTempStore, startTarget, type Target } from "./fixtures.js";
+import { createMonitor, createWebhook, manualClock, openTempStore, startGatedTarget, startTarget, type Target } from "./fixtures.js";
 
 describe("check pipeline (SQLite, loopback target)", () => {
   let store: Store;
@@ -224,5 +224,29 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(b?.snapshot.id).toBe(a.snapshot?.id);
     expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
     expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
+  });
+
+  it("two processes checking one monitor at once record the change once: the store refuses the stale record, which is compared again", async () => {
+    const gated = await startGatedTarget({ n: 2 });
+    try {
+      const created = await createMonitor(store, orgId, { url: `${target.url}/raced` });
+      const hook = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/raced", monitorIds: [created.id] });
+      target.setJson({ n: 1 });
+      await service().runCheck(created, { requestId: "req_r0" });
+      const monitor = (await store.updateMonitor(orgId, created.id, { url: `${gated.url}/raced` }))!;
+      // Two check services stand for two processes: neither waits for the other's check.
+      const running = Promise.all([service().runCheck(monitor, { requestId: "req_r1" }), service().runCheck(monitor, { requestId: "req_r2" })]);
+      while (gated.parked < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      gated.releaseAll(true);
+      const results = await running;
+      expect(results.map((r) => r.result).sort()).toEqual(["changed", "unchanged"]);
+      const changed = results.find((r) => r.result === "changed")!;
+      expect(results.find((r) => r.result === "unchanged")?.snapshot?.id).toBe(changed.snapshot?.id);
+      expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(2);
+      expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+      expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
+    } finally {
+      await gated.close();
+    }
   });
 });

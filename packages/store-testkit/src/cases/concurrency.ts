@@ -79,5 +79,29 @@ export function concurrencyCases(ctx: ContractContext): void {
         expect((await first.listDiffs(org.id, m.id, { limit: 5 })).data).toHaveLength(1);
       }
     });
+
+    it("two checks of one monitor compared with the same snapshot, recorded at once: one lands, the other is stale_snapshot", async () => {
+      const first = await ctx.store();
+      const second = await ctx.peer();
+      const { orgId, monitorId } = await seedOrganization(first);
+      const base = changedCheck(monitorId, { sequence: 0, at: NOW });
+      await first.recordCheck(orgId, { ...base, diff: null, event: null });
+      for (let round = 1; round <= 5; round++) {
+        const previous = (await first.getLatestSnapshot(orgId, monitorId))!.id;
+        const checks = [first, second, first, second].map((store, i) => {
+          const check = changedCheck(monitorId, { sequence: round * 10 + i, previousSnapshotId: previous, at: NOW });
+          return store.recordCheck(orgId, { ...check, previousSnapshotId: previous }).then(
+            () => "recorded",
+            (error: unknown) => (error as { code?: string }).code,
+          );
+        });
+        const outcomes = await Promise.all(checks);
+        expect(outcomes.filter((o) => o === "recorded")).toHaveLength(1);
+        expect(outcomes.filter((o) => o === "stale_snapshot")).toHaveLength(3);
+      }
+      expect((await second.listSnapshots(orgId, monitorId, { limit: 20 })).data).toHaveLength(6);
+      expect((await second.listDiffs(orgId, monitorId, { limit: 20 })).data).toHaveLength(5);
+      expect(await first.countPendingDeliveries()).toBe(10);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RecordCheckInput, RecordCheckStage, Store } from "@driftwatch/core";
-import { changedCheck, recordChanges, seedOrganization, type SeededOrganization } from "../fixtures.js";
+import { changedCheck, recordChanges, seedOrganization, type SeededOrganization, unchangedCheck } from "../fixtures.js";
 import { rejectionCode, type ContractContext } from "../harness.js";
 
 const STAGES: RecordCheckStage[] = ["monitor", "snapshot", "diff", "deliveries", "retention"];
@@ -68,6 +68,20 @@ export function recordCheckCases(ctx: ContractContext): void {
       expect(await store.countPendingDeliveries()).toBe(0);
     });
 
+    it("records a check whose previousSnapshotId is the newest snapshot, and ignores it when no snapshot is recorded", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      const first = changedCheck(monitorId, { sequence: 1 });
+      await store.recordCheck(orgId, { ...first, diff: null, event: null, previousSnapshotId: null });
+      const second = changedCheck(monitorId, { sequence: 2, previousSnapshotId: first.snapshot!.id });
+      const result = await store.recordCheck(orgId, { ...second, previousSnapshotId: first.snapshot!.id });
+      expect(result.snapshot?.id).toBe(second.snapshot!.id);
+      // Nothing compared gets recorded by an unchanged check, so an outdated id does not matter.
+      const unchanged = await store.recordCheck(orgId, { ...unchangedCheck(monitorId), previousSnapshotId: first.snapshot!.id });
+      expect(unchanged.snapshot).toBeNull();
+      expect((await store.getLatestSnapshot(orgId, monitorId))?.id).toBe(second.snapshot!.id);
+    });
+
     for (const stage of STAGES) {
       it(`a failure injected after the "${stage}" write leaves nothing behind, and the store keeps working`, async () => {
         let failAt: RecordCheckStage | null = null;
@@ -119,6 +133,19 @@ export function recordCheckCases(ctx: ContractContext): void {
           const [foreign] = await recordChanges(store, seeded.orgId, other.id, 1);
           return ["org", { ...check, diff: { ...check.diff!, previousSnapshotId: foreign!.snapshot!.id } }];
         },
+      ],
+      [
+        "a check compared with a snapshot that is no longer the newest",
+        "stale_snapshot",
+        async (check, seeded, store) => {
+          await recordChanges(store, seeded.orgId, seeded.monitorId, 1);
+          return ["org", { ...check, previousSnapshotId: null }];
+        },
+      ],
+      [
+        "a check compared with a snapshot the monitor never had",
+        "stale_snapshot",
+        async (check) => ["org", { ...check, previousSnapshotId: "snp_00000000000000000000000000" }],
       ],
       ["a fetchedAt that is not a time", "invariant_violation", async (check) => ["org", { ...check, snapshot: { ...check.snapshot!, fetchedAt: "yesterday" } }]],
       ["a diff createdAt that is not a time", "invariant_violation", async (check) => ["org", { ...check, diff: { ...check.diff!, createdAt: "2026-13-45T99:00:00Z" } }]],
