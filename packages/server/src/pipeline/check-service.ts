@@ -247,17 +247,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
     const at = now();
 
-    if (response.notModified && previous) {
-      const recorded = await store.recordCheck(monitor.orgId, {
-        monitorId: monitor.id,
-        monitor: successPatch(monitor, response, at, false),
-        snapshot: null,
-        diff: null,
-        event: null,
-        retention,
-      });
-      return finish({ monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null });
-    }
+    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, retention));
     if (response.status < 200 || response.status >= 300) {
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
       const updated = await recordFailure(monitor, error, response.status, at, retention);
@@ -289,6 +279,25 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
   }
 
+  /** A successful check that found the newest snapshot's content again: only the monitor's fields change. */
+  async function recordUnchanged(
+    monitor: MonitorRecord,
+    response: FetchResponse,
+    previous: SnapshotRecord,
+    at: Date,
+    retention: number,
+  ): Promise<Omit<CheckOutcome, "durationMs">> {
+    const recorded = await store.recordCheck(monitor.orgId, {
+      monitorId: monitor.id,
+      monitor: successPatch(monitor, response, at, false),
+      snapshot: null,
+      diff: null,
+      event: null,
+      retention,
+    });
+    return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
+  }
+
   async function compareAndRecord(
     monitor: MonitorRecord,
     response: FetchResponse,
@@ -298,17 +307,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     context: { policy: PolicyRules; retention: number; requestId: string; at: Date },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, retention, at } = context;
-    if (previous && previous.contentHash === hash) {
-      const recorded = await store.recordCheck(monitor.orgId, {
-        monitorId: monitor.id,
-        monitor: successPatch(monitor, response, at, false),
-        snapshot: null,
-        diff: null,
-        event: null,
-        retention,
-      });
-      return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
-    }
+    if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, retention);
     const snapshot: NewSnapshot = {
       id: newId("snapshot", at.getTime()),
       fetchedAt: at.toISOString(),
