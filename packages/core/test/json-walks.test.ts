@@ -2,6 +2,8 @@
 // stack (and every level on the stack when Object.prototype has enumerable members). Both walks
 // must give the same answer: these tests diff the same pairs shallow and wrapped deep enough to
 // cross the limit, and with Object.prototype polluted.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Change, diffJson, type DiffJsonOptions, isDriftwatchError } from "../src/index.js";
@@ -112,6 +114,21 @@ describe("recursive and explicit-stack walks agree", () => {
       expect(outcome(() => diffJson(a, b, { maxDepth }))).toMatchObject({ error: "too_deep" });
     }
     expect(diffJson(a, b, { maxDepth: RECURSION_LIMIT + 10 })?.changes).toHaveLength(1);
+  });
+});
+
+describe("with little stack left", () => {
+  it("falls back to the explicit stack instead of overflowing", () => {
+    // 100 KB of stack (Node's default is ~1 MB) is too little for the recursive walk of a document
+    // nested just below RECURSION_LIMIT: without the fallback this child ends in a RangeError.
+    const child = spawnSync(
+      process.execPath,
+      ["--stack-size=100", "--conditions=@driftwatch/source", "--import", "tsx", fileURLToPath(new URL("./support/diff-deep-child.ts", import.meta.url)), String(RECURSION_LIMIT - 5)],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    const { prefix } = wrap(null, RECURSION_LIMIT - 5);
+    expect(JSON.parse(child.stdout.trim().split("\n").pop()!)).toEqual({ paths: [`${prefix}.v`] });
   });
 });
 

@@ -112,8 +112,9 @@ export class JsonDiffer {
     private readonly defaultKey: string | false,
     private readonly keyPatterns: readonly ArrayKeyPattern[],
     private readonly policy: CompiledPolicy | undefined,
+    recursionLimit = RECURSION_LIMIT,
   ) {
-    this.recursionLimit = prototypePolluted() ? 0 : RECURSION_LIMIT;
+    this.recursionLimit = prototypePolluted() ? 0 : recursionLimit;
     this.hasKeyPatterns = keyPatterns.length > 0 || (policy !== undefined && policy.arrayKeys.length > 0);
   }
 

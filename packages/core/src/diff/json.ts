@@ -95,13 +95,19 @@ function detailOf(change: RawChange): string | undefined {
 export function diffJson(before: unknown, after: unknown, options: DiffJsonOptions = {}): JsonDiff | null {
   options = optionsObject<DiffJsonOptions>(options, "diffJson options");
   const policy = options.policy === undefined || options.policy === null ? undefined : compilePolicy(ensurePolicyRules(options.policy));
-  const differ = new JsonDiffer(
-    options.maxDepth ?? DEFAULT_MAX_DEPTH,
-    options.defaultArrayKey ?? "id",
-    options.arrayKeys ? compileArrayKeys(options.arrayKeys) : [],
-    policy,
-  );
-  differ.run(before, after);
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const defaultKey = options.defaultArrayKey ?? "id";
+  const keyPatterns = options.arrayKeys ? compileArrayKeys(options.arrayKeys) : [];
+  let differ = new JsonDiffer(maxDepth, defaultKey, keyPatterns, policy);
+  try {
+    differ.run(before, after);
+  } catch (error) {
+    // Called with little stack left, the recursive levels of the walk can overflow it: walk
+    // again on the explicit stack alone, which needs a few frames whatever the depth.
+    if (!(error instanceof RangeError)) throw error;
+    differ = new JsonDiffer(maxDepth, defaultKey, keyPatterns, policy, 0);
+    differ.run(before, after);
+  }
   const raw = differ.changes;
   if (raw.length === 0) return null;
   const evaluate = policy && policy.rules.length > 0 ? createPolicyEvaluator(policy, { kind: "json", before, after }) : undefined;
