@@ -87,6 +87,13 @@ export interface Store {
   /** Newest first, filtered. */
   listDiffs(orgId: string, monitorId: string, query: DiffQuery): Promise<Page<DiffRecord>>;
   getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null>;
+  /**
+   * Optional fast path: the diff as the API serialises it (`JSON.stringify` of the record without
+   * `orgId`, members in `getDiff`'s order), same scoping as `getDiff`. An adapter that keeps the
+   * diff as JSON text can return it without parsing and re-serialising; the server uses it when
+   * present.
+   */
+  getDiffJson?(orgId: string, monitorId: string, id: string): Promise<string | null>;
 
   /**
    * Records one check atomically: the monitor's check fields, the new snapshot (if any),

@@ -27,18 +27,9 @@ function presentSettings(s: SettingsRecord): Settings {
   return { monitorId: s.monitorId, policyRulesJson: s.policyRulesJson, snapshotRetention: s.snapshotRetention, updatedAt: s.updatedAt };
 }
 
-/**
- * A store method beyond the core `Store` port (store-sqlite has it): `getDiff` as the API
- * serialises it (`JSON.stringify(presentDiff(diff))`), with the same organization and monitor
- * scoping. The one-diff route uses it when the store has it.
- */
-export interface DiffJsonReader {
-  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null>;
-}
-
-function diffJsonReaderOf(store: Store): DiffJsonReader | null {
-  const candidate = store as Store & Partial<DiffJsonReader>;
-  return typeof candidate.getDiffJson === "function" ? { getDiffJson: candidate.getDiffJson.bind(store) } : null;
+/** The store's optional `getDiffJson` fast path (store-sqlite has it), bound, or null. */
+function diffJsonReaderOf(store: Store): ((orgId: string, monitorId: string, id: string) => Promise<string | null>) | null {
+  return typeof store.getDiffJson === "function" ? store.getDiffJson.bind(store) : null;
 }
 
 /** Diffs, snapshots and settings of one monitor. */
@@ -100,7 +91,7 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
       const { orgId } = authOf(request);
       if (diffJson !== null) {
         // the store's stored text is already presentDiff's JSON: no parse and stringify per request
-        const body = await diffJson.getDiffJson(orgId, request.params.id, request.params.diffId);
+        const body = await diffJson(orgId, request.params.id, request.params.diffId);
         if (body === null) throw notFound("diff");
         // (untyped reply: the body is the DiffSchema object, already serialised)
         return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
