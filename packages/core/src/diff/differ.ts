@@ -179,6 +179,18 @@ export class JsonDiffer {
     else this.walkObject(d, a as Record<string, unknown>, b as Record<string, unknown>);
   }
 
+  /** Two values at one position of level `d` that are not equal primitives: descend or pair. */
+  private compare(d: number, oldSeg: PathSegment, newSeg: PathSegment, av: unknown, bv: unknown, inArray: boolean): void {
+    if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
+      const arrayA = Array.isArray(av);
+      if (arrayA === Array.isArray(bv)) {
+        this.descend(d + 1, oldSeg, newSeg, av, bv, arrayA);
+        return;
+      }
+    }
+    this.pair(this.nodeAt(d), oldSeg, newSeg, av, bv, inArray);
+  }
+
   private walkObject(d: number, a: Record<string, unknown>, b: Record<string, unknown>): void {
     let problem = notJson(a);
     if (problem !== undefined) throw this.notJsonAt(d, "before", problem);
@@ -208,14 +220,7 @@ export class JsonDiffer {
         }
         if (av === null) continue;
       }
-      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
-        const arrayA = Array.isArray(av);
-        if (arrayA === Array.isArray(bv)) {
-          this.descend(d + 1, key, key, av, bv, arrayA);
-          continue;
-        }
-      }
-      this.pair(this.nodeAt(d), key, key, av, bv, false);
+      this.compare(d, key, key, av, bv, false);
     }
     if (!sameMemberCount(a, matched)) this.removedMembers(this.nodeAt(d), a, b);
   }
@@ -240,14 +245,7 @@ export class JsonDiffer {
         if (typeof av !== "string" && notJson(av) !== undefined) throw invalidInput("after", this.nodeAt(d), ni, notJson(av)!);
         continue;
       }
-      if (typeof av === "object" && av !== null && typeof bv === "object" && bv !== null) {
-        const arrayA = Array.isArray(av);
-        if (arrayA === Array.isArray(bv)) {
-          this.descend(d + 1, oi, ni, av, bv, arrayA);
-          continue;
-        }
-      }
-      this.pair(this.nodeAt(d), oi, ni, av, bv, true);
+      this.compare(d, oi, ni, av, bv, true);
     }
   }
 
