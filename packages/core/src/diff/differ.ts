@@ -34,23 +34,13 @@ class PathRecord implements PathNode {
 }
 
 /** A container pair on the explicit stack: object members by new-document key, or array positions. */
-class Frame implements PathNode {
-  oldPath: string | undefined = undefined;
-  newPath: string | undefined = undefined;
+class Frame extends PathRecord {
   keys: string[] | null = null;
   /** Array frames: kept [old, new] index pairs (key matching), or null for positions i..end. */
   pairs: number[] | null = null;
   i = 0;
   end = 0;
   matched = 0;
-  constructor(
-    readonly parent: PathNode | null,
-    readonly oldSeg: PathSegment,
-    readonly newSeg: PathSegment,
-    readonly depth: number,
-    readonly before: object,
-    readonly after: object,
-  ) {}
 }
 
 export interface ArrayKeyPattern {
