@@ -77,6 +77,9 @@ export interface SqliteStoreOptions {
 const SNAPSHOT_LIST_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
 
+/** One diff of one monitor of one organization. */
+const DIFF_BY_ID = "SELECT id, org_id, monitor_id, snapshot_id, data FROM diffs WHERE org_id = ? AND monitor_id = ? AND id = ?";
+
 /**
  * The SQLite store: the `Store` port plus `getDiffJson`, a diff as the API serialises it (JSON
  * text of the record without `orgId`), read without parsing and re-serialising the stored JSON.
@@ -440,13 +443,7 @@ class SqliteStoreImpl implements SqliteStore {
 
   getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
     return this.#call(() =>
-      this.#one(
-        toDiff,
-        "SELECT id, org_id, monitor_id, snapshot_id, data FROM diffs WHERE org_id = ? AND monitor_id = ? AND id = ?",
-        orgId,
-        monitorId,
-        id
-      )
+      this.#one(toDiff, DIFF_BY_ID, orgId, monitorId, id)
     );
   }
 
@@ -456,13 +453,7 @@ class SqliteStoreImpl implements SqliteStore {
    */
   getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
     return this.#call(() =>
-      this.#one(
-        toDiffJson,
-        "SELECT id, org_id, monitor_id, snapshot_id, data FROM diffs WHERE org_id = ? AND monitor_id = ? AND id = ?",
-        orgId,
-        monitorId,
-        id
-      )
+      this.#one(toDiffJson, DIFF_BY_ID, orgId, monitorId, id)
     );
   }
 
