@@ -3,7 +3,7 @@ import {
   StoreError,
   newId,
   staleSnapshotError,
-  severityRank,
+  webhookReceives,
   type DeliveryRecord,
   type DiffRecord,
   type MonitorPatch,
@@ -128,15 +128,12 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
 
     const deliveries: DeliveryRecord[] = [];
     if (event !== null && diffRecord !== null) {
-      const rank = severityRank(diffRecord.topSeverity);
       const payload = JSON.stringify(event);
       const webhooks = [...db.webhooks.values()]
         .filter((w) => w.orgId === orgId && w.enabled)
         .sort((a, b) => (a.id < b.id ? -1 : 1));
       for (const webhook of webhooks) {
-        if (!webhook.events.includes(event.eventType)) continue;
-        if (webhook.monitorIds !== null && !webhook.monitorIds.includes(monitorId)) continue;
-        if (severityRank(webhook.minSeverity) > rank) continue;
+        if (!webhookReceives(webhook, event.eventType, monitorId, diffRecord.topSeverity)) continue;
         const row: DeliveryRow = {
           id: newId("delivery"),
           orgId,

@@ -4,6 +4,7 @@ import {
   StoreError,
   newId,
   staleSnapshotError,
+  webhookReceives,
   severityRank,
   type DiffRecord,
   type RecordCheckInput,
@@ -36,22 +37,6 @@ interface WebhookTarget {
   events: WebhookRecord["events"];
   monitorIds: string[] | null;
   minSeverity: WebhookRecord["minSeverity"];
-}
-
-/** The webhooks that get a delivery: subscribed to the event, covering the monitor, at or below the diff's severity. */
-function matchingWebhooks(
-  webhooks: WebhookTarget[],
-  eventType: WebhookTarget["events"][number],
-  monitorId: string,
-  severity: WebhookTarget["minSeverity"]
-): WebhookTarget[] {
-  const rank = severityRank(severity);
-  return webhooks.filter(
-    (webhook) =>
-      webhook.events.includes(eventType) &&
-      (webhook.monitorIds === null || webhook.monitorIds.includes(monitorId)) &&
-      severityRank(webhook.minSeverity) <= rank
-  );
 }
 
 /** Runs inside the store's transaction on `client`; each stage hook is called after its write, so a throwing hook rolls everything back. */
@@ -157,7 +142,7 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
 
   const targets =
     event !== null && diffRecord !== null
-      ? matchingWebhooks(monitorRow.webhooks ?? [], event.eventType, monitorId, diffRecord.topSeverity)
+      ? (monitorRow.webhooks ?? []).filter((webhook) => webhookReceives(webhook, event.eventType, monitorId, diffRecord.topSeverity))
       : [];
   if (event !== null && targets.length > 0) {
     const shared = [

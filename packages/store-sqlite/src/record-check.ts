@@ -3,6 +3,7 @@ import {
   StoreError,
   newId,
   staleSnapshotError,
+  webhookReceives,
   severityRank,
   type DeliveryRecord,
   type DiffRecord,
@@ -108,15 +109,12 @@ export function recordCheckRows(q: Queries, hooks: StoreHooks, clock: () => stri
 
   const deliveries: DeliveryRecord[] = [];
   if (event !== null && diffRecord !== null) {
-    const rank = severityRank(diffRecord.topSeverity);
     const payload = JSON.stringify(event);
     const now = clock();
     const due = isoTime(event.occurredAt);
     const webhooks = q.all<WebhookRow>("SELECT * FROM webhooks WHERE org_id = ? AND enabled = 1 ORDER BY id", orgId).map(toWebhook);
     for (const webhook of webhooks) {
-      if (!webhook.events.includes(event.eventType)) continue;
-      if (webhook.monitorIds !== null && !webhook.monitorIds.includes(monitorId)) continue;
-      if (severityRank(webhook.minSeverity) > rank) continue;
+      if (!webhookReceives(webhook, event.eventType, monitorId, diffRecord.topSeverity)) continue;
       const row: DeliveryRow = {
         id: newId("delivery"),
         org_id: orgId,

@@ -18,6 +18,7 @@ import type {
   Webhook,
   WebsiteDiff,
 } from "@driftwatch/schema";
+import { severityRank } from "@driftwatch/schema";
 import { DriftwatchError, type DriftwatchErrorOptions } from "../errors.js";
 
 /**
@@ -426,6 +427,24 @@ export function normalizeStoreTime(value: string): string {
   const time = typeof value === "string" ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time)) throw new StoreError("invariant_violation", `${JSON.stringify(value)} is not a time.`);
   return new Date(time).toISOString();
+}
+
+/**
+ * Whether `recordCheck` gives an (enabled) webhook a delivery of an event: it subscribes to the
+ * event type, covers the monitor (all monitors when `monitorIds` is null), and its `minSeverity`
+ * is at or below the diff's top severity.
+ */
+export function webhookReceives(
+  webhook: Pick<WebhookRecord, "events" | "monitorIds" | "minSeverity">,
+  eventType: WebhookRecord["events"][number],
+  monitorId: string,
+  severity: Severity,
+): boolean {
+  return (
+    webhook.events.includes(eventType) &&
+    (webhook.monitorIds === null || webhook.monitorIds.includes(monitorId)) &&
+    severityRank(webhook.minSeverity) <= severityRank(severity)
+  );
 }
 
 /**
