@@ -3,6 +3,7 @@ import {
   StoreError,
   newId,
   staleSnapshotError,
+  snapshotRecordOf,
   webhookReceives,
   type DeliveryRecord,
   type DiffRecord,
@@ -97,21 +98,7 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
     let snapshotRecord: SnapshotRecord | null = null;
     if (snapshot !== null) {
       if (db.snapshots.has(snapshot.id)) throw new StoreError("conflict", `A snapshot with id ${snapshot.id} exists.`);
-      const row: SnapshotRecord & { body: string } = {
-        id: snapshot.id,
-        orgId,
-        monitorId,
-        fetchedAt: isoTime(snapshot.fetchedAt),
-        status: snapshot.status,
-        latencyMs: snapshot.latencyMs,
-        contentType: snapshot.contentType,
-        contentHash: snapshot.contentHash,
-        size: snapshot.size,
-        browserRender: snapshot.browserRender,
-        body: snapshot.body,
-        etag: snapshot.etag ?? null,
-        lastModified: snapshot.lastModified ?? null,
-      };
+      const row = snapshotRecordOf(orgId, monitorId, snapshot);
       journal.set(db.snapshots, row.id, row);
       snapshotRecord = copy(row);
       stage("snapshot");

@@ -4,6 +4,7 @@ import {
   StoreError,
   newId,
   staleSnapshotError,
+  snapshotRecordOf,
   webhookReceives,
   severityRank,
   type DiffRecord,
@@ -95,21 +96,7 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
       `snapshot AS (INSERT INTO ${ctx.t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
          content_hash, size, browser_render, body, etag, last_modified) VALUES (${values.map((v) => params.add(v)).join(", ")}))`
     );
-    snapshotRecord = {
-      id: snapshot.id,
-      orgId,
-      monitorId,
-      fetchedAt: isoTime(snapshot.fetchedAt),
-      status: snapshot.status,
-      latencyMs: snapshot.latencyMs,
-      contentType: snapshot.contentType,
-      contentHash: snapshot.contentHash,
-      size: snapshot.size,
-      browserRender: snapshot.browserRender,
-      body: snapshot.body,
-      etag: snapshot.etag ?? null,
-      lastModified: snapshot.lastModified ?? null,
-    };
+    snapshotRecord = snapshotRecordOf(orgId, monitorId, snapshot);
   }
 
   let diffRecord: DiffRecord | null = null;

@@ -429,6 +429,25 @@ export function normalizeStoreTime(value: string): string {
   return new Date(time).toISOString();
 }
 
+/** The record `recordCheck` stores for a new snapshot: times normalised, absent validators null. */
+export function snapshotRecordOf(orgId: string, monitorId: string, snapshot: NewSnapshot): SnapshotRecord & { body: string } {
+  return {
+    id: snapshot.id,
+    orgId,
+    monitorId,
+    fetchedAt: normalizeStoreTime(snapshot.fetchedAt),
+    status: snapshot.status,
+    latencyMs: snapshot.latencyMs,
+    contentType: snapshot.contentType,
+    contentHash: snapshot.contentHash,
+    size: snapshot.size,
+    browserRender: snapshot.browserRender,
+    body: snapshot.body,
+    etag: snapshot.etag ?? null,
+    lastModified: snapshot.lastModified ?? null,
+  };
+}
+
 /**
  * Whether `recordCheck` gives an (enabled) webhook a delivery of an event: it subscribes to the
  * event type, covers the monitor (all monitors when `monitorIds` is null), and its `minSeverity`
