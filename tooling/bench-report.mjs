@@ -11,6 +11,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const file = path.join(root, "docs", "benchmarks.md");
 
 /** A line naming the machine and Node version, for each section. */
+/** The median of some figures (the mean of the middle two for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 export function machineLine() {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   return `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} x ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${process.platform} ${os.release()}, Node ${process.version}.`;

@@ -17,7 +17,7 @@ import { Agent, request } from "undici";
 import { createCheckService, createScheduler } from "../src/engine/index.js";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
 
 const MONITORS = 400;
 const CONCURRENCY = 16;
@@ -141,7 +141,6 @@ for (let round = 0; round < 3; round++) {
   changedPerRound = result.changed;
   peer.push(await peerRound());
 }
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const checksPerSecond = median(engine);
 const peerPerSecond = median(peer);
 

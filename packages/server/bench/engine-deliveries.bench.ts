@@ -15,7 +15,7 @@ import { Agent, request } from "undici";
 import { createDeliveryService } from "../src/engine/index.js";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
 
 const DELIVERIES = 2000;
 const CONCURRENCY = 32;
@@ -137,7 +137,6 @@ for (let round = 0; round < 3; round++) {
   engine.push(await engineRound());
   peer.push(await peerRound());
 }
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const perSecond = median(engine);
 const peerPerSecond = median(peer);
 

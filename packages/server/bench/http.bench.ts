@@ -31,7 +31,7 @@ const P99_BUDGET_MS = 20;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const reportModule = path.resolve(here, "../../../tooling/bench-report.mjs");
-const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
 const require = (await import("node:module")).createRequire(import.meta.url);
 const autocannonCli = path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
 
@@ -135,11 +135,6 @@ for (let round = 0; round < ROUNDS; round++) {
   ratios.push(dwRun.rps / bareRun.rps);
 }
 const loadAfter = os.loadavg()[0]!.toFixed(2);
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 const summary = (runs: Result[]) => ({
   rps: median(runs.map((r) => r.rps)),
   p50: median(runs.map((r) => r.p50)),
