@@ -122,6 +122,23 @@ export async function createSqliteStore(options: SqliteStoreOptions = {}): Promi
   return new SqliteStoreImpl(db, ownsDatabase, options.hooks ?? {}, options.now ?? (() => new Date()));
 }
 
+/**
+ * How long `getDiffJson` answers from memory. Diffs never change (retention drops snapshots, not
+ * diffs) and this store drops its cache when it deletes a monitor, whose diffs go with it, so only
+ * a deletion made by another process on the same file can be seen late, by at most this long.
+ */
+export const DIFF_JSON_CACHE_TTL_MS = 5_000;
+/** The cache holds at most this much JSON text, and no diff larger than a sixty-fourth of it. */
+const DIFF_JSON_CACHE_MAX_CHARS = 16 * 1024 * 1024;
+
+interface CachedDiffJson {
+  orgId: string;
+  monitorId: string;
+  json: string;
+  /** Clock time (ms) when it was read from the database. */
+  at: number;
+}
+
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createSqliteStore;
 
@@ -132,6 +149,9 @@ class SqliteStoreImpl implements SqliteStore {
   readonly #hooks: StoreHooks;
   readonly #clock: () => Date;
   readonly #statements = new Map<string, Statement>();
+  /** Recently served diffs as JSON text, by id, oldest first. */
+  readonly #diffJson = new Map<string, CachedDiffJson>();
+  #diffJsonChars = 0;
   #closed = false;
   /** The cached statements, for the parts of the store in other files. */
   readonly #q: Queries = {
@@ -353,6 +373,7 @@ class SqliteStoreImpl implements SqliteStore {
 
   deleteMonitor(orgId: string, id: string): Promise<boolean> {
     // snapshots, diffs and settings go by ON DELETE CASCADE; deliveries have no foreign key to monitors.
+    this.#forgetDiffJson();
     return this.#write(() => this.#run("DELETE FROM monitors WHERE org_id = ? AND id = ?", orgId, id) > 0);
   }
 
@@ -452,9 +473,35 @@ class SqliteStoreImpl implements SqliteStore {
    * organization and monitor scoping. Saves parsing the stored JSON only to serialise it again.
    */
   getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
-    return this.#call(() =>
-      this.#one(toDiffJson, DIFF_BY_ID, orgId, monitorId, id)
-    );
+    return this.#call(() => {
+      const at = this.#clock().getTime();
+      const cached = this.#diffJson.get(id);
+      if (cached !== undefined) {
+        // Trusted within [at, at + ttl): a clock that went back expires it too.
+        if (at >= cached.at && at - cached.at < DIFF_JSON_CACHE_TTL_MS) {
+          return cached.orgId === orgId && cached.monitorId === monitorId ? cached.json : null;
+        }
+        this.#diffJson.delete(id);
+        this.#diffJsonChars -= cached.json.length;
+      }
+      const json = this.#one(toDiffJson, DIFF_BY_ID, orgId, monitorId, id);
+      if (json !== null && json.length <= DIFF_JSON_CACHE_MAX_CHARS / 64) {
+        this.#diffJson.set(id, { orgId, monitorId, json, at });
+        this.#diffJsonChars += json.length;
+        for (const [oldest, entry] of this.#diffJson) {
+          if (this.#diffJsonChars <= DIFF_JSON_CACHE_MAX_CHARS) break;
+          this.#diffJson.delete(oldest);
+          this.#diffJsonChars -= entry.json.length;
+        }
+      }
+      return json;
+    });
+  }
+
+  /** Called by every write that deletes diffs (a monitor's deletion). */
+  #forgetDiffJson(): void {
+    this.#diffJson.clear();
+    this.#diffJsonChars = 0;
   }
 
   // the check --------------------------------------------------------------------------------

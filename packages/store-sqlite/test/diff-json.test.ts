@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DiffRecord } from "@driftwatch/core";
 import { changedCheck, seedOrganization } from "@driftwatch/store-testkit";
-import { createSqliteStore, type SqliteStore } from "../src/index.js";
+import { createSqliteStore, DIFF_JSON_CACHE_TTL_MS, type SqliteStore } from "../src/index.js";
 
 let dir: string;
 let db: BetterSqlite3.Database;
@@ -68,11 +68,62 @@ describe("getDiffJson", () => {
     ];
     for (const variant of variants) {
       db.prepare("UPDATE diffs SET data = ? WHERE id = ?").run(JSON.stringify(variant), id);
-      const json = await store.getDiffJson(orgId, monitorId, id);
+      // a store of its own per variant: getDiffJson caches (diffs never change through the store)
+      const fresh = await createSqliteStore({ database: db });
+      const json = await fresh.getDiffJson(orgId, monitorId, id);
+      await fresh.close();
       expect(json).toBe(presented(await store.getDiff(orgId, monitorId, id)));
       const parsed = JSON.parse(json!) as Record<string, unknown>;
       expect(parsed).not.toHaveProperty("orgId");
       expect(parsed).toMatchObject({ id, monitorId, snapshotId: check.snapshot!.id });
+    }
+  });
+});
+
+describe("getDiffJson cache", () => {
+  it("answers from memory for DIFF_JSON_CACHE_TTL_MS, with the same scoping, and forgets on its own deletions at once", async () => {
+    let ms = Date.parse("2026-06-01T00:00:00.000Z");
+    const file = path.join(dir, "cached.db");
+    const cached = await createSqliteStore({ filename: file, now: () => new Date(ms) });
+    // Another process on the same file: its deletions are seen only once the cache entry expires.
+    const other = await createSqliteStore({ filename: file });
+    try {
+      const { orgId, monitorId } = await seedOrganization(cached);
+      const first = changedCheck(monitorId, { sequence: 1 });
+      await cached.recordCheck(orgId, first);
+      const id = first.diff!.id;
+      const json = await cached.getDiffJson(orgId, monitorId, id);
+      expect(json).not.toBeNull();
+      // Scoping holds on a cached answer.
+      const intruder = await cached.ensureOrganization("intruder");
+      expect(await cached.getDiffJson(intruder.id, monitorId, id)).toBeNull();
+      expect(await cached.getDiffJson(orgId, "mon_00000000000000000000000000", id)).toBeNull();
+
+      expect(await other.deleteMonitor(orgId, monitorId)).toBe(true);
+      ms += DIFF_JSON_CACHE_TTL_MS - 1;
+      expect(await cached.getDiffJson(orgId, monitorId, id)).toBe(json);
+      ms += 1;
+      expect(await cached.getDiffJson(orgId, monitorId, id)).toBeNull();
+
+      // Its own deletions: a deleted monitor's diffs are gone at once.
+      const second = await seedOrganization(cached, "second");
+      const check = changedCheck(second.monitorId, { sequence: 2 });
+      await cached.recordCheck(second.orgId, check);
+      expect(await cached.getDiffJson(second.orgId, second.monitorId, check.diff!.id)).not.toBeNull();
+      await cached.deleteMonitor(second.orgId, second.monitorId);
+      expect(await cached.getDiffJson(second.orgId, second.monitorId, check.diff!.id)).toBeNull();
+
+      // A clock that went back does not extend trust in an entry.
+      const fourth = await seedOrganization(cached, "fourth");
+      const b = changedCheck(fourth.monitorId, { sequence: 5 });
+      await cached.recordCheck(fourth.orgId, b);
+      expect(await cached.getDiffJson(fourth.orgId, fourth.monitorId, b.diff!.id)).not.toBeNull();
+      await other.deleteMonitor(fourth.orgId, fourth.monitorId);
+      ms -= 1;
+      expect(await cached.getDiffJson(fourth.orgId, fourth.monitorId, b.diff!.id)).toBeNull();
+    } finally {
+      await other.close();
+      await cached.close();
     }
   });
 });
