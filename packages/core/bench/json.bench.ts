@@ -171,7 +171,7 @@ const table = [
   "",
   `Operations per second (higher is better; medians of ${ROUNDS} rounds), peers side by side on the same inputs, task order rotated each round and a full GC before each task. ` +
     "The ratio is the median of the per-round ratios, with their interquartile range in brackets. diffJson also validates the input,",
-  "classifies every change, applies a three-rule policy and fingerprints the change set; the peers only find operations.",
+  "classifies every change, applies a three-rule policy and fingerprints the change set, with its defaults on (identity keys inferred per array, move detection, float-noise tolerance); the peers only find operations.",
   "",
   "| input | diffJson | fast-json-patch compare | microdiff | jsondiffpatch | diffJson / fast-json-patch | target |",
   "|---|---:|---:|---:|---:|---:|---|",

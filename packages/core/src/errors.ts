@@ -9,6 +9,7 @@ export type DriftwatchErrorCode =
   | "invalid_policy_rules"
   | "invalid_html"
   | "too_deep"
+  | "rule_budget_exceeded"
   | "webhook_verification_failed"
   // store
   | "not_found"

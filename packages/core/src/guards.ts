@@ -48,6 +48,7 @@ export function requireChanges(value: unknown, what: string): readonly Change[] 
     if (!OP_SET.has(c.op)) throw invalid(`${at}.op`, `expected one of ${[...OPS].join(", ")}`);
     if (!CATEGORY_SET.has(c.category)) throw invalid(`${at}.category`, `expected one of ${[...CATEGORIES].join(", ")}`);
     if (!SEVERITY_SET.has(c.severity)) throw invalid(`${at}.severity`, `expected one of ${[...SEVERITIES].join(", ")}`);
+    if (c.from !== undefined && typeof c.from !== "string") throw invalid(`${at}.from`, `expected a string, got ${describe(c.from)}`);
   }
   return changes as readonly Change[];
 }

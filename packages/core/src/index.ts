@@ -11,3 +11,5 @@ export * from "./webhooks/index.js";
 export * from "./ports/store.js";
 export * from "./ports/fetcher.js";
 export * from "./ports/open-store.js";
+export * from "./learn/index.js";
+export * from "./ports/text-codec.js";

@@ -89,7 +89,7 @@ describe("specific codes", () => {
   };
   it("names wrong argument types invalid_input, naming the argument", () => {
     expect(codeOf(() => core.toJsonPatch(null as never))).toBe("invalid_input");
-    expect(codeOf(() => core.fingerprintChanges([{ ...change, op: "move" }] as never))).toBe("invalid_input");
+    expect(codeOf(() => core.fingerprintChanges([{ ...change, op: "copy" }] as never))).toBe("invalid_input");
     expect(() => core.fingerprintChanges([change, { ...change, after: 1n }])).toThrow(
       expect.objectContaining({ code: "invalid_input", details: [expect.objectContaining({ path: "changes[1].after" })] }) as Error,
     );

@@ -1,4 +1,4 @@
-// The names issue 2 promises embedders, exported from the package entry point.
+// The names issues 2 and 11 promise embedders, exported from the package entry point.
 import { describe, expect, it } from "vitest";
 import * as core from "../src/index.js";
 
@@ -18,6 +18,10 @@ const functions = [
   "signWebhook",
   "verifyWebhook",
   "isDriftwatchError",
+  "inferArrayKey",
+  "explainDiffJson",
+  "explainDiffHtml",
+  "suggestPolicy",
 ] as const;
 const classes = ["DriftwatchError", "WebhookVerificationError", "FetchError"] as const;
 const schemas = [
@@ -28,6 +32,9 @@ const schemas = [
   "WebsiteDiffSchema",
   "ChangeSchema",
   "PolicyRulesSchema",
+  "VolatileRuleSchema",
+  "ToleranceRuleSchema",
+  "NormalizeSchema",
   "WebhookSchema",
   "DeliverySchema",
   "TokenSchema",
@@ -58,7 +65,7 @@ describe("@driftwatch/core exports", () => {
   it("exposes the enums of SPEC section 2", () => {
     expect(core.ClassificationSchema.options).toEqual(["schema_change", "value_change", "content_change"]);
     expect(core.CategorySchema.options).toEqual(["schema", "value"]);
-    expect(core.OpSchema.options).toEqual(["add", "remove", "replace"]);
+    expect(core.OpSchema.options).toEqual(["add", "remove", "replace", "move"]);
     expect(core.SeveritySchema.options).toEqual(["info", "low", "medium", "high", "critical"]);
   });
 });

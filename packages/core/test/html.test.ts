@@ -310,9 +310,11 @@ describe("diffHtml: bad and odd input", () => {
     expect(diffHtml("<!doctype html><html", "<html><head></head>")).toBeNull();
   });
 
-  it("diffs a document nested 10,000 levels deep without overflowing the stack", () => {
+  it("diffs a document nested 10,000 levels deep without overflowing the stack (with maxDepth raised)", () => {
     const deep = (leaf: string): string => `${"<div>".repeat(10_000)}<p>${leaf}</p>${"</div>".repeat(10_000)}`;
-    const result = diffHtml(deep("old"), deep("new"));
+    // Past the default maxDepth (512) such a page is refused: see html-limits.test.ts.
+    expect(() => diffHtml(deep("old"), deep("new"))).toThrow(expect.objectContaining({ code: "too_deep" }));
+    const result = diffHtml(deep("old"), deep("new"), { maxDepth: 10_010 });
     expect(result?.changes).toEqual([expect.objectContaining({ op: "replace", before: "old", after: "new" })]);
     expect(result!.changes[0]!.path.split(" > ")).toHaveLength(10_002); // body > 10,000 divs > p
   });

@@ -89,7 +89,8 @@ export const { pair: pairArb } = fc.letrec<{ pair: Pair; objectPair: Pair; array
       fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constantFrom("a", "b", "c", "d", "e", "f")), { maxLength: 8 }),
       fc.array(fc.tuple(fc.constantFrom<"both" | "a" | "b">("both", "both", "a", "b"), tie("pair")), { minLength: 8, maxLength: 8 }),
       fc.array(fc.integer(), { minLength: 8, maxLength: 8 }),
-      fc.constantFrom("id", "sku"),
+      // "code" is no preferred key: matched only by the fallback inference.
+      fc.constantFrom("id", "sku", "code"),
     )
     .map(([ids, plans, order, key]): Pair => {
       const a: Json[] = [];

@@ -61,6 +61,7 @@ describe("default severities and categories", () => {
       value_changed: "info",
       element_added: "info",
       element_removed: "info",
+      element_moved: "info",
     });
     expect(classifySeverity("member_removed")).toBe("critical");
     expect(classifySeverity("element_added")).toBe("info");
@@ -100,18 +101,20 @@ describe("paths and structure", () => {
       expect(resolvePath(c.op === "remove" ? before : after, c.path)).toEqual({ found: true, value: c.op === "remove" ? c.before : c.after });
     }
   });
-  it("keeps the longest ordered run of reordered keyed elements and moves the rest", () => {
+  it("finds no change in a reordered keyed array; with reportMoves, keeps the longest ordered run and moves the rest", () => {
     const before = [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }];
     const after = [{ id: 4 }, { id: 1 }, { id: 2 }, { id: 3 }];
-    const diff = diffJson(before, after)!;
-    expect(diff.changes.map((c) => `${c.op} ${c.path}`)).toEqual(["remove $[3]", "add $[0]"]);
+    expect(diffJson(before, after)).toBeNull();
+    const diff = diffJson(before, after, { reportMoves: true })!;
+    expect(diff.changes.map((c) => `${c.op} ${c.from ?? ""} ${c.path}`)).toEqual(["move $[3] $[0]"]);
     expect(fastJsonPatch.applyPatch(structuredClone(before), toJsonPatch(diff.changes) as Operation[]).newDocument).toEqual(after);
   });
   it("falls back to positions when keys repeat or are missing", () => {
     expect(diffJson([{ id: 1, v: 1 }, { id: 1, v: 2 }], [{ id: 1, v: 2 }, { id: 1, v: 2 }])!.changes).toEqual([
       { path: "$[0].v", category: "value", op: "replace", severity: "info", before: 1, after: 2 },
     ]);
-    expect(diffJson([{ v: 1 }], [{ v: 0 }, { v: 1 }])!.changes.map((c) => `${c.op} ${c.path}`)).toEqual(["add $[1]", "replace $[0].v"]);
+    // No scalar member to key on (before the key inference, [{ v: 1 }] to [{ v: 0 }, { v: 1 }] was such a case; now v is inferred).
+    expect(diffJson([{ v: [1] }], [{ v: [0] }, { v: [1] }])!.changes.map((c) => `${c.op} ${c.path}`)).toEqual(["add $[1]", "replace $[0].v[0]"]);
   });
   it("reports an insertion in the middle of a primitive array as one add", () => {
     expect(diffJson([1, 2, 3, 4], [1, 2, 9, 3, 4])!.changes).toEqual([{ path: "$[2]", category: "value", op: "add", severity: "info", after: 9 }]);

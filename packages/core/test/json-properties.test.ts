@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import fastJsonPatch, { type Operation } from "fast-json-patch";
 import { describe, expect, it } from "vitest";
-import { type Change, diffJson, maxSeverity, parsePath, resolvePath, toJsonPatch } from "../src/index.js";
+import { type Change, canonicalJson, diffJson, maxSeverity, parsePath, resolvePath, toJsonPatch } from "../src/index.js";
 import { type Json, jsonArb, pairArb, reorderKeys } from "./json-arbitraries.js";
 
 const RUNS = 3000;
@@ -22,10 +22,10 @@ describe("diffJson properties", () => {
     );
   });
 
-  it("gives a patch that turns a into b, paths that resolve to the changed nodes, consistent counts", () => {
+  it("gives a patch that turns a into b (reportMoves on), paths that resolve to the changed nodes, consistent counts", () => {
     fc.assert(
       fc.property(pairArb, ([a, b]) => {
-        const diff = diffJson(a, b);
+        const diff = diffJson(a, b, { reportMoves: true, floatEpsilon: 0 });
         if (diff === null) {
           expect(b).toEqual(a);
           return;
@@ -41,6 +41,9 @@ describe("diffJson properties", () => {
           if (change.op === "remove") {
             const node = resolvePath(a, segments);
             expect(node).toEqual({ found: true, value: change.before });
+          } else if (change.op === "move") {
+            expect(resolvePath(a, change.from!)).toEqual({ found: true, value: change.before });
+            expect(resolvePath(b, segments)).toEqual({ found: true, value: change.after });
           } else {
             const node = resolvePath(b, segments);
             expect(node).toEqual({ found: true, value: change.after });
@@ -50,6 +53,23 @@ describe("diffJson properties", () => {
           // a root type change is one replace at $
           if (jsonKind(a) !== jsonKind(b)) expect(diff.changes).toEqual([expect.objectContaining({ path: "$", op: "replace" })]);
         }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("by default reports what reportMoves reports except the moves of reordered keyed elements", () => {
+    fc.assert(
+      fc.property(pairArb, ([a, b]) => {
+        const quiet = diffJson(a, b, { floatEpsilon: 0 })?.changes ?? [];
+        const exact = diffJson(a, b, { reportMoves: true, floatEpsilon: 0 })?.changes ?? [];
+        const line = (c: Change): string => JSON.stringify([c.op, c.from, c.path, c.before, c.after, c.severity]);
+        const exactLines = exact.map(line);
+        for (const change of quiet) expect(exactLines).toContain(line(change));
+        const quietLines = new Set(quiet.map(line));
+        for (const change of exact) if (!quietLines.has(line(change))) expect(change.op).toBe("move");
+        // Without reorders both are the same, and the quiet patch turns a into b up to element order.
+        if (quiet.length === exact.length) expect(sortArrays(quiet.length === 0 ? a : apply(a, quiet))).toEqual(sortArrays(b));
       }),
       { numRuns: RUNS },
     );
@@ -79,6 +99,15 @@ describe("diffJson properties", () => {
     );
   });
 });
+
+/** A deep copy with every array's elements sorted by their canonical JSON (order-insensitive comparison). */
+function sortArrays(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(sortArrays).sort((x, y) => (canonicalJson(x) < canonicalJson(y) ? -1 : canonicalJson(x) > canonicalJson(y) ? 1 : 0));
+  }
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sortArrays(v)]));
+}
 
 function jsonKind(v: Json): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;

@@ -27,7 +27,7 @@ function wrap(value: unknown, levels: number): { doc: unknown; prefix: string } 
 }
 
 function shifted(changes: Change[], prefix: string): Change[] {
-  return changes.map((c) => ({ ...c, path: prefix + c.path.slice(1) }));
+  return changes.map((c) => (c.from === undefined ? { ...c, path: prefix + c.path.slice(1) } : { ...c, path: prefix + c.path.slice(1), from: prefix + c.from.slice(1) }));
 }
 
 function outcome(run: () => ReturnType<typeof diffJson>): { changes: Change[] | null; counts?: unknown[] } | { error: string; message: string } {
@@ -61,8 +61,8 @@ function expectSameDeep(a: unknown, b: unknown, levels: number, options: DiffJso
 describe("recursive and explicit-stack walks agree", () => {
   it("on random pairs wrapped past the recursion limit, or straddling it", () => {
     fc.assert(
-      fc.property(pairArb, fc.integer({ min: RECURSION_LIMIT - 6, max: RECURSION_LIMIT + 4 }), ([a, b], levels) => {
-        expectSameDeep(a, b, levels);
+      fc.property(pairArb, fc.integer({ min: RECURSION_LIMIT - 6, max: RECURSION_LIMIT + 4 }), fc.boolean(), ([a, b], levels, reportMoves) => {
+        expectSameDeep(a, b, levels, reportMoves ? { reportMoves } : {});
       }),
       { numRuns: 600 },
     );
@@ -75,6 +75,23 @@ describe("recursive and explicit-stack walks agree", () => {
       expectSameDeep(before, after, levels, { defaultArrayKey: "sku" });
       expectSameDeep(before, after, levels, { defaultArrayKey: false });
     }
+  });
+
+  it("on moves, inferred keys and volatile, tolerance and unordered entries", () => {
+    const policy = { volatile: [{ path: "$..ts" }], tolerance: [{ path: "$..temp", absolute: 1 }], unordered: ["$..tags"] };
+    const before = { rows: [{ code: "A", ts: 1, temp: 20 }, { code: "B", ts: 2, temp: 20 }], tags: ["x", "y", "y"], list: ["a", "b", "c"], todo: [{ t: 1 }], done: [] as unknown[] };
+    const after = { rows: [{ code: "B", ts: 3, temp: 20.5 }, { code: "A", ts: 4, temp: 25 }], tags: ["y", "z", "x"], list: ["b", "c", "a"], todo: [] as unknown[], done: [{ t: 1 }] };
+    for (const levels of [1, RECURSION_LIMIT - 1, RECURSION_LIMIT, RECURSION_LIMIT + 1, RECURSION_LIMIT + 25]) {
+      expectSameDeep(before, after, levels, { policy });
+      expectSameDeep(before, after, levels, { policy, reportMoves: true });
+    }
+    expect(diffJson(before, after, { policy })!.changes.map((c) => `${c.op} ${c.path}`)).toEqual([
+      "replace $.rows[1].temp",
+      "remove $.tags[2]",
+      "add $.tags[1]",
+      "move $.list[2]",
+      "move $.done[0]",
+    ]);
   });
 
   it("on values that are not JSON, reported at the same position", () => {

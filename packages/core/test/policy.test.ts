@@ -60,8 +60,8 @@ describe("applyPolicy rule forms", () => {
     expect(out.map((c) => c.severity)).toEqual(["low", "medium", "info", "medium", "high", "info"]);
   });
 
-  it("evaluates filter expressions with jsonpath-plus on the right document, once per rule", () => {
-    const policy = validatePolicyRules({ rules: [{ path: "$.items[?(@.internal === true)]", action: "ignore" }] });
+  it("evaluates RFC 9535 filter expressions on the right document, once per rule", () => {
+    const policy = validatePolicyRules({ rules: [{ path: "$.items[?@.internal == true]", action: "ignore" }] });
     let reads = 0;
     const item = (id: number, internal: boolean): Record<string, unknown> => {
       const o: Record<string, unknown> = { id };

@@ -9,7 +9,11 @@ export const CategorySchema = z.enum(["schema", "value"]);
 export type Category = z.infer<typeof CategorySchema>;
 
 /** RFC 6902-style operation of one change. */
-export const OpSchema = z.enum(["add", "remove", "replace"]);
+/**
+ * What happened at a path, as in JSON Patch (RFC 6902): `move` takes the value at `from` to `path`
+ * (an element that changed place, or an equal value removed at one path and added at another).
+ */
+export const OpSchema = z.enum(["add", "remove", "replace", "move"]);
 export type Op = z.infer<typeof OpSchema>;
 
 /** Severities in ascending order. */

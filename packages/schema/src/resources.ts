@@ -157,6 +157,8 @@ export const ChangeSchema = z.object({
   path: z.string(),
   category: CategorySchema,
   op: OpSchema,
+  /** `move` only: where the value was (old document), as `path` says where it is now. */
+  from: z.string().optional(),
   severity: SeveritySchema,
   detail: z.string().optional(),
   before: z.unknown().optional(),
@@ -172,6 +174,11 @@ const diffCommon = {
   diffFingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   topSeverity: SeveritySchema,
   changes: z.array(ChangeSchema),
+  /**
+   * True when `changes` lists only the first changes (the server's diff size caps); the counts,
+   * `diffFingerprint` and `topSeverity` still cover every change. Absent otherwise.
+   */
+  truncated: z.boolean().optional(),
   requestId: z.string(),
   status: z.number().int(),
   latencyMs: z.number().int(),
@@ -224,10 +231,53 @@ export const PolicyRuleSchema = z.strictObject({
 });
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
 
+/**
+ * A volatile target: a JSONPath (api monitors) or a CSS selector (website monitors) whose VALUE
+ * changes are noise. Unlike `action: "ignore"`, presence and type still count: a volatile member
+ * that disappears or changes type is still reported.
+ */
+export const VolatileRuleSchema = z
+  .strictObject({
+    path: z.string().min(1).max(1000).optional(),
+    selector: z.string().min(1).max(1000).optional(),
+  })
+  .refine((rule) => (rule.path === undefined) !== (rule.selector === undefined), {
+    message: "a volatile entry names exactly one of path or selector",
+  });
+export type VolatileRule = z.infer<typeof VolatileRuleSchema>;
+
+/** Numbers at `path` are equal when they differ by at most `absolute` or by at most `relative` x max(|a|, |b|). */
+export const ToleranceRuleSchema = z
+  .strictObject({
+    path: z.string().min(1).max(1000),
+    absolute: z.number().nonnegative().optional(),
+    relative: z.number().nonnegative().max(1).optional(),
+  })
+  .refine((rule) => rule.absolute !== undefined || rule.relative !== undefined, {
+    message: "a tolerance names absolute, relative or both",
+  });
+export type ToleranceRule = z.infer<typeof ToleranceRuleSchema>;
+
+/** Built-in normalisation of obviously volatile website text; every switch defaults to on. */
+export const NormalizeSchema = z.strictObject({
+  /** "3 minutes ago", "vor 3 Minuten", "il y a 2 heures", ... */
+  relativeTimes: z.boolean().optional(),
+  /** CSRF tokens, nonces and similar one-time attribute values. */
+  csrfTokens: z.boolean().optional(),
+  /** Cache-busting query strings in asset URLs (`app.js?v=123`, `style.css?1699999999`). */
+  cacheBusters: z.boolean().optional(),
+});
+export type Normalize = z.infer<typeof NormalizeSchema>;
+
 export const PolicyRulesSchema = z.strictObject({
   rules: z.array(PolicyRuleSchema).max(500).default([]),
   arrayKeys: z.record(z.string().min(1), z.string().min(1)).optional(),
   notify: z.strictObject({ minSeverity: SeveritySchema.optional() }).optional(),
+  volatile: z.array(VolatileRuleSchema).max(500).optional(),
+  tolerance: z.array(ToleranceRuleSchema).max(500).optional(),
+  /** JSONPaths of arrays whose order does not matter (compared as multisets). */
+  unordered: z.array(z.string().min(1).max(1000)).max(500).optional(),
+  normalize: NormalizeSchema.optional(),
 });
 export type PolicyRules = z.output<typeof PolicyRulesSchema>;
 export type PolicyRulesInput = z.input<typeof PolicyRulesSchema>;
@@ -238,6 +288,11 @@ export const SettingsSchema = z.object({
   monitorId: z.string(),
   policyRulesJson: PolicyRulesSchema,
   snapshotRetention: z.number().int(),
+  /**
+   * When true, future diffs use `policyRulesJson` merged with the policy learned from the
+   * monitor's recent snapshots (`GET /api/monitors/{id}/noise`); the user's rules always win.
+   */
+  autoApplySuggestions: z.boolean(),
   updatedAt: TimestampSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -246,8 +301,53 @@ export type Settings = z.infer<typeof SettingsSchema>;
 export const SettingsUpdateSchema = z.strictObject({
   policyRules: PolicyRulesSchema.optional(),
   snapshotRetention: z.number().int().min(1).max(10000).optional(),
+  autoApplySuggestions: z.boolean().optional(),
 });
 export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Noise profile (what driftwatch learned from a monitor's recent snapshots)
+
+/** Why one part of a suggested policy is there, or why a changing field was kept. */
+export const PolicyEvidenceSchema = z.object({
+  kind: z.enum(["volatile", "arrayKey", "unordered", "tolerance", "severity", "kept"]),
+  /** The part of the suggested policy this explains (`volatile[0]`, `arrayKeys['$.items']`); absent for `kept`. */
+  rule: z.string().optional(),
+  /** JSONPath of the field or array. */
+  path: z.string().optional(),
+  /** CSS selector of the block (website monitors). */
+  selector: z.string().optional(),
+  /** In how many consecutive pairs of samples it changed. */
+  changed: z.number().int(),
+  /** How many consecutive pairs of samples were looked at. */
+  pairs: z.number().int(),
+  /** The value shape seen: `iso8601`, `uuid`, `counter`, `enum`, ... */
+  shape: z.string().optional(),
+  /** One sentence, e.g. "changed in 4 of 4 fetches, always an ISO 8601 timestamp". */
+  reason: z.string(),
+});
+/** One entry of `evidence` (core's `PolicyEvidence`, as the API serves it). */
+export type NoiseEvidence = z.infer<typeof PolicyEvidenceSchema>;
+
+/** Fewest snapshots the service learns from; with fewer, the suggested policy is empty. */
+export const NOISE_MIN_SAMPLES = 3;
+/** Most snapshots (the newest) the service learns from. */
+export const NOISE_MAX_SAMPLES = 10;
+
+/** `GET /api/monitors/{id}/noise`: the policy suggested by the monitor's recent snapshots, with its evidence. */
+export const NoiseProfileSchema = z.object({
+  monitorId: z.string(),
+  /** Snapshots learned from: the newest, at most `NOISE_MAX_SAMPLES`, within a byte budget. */
+  samples: z.number().int(),
+  /** Snapshots needed before anything is suggested (3); below it `policy` is empty. */
+  minSamples: z.number().int(),
+  /** The suggested policy (a valid `policyRules` for the settings endpoint). */
+  policy: PolicyRulesSchema,
+  evidence: z.array(PolicyEvidenceSchema),
+  /** Whether the monitor's `autoApplySuggestions` setting applies this policy to its diffs. */
+  appliedAutomatically: z.boolean(),
+});
+export type NoiseProfile = z.infer<typeof NoiseProfileSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks and deliveries
@@ -346,6 +446,8 @@ export const EventChangeSchema = z.object({
   path: z.string(),
   category: CategorySchema,
   op: OpSchema,
+  /** `move` only: the old path. */
+  from: z.string().optional(),
   severity: SeveritySchema,
 });
 export type EventChange = z.infer<typeof EventChangeSchema>;
@@ -365,6 +467,10 @@ export const DiffDetectedEventSchema = z.object({
     schemaChanges: z.number().int(),
     valueChanges: z.number().int(),
     changes: z.array(EventChangeSchema),
+    /** True when `changes` lists only the first changes (diff or payload size caps); the counts cover all. */
+    truncated: z.boolean().optional(),
+    /** Where to fetch the full stored diff (`/api/monitors/{id}/diffs/{diffId}`), on truncated events. */
+    diffUrl: z.string().optional(),
   }),
 });
 export type DiffDetectedEvent = z.infer<typeof DiffDetectedEventSchema>;

@@ -1,13 +1,20 @@
+import { DriftwatchError } from "../errors.js";
+
 /**
- * Matching of arrays whose elements are objects sharing an identity key. Elements kept in place
- * form the longest increasing subsequence of old positions in new order (so reordering still
- * round-trips through a JSON Patch); everything else is a removal plus an addition.
+ * Matching of arrays whose elements are objects sharing an identity key (configured or inferred).
+ * Elements with a key on both sides pair up whatever their positions; when moves are wanted, the
+ * elements kept in place form the longest increasing subsequence of old positions in new order and
+ * the rest changed place.
  */
 export interface KeyedMatch {
-  /** Old and new index of each kept element, interleaved: [old0, new0, old1, new1, ...]. */
+  /** Old and new index of each element on both sides, interleaved: [old0, new0, old1, new1, ...]. */
   pairs: number[];
   removed: number[];
   added: number[];
+  /** True when the paired elements are not in the same relative order on both sides. */
+  reordered: boolean;
+  /** With `wantMoves`: the pairs that changed place (outside the longest ordered run). */
+  moved: number[];
 }
 
 type Key = string | number;
@@ -32,10 +39,15 @@ export function looksKeyed(before: readonly unknown[], after: readonly unknown[]
 
 /**
  * Key matching of two arrays, or null when they do not share an identity key (an element without
- * a string or number key, or a key repeated among the elements that moved). The common head and
- * tail (same keys in the same order) pair up directly; only the middle needs maps.
+ * a string or number key, or a key repeated on one side). The common head and tail (same keys in
+ * the same order) pair up directly; only the middle needs maps, and a key repeated inside the head
+ * or tail only (the same keys at the same places on both sides) pairs by position, harmlessly.
+ *
+ * Every element whose key is on both sides is paired, in new-document order. `reordered` says
+ * whether the pairs changed order; with `wantMoves`, `moved` lists the pairs outside the longest
+ * run kept in order (the fewest elements that changed place), as [old, new, old, new, ...].
  */
-export function matchByKey(before: readonly unknown[], after: readonly unknown[], key: string): KeyedMatch | null {
+export function matchByKey(before: readonly unknown[], after: readonly unknown[], key: string, wantMoves = false): KeyedMatch | null {
   const la = before.length;
   const lb = after.length;
   const min = la < lb ? la : lb;
@@ -55,6 +67,8 @@ export function matchByKey(before: readonly unknown[], after: readonly unknown[]
   for (let i = 0; i < head; i++) pairs.push(i, i);
   const removed: number[] = [];
   const added: number[] = [];
+  let reordered = false;
+  let moved: number[] = [];
   if (head + tail < la || head + tail < lb) {
     const oldIndex = new Map<Key, number>();
     for (let i = head; i < la - tail; i++) {
@@ -65,28 +79,132 @@ export function matchByKey(before: readonly unknown[], after: readonly unknown[]
     const count = lb - tail - head;
     const sources = new Int32Array(count);
     const seen = new Set<Key>();
+    let last = -1;
     for (let j = 0; j < count; j++) {
       const k = keyOf(after[head + j], key);
       if (k === undefined || seen.has(k)) return null;
       seen.add(k);
-      sources[j] = oldIndex.get(k) ?? -1;
+      const source = oldIndex.get(k) ?? -1;
+      sources[j] = source;
+      if (source >= 0) {
+        if (source < last) reordered = true;
+        last = source;
+      }
     }
-    const kept = longestIncreasing(sources);
+    // A key of the common head or tail that also occurs in the middle repeats on one side.
+    for (let i = 0; i < head; i++) {
+      const k = keyOf(before[i], key)!;
+      if (oldIndex.has(k) || seen.has(k)) return null;
+    }
+    for (let i = la - tail; i < la; i++) {
+      const k = keyOf(before[i], key)!;
+      if (oldIndex.has(k) || seen.has(k)) return null;
+    }
     const keptOld = new Uint8Array(la);
+    const kept = reordered && wantMoves ? longestIncreasing(sources) : undefined;
     for (let j = 0; j < count; j++) {
-      if (kept[j]) {
-        pairs.push(sources[j]!, head + j);
-        keptOld[sources[j]!] = 1;
+      const source = sources[j]!;
+      if (source >= 0) {
+        pairs.push(source, head + j);
+        keptOld[source] = 1;
+        if (kept !== undefined && !kept[j]) moved.push(source, head + j);
       } else added.push(head + j);
     }
     for (let i = head; i < la - tail; i++) if (!keptOld[i]) removed.push(i);
   }
   for (let t = tail - 1; t >= 0; t--) pairs.push(la - 1 - t, lb - 1 - t);
-  return { pairs, removed, added };
+  if (!reordered) moved = [];
+  return { pairs, removed, added, reordered, moved };
+}
+
+/**
+ * Identity keys tried first, in this order, on arrays of objects with no configured key: the
+ * first one that every element of both arrays carries (a string or finite number) with no
+ * repeats on either side is used.
+ */
+export const PREFERRED_ARRAY_KEYS: readonly string[] = Object.freeze(["id", "uuid", "key", "slug", "name", "sku"]);
+
+/** Fields considered by the fallback inference: the first ones of the first element (sorted). */
+const MAX_KEY_CANDIDATES = 64;
+const PREFERRED = new Set(PREFERRED_ARRAY_KEYS);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The fallback of key inference: a string or integer member present and unique in every element
+ * of both arrays and shared by at least one element of each (an identity that identifies nothing is a
+ * value, not a key). The most shared wins; ties go to the name first in code-unit order, so
+ * the choice never depends on member order.
+ */
+/** A fallback identity value: a string or an integer (a fractional number is a measurement, not an id). */
+function identityOf(element: unknown, key: string): Key | undefined {
+  const k = keyOf(element, key);
+  return typeof k === "number" && !Number.isInteger(k) ? undefined : k;
+}
+
+function fallbackKey(before: readonly unknown[], after: readonly unknown[]): string | undefined {
+  if (before.length === 0 || after.length === 0) return undefined;
+  const first = before[0];
+  if (!isPlainObject(first)) return undefined;
+  let candidates: string[] = [];
+  for (const name of Object.keys(first)) {
+    if (!PREFERRED.has(name) && identityOf(first, name) !== undefined) candidates.push(name);
+  }
+  if (candidates.length === 0) return undefined;
+  candidates.sort();
+  if (candidates.length > MAX_KEY_CANDIDATES) candidates = candidates.slice(0, MAX_KEY_CANDIDATES);
+  const oldValues = candidates.map(() => new Set<Key>());
+  const alive = new Uint8Array(candidates.length).fill(1);
+  let left = candidates.length;
+  for (const element of before) {
+    for (let c = 0; c < candidates.length; c++) {
+      if (!alive[c]) continue;
+      const k = identityOf(element, candidates[c]!);
+      if (k === undefined || oldValues[c]!.has(k)) {
+        alive[c] = 0;
+        if (--left === 0) return undefined;
+      } else oldValues[c]!.add(k);
+    }
+  }
+  const newValues = candidates.map(() => new Set<Key>());
+  const shared = new Int32Array(candidates.length);
+  for (const element of after) {
+    for (let c = 0; c < candidates.length; c++) {
+      if (!alive[c]) continue;
+      const k = identityOf(element, candidates[c]!);
+      if (k === undefined || newValues[c]!.has(k)) {
+        alive[c] = 0;
+        if (--left === 0) return undefined;
+      } else {
+        newValues[c]!.add(k);
+        if (oldValues[c]!.has(k)) shared[c] = shared[c]! + 1;
+      }
+    }
+  }
+  let best = -1;
+  for (let c = 0; c < candidates.length; c++) if (alive[c] && shared[c]! > 0 && (best < 0 || shared[c]! > shared[best]!)) best = c;
+  return best < 0 ? undefined : candidates[best];
+}
+
+/** Key inference and matching in one pass: the inferred key and its match, or undefined. */
+export function inferKeyedMatch(before: readonly unknown[], after: readonly unknown[], wantMoves: boolean): { key: string; match: KeyedMatch } | undefined {
+  const probe = before.length > 0 ? before[0] : after[0];
+  if (!isPlainObject(probe)) return undefined;
+  for (const key of PREFERRED_ARRAY_KEYS) {
+    if (!looksKeyed(before, after, key)) continue;
+    const match = matchByKey(before, after, key, wantMoves);
+    if (match) return { key, match };
+  }
+  const key = fallbackKey(before, after);
+  if (key === undefined) return undefined;
+  const match = matchByKey(before, after, key, wantMoves);
+  return match ? { key, match } : undefined;
 }
 
 /** Marks a longest strictly increasing subsequence of the non-negative entries (patience sort). */
-function longestIncreasing(values: Int32Array): Uint8Array {
+export function longestIncreasing(values: Int32Array): Uint8Array {
   const n = values.length;
   const tails: number[] = []; // index into values of the smallest tail of each length
   const previous = new Int32Array(n).fill(-1);
@@ -110,4 +228,24 @@ function longestIncreasing(values: Int32Array): Uint8Array {
     j = previous[j]!;
   }
   return marks;
+}
+
+/**
+ * The identity key `diffJson` infers for two versions of an array of objects when no `arrayKeys`
+ * entry names one, or undefined when the elements are matched by position. In order: the first of
+ * `id`, `uuid`, `key`, `slug`, `name`, `sku` that every element of both arrays carries (a string
+ * or finite number) without repeats on either side (a repeat is tolerated only within the common
+ * head or tail, where both sides hold the same keys in the same order and pair by position); else,
+ * among the other members of the first element holding a string or an integer (a fractional
+ * number is a measurement, not an identity) that are present and unique in every element of both
+ * arrays, the one whose values
+ * are shared by the most elements of both arrays (at least one), ties going to the name first in
+ * code-unit order, so member order never changes the choice.
+ */
+export function inferArrayKey(before: unknown[], after: unknown[]): string | undefined {
+  if (!Array.isArray(before) || !Array.isArray(after)) {
+    const which = Array.isArray(before) ? "after" : "before";
+    throw new DriftwatchError("invalid_input", `inferArrayKey: ${which} must be an array`, { details: [{ path: which, message: "expected an array" }] });
+  }
+  return inferKeyedMatch(before, after, false)?.key;
 }

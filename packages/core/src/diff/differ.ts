@@ -1,12 +1,16 @@
 import type { Op } from "@driftwatch/schema";
 import type { PathSegment } from "../paths/index.js";
-import { arrayKeyFor, type CompiledPolicy } from "../policy/index.js";
+import { arrayKeyEntryFor, type CompiledPathEntry, type CompiledPolicy, entryExactly } from "../policy/index.js";
 import { matchesExactly, type PathStep } from "../policy/jsonpath.js";
 import { type ChangeKind, replacementKind } from "../severity/index.js";
-import { looksKeyed, matchByKey } from "./arrays.js";
+import { inferKeyedMatch, type KeyedMatch, looksKeyed, matchByKey } from "./arrays.js";
+import { permutationMoves, SIGNATURE_BUDGET, SignatureBudget, signatureOf } from "./signature.js";
 import { CYCLE_CHECK_EVERY, checkDepth, invalidInput, notJson, type PathNode, type Side, segmentsOf, validateTree } from "./walk.js";
 
-/** A change as the walk finds it; paths, categories and policy are applied afterwards. */
+/**
+ * A change as the walk finds it; paths, categories and policy are applied afterwards. A move has
+ * its old place in `fromParent` + `oldSeg` (old document) and its new one in `parent` + `newSeg`.
+ */
 export class RawChange {
   constructor(
     readonly kind: ChangeKind,
@@ -16,8 +20,31 @@ export class RawChange {
     readonly newSeg: PathSegment | undefined,
     readonly before: unknown,
     readonly after: unknown,
+    readonly fromParent: PathNode | null = null,
   ) {}
 }
+
+/** Why the walk left something out or matched it the way it did (collected with `explain` only). */
+export interface WalkNote {
+  outcome: "float_noise" | "unordered" | "inferred_key";
+  /** The node: `parent` + `seg` in the new document (`seg` undefined for the root). */
+  parent: PathNode | null;
+  seg: PathSegment | undefined;
+  rule: string | undefined;
+  detail: string;
+}
+
+/** How the walk treats numbers, arrays and moves (DiffJsonOptions, resolved). */
+export interface WalkSettings {
+  /** Relative difference below which two numbers are equal; 0 compares exactly. */
+  floatEpsilon: number;
+  /** Report reorders of key-matched arrays as `move` changes. */
+  reportMoves: boolean;
+  /** Collect WalkNotes. */
+  explain: boolean;
+}
+
+export const DEFAULT_WALK_SETTINGS: WalkSettings = Object.freeze({ floatEpsilon: 1e-12, reportMoves: false, explain: false });
 
 /** A container on the recursive walk's path, made only once a change or a lookup needs it. */
 class PathRecord implements PathNode {
@@ -46,6 +73,16 @@ class Frame extends PathRecord {
 export interface ArrayKeyPattern {
   steps: readonly PathStep[];
   key: string;
+  /** The path as written, for explanations. */
+  pattern: string;
+}
+
+/** How one array is matched: a key (with the rule that named it), inference, or positions. */
+interface ArrayPlanRules {
+  /** A key name, `false` for positions, undefined to infer one. */
+  key: string | false | undefined;
+  keyRule: string | undefined;
+  unordered: CompiledPathEntry | undefined;
 }
 
 /**
@@ -76,13 +113,15 @@ export class JsonDiffer {
    * here for the life of the module, keeps their maps and so the optimised walk alive.
    */
   static readonly shapes: readonly object[] = [
-    new JsonDiffer(1, "id", [], undefined),
+    new JsonDiffer(1, undefined, [], undefined, DEFAULT_WALK_SETTINGS),
     new Frame(null, "", "", 0, {}, {}),
     new PathRecord(null, "", "", 0, {}, {}),
     new RawChange("member_added", "add", null, undefined, "", undefined, null),
   ];
 
   readonly changes: RawChange[] = [];
+  /** With `explain`: what the walk hid (float noise, reorders) or inferred. */
+  readonly notes: WalkNote[] | null;
   private readonly stack: Frame[] = [];
   /** The recursive walk's current path by depth; `nodes[d]` is made on demand and reset on entry. */
   private readonly oldSegs: PathSegment[] = [];
@@ -91,7 +130,12 @@ export class JsonDiffer {
   private readonly afters: object[] = [];
   private readonly nodes: (PathNode | undefined)[] = [];
   private readonly recursionLimit: number;
-  private readonly hasKeyPatterns: boolean;
+  private readonly hasArrayRules: boolean;
+  private readonly unordered: readonly CompiledPathEntry[];
+  private readonly floatEpsilon: number;
+  private readonly reportMoves: boolean;
+  /** Characters left for signatures (multiset arrays, permutations, moves) in this diff. */
+  readonly budget = new SignatureBudget(SIGNATURE_BUDGET);
   /** planArray's answer: index pairs (or null for positions) and the range still to compare. */
   private planPairs: number[] | null = null;
   private planStart = 0;
@@ -99,13 +143,19 @@ export class JsonDiffer {
 
   constructor(
     private readonly maxDepth: number,
-    private readonly defaultKey: string | false,
+    /** A key name, `false` for positions, undefined to infer a key per array. */
+    private readonly defaultKey: string | false | undefined,
     private readonly keyPatterns: readonly ArrayKeyPattern[],
     private readonly policy: CompiledPolicy | undefined,
+    settings: WalkSettings,
     recursionLimit = RECURSION_LIMIT,
   ) {
     this.recursionLimit = prototypePolluted() ? 0 : recursionLimit;
-    this.hasKeyPatterns = keyPatterns.length > 0 || (policy !== undefined && policy.arrayKeys.length > 0);
+    this.unordered = policy?.unordered ?? [];
+    this.hasArrayRules = keyPatterns.length > 0 || (policy !== undefined && policy.arrayKeys.length > 0) || this.unordered.length > 0;
+    this.floatEpsilon = settings.floatEpsilon;
+    this.reportMoves = settings.reportMoves;
+    this.notes = settings.explain ? [] : null;
   }
 
   run(before: unknown, after: unknown): void {
@@ -129,6 +179,13 @@ export class JsonDiffer {
       const problem = notJson(a);
       if (problem !== undefined) throw invalidInput("after", parent, newSeg, problem);
       return;
+    }
+    if (typeof a === "number" && typeof b === "number" && this.floatEpsilon > 0 && a - a === 0 && b - b === 0) {
+      const scale = Math.max(Math.abs(a), Math.abs(b));
+      if (Math.abs(a - b) < this.floatEpsilon * scale) {
+        this.notes?.push({ outcome: "float_noise", parent, seg: newSeg, rule: "floatEpsilon", detail: `${a} and ${b} differ by less than a relative ${this.floatEpsilon}` });
+        return;
+      }
     }
     validateTree(a, "before", parent, oldSeg, this.maxDepth);
     validateTree(b, "after", parent, newSeg, this.maxDepth);
@@ -346,17 +403,110 @@ export class JsonDiffer {
     }
   }
 
-  /** The identity key for the array at `node`: configured patterns first, then the default. */
-  private keyFor(node: PathNode): string | false {
-    if (this.hasKeyPatterns) {
-      const segments = segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
-      for (const entry of this.keyPatterns) if (matchesExactly(entry.steps, segments)) return entry.key;
-      if (this.policy) {
-        const key = arrayKeyFor(this.policy, segments);
-        if (key !== undefined) return key;
+  /** How the array at `node` is matched: configured key patterns first, then the policy's, then the default. */
+  private arrayRules(node: PathNode): ArrayPlanRules {
+    const segments = segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
+    const unordered = this.unordered.length > 0 ? entryExactly(this.unordered, segments) : undefined;
+    for (const entry of this.keyPatterns) {
+      if (matchesExactly(entry.steps, segments)) return { key: entry.key, keyRule: `arrayKeys[${JSON.stringify(entry.pattern)}]`, unordered };
+    }
+    if (this.policy) {
+      const entry = arrayKeyEntryFor(this.policy, segments);
+      if (entry !== undefined) return { key: entry.key, keyRule: `arrayKeys[${JSON.stringify(entry.pattern)}]`, unordered };
+    }
+    return { key: this.defaultKey, keyRule: typeof this.defaultKey === "string" ? "defaultArrayKey" : undefined, unordered };
+  }
+
+  /** Emits elements removed from `a` and added to `b` (validated). */
+  private emitRemovedAdded(node: PathNode, a: unknown[], b: unknown[], removed: readonly number[], added: readonly number[]): void {
+    for (const i of removed) {
+      validateTree(a[i], "before", node, i, this.maxDepth);
+      this.emit("element_removed", "remove", node, i, undefined, a[i], undefined);
+    }
+    for (const j of added) {
+      validateTree(b[j], "after", node, j, this.maxDepth);
+      this.emit("element_added", "add", node, undefined, j, undefined, b[j]);
+    }
+  }
+
+  /** Emits moves [old, new, ...] within the array at `node`. */
+  private emitMoves(node: PathNode, a: unknown[], b: unknown[], moves: readonly number[]): void {
+    for (let m = 0; m < moves.length; m += 2) {
+      const oi = moves[m]!;
+      const ni = moves[m + 1]!;
+      this.changes.push(new RawChange("element_moved", "move", node, oi, ni, a[oi], b[ni], node));
+    }
+  }
+
+  /** An array compared as a multiset: equal elements pair up wherever they are. False when it cannot tell (budget, not JSON). */
+  private planMultiset(node: PathNode, a: unknown[], b: unknown[], entry: CompiledPathEntry): boolean {
+    const positions = new Map<string, number[]>();
+    for (let i = 0; i < a.length; i++) {
+      const s = signatureOf(a[i], this.budget);
+      if (s === undefined) return false;
+      const list = positions.get(s);
+      if (list === undefined) positions.set(s, [i]);
+      else list.push(i);
+    }
+    const newSigs: string[] = [];
+    for (let j = 0; j < b.length; j++) {
+      const s = signatureOf(b[j], this.budget);
+      if (s === undefined) return false;
+      newSigs.push(s);
+    }
+    const taken = new Map<string, number>();
+    const keptOld = new Uint8Array(a.length);
+    const added: number[] = [];
+    let reordered = false;
+    let last = -1;
+    for (let j = 0; j < b.length; j++) {
+      const s = newSigs[j]!;
+      const list = positions.get(s);
+      const used = taken.get(s) ?? 0;
+      if (list === undefined || used >= list.length) {
+        added.push(j);
+        continue;
+      }
+      taken.set(s, used + 1);
+      const i = list[used]!;
+      keptOld[i] = 1;
+      if (i < last) reordered = true;
+      last = i;
+    }
+    const removed: number[] = [];
+    for (let i = 0; i < a.length; i++) {
+      if (!keptOld[i]) removed.push(i);
+      // Paired elements are equal and not walked: check them here (depth limits, as the walk would).
+      else validateTree(a[i], "before", node, i, this.maxDepth);
+    }
+    for (let j = 0, k = 0; j < b.length; j++) {
+      if (k < added.length && added[k] === j) k++;
+      else validateTree(b[j], "after", node, j, this.maxDepth);
+    }
+    this.emitRemovedAdded(node, a, b, removed, added);
+    if (reordered && this.notes !== null) {
+      this.notes.push({ outcome: "unordered", parent: node.parent, seg: node.parent === null ? undefined : node.newSeg, rule: `unordered[${entry.index}]`, detail: "elements changed order; the array is compared as a multiset" });
+    }
+    return true;
+  }
+
+  /** A key match: removals, additions, and reorders as moves or (hidden) notes. */
+  private planKeyed(node: PathNode, a: unknown[], b: unknown[], match: KeyedMatch, key: string, keyRule: string | undefined, unordered: CompiledPathEntry | undefined): void {
+    this.emitRemovedAdded(node, a, b, match.removed, match.added);
+    if (match.reordered) {
+      if (this.reportMoves && unordered === undefined) this.emitMoves(node, a, b, match.moved);
+      else if (this.notes !== null) {
+        const moved = match.moved.length / 2;
+        const how = keyRule === undefined ? `inferred key "${key}"` : `key "${key}" (${keyRule})`;
+        this.notes.push({
+          outcome: unordered !== undefined ? "unordered" : "inferred_key",
+          parent: node.parent,
+          seg: node.parent === null ? undefined : node.newSeg,
+          rule: unordered !== undefined ? `unordered[${unordered.index}]` : keyRule,
+          detail: `${moved} element${moved === 1 ? "" : "s"} changed place, matched by ${how}; a reorder is no change${unordered !== undefined ? " (unordered array)" : " (reportMoves is off)"}`,
+        });
       }
     }
-    return this.defaultKey;
   }
 
   /**
@@ -368,29 +518,37 @@ export class JsonDiffer {
    */
   private planArray(frame: Frame | null, d: number, a: unknown[], b: unknown[]): void {
     this.planPairs = null;
-    const key = this.hasKeyPatterns ? this.keyFor(frame ?? this.nodeAt(d)) : this.defaultKey;
-    if (key !== false && looksKeyed(a, b, key)) {
-      const match = matchByKey(a, b, key);
-      if (match) {
-        this.planStart = 0;
-        if (match.removed.length === 0 && match.added.length === 0 && a.length === b.length) {
-          // Same keys in the same order: positions pair up, no pair list needed.
-          this.planEnd = a.length;
-          return;
-        }
-        const node = frame ?? this.nodeAt(d);
-        for (const i of match.removed) {
-          validateTree(a[i], "before", node, i, this.maxDepth);
-          this.emit("element_removed", "remove", node, i, undefined, a[i], undefined);
-        }
-        for (const j of match.added) {
-          validateTree(b[j], "after", node, j, this.maxDepth);
-          this.emit("element_added", "add", node, undefined, j, undefined, b[j]);
-        }
-        this.planPairs = match.pairs;
-        this.planEnd = match.pairs.length;
+    const rules = this.hasArrayRules ? this.arrayRules(frame ?? this.nodeAt(d)) : undefined;
+    const key = rules === undefined ? this.defaultKey : rules.key;
+    const wantMoves = (this.reportMoves && rules?.unordered === undefined) || this.notes !== null;
+    let match: KeyedMatch | null = null;
+    let matchedKey = "";
+    if (key === undefined) {
+      const inferred = inferKeyedMatch(a, b, wantMoves);
+      if (inferred !== undefined) {
+        match = inferred.match;
+        matchedKey = inferred.key;
+      }
+    } else if (key !== false && looksKeyed(a, b, key)) {
+      match = matchByKey(a, b, key, wantMoves);
+      matchedKey = key;
+    }
+    if (match) {
+      this.planStart = 0;
+      if (match.removed.length === 0 && match.added.length === 0 && !match.reordered && a.length === b.length) {
+        // Same keys in the same order: positions pair up, no pair list needed.
+        this.planEnd = a.length;
         return;
       }
+      const keyRule = rules === undefined ? (typeof key === "string" ? "defaultArrayKey" : undefined) : rules.keyRule;
+      this.planKeyed(frame ?? this.nodeAt(d), a, b, match, matchedKey, keyRule, rules?.unordered);
+      this.planPairs = match.pairs;
+      this.planEnd = match.pairs.length;
+      return;
+    }
+    if (rules?.unordered !== undefined && (a.length > 0 || b.length > 0) && this.planMultiset(frame ?? this.nodeAt(d), a, b, rules.unordered)) {
+      this.planStart = this.planEnd = 0;
+      return;
     }
     const la = a.length;
     const lb = b.length;
@@ -414,6 +572,21 @@ export class JsonDiffer {
     const ma = la - prefix - suffix;
     const mb = lb - prefix - suffix;
     const common = ma < mb ? ma : mb;
+    if (ma === mb && ma >= 2) {
+      // The same elements in another order: one move per element that changed place.
+      const moves = permutationMoves(a, b, prefix, prefix + ma, this.budget);
+      if (moves !== null) {
+        // Equal elements are not walked: check them here (depth limits, as the walk would).
+        const node = frame ?? this.nodeAt(d);
+        for (let i = prefix; i < prefix + ma; i++) {
+          validateTree(a[i], "before", node, i, this.maxDepth);
+          validateTree(b[i], "after", node, i, this.maxDepth);
+        }
+        this.emitMoves(node, a, b, moves);
+        this.planStart = this.planEnd = 0;
+        return;
+      }
+    }
     if (ma !== mb) {
       const node = frame ?? this.nodeAt(d);
       for (let i = prefix + common; i < prefix + ma; i++) {

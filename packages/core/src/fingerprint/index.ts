@@ -55,7 +55,7 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * The canonical line of one change: path, op, category, severity, before and after (canonical
- * JSON, empty when absent), separated by NUL. Paths escape control characters and JSON has none
+ * JSON, empty when absent), then `from` for moves, separated by NUL. Paths escape control characters and JSON has none
  * raw, so NUL and the newline between lines cannot occur inside a field.
  */
 function changeLine(c: Change): string {
@@ -63,7 +63,9 @@ function changeLine(c: Change): string {
   const after = c.after === undefined ? "" : canonicalJson(c.after);
   // CSS selectors of website changes could hold a raw newline or NUL; quote those.
   const path = c.path.includes("\n") || c.path.includes("\u0000") ? JSON.stringify(c.path) : c.path;
-  return `${path}\u0000${c.op}\u0000${c.category}\u0000${c.severity}\u0000${before}\u0000${after}`;
+  const line = `${path}\u0000${c.op}\u0000${c.category}\u0000${c.severity}\u0000${before}\u0000${after}`;
+  // A move also says where the value came from (absent on other ops, so their lines are unchanged).
+  return c.from === undefined ? line : `${line}\u0000${JSON.stringify(c.from)}`;
 }
 
 /**

@@ -39,6 +39,26 @@ export interface TextBlock {
   element: Element;
   /** Its own text, whitespace-normalised: text inside nested blocks is not part of it. */
   text: string;
+  /**
+   * What the diff compares: the text with volatile parts replaced by a marker and the built-in
+   * normalisations applied (the text itself when there are none).
+   */
+  key: string;
+  /** Index of the `volatile` entry that covers the block or part of its text, or -1. */
+  volatile: number;
+}
+
+/** How `collectTextBlocks` derives comparison keys. */
+export interface BlockKeyOptions {
+  /** Elements matched by `volatile` selectors, with the entry's index. */
+  volatile?: ReadonlyMap<AnyNode, number>;
+  /** Applied to every key (linear-time normalisation of obviously volatile text). */
+  normalize?: (text: string) => string;
+}
+
+/** The comparison key of a block whose element is inside a volatile element. */
+function volatileMarker(index: number): string {
+  return `\u0001volatile[${index}]\u0001`;
 }
 
 // Runs of white space (with NBSP and the other Unicode spaces that `\s` covers) and zero-width
@@ -59,36 +79,69 @@ export function normalizeText(text: string): string {
  * block itself whatever its tag; `ignored` elements are dropped with their content. Iterative,
  * so documents nested thousands of levels deep do not overflow the stack.
  */
-export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySet<AnyNode>): TextBlock[] {
+export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySet<AnyNode>, keyOptions: BlockKeyOptions = {}): TextBlock[] {
   const checkIgnored = ignored.size > 0;
+  const volatileElements = keyOptions.volatile !== undefined && keyOptions.volatile.size > 0 ? keyOptions.volatile : undefined;
   const elements: Element[] = [];
   const texts: string[] = [];
+  // With volatile elements: the comparison text of each block (volatile inline text replaced by
+  // a marker), the volatile entry covering each block, and each node's inherited entry.
+  const keys: string[] = [];
+  const blockVolatile: number[] = [];
+  const partVolatile: number[] = [];
+  const volatileStack: number[] = [];
   const nodeStack: AnyNode[] = [];
   const blockStack: number[] = [];
   for (let r = roots.length - 1; r >= 0; r--) {
     nodeStack.push(roots[r]!);
     blockStack.push(-2); // -2: a scope root, which opens a block if it is an element
+    if (volatileElements) volatileStack.push(-1);
   }
   while (nodeStack.length > 0) {
     const node = nodeStack.pop()!;
     let block = blockStack.pop()!;
+    let inVolatile = volatileElements ? volatileStack.pop()! : -1;
     if (node.type === "text") {
-      if (block >= 0) texts[block] += (node as unknown as { data: string }).data;
+      if (block >= 0) {
+        const data = (node as unknown as { data: string }).data;
+        texts[block] += data;
+        if (volatileElements && inVolatile < 0) keys[block] += data;
+      }
       continue;
     }
     let children: AnyNode[];
     if (isElement(node)) {
       const kind = tagKind(node.name);
       if (kind === DROPPED || (checkIgnored && ignored.has(node))) continue;
+      let entering = -1;
+      if (volatileElements && inVolatile < 0) {
+        const index = volatileElements.get(node);
+        if (index !== undefined) entering = inVolatile = index;
+      }
       if (block === -2 || kind === BLOCK) {
         // A nested block interrupts the text of the block around it, as a line break would.
-        if (block >= 0) texts[block] += " ";
+        if (block >= 0) {
+          texts[block] += " ";
+          if (volatileElements) keys[block] += " ";
+        }
         block = elements.length;
         elements.push(node);
         texts.push("");
+        if (volatileElements) {
+          keys.push("");
+          blockVolatile.push(inVolatile);
+          partVolatile.push(inVolatile);
+        }
       } else if (kind === BREAK) {
-        if (block >= 0) texts[block] += " ";
+        if (block >= 0) {
+          texts[block] += " ";
+          if (volatileElements) keys[block] += " ";
+        }
         continue;
+      } else if (entering >= 0 && block >= 0) {
+        // Volatile inline text: its presence counts (the marker), its words do not.
+        keys[block] += ` ${volatileMarker(entering)} `;
+        if (partVolatile[block]! < 0) partVolatile[block] = entering;
       }
       children = node.children;
     } else if (node.type === "root") {
@@ -100,14 +153,25 @@ export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySe
     for (let c = children.length - 1; c >= 0; c--) {
       nodeStack.push(children[c]!);
       blockStack.push(block);
+      if (volatileElements) volatileStack.push(inVolatile);
     }
   }
+  const normalize = keyOptions.normalize;
   const blocks: TextBlock[] = [];
   for (let i = 0; i < elements.length; i++) {
     const own = texts[i]!;
     if (own === "") continue;
     const text = normalizeText(own);
-    if (text !== "") blocks.push({ element: elements[i]!, text });
+    if (text === "") continue;
+    let key = text;
+    let volatile = -1;
+    if (volatileElements) {
+      volatile = partVolatile[i]!;
+      if (blockVolatile[i]! >= 0) key = volatileMarker(blockVolatile[i]!);
+      else if (volatile >= 0) key = normalizeText(keys[i]!);
+    }
+    if (normalize !== undefined && !(volatileElements && blockVolatile[i]! >= 0)) key = normalize(key);
+    blocks.push({ element: elements[i]!, text, key, volatile });
   }
   return blocks;
 }

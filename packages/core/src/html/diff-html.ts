@@ -1,12 +1,15 @@
 import { load, type CheerioAPI } from "cheerio";
-import type { AnyNode, Document, Element } from "domhandler";
+import type { AnyNode, Document, Element, ParentNode } from "domhandler";
+import { adapter as htmlparser2Adapter } from "parse5-htmlparser2-tree-adapter";
 import { maxSeverity, type Change, type PolicyRules, type PolicyRulesInput, type Severity } from "@driftwatch/schema";
 import { DriftwatchError } from "../errors.js";
 import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { collectTextBlocks, type TextBlock } from "./blocks.js";
 import { longestCommonSubsequence } from "./lcs.js";
+import { normalizationsIn, normalizeSwitches, type NormalizeSwitches, textNormalizer } from "./normalize.js";
 import { compilePolicy, createPolicyEvaluator, validatePolicyRules, type PolicyTarget } from "../policy/index.js";
-import { PageSelectors } from "./selectors.js";
+import type { DiffExplanation } from "../diff/explain.js";
+import { isElement, PageSelectors } from "./selectors.js";
 
 export interface DiffHtmlOptions {
   /** CSS selector scoping the comparison to the matched element(s) of each page. */
@@ -14,10 +17,34 @@ export interface DiffHtmlOptions {
   /**
    * Policy rules. `selector` + `action: "ignore"` drops matching elements before comparing;
    * other rules (by `selector`, `op`, `category`; first match wins) ignore changes or set their
-   * severity. Rules with a JSONPath `path` apply to JSON diffs only.
+   * severity. Rules with a JSONPath `path` apply to JSON diffs only. `volatile` selectors hide
+   * text changes inside the matched elements (an element appearing or disappearing still counts);
+   * `normalize` switches off built-in normalisations (relative times, tokens and cache-busting
+   * queries shown as text), which are on by default.
    */
   policy?: PolicyRulesInput | null;
+  /**
+   * Attach `explanations`: which rule, volatile selector or normalisation hid or rated each
+   * change. Costs nothing when off. `explainDiffHtml` also explains a diff where nothing survived.
+   */
+  explain?: boolean;
+  /**
+   * Deepest element nesting a page may have (default 512, the depth at which browsers stop
+   * nesting). HTML parsing costs time proportional to the depth for every tag, so deeper pages
+   * are refused with `too_deep` instead of taking quadratic time.
+   */
+  maxDepth?: number;
+  /**
+   * Bound on selector matching work: elements of a page x characters of all selectors (scope,
+   * rules and volatile entries). Default 200,000,000. Past it the diff is refused with `rule_budget_exceeded`.
+   */
+  maxSelectorWork?: number;
 }
+
+/** Default of `DiffHtmlOptions.maxDepth`. */
+export const DEFAULT_HTML_MAX_DEPTH = 512;
+/** Default of `DiffHtmlOptions.maxSelectorWork`. */
+export const DEFAULT_HTML_MAX_SELECTOR_WORK = 200_000_000;
 
 export interface HtmlDiffSummary {
   additions: number;
@@ -35,6 +62,14 @@ export interface HtmlDiffResult {
   topSeverity: Severity;
   /** `path` is a CSS selector of the changed element: in the new page, or the old one for removals. */
   changes: Change[];
+  /** With `explain: true`: why each change (and each hidden one) was hidden or rated. */
+  explanations?: DiffExplanation[];
+}
+
+/** What `explainDiffHtml` returns: the diff (null when nothing survived) and the explanations. */
+export interface ExplainedHtmlDiff {
+  diff: HtmlDiffResult | null;
+  explanations: DiffExplanation[];
 }
 
 /** One text block of a page, as `htmlTextBlocks` reports it. */
@@ -121,6 +156,18 @@ function validateSelectors(policy: PolicyRules, scope: string | null): void {
     const selector = rule.selector;
     if (selector !== undefined) check(selector, (cause) => invalidRuleSelector(policy, selector, cause));
   }
+  (policy.volatile ?? []).forEach((entry, index) => {
+    const selector = entry.selector;
+    if (selector !== undefined) check(selector, (cause) => invalidVolatileSelector(index, selector, cause));
+  });
+}
+
+function invalidVolatileSelector(index: number, selector: string, cause: unknown): DriftwatchError {
+  const message = `not a valid CSS selector: ${JSON.stringify(selector)}`;
+  return new DriftwatchError("invalid_policy_rules", `volatile[${index}].selector is ${message}`, {
+    cause,
+    details: [{ path: `volatile[${index}].selector`, message }],
+  });
 }
 
 /** Rules that only drop elements (`selector` + `ignore`, nothing else): applied before comparing. */
@@ -130,15 +177,110 @@ function ignoredSelectors(policy: PolicyRules): string[] {
     .map((rule) => rule.selector!);
 }
 
-function loadPage(html: string, scope: string | null, policy: PolicyRules): Page {
-  const $ = load(html);
+interface PageLimits {
+  maxDepth: number;
+  maxSelectorWork: number;
+}
+
+const DEFAULT_LIMITS: PageLimits = { maxDepth: DEFAULT_HTML_MAX_DEPTH, maxSelectorWork: DEFAULT_HTML_MAX_SELECTOR_WORK };
+
+function positiveLimit(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new DriftwatchError("invalid_input", `${name} must be a positive integer`, { details: [{ path: name, message: "must be a positive integer" }] });
+  }
+  return value;
+}
+
+function limitsOf(options: DiffHtmlOptions): PageLimits {
+  return {
+    maxDepth: positiveLimit(options.maxDepth, "maxDepth", DEFAULT_LIMITS.maxDepth),
+    maxSelectorWork: positiveLimit(options.maxSelectorWork, "maxSelectorWork", DEFAULT_LIMITS.maxSelectorWork),
+  };
+}
+
+const depths = new WeakMap<object, number>();
+
+/**
+ * The parse5 tree adapter cheerio uses, counting each element's depth as the parser inserts it
+ * and stopping the parse past `maxDepth`. The parser scans its stack of open elements for many
+ * tags, so the depth bound is what keeps parsing linear in the page's size.
+ */
+function depthLimitedAdapter(maxDepth: number): typeof htmlparser2Adapter {
+  const place = (parent: ParentNode, child: AnyNode): void => {
+    if (child.type !== "tag" && child.type !== "script" && child.type !== "style") return;
+    const depth = (depths.get(parent) ?? 0) + 1;
+    if (depth > maxDepth) {
+      throw new DriftwatchError("too_deep", `the page nests elements deeper than maxDepth (${String(maxDepth)} levels)`);
+    }
+    depths.set(child, depth);
+  };
+  return {
+    ...htmlparser2Adapter,
+    appendChild(parent, child): void {
+      place(parent, child);
+      htmlparser2Adapter.appendChild(parent, child);
+    },
+    insertBefore(parent, child, reference): void {
+      place(parent, child);
+      htmlparser2Adapter.insertBefore(parent, child, reference);
+    },
+  };
+}
+
+function countElements(document: Document): number {
+  let count = 0;
+  const stack: AnyNode[] = [document];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type !== "root" && !isElement(node)) continue;
+    if (node.type !== "root") count++;
+    for (const child of (node as ParentNode).children) stack.push(child);
+  }
+  return count;
+}
+
+/** Characters of every selector the diff matches against a page (scope, rule and volatile selectors). */
+function selectorChars(policy: PolicyRules, scope: string | null): number {
+  let chars = scope?.length ?? 0;
+  for (const rule of policy.rules) chars += rule.selector?.length ?? 0;
+  for (const entry of policy.volatile ?? []) chars += entry.selector?.length ?? 0;
+  return chars;
+}
+
+function loadPage(
+  html: string,
+  scope: string | null,
+  policy: PolicyRules,
+  normalize: ((text: string) => string) | undefined,
+  limits: PageLimits = DEFAULT_LIMITS,
+): Page {
+  const $ = load(html, { treeAdapter: depthLimitedAdapter(limits.maxDepth) });
   const document: Document = $.root()[0]!;
+  const chars = selectorChars(policy, scope);
+  if (chars > 0) {
+    const work = countElements(document) * chars;
+    if (work > limits.maxSelectorWork) {
+      throw new DriftwatchError(
+        "rule_budget_exceeded",
+        `matching ${String(chars)} characters of selectors against this page exceeds the selector work bound (${String(limits.maxSelectorWork)} element x character steps)`,
+      );
+    }
+  }
   const ignored = new Set<AnyNode>();
   for (const selector of ignoredSelectors(policy)) {
     for (const element of select($, selector, (cause) => invalidRuleSelector(policy, selector, cause))) ignored.add(element);
   }
+  const volatile = new Map<AnyNode, number>();
+  (policy.volatile ?? []).forEach((entry, index) => {
+    const selector = entry.selector;
+    if (selector === undefined) return;
+    for (const element of select($, selector, (cause) => invalidVolatileSelector(index, selector, cause))) {
+      if (!volatile.has(element)) volatile.set(element, index);
+    }
+  });
   const roots: AnyNode[] = scope === null ? [document] : outermost(select($, scope, (cause) => invalidScope(scope, cause)));
-  return { $, blocks: collectTextBlocks(roots, ignored), selectors: new PageSelectors(document), ruleMatches: new Map() };
+  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
 }
 
 /** Whether the target's element is, or is inside, an element `ruleSelector` matches in its page. */
@@ -255,12 +397,16 @@ function alignedBlocks(a: Int32Array, b: Int32Array): number[] {
   return pairs;
 }
 
-function compareBlocks(before: TextBlock[], after: TextBlock[]): RawChange[] {
+/**
+ * The changes between two block sequences, aligned by their comparison keys. With `matched`,
+ * the aligned index pairs are left there too (for explanations).
+ */
+function compareBlocks(before: TextBlock[], after: TextBlock[], matched?: number[]): RawChange[] {
   const ids = new Map<string, number>();
   const intern = (blocks: TextBlock[]): Int32Array => {
     const out = new Int32Array(blocks.length);
     for (let i = 0; i < blocks.length; i++) {
-      const text = blocks[i]!.text;
+      const text = blocks[i]!.key;
       let id = ids.get(text);
       if (id === undefined) ids.set(text, (id = ids.size));
       out[i] = id;
@@ -268,6 +414,7 @@ function compareBlocks(before: TextBlock[], after: TextBlock[]): RawChange[] {
     return out;
   };
   const matches = alignedBlocks(intern(before), intern(after));
+  if (matched !== undefined) matched.push(...matches);
   const changes: RawChange[] = [];
   let i = 0;
   let j = 0;
@@ -304,33 +451,62 @@ function detailOf(change: RawChange): string {
  *   `invalid_policy_rules` for invalid rules (the detail names the rule index).
  */
 export function diffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOptions = {}): HtmlDiffResult | null {
+  if (options === null || typeof options !== "object") throw new DriftwatchError("invalid_input", "options must be an object");
+  return runDiffHtml(beforeHtml, afterHtml, options, options.explain === true).diff;
+}
+
+/**
+ * `diffHtml` with explanations, always: `{ diff, explanations }`, where `diff` is null when no
+ * change survived and `explanations` still say which volatile selector, normalisation or rule
+ * hid each change (`driftwatch diff --explain`). Elements dropped by `selector` + `ignore` rules
+ * are removed before comparing and are not explained one by one.
+ */
+export function explainDiffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOptions = {}): ExplainedHtmlDiff {
+  if (options === null || typeof options !== "object") throw new DriftwatchError("invalid_input", "options must be an object");
+  const { diff, explanations } = runDiffHtml(beforeHtml, afterHtml, options, true);
+  return { diff, explanations: explanations! };
+}
+
+function runDiffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOptions, explain: boolean): { diff: HtmlDiffResult | null; explanations: DiffExplanation[] | null } {
   requireString(beforeHtml, "beforeHtml");
   requireString(afterHtml, "afterHtml");
-  if (options === null || typeof options !== "object") throw new DriftwatchError("invalid_input", "options must be an object");
   const scope = options.selector ?? null;
   if (scope !== null && (typeof scope !== "string" || scope.trim() === "")) {
     throw new DriftwatchError("invalid_input", "selector must be a non-empty CSS selector", {
       details: [{ path: "selector", message: "must be a non-empty string" }],
     });
   }
+  if (options.explain !== undefined && typeof options.explain !== "boolean") {
+    throw new DriftwatchError("invalid_input", "explain must be a boolean", { details: [{ path: "explain", message: "expected a boolean" }] });
+  }
   const policy = options.policy === undefined || options.policy === null ? EMPTY_POLICY : validatePolicyRules(options.policy);
   validateSelectors(policy, scope);
-  const oldPage = loadPage(beforeHtml, scope, policy);
-  const newPage = loadPage(afterHtml, scope, policy);
+  const switches = normalizeSwitches(policy.normalize);
+  const normalize = textNormalizer(switches);
+  const limits = limitsOf(options);
+  const oldPage = loadPage(beforeHtml, scope, policy, normalize, limits);
+  const newPage = loadPage(afterHtml, scope, policy, normalize, limits);
   const evaluate = createPolicyEvaluator(compilePolicy(policy), {
     kind: "html",
     matchSelector: (ruleSelector, target) => isInsideRuleSelector(policy, ruleSelector, target as HtmlPolicyTarget),
   });
 
+  const explanations: DiffExplanation[] | null = explain ? [] : null;
+  const matched: number[] | undefined = explain ? [] : undefined;
+  const raws = compareBlocks(oldPage.blocks, newPage.blocks, matched);
+  if (explanations !== null) explainHidden(oldPage, newPage, matched!, switches, explanations);
   const changes: Change[] = [];
   const summary: HtmlDiffSummary = { additions: 0, removals: 0, modifications: 0 };
-  for (const raw of compareBlocks(oldPage.blocks, newPage.blocks)) {
+  for (const raw of raws) {
     // Adds and replaces resolve in the new page, removals in the old one.
     const [page, block] = raw.op === "remove" ? [oldPage, raw.before!] : [newPage, raw.after!];
     const path = page.selectors.selectorOf(block.element);
     const target: HtmlPolicyTarget = { path, category: "value", op: raw.op, page, element: block.element };
     const decision = policy.rules.length === 0 ? undefined : evaluate(target);
-    if (decision?.action === "ignore") continue;
+    if (decision?.action === "ignore") {
+      explanations?.push({ path, selector: path, outcome: "ignored", rule: `rules[${decision.rule}]`, detail: `${detailOf(raw)}: ignored by the policy` });
+      continue;
+    }
     const change: Change = {
       path,
       category: "value",
@@ -341,12 +517,20 @@ export function diffHtml(beforeHtml: string, afterHtml: string, options: DiffHtm
     if (raw.before !== undefined) change.before = raw.before.text;
     if (raw.after !== undefined) change.after = raw.after.text;
     changes.push(change);
+    if (explanations !== null) {
+      const entry: DiffExplanation = { path, selector: path, outcome: "rated", severity: change.severity, detail: "" };
+      if (decision?.action === "set") {
+        entry.rule = `rules[${decision.rule}]`;
+        entry.detail = `${change.detail}: rated ${change.severity} by the policy`;
+      } else entry.detail = `${change.detail}: default severity info`;
+      explanations.push(entry);
+    }
     if (raw.op === "add") summary.additions++;
     else if (raw.op === "remove") summary.removals++;
     else summary.modifications++;
   }
-  if (changes.length === 0) return null;
-  return {
+  if (changes.length === 0) return { diff: null, explanations };
+  const diff: HtmlDiffResult = {
     classification: "content_change",
     summary,
     changedTargets: [...new Set(changes.map((change) => change.path))],
@@ -354,16 +538,42 @@ export function diffHtml(beforeHtml: string, afterHtml: string, options: DiffHtm
     topSeverity: maxSeverity(changes.map((change) => change.severity))!,
     changes,
   };
+  if (explanations !== null) diff.explanations = explanations;
+  return { diff, explanations };
+}
+
+/** Aligned blocks whose text differs although their keys are equal: hidden as volatile or normalised. */
+function explainHidden(oldPage: Page, newPage: Page, matched: readonly number[], switches: NormalizeSwitches, out: DiffExplanation[]): void {
+  for (let p = 0; p < matched.length; p += 2) {
+    const before = oldPage.blocks[matched[p]!]!;
+    const after = newPage.blocks[matched[p + 1]!]!;
+    if (before.text === after.text) continue;
+    const path = newPage.selectors.selectorOf(after.element);
+    const index = after.volatile >= 0 ? after.volatile : before.volatile;
+    if (index >= 0) {
+      out.push({ path, selector: path, outcome: "volatile", rule: `volatile[${index}]`, detail: `text inside a volatile element changed in <${after.element.name}>` });
+      continue;
+    }
+    const rules = [...new Set([...normalizationsIn(before.text, switches), ...normalizationsIn(after.text, switches)])];
+    const entry: DiffExplanation = {
+      path,
+      selector: path,
+      outcome: "volatile",
+      detail: `text changed in <${after.element.name}> only where it is normalised (${rules.map((r) => r.slice("normalize.".length)).join(", ")})`,
+    };
+    if (rules.length > 0) entry.rule = rules.join(", ");
+    out.push(entry);
+  }
 }
 
 /**
  * The text blocks `diffHtml` compares, with a selector for each: to see what a page reduces to,
  * or to choose a scope `selector` and policy rules.
  */
-export function htmlTextBlocks(html: string, options: Pick<DiffHtmlOptions, "selector" | "policy"> = {}): HtmlTextBlock[] {
+export function htmlTextBlocks(html: string, options: Pick<DiffHtmlOptions, "selector" | "policy" | "maxDepth" | "maxSelectorWork"> = {}): HtmlTextBlock[] {
   requireString(html, "html");
   const policy = options.policy === undefined || options.policy === null ? EMPTY_POLICY : validatePolicyRules(options.policy);
   validateSelectors(policy, options.selector ?? null);
-  const page = loadPage(html, options.selector ?? null, policy);
+  const page = loadPage(html, options.selector ?? null, policy, textNormalizer(normalizeSwitches(policy.normalize)), limitsOf(options));
   return page.blocks.map((block) => ({ selector: page.selectors.selectorOf(block.element), tag: block.element.name, text: block.text }));
 }

@@ -5,6 +5,8 @@ import { type PathSegment, parsePath } from "../paths/index.js";
 import {
   type CompiledPath,
   compileJsonPath,
+  DEFAULT_DOCUMENT_BUDGET,
+  EvalBudget,
   evaluateQuery,
   matchesAtOrAbove,
   matchesExactly,
@@ -28,11 +30,30 @@ interface CompiledRule {
   path: CompiledPath | undefined;
 }
 
+/** A `volatile`, `tolerance` or `unordered` entry with a JSONPath, compiled to segment steps. */
+export interface CompiledPathEntry {
+  /** Position in its list, for explanations (`volatile[2]`). */
+  readonly index: number;
+  readonly steps: readonly PathStep[];
+}
+
+export interface CompiledTolerance extends CompiledPathEntry {
+  readonly absolute: number | undefined;
+  readonly relative: number | undefined;
+}
+
 /** A policy compiled once: rule paths as segment matchers, array keys as patterns. */
 export interface CompiledPolicy {
   readonly rules: readonly CompiledRule[];
-  readonly arrayKeys: readonly { steps: readonly PathStep[]; key: string }[];
-  /** True when some rule needs the documents (a filter or other form jsonpath-plus evaluates). */
+  readonly arrayKeys: readonly { steps: readonly PathStep[]; key: string; pattern: string }[];
+  /** `volatile` entries with a path (JSON diffs): value changes at or below are noise. */
+  readonly volatilePaths: readonly CompiledPathEntry[];
+  /** `volatile` entries with a selector (website diffs). */
+  readonly volatileSelectors: readonly { index: number; selector: string }[];
+  readonly tolerance: readonly CompiledTolerance[];
+  /** Arrays compared as multisets. */
+  readonly unordered: readonly CompiledPathEntry[];
+  /** True when some rule needs the documents (a filter or other form the JSONPath evaluator runs). */
   readonly needsDocuments: boolean;
 }
 
@@ -47,9 +68,9 @@ export interface PolicyTarget {
 export interface PolicyContext {
   /** `json` (default): rules match on `path`; `html`: rules match on `selector`. */
   kind?: "json" | "html";
-  /** The old document, for rules jsonpath-plus evaluates (removals resolve in it). */
+  /** The old document, for rules the JSONPath evaluator runs (removals resolve in it). */
   before?: unknown;
-  /** The new document, for rules jsonpath-plus evaluates (adds and replaces resolve in it). */
+  /** The new document, for rules the JSONPath evaluator runs (adds and replaces resolve in it). */
   after?: unknown;
   /**
    * Whether a website change falls under a rule's selector. Default: the change's selector equals
@@ -85,15 +106,48 @@ export function compilePolicy(policy: PolicyRules): CompiledPolicy {
       path,
     };
   });
-  const arrayKeys: { steps: readonly PathStep[]; key: string }[] = [];
+  const arrayKeys: { steps: readonly PathStep[]; key: string; pattern: string }[] = [];
   for (const [pattern, key] of Object.entries(policy.arrayKeys ?? {})) {
     const compiled = compileJsonPath(pattern);
     if (compiled.kind !== "steps") {
       problems.push({ path: `arrayKeys[${JSON.stringify(pattern)}]`, message: arrayKeyMessage(compiled) });
-    } else arrayKeys.push({ steps: compiled.steps, key });
+    } else arrayKeys.push({ steps: compiled.steps, key, pattern });
   }
+  const steps = (path: string, at: string): readonly PathStep[] | undefined => {
+    const compiled = compileJsonPath(path);
+    if (compiled.kind === "steps") return compiled.steps;
+    problems.push({ path: at, message: noiseRuleMessage(compiled) });
+    return undefined;
+  };
+  const volatilePaths: CompiledPathEntry[] = [];
+  const volatileSelectors: { index: number; selector: string }[] = [];
+  (policy.volatile ?? []).forEach((entry, index) => {
+    if (entry.selector !== undefined) volatileSelectors.push({ index, selector: entry.selector });
+    else if (entry.path !== undefined) {
+      const s = steps(entry.path, `volatile[${index}].path`);
+      if (s) volatilePaths.push({ index, steps: s });
+    }
+  });
+  const tolerance: CompiledTolerance[] = [];
+  (policy.tolerance ?? []).forEach((entry, index) => {
+    const s = steps(entry.path, `tolerance[${index}].path`);
+    if (s) tolerance.push({ index, steps: s, absolute: entry.absolute, relative: entry.relative });
+  });
+  const unordered: CompiledPathEntry[] = [];
+  (policy.unordered ?? []).forEach((path, index) => {
+    const s = steps(path, `unordered[${index}]`);
+    if (s) unordered.push({ index, steps: s });
+  });
   if (problems.length > 0) throw policyError(problems);
-  const result: CompiledPolicy = { rules, arrayKeys, needsDocuments: rules.some((r) => r.path?.kind === "query") };
+  const result: CompiledPolicy = {
+    rules,
+    arrayKeys,
+    volatilePaths,
+    volatileSelectors,
+    tolerance,
+    unordered,
+    needsDocuments: rules.some((r) => r.path?.kind === "query"),
+  };
   compiledCache.set(policy, result);
   return result;
 }
@@ -104,10 +158,43 @@ function arrayKeyMessage(compiled: CompiledPath | { kind: "error"; message: stri
     : "array key paths use names, indexes, slices, * and .. only (no filters)";
 }
 
+function noiseRuleMessage(compiled: CompiledPath | { kind: "error"; message: string }): string {
+  return compiled.kind === "error"
+    ? `invalid JSONPath: ${compiled.message}`
+    : "volatile, tolerance and unordered paths use names, indexes, slices, * and .. only (no filters)";
+}
+
 /** The identity key a compiled policy names for the array at `segments`, if any. */
 export function arrayKeyFor(policy: CompiledPolicy, segments: readonly PathSegment[]): string | undefined {
-  for (const entry of policy.arrayKeys) if (matchesExactly(entry.steps, segments)) return entry.key;
+  return arrayKeyEntryFor(policy, segments)?.key;
+}
+
+/** The `arrayKeys` entry a compiled policy has for the array at `segments`, if any. */
+export function arrayKeyEntryFor(policy: CompiledPolicy, segments: readonly PathSegment[]): { key: string; pattern: string } | undefined {
+  for (const entry of policy.arrayKeys) if (matchesExactly(entry.steps, segments)) return entry;
   return undefined;
+}
+
+/** The first entry whose path selects `segments` or one of their ancestors. */
+export function entryAtOrAbove<T extends CompiledPathEntry>(entries: readonly T[], segments: readonly PathSegment[]): T | undefined {
+  for (const entry of entries) if (matchesAtOrAbove(entry.steps, segments)) return entry;
+  return undefined;
+}
+
+/** The first entry whose path selects exactly `segments`. */
+export function entryExactly<T extends CompiledPathEntry>(entries: readonly T[], segments: readonly PathSegment[]): T | undefined {
+  for (const entry of entries) if (matchesExactly(entry.steps, segments)) return entry;
+  return undefined;
+}
+
+/**
+ * Whether two numbers are equal under a tolerance: they differ by at most `absolute`, or by at
+ * most `relative` x max(|a|, |b|).
+ */
+export function withinTolerance(a: number, b: number, absolute: number | undefined, relative: number | undefined): boolean {
+  const delta = Math.abs(a - b);
+  if (absolute !== undefined && delta <= absolute) return true;
+  return relative !== undefined && delta <= relative * Math.max(Math.abs(a), Math.abs(b));
 }
 
 function defaultMatchSelector(ruleSelector: string, change: PolicyTarget): boolean {
@@ -119,24 +206,25 @@ function defaultMatchSelector(ruleSelector: string, change: PolicyTarget): boole
 }
 
 /**
- * Makes the per-call rule evaluator: complex rule paths are evaluated with jsonpath-plus at most
+ * Makes the per-call rule evaluator: complex rule paths are evaluated (RFC 9535, step-budgeted) at most
  * once per rule and document (the old one for removals, the new one otherwise).
  */
 export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyContext = {}): (target: PolicyTarget) => PolicyDecision {
   const kind = context.kind ?? "json";
   const matchSelector = context.matchSelector ?? defaultMatchSelector;
   const tries = new Map<string, NodeTrie>();
-  const queryMatches = (rule: CompiledRule, path: string, target: PolicyTarget, segments: readonly PathSegment[]): boolean => {
+  const budgets = { before: new EvalBudget(DEFAULT_DOCUMENT_BUDGET), after: new EvalBudget(DEFAULT_DOCUMENT_BUDGET) };
+  const queryMatches = (rule: CompiledRule, path: Extract<CompiledPath, { kind: "query" }>, target: PolicyTarget, segments: readonly PathSegment[]): boolean => {
     const side = target.op === "remove" ? "before" : "after";
     if (!(side in context)) {
       throw new DriftwatchError("invalid_policy_rules", `rule ${rule.index} needs the ${side} document to evaluate its path`, {
-        details: [{ path: `rules[${rule.index}].path`, message: `pass { before, after } documents to evaluate ${path}` }],
+        details: [{ path: `rules[${rule.index}].path`, message: `pass { before, after } documents to evaluate ${path.path}` }],
       });
     }
     const cacheKey = `${rule.index}:${side}`;
     let trie = tries.get(cacheKey);
     if (!trie) {
-      trie = evaluateQuery(path, context[side]);
+      trie = evaluateQuery(path.query, context[side], budgets[side], `rules[${rule.index}].path`);
       tries.set(cacheKey, trie);
     }
     return trieMatchesAtOrAbove(trie, segments);
@@ -150,7 +238,7 @@ export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyCon
       if (rule.path !== undefined) {
         if (kind !== "json") continue;
         segments ??= parsePath(target.path);
-        const ok = rule.path.kind === "steps" ? matchesAtOrAbove(rule.path.steps, segments) : queryMatches(rule, rule.path.path, target, segments);
+        const ok = rule.path.kind === "steps" ? matchesAtOrAbove(rule.path.steps, segments) : queryMatches(rule, rule.path, target, segments);
         if (!ok) continue;
       }
       return rule.action === "ignore" ? { action: "ignore", rule: rule.index } : { action: "set", severity: rule.severity!, rule: rule.index };
@@ -162,7 +250,7 @@ export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyCon
 /**
  * Applies policy rules to changes: the first matching rule wins; `ignore` drops the change, a
  * severity replaces its severity. A rule matches when every field it sets matches: `path` (a
- * JSONPath with jsonpath-plus semantics; the change is at or below a selected node), `selector`
+ * RFC 9535 JSONPath; the change is at or below a selected node), `selector`
  * (website changes), `category` and `op`. Pass the documents in `context` when a rule path uses
  * a filter expression. Returns new change objects; the input is not modified.
  */
@@ -215,7 +303,8 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
 
 /**
  * Validates policy rules (zod schema plus meaning): every rule has a matcher, `set` comes with a
- * severity and `ignore` without, rule paths parse, `arrayKeys` names valid array paths. Throws a
+ * severity and `ignore` without, rule paths parse, `arrayKeys`, `volatile`, `tolerance` and
+ * `unordered` name valid paths (no filter expressions). Throws a
  * `DriftwatchError` with code `invalid_policy_rules` whose `details` name each offending rule
  * index and field (`rules[2].path`). Returns the parsed rules, defaults applied.
  */
@@ -250,6 +339,15 @@ export function validatePolicyRules(input: unknown): PolicyRules {
     const compiled = compileJsonPath(pattern);
     if (compiled.kind !== "steps") problems.push({ path: `arrayKeys[${JSON.stringify(pattern)}]`, message: arrayKeyMessage(compiled) });
   }
+  const checkNoisePath = (path: string, at: string): void => {
+    const compiled = compileJsonPath(path);
+    if (compiled.kind !== "steps") problems.push({ path: at, message: noiseRuleMessage(compiled) });
+  };
+  rules.volatile?.forEach((entry, index) => {
+    if (entry.path !== undefined) checkNoisePath(entry.path, `volatile[${index}].path`);
+  });
+  rules.tolerance?.forEach((entry, index) => checkNoisePath(entry.path, `tolerance[${index}].path`));
+  rules.unordered?.forEach((path, index) => checkNoisePath(path, `unordered[${index}]`));
   if (problems.length > 0) throw policyError(problems);
   return rules;
 }

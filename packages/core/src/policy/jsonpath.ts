@@ -1,158 +1,202 @@
-import { JSONPath } from "jsonpath-plus";
-import { parseStringLiteral } from "../paths/literal.js";
+import { DriftwatchError } from "../errors.js";
+import {
+  DEFAULT_DOCUMENT_BUDGET,
+  DEFAULT_RULE_BUDGET,
+  EvalBudget,
+  evaluateJsonPath,
+  iregexpProblem,
+  type JsonNode,
+  parseJsonPath,
+  type Query,
+} from "../jsonpath/index.js";
+import type { Argument, LogicalExpr } from "../jsonpath/parse.js";
 import type { PathSegment } from "../paths/index.js";
 
+export { DEFAULT_DOCUMENT_BUDGET, DEFAULT_RULE_BUDGET, EvalBudget } from "../jsonpath/index.js";
+
 /**
- * One step of a compiled rule path. Names and indexes compare as strings, as jsonpath-plus
- * does (`$.a[0]` also selects a member named "0").
+ * One step of a compiled rule path. Names and indexes compare as strings (`$.a[0]` also selects
+ * a member named "0").
  */
 export type PathStep =
   | { kind: "keys"; keys: readonly string[]; descendant: boolean }
   | { kind: "wildcard"; descendant: boolean }
   | { kind: "slice"; start: number; end: number; step: number; descendant: boolean };
 
-/** A rule path compiled to steps over path segments, or a query jsonpath-plus must evaluate. */
-export type CompiledPath = { kind: "steps"; steps: PathStep[] } | { kind: "query"; path: string };
-
-const NAME_CHAR = /[^.[\]()?@^~*'"`,:\s$]/u;
+/**
+ * A rule path compiled to steps over path segments, or an RFC 9535 query (filters, negative
+ * indexes and slices) that the budgeted evaluator runs on the document.
+ */
+export type CompiledPath = { kind: "steps"; steps: PathStep[] } | { kind: "query"; path: string; query: Query };
 
 /**
- * Compiles the simple forms of a JSONPath (names, `*`, `..`, indexes, non-negative slices and
- * unions of names or indexes) into steps; anything else (filters, scripts, negative indexes,
- * `^`, `~`) comes back as a query for jsonpath-plus. Returns an error message when the path
- * does not parse at all.
+ * Highest polynomial degree (in the document's size) a rule path's evaluation may cost, by the
+ * static estimate of `estimateDegree`: `$..*[?@..x]` is 2, `$..*..*..*..*` is 4 (refused).
+ */
+export const MAX_PATH_DEGREE = 3;
+
+/**
+ * Compiles an RFC 9535 JSONPath for a policy rule. Paths without filters, negative indexes or
+ * negative slices compile into steps over path segments; others into a query the budgeted
+ * evaluator runs. Returns an error message when the path does not parse, uses a slice step of 0
+ * (it selects nothing), passes match() or search() a literal that is not an I-Regexp, or is
+ * estimated too costly to evaluate.
  */
 export function compileJsonPath(path: string): CompiledPath | { kind: "error"; message: string } {
-  if (path[0] !== "$") return { kind: "error", message: "a JSONPath starts with $" };
-  const steps: PathStep[] = [];
-  let i = 1;
-  const n = path.length;
+  let query: Query;
   try {
-    while (i < n) {
-      let descendant = false;
-      if (path.startsWith("..", i)) {
-        descendant = true;
-        i += 2;
-        if (path[i] === "[") {
-          const [step, next] = readBracket(path, i, descendant);
-          if (!step) return queryOrError(path);
-          steps.push(step);
-          i = next;
-          continue;
-        }
-      } else if (path[i] === ".") {
-        i++;
-      } else if (path[i] === "[") {
-        const [step, next] = readBracket(path, i, false);
-        if (!step) return queryOrError(path);
-        steps.push(step);
-        i = next;
-        continue;
-      } else {
-        return queryOrError(path);
-      }
-      if (path[i] === "*") {
-        steps.push({ kind: "wildcard", descendant });
-        i++;
-        continue;
-      }
-      const start = i;
-      while (i < n && NAME_CHAR.test(path[i]!)) i++;
-      if (i === start) return queryOrError(path);
-      steps.push({ kind: "keys", keys: [path.slice(start, i)], descendant });
-    }
+    query = parseJsonPath(path);
   } catch (error) {
-    return { kind: "error", message: (error as Error).message };
+    return { kind: "error", message: parseMessage(error) };
   }
-  return { kind: "steps", steps };
-}
-
-function readBracket(path: string, at: number, descendant: boolean): [PathStep | null, number] {
-  let i = at + 1;
-  const skip = (): void => {
-    while (path[i] === " ") i++;
-  };
-  skip();
-  if (path[i] === "*") {
-    i++;
-    skip();
-    return path[i] === "]" ? [{ kind: "wildcard", descendant }, i + 1] : [null, i];
-  }
-  const keys: string[] = [];
-  const sliceMatch = /^(\d*):(\d*)(?::(\d*))?\s*\]/.exec(path.slice(i));
-  if (sliceMatch) {
-    const step = sliceMatch[3] ? Number(sliceMatch[3]) : 1;
-    if (step <= 0) return [null, i];
-    const slice: PathStep = {
-      kind: "slice",
-      start: sliceMatch[1] ? Number(sliceMatch[1]) : 0,
-      end: sliceMatch[2] ? Number(sliceMatch[2]) : Number.POSITIVE_INFINITY,
-      step,
-      descendant,
+  const problem = lintQuery(query);
+  if (problem !== undefined) return { kind: "error", message: problem };
+  const degree = estimateDegree(query);
+  if (degree > MAX_PATH_DEGREE) {
+    return {
+      kind: "error",
+      message: `too costly: its evaluation grows as the document's size to the power ${degree} (at most ${MAX_PATH_DEGREE}; nest fewer .. segments and filters)`,
     };
-    return [slice, i + sliceMatch[0].length];
   }
-  for (;;) {
-    const c = path[i];
-    if (c === "'" || c === '"') {
-      const [name, next] = parseStringLiteral(path, i + 1, c);
-      keys.push(name);
-      i = next;
-    } else {
-      const m = /^\d+/.exec(path.slice(i));
-      if (!m || (m[0].length > 1 && m[0][0] === "0")) return [null, i];
-      keys.push(m[0]);
-      i += m[0].length;
+  const steps = toSteps(query);
+  return steps ? { kind: "steps", steps } : { kind: "query", path, query };
+}
+
+function parseMessage(error: unknown): string {
+  if (error instanceof DriftwatchError) {
+    const detail = error.details?.[0]?.message;
+    return `does not parse: ${detail ?? error.message}`;
+  }
+  throw error;
+}
+
+/** Policy-level refusals of queries RFC 9535 accepts but a rule should not hold. */
+function lintQuery(query: Query): string | undefined {
+  for (const segment of query.segments) {
+    for (const selector of segment.selectors) {
+      if (selector.kind === "slice" && selector.step === 0) return "slice step 0 selects nothing";
+      if (selector.kind === "filter") {
+        const problem = lintExpr(selector.expr);
+        if (problem !== undefined) return problem;
+      }
     }
-    skip();
-    if (path[i] === "]") return [{ kind: "keys", keys, descendant }, i + 1];
-    if (path[i] !== ",") return [null, i];
-    i++;
-    skip();
+  }
+  return undefined;
+}
+
+function lintExpr(expr: LogicalExpr): string | undefined {
+  switch (expr.kind) {
+    case "or":
+    case "and":
+      for (const item of expr.items) {
+        const p = lintExpr(item);
+        if (p !== undefined) return p;
+      }
+      return undefined;
+    case "not":
+      return lintExpr(expr.expr);
+    case "exists":
+      return lintQuery(expr.query);
+    case "test":
+      return lintArguments(expr.call.name, expr.call.args);
+    case "compare":
+      for (const side of [expr.left, expr.right]) {
+        const p = side.kind === "query" ? lintQuery(side.query) : side.kind === "call" ? lintArguments(side.call.name, side.call.args) : undefined;
+        if (p !== undefined) return p;
+      }
+      return undefined;
   }
 }
 
-/** A path outside the simple forms: valid when jsonpath-plus can split it and parse its scripts. */
-function queryOrError(path: string): CompiledPath | { kind: "error"; message: string } {
-  let parts: string[];
-  try {
-    parts = JSONPath.toPathArray(path);
-  } catch (error) {
-    return { kind: "error", message: (error as Error).message };
-  }
-  if (parts.length === 0 || parts[0] !== "$") return { kind: "error", message: "a JSONPath starts with $" };
-  if (!balanced(path)) return { kind: "error", message: "unbalanced brackets, parentheses or quotes" };
-  for (const part of parts) {
-    if (part === "") return { kind: "error", message: "empty segment" };
-    const script = /^\??\((.*)\)$/s.exec(part)?.[1];
-    if (script === undefined) continue;
-    try {
-      const Script = (JSONPath.prototype as unknown as { safeVm: { Script: new (code: string) => unknown } }).safeVm.Script;
-      new Script(script.replace(/@(?:parentProperty|parent|property|root|path)/g, "_$_x").replace(/@([.\s)[]|$)/g, "_$_v$1"));
-    } catch (error) {
-      return { kind: "error", message: `expression ${JSON.stringify(script)} does not parse: ${(error as Error).message}` };
+function lintArguments(name: string, args: readonly Argument[]): string | undefined {
+  for (const [i, arg] of args.entries()) {
+    if ((name === "match" || name === "search") && i === 1 && arg.kind === "literal" && typeof arg.value === "string") {
+      const p = iregexpProblem(arg.value);
+      if (p !== undefined) return `${name}(): ${p}`;
     }
+    const p =
+      arg.kind === "query"
+        ? lintQuery(arg.query)
+        : arg.kind === "call"
+          ? lintArguments(arg.call.name, arg.call.args)
+          : arg.kind === "logical"
+            ? lintExpr(arg.expr)
+            : undefined;
+    if (p !== undefined) return p;
   }
-  return { kind: "query", path };
+  return undefined;
 }
 
-function balanced(path: string): boolean {
-  const stack: string[] = [];
-  let quote: string | null = null;
-  for (let i = 0; i < path.length; i++) {
-    const c = path[i]!;
-    if (quote) {
-      if (c === "\\") i++;
-      else if (c === quote) quote = null;
+/**
+ * A static estimate of a query's cost as a power of the document's size: each `..` segment visits
+ * every node below each node it starts from (+1), and a filter costs its selected nodes times its
+ * most costly inner query.
+ */
+export function estimateDegree(query: Query): number {
+  let nodes = 0;
+  let work = 0;
+  for (const segment of query.segments) {
+    if (segment.descendant) nodes += 1;
+    else if (segment.selectors.some((s) => s.kind !== "name" && s.kind !== "index")) nodes = Math.max(nodes, 1);
+    work = Math.max(work, nodes);
+    for (const selector of segment.selectors) {
+      if (selector.kind === "filter") work = Math.max(work, Math.max(nodes, 1) + exprDegree(selector.expr));
+    }
+  }
+  return work;
+}
+
+function exprDegree(expr: LogicalExpr): number {
+  switch (expr.kind) {
+    case "or":
+    case "and":
+      return Math.max(0, ...expr.items.map(exprDegree));
+    case "not":
+      return exprDegree(expr.expr);
+    case "exists":
+      return estimateDegree(expr.query);
+    case "test":
+      return argsDegree(expr.call.args);
+    case "compare":
+      return Math.max(
+        ...[expr.left, expr.right].map((side) => (side.kind === "query" ? estimateDegree(side.query) : side.kind === "call" ? argsDegree(side.call.args) : 0)),
+      );
+  }
+}
+
+function argsDegree(args: readonly Argument[]): number {
+  return Math.max(
+    0,
+    ...args.map((arg) =>
+      arg.kind === "query" ? estimateDegree(arg.query) : arg.kind === "call" ? argsDegree(arg.call.args) : arg.kind === "logical" ? exprDegree(arg.expr) : 0,
+    ),
+  );
+}
+
+/** The query as steps over path segments, or undefined when it needs the evaluator. */
+function toSteps(query: Query): PathStep[] | undefined {
+  const steps: PathStep[] = [];
+  for (const segment of query.segments) {
+    const { descendant, selectors } = segment;
+    if (selectors.length === 1 && selectors[0]!.kind === "wildcard") {
+      steps.push({ kind: "wildcard", descendant });
       continue;
     }
-    if (c === "'" || c === '"') quote = c;
-    else if (c === "[" || c === "(") stack.push(c === "[" ? "]" : ")");
-    else if (c === "]" || c === ")") {
-      if (stack.pop() !== c) return false;
+    if (selectors.length === 1 && selectors[0]!.kind === "slice") {
+      const { start, end, step } = selectors[0]!;
+      if ((start ?? 0) < 0 || (end ?? 0) < 0 || (step ?? 1) <= 0) return undefined;
+      steps.push({ kind: "slice", start: start ?? 0, end: end ?? Number.POSITIVE_INFINITY, step: step ?? 1, descendant });
+      continue;
     }
+    const keys: string[] = [];
+    for (const selector of selectors) {
+      if (selector.kind === "name") keys.push(selector.name);
+      else if (selector.kind === "index" && selector.index >= 0) keys.push(String(selector.index));
+      else return undefined;
+    }
+    steps.push({ kind: "keys", keys, descendant });
   }
-  return quote === null && stack.length === 0;
+  return steps;
 }
 
 function stepMatches(step: PathStep, segment: PathSegment): boolean {
@@ -223,28 +267,57 @@ export function matchesExactly(steps: readonly PathStep[], segments: readonly Pa
   return reachable(steps, segments)[segments.length] === 1;
 }
 
-/** Tokens of the nodes a jsonpath-plus query selects in a document, as a trie over string keys. */
+/** The nodes a query selects in a document, as a trie over string keys. */
 export interface NodeTrie {
   end: boolean;
   children: Map<string, NodeTrie>;
 }
 
-/** Evaluates a query once on a document (jsonpath-plus, safe eval) into a trie of selected nodes. */
-export function evaluateQuery(path: string, document: unknown): NodeTrie {
+/**
+ * Evaluates a query once on a document into a trie of selected nodes, within a step budget: at
+ * most DEFAULT_RULE_BUDGET steps for this evaluation and what is left of `documentBudget`
+ * (shared by every rule evaluated on the same document). Over budget it throws
+ * `rule_budget_exceeded` naming `label` (the rule's path field).
+ */
+export function evaluateQuery(query: Query, document: unknown, documentBudget: EvalBudget, label: string): NodeTrie {
+  const left = documentBudget.limit - documentBudget.used;
+  const budget = new EvalBudget(Math.max(0, Math.min(DEFAULT_RULE_BUDGET, left)));
+  let nodes;
+  try {
+    nodes = evaluateJsonPath(query, document, budget);
+  } catch (error) {
+    if (error instanceof DriftwatchError && error.code === "rule_budget_exceeded") {
+      const which = left < DEFAULT_RULE_BUDGET ? `the ${documentBudget.limit} steps all rules may take on one document` : `its budget of ${DEFAULT_RULE_BUDGET} steps`;
+      throw new DriftwatchError("rule_budget_exceeded", `${label} exceeded ${which}; simplify the rule`, {
+        details: [{ path: label, message: `evaluation exceeded ${which}` }],
+      });
+    }
+    throw error;
+  } finally {
+    documentBudget.used += budget.used;
+  }
+  // Each selected node joins the trie through its nearest ancestor already there, so building
+  // the trie costs the number of distinct nodes reached, not the sum of their depths.
   const root: NodeTrie = { end: false, children: new Map() };
-  const pointers = JSONPath({ path, json: document as object, resultType: "pointer", wrap: true, eval: "safe", ignoreEvalErrors: true }) as string[];
-  for (const pointer of pointers) {
-    let node = root;
-    if (pointer !== "") {
-      for (const raw of pointer.slice(1).split("/")) {
-        const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-        let child = node.children.get(token);
-        if (!child) {
-          child = { end: false, children: new Map() };
-          node.children.set(token, child);
-        }
-        node = child;
+  const placed = new Map<JsonNode, NodeTrie>();
+  for (const selected of nodes) {
+    const chain: JsonNode[] = [];
+    let at: JsonNode | undefined = selected;
+    let trie: NodeTrie | undefined;
+    while (at?.parent && !(trie = placed.get(at))) {
+      chain.push(at);
+      at = at.parent;
+    }
+    let node = trie ?? root;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const token = String(chain[i]!.key);
+      let child = node.children.get(token);
+      if (!child) {
+        child = { end: false, children: new Map() };
+        node.children.set(token, child);
       }
+      placed.set(chain[i]!, child);
+      node = child;
     }
     node.end = true;
   }

@@ -6,6 +6,7 @@ export type ChangeKind =
   | "member_removed"
   | "element_added"
   | "element_removed"
+  | "element_moved"
   | "type_changed"
   | "element_type_changed"
   | "became_null"
@@ -17,7 +18,7 @@ export type JsonType = "null" | "boolean" | "number" | "string" | "array" | "obj
 /**
  * Default severities (SPEC section 2, after oasdiff's response rules): a consumer breaks when a
  * member disappears or changes type; a value becoming null or an array element changing type
- * often does; additions and value changes do not.
+ * often does; additions, value changes and moves do not.
  */
 export const DEFAULT_SEVERITIES: Readonly<Record<ChangeKind, Severity>> = Object.freeze({
   member_removed: "critical",
@@ -28,12 +29,13 @@ export const DEFAULT_SEVERITIES: Readonly<Record<ChangeKind, Severity>> = Object
   value_changed: "info",
   element_added: "info",
   element_removed: "info",
+  element_moved: "info",
 });
 
 /**
  * Category of each kind: `schema` when the shape changes (members added or removed, types
  * changed, including a value becoming null), `value` when only data changes (same-type value
- * changes and array elements added or removed).
+ * changes and array elements added, removed or moved).
  */
 export const CHANGE_CATEGORIES: Readonly<Record<ChangeKind, Category>> = Object.freeze({
   member_removed: "schema",
@@ -44,6 +46,7 @@ export const CHANGE_CATEGORIES: Readonly<Record<ChangeKind, Category>> = Object.
   value_changed: "value",
   element_added: "value",
   element_removed: "value",
+  element_moved: "value",
 });
 
 /** The default severity of a kind of change. */

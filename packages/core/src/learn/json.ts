@@ -1,0 +1,509 @@
+import type { PolicyRule, ToleranceRule, VolatileRule } from "@driftwatch/schema";
+import { DriftwatchError } from "../errors.js";
+import { formatSegment } from "../paths/index.js";
+import { describeShape, isDurationName, isPriceName, isUnixTime, meaningfulShape, volatileStringShape } from "./shapes.js";
+import type { PolicyEvidence, PolicySuggestion } from "./types.js";
+
+// The learner walks consecutive pairs of samples side by side, arrays of objects matched by an
+// identity key, and keeps per generalised path (`$.items[*].updated_at`) how often the value
+// changed and what its values look like. Then each path that changed is judged by its shape.
+
+const MAX_DEPTH = 1000;
+const MAX_DISTINCT = 512;
+/** Suggested rules stay well under the schema's 500. */
+const MAX_RULES = 400;
+/** A float whose consecutive values differ by at most this (relative) is jitter. */
+const MAX_JITTER = 0.01;
+/** The suggested tolerance is the largest jitter seen times this margin. */
+const TOLERANCE_MARGIN = 4;
+const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
+const PREFERRED_KEYS = ["id", "uuid", "key", "slug", "name", "sku"];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+interface FieldStat {
+  path: string;
+  parent: string;
+  name: string | undefined;
+  /** Pairs in which the field was there on both sides. */
+  pairs: number;
+  changed: number;
+  lastPair: number;
+  lastChangedPair: number;
+  presenceChanged: boolean;
+  typeChanged: boolean;
+  types: Set<string>;
+  distinct: Set<string>;
+  /** Volatile string shape all string values share: undefined (none seen yet), a shape, or "none". */
+  volatileShape: string | undefined;
+  meaningful: string | undefined;
+  integers: boolean;
+  unixTimes: boolean;
+  decreased: boolean;
+  increased: boolean;
+  maxRelative: number;
+  maxAbsolute: number;
+}
+
+interface ArrayStat {
+  path: string;
+  key: string | undefined;
+  maxLength: number;
+  pairs: number;
+  lastPair: number;
+  reordered: number;
+  lastReorderedPair: number;
+  membershipChanged: boolean;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+/** JSON text with sorted member names: equal for equal values. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function tooDeep(): DriftwatchError {
+  return new DriftwatchError("too_deep", `history: documents nest deeper than ${MAX_DEPTH} levels`, {
+    details: [{ path: "history", message: `at most ${MAX_DEPTH} levels of arrays and objects` }],
+  });
+}
+
+/** An element's identity under a key: strings and integers (a float is a measurement, not an id). */
+function scalarIdentity(value: unknown): string | undefined {
+  if (typeof value === "string") return `s${value}`;
+  if (typeof value === "number" && Number.isInteger(value)) return `n${value}`;
+  return undefined;
+}
+
+/**
+ * Whether every element of every array is an object with a unique scalar `key`, and the key
+ * names the same elements over time: consecutive arrays share at least half of their keys.
+ */
+function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boolean): boolean {
+  let previous: Set<string> | undefined;
+  for (const array of arrays) {
+    const seen = new Set<string>();
+    for (const element of array) {
+      if (!isObject(element)) return false;
+      const id = scalarIdentity(element[key]);
+      if (id === undefined || seen.has(id)) return false;
+      seen.add(id);
+    }
+    if (oneArrayPerSample && previous !== undefined && previous.size > 0 && seen.size > 0) {
+      let common = 0;
+      for (const id of seen) if (previous.has(id)) common++;
+      if (common * 2 < Math.min(previous.size, seen.size)) return false;
+    }
+    previous = seen;
+  }
+  return true;
+}
+
+/**
+ * The identity key of the arrays found at one path in all samples: a preferred name (`id`,
+ * `uuid`, `key`, `slug`, `name`, `sku`), then names ending in `id`, `key`, `slug` or `url`,
+ * then any other scalar member, alphabetically, that is present and unique in every element.
+ */
+function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): string | undefined {
+  const first = arrays.find((a) => a.length > 0)?.[0];
+  if (!isObject(first)) return undefined;
+  const names = Object.keys(first).filter((k) => scalarIdentity(first[k]) !== undefined);
+  const rank = (name: string): number => {
+    const preferred = PREFERRED_KEYS.indexOf(name);
+    if (preferred >= 0) return preferred;
+    if (/(?:^|_|-)(?:id|key|slug|url|uuid)$|(?:Id|ID|Key|Slug|Url|Uuid)$/.test(name)) return PREFERRED_KEYS.length;
+    return PREFERRED_KEYS.length + (typeof first[name] === "string" ? 1 : 2);
+  };
+  names.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const name of names) if (keyHolds(arrays, name, oneArrayPerSample)) return name;
+  return undefined;
+}
+
+class JsonLearner {
+  readonly fields = new Map<string, FieldStat>();
+  readonly arrays = new Map<string, ArrayStat>();
+  private pair = 0;
+  /** Child paths by parent path and member name: built once, not once per pair. */
+  private readonly childPaths = new Map<string, Map<string, string>>();
+
+  constructor(private readonly samples: readonly Json[]) {}
+
+  run(): void {
+    const found = new Map<string, Json[][]>();
+    for (const sample of this.samples) this.collectArrays(sample, "$", 0, found);
+    for (const [path, arrays] of found) {
+      const maxLength = Math.max(...arrays.map((a) => a.length));
+      // Outside other arrays, each sample has one array here: its keys must persist over time.
+      const key = maxLength > 0 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
+      this.arrays.set(path, { path, key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false });
+    }
+    for (let p = 0; p + 1 < this.samples.length; p++) {
+      this.pair = p;
+      this.walk(this.samples[p]!, this.samples[p + 1]!, "$", "$", undefined, 0);
+    }
+  }
+
+  private collectArrays(value: Json, path: string, depth: number, found: Map<string, Json[][]>): void {
+    if (depth > MAX_DEPTH) throw tooDeep();
+    if (Array.isArray(value)) {
+      let list = found.get(path);
+      if (!list) found.set(path, (list = []));
+      list.push(value);
+      const element = `${path}[*]`;
+      for (const item of value) if (typeof item === "object" && item !== null) this.collectArrays(item, element, depth + 1, found);
+    } else if (isObject(value)) {
+      for (const name of Object.keys(value)) {
+        const child = value[name]!;
+        if (typeof child === "object" && child !== null) this.collectArrays(child, this.childPath(path, name), depth + 1, found);
+      }
+    }
+  }
+
+  private childPath(path: string, name: string): string {
+    let children = this.childPaths.get(path);
+    if (children === undefined) this.childPaths.set(path, (children = new Map()));
+    let child = children.get(name);
+    if (child === undefined) children.set(name, (child = path + formatSegment(name)));
+    return child;
+  }
+
+  private field(path: string, parent: string, name: string | undefined): FieldStat {
+    let stat = this.fields.get(path);
+    if (!stat) {
+      stat = {
+        path,
+        parent,
+        name,
+        pairs: 0,
+        changed: 0,
+        lastPair: -1,
+        lastChangedPair: -1,
+        presenceChanged: false,
+        typeChanged: false,
+        types: new Set(),
+        distinct: new Set(),
+        volatileShape: undefined,
+        meaningful: undefined,
+        integers: true,
+        unixTimes: true,
+        decreased: false,
+        increased: false,
+        maxRelative: 0,
+        maxAbsolute: 0,
+      };
+      this.fields.set(path, stat);
+    }
+    return stat;
+  }
+
+  private observe(stat: FieldStat, value: Json): void {
+    stat.types.add(typeOf(value));
+    if (typeof value === "object" && value !== null) return;
+    // Judging a value is idempotent: a value seen before (the same field of the next sample,
+    // mostly) changes nothing, and its regular expressions need not run again.
+    const id = typeof value === "string" ? `s${value}` : `${typeof value}${String(value)}`;
+    if (stat.distinct.has(id)) return;
+    if (stat.distinct.size < MAX_DISTINCT) stat.distinct.add(id);
+    if (typeof value === "string") {
+      const shape = volatileStringShape(value) ?? "none";
+      const prior = stat.volatileShape;
+      if (prior === undefined || prior === shape) stat.volatileShape = shape;
+      // Random tokens: one value may read as hex or start like `ab_...`, the next as base64.
+      else if (RANDOM_TOKENS.has(prior) && RANDOM_TOKENS.has(shape)) stat.volatileShape = prior === "base64" || shape === "base64" ? "base64" : "token";
+      else stat.volatileShape = "none";
+    } else if (typeof value === "number") {
+      if (!Number.isInteger(value)) stat.integers = false;
+      if (!isUnixTime(value)) stat.unixTimes = false;
+    }
+    const meaningful = meaningfulShape(value, stat.name) ?? "none";
+    if (stat.meaningful === undefined || stat.meaningful === meaningful) stat.meaningful = meaningful;
+    else if ((stat.meaningful === "enum" || stat.meaningful === "word") && (meaningful === "enum" || meaningful === "word")) stat.meaningful = "enum";
+    else stat.meaningful = "none";
+  }
+
+  private walk(a: Json, b: Json, path: string, parent: string, name: string | undefined, depth: number): void {
+    if (depth > MAX_DEPTH) throw tooDeep();
+    if (isObject(a) && isObject(b)) {
+      for (const k of Object.keys(a)) {
+        const child = this.childPath(path, k);
+        if (Object.hasOwn(b, k)) this.walk(a[k]!, b[k]!, child, path, k, depth + 1);
+        else this.field(child, path, k).presenceChanged = true;
+      }
+      for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) this.field(this.childPath(path, k), path, k).presenceChanged = true;
+      return;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      this.walkArrays(a, b, path, depth);
+      return;
+    }
+    const stat = this.field(path, parent, name);
+    if (stat.lastPair !== this.pair) {
+      stat.lastPair = this.pair;
+      stat.pairs++;
+    }
+    if (this.pair === 0 || stat.types.size === 0) this.observe(stat, a);
+    this.observe(stat, b);
+    const ta = typeOf(a);
+    const tb = typeOf(b);
+    if (ta !== tb) stat.typeChanged = true;
+    if (ta === tb && (ta === "object" || ta === "array") ? canonical(a) === canonical(b) : a === b) return;
+    if (stat.lastChangedPair !== this.pair) {
+      stat.lastChangedPair = this.pair;
+      stat.changed++;
+    }
+    if (typeof a === "number" && typeof b === "number") {
+      if (b < a) stat.decreased = true;
+      else stat.increased = true;
+      const diff = Math.abs(a - b);
+      const scale = Math.max(Math.abs(a), Math.abs(b));
+      stat.maxAbsolute = Math.max(stat.maxAbsolute, diff);
+      stat.maxRelative = Math.max(stat.maxRelative, scale === 0 ? 0 : diff / scale);
+    }
+  }
+
+  private walkArrays(a: Json[], b: Json[], path: string, depth: number): void {
+    const stat = this.arrays.get(path)!;
+    if (stat.lastPair !== this.pair) {
+      stat.lastPair = this.pair;
+      stat.pairs++;
+    }
+    const element = `${path}[*]`;
+    const reordered = (): void => {
+      if (stat.lastReorderedPair !== this.pair) {
+        stat.lastReorderedPair = this.pair;
+        stat.reordered++;
+      }
+    };
+    const key = stat.key;
+    if (key !== undefined) {
+      // Fast path, the usual case: the same elements in the same places.
+      if (a.length === b.length && a.every((e, i) => (e as JsonObject)[key] === (b[i] as JsonObject)[key])) {
+        for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
+        return;
+      }
+      const before = new Map<string, JsonObject>();
+      for (const e of a) before.set(scalarIdentity((e as JsonObject)[key])!, e as JsonObject);
+      const after = new Map<string, JsonObject>();
+      for (const e of b) after.set(scalarIdentity((e as JsonObject)[key])!, e as JsonObject);
+      const commonBefore = [...before.keys()].filter((id) => after.has(id));
+      const commonAfter = [...after.keys()].filter((id) => before.has(id));
+      if (commonBefore.length !== before.size || commonAfter.length !== after.size) stat.membershipChanged = true;
+      if (commonBefore.some((id, i) => commonAfter[i] !== id)) reordered();
+      for (const id of commonBefore) this.walk(before.get(id)!, after.get(id)!, element, path, undefined, depth + 1);
+      return;
+    }
+    if (a.length === b.length && a.every((e, i) => e === b[i] && (typeof e !== "object" || e === null))) {
+      for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
+      return;
+    }
+    const ca = a.map(canonical);
+    const cb = b.map(canonical);
+    const same = ca.length === cb.length && ca.every((c, i) => c === cb[i]);
+    if (!same) {
+      const sortedA = [...ca].sort();
+      const sortedB = [...cb].sort();
+      if (sortedA.length === sortedB.length && sortedA.every((c, i) => c === sortedB[i])) {
+        reordered();
+        return;
+      }
+      // Elements matched by position: same length is the same members, edited in place.
+      const scalars = a.every((e) => typeof e !== "object" || e === null) && b.every((e) => typeof e !== "object" || e === null);
+      if (a.length !== b.length || scalars) stat.membershipChanged = true;
+    }
+    if (a.length === b.length) for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
+  }
+}
+
+/** One significant digit, rounded up: 2.3e-7 becomes 3e-7. */
+function roundUp(value: number): number {
+  const exponent = 10 ** Math.floor(Math.log10(value));
+  return Math.min(1, Number((Math.ceil(value / exponent - 1e-9) * exponent).toPrecision(1)));
+}
+
+function times(n: number): string {
+  return n === 1 ? "once" : `${n} times`;
+}
+
+/** Suggests a policy for an api monitor from parsed samples, oldest first. */
+export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
+  const learner = new JsonLearner(samples);
+  learner.run();
+  const totalPairs = samples.length - 1;
+  const volatile: VolatileRule[] = [];
+  const tolerance: ToleranceRule[] = [];
+  const unordered: string[] = [];
+  const arrayKeys: Record<string, string> = {};
+  const evidence: PolicyEvidence[] = [];
+  const severityPaths: { path: string; parent: string; op: "replace" | "remove"; shape: string; reason: string }[] = [];
+  const often = (changed: number, pairs: number): boolean => changed >= Math.min(2, pairs) && changed * 2 >= pairs;
+
+  for (const array of learner.arrays.values()) {
+    if (array.key !== undefined && array.maxLength >= 2) {
+      arrayKeys[array.path] = array.key;
+      const reason =
+        array.reordered > 0
+          ? `array reordered ${times(array.reordered)}, elements unique by \`${array.key}\``
+          : `elements unique by \`${array.key}\` in all ${samples.length} samples`;
+      evidence.push({ kind: "arrayKey", rule: `arrayKeys[${JSON.stringify(array.path).replace(/^"|"$/g, "'")}]`, path: array.path, changed: array.reordered, pairs: array.pairs, reason });
+    } else if (array.key === undefined && array.reordered > 0) {
+      unordered.push(array.path);
+      evidence.push({
+        kind: "unordered",
+        rule: `unordered[${unordered.length - 1}]`,
+        path: array.path,
+        changed: array.reordered,
+        pairs: array.pairs,
+        reason: `array reordered ${times(array.reordered)} with the same elements`,
+      });
+    }
+    if (array.pairs === totalPairs && array.reordered === 0 && !array.membershipChanged && array.maxLength > 0) {
+      severityPaths.push({
+        path: array.path,
+        parent: array.path,
+        op: "remove",
+        shape: "array",
+        reason: `array stable in all ${samples.length} samples: a removed element is rated medium`,
+      });
+    }
+  }
+
+  for (const field of learner.fields.values()) {
+    const { changed, pairs } = field;
+    const kept = (shape: string | undefined, reason: string): void => {
+      const entry: PolicyEvidence = { kind: "kept", path: field.path, changed, pairs, reason };
+      if (shape !== undefined) entry.shape = shape;
+      evidence.push(entry);
+    };
+    if (changed === 0) {
+      const meaningful = field.meaningful;
+      const stable = !field.presenceChanged && !field.typeChanged && pairs === totalPairs && field.types.size === 1;
+      if (stable && meaningful !== undefined && meaningful !== "none") {
+        severityPaths.push({
+          path: field.path,
+          parent: field.parent,
+          op: "replace",
+          shape: meaningful,
+          reason: `stable in all ${samples.length} samples and ${describeShape(meaningful)}: a value change is rated medium`,
+        });
+      }
+      continue;
+    }
+    const changedIn = `changed in ${changed} of ${pairs} fetches`;
+    if (field.typeChanged || field.types.size > 1) {
+      kept(undefined, `kept: ${changedIn} but its type changed (${[...field.types].join(", ")})`);
+      continue;
+    }
+    const type = [...field.types][0];
+    const vShape = field.volatileShape;
+    if (type === "string" && vShape !== undefined && vShape !== "none") {
+      if (often(changed, pairs)) {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: vShape, reason: `${changedIn}, always ${describeShape(vShape)}` });
+      } else kept(vShape, `kept: ${changedIn} only; ${describeShape(vShape)}, but too rarely to call it noise`);
+      continue;
+    }
+    if (type === "number") {
+      if (isPriceName(field.name)) {
+        kept("price", `kept: ${changedIn} but looks like a price`);
+      } else if (field.integers && field.unixTimes && often(changed, pairs)) {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "unix_time", reason: `${changedIn}, always ${describeShape("unix_time")}` });
+      } else if (isDurationName(field.name) && often(changed, pairs)) {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `${changedIn}, named like ${describeShape("duration")}` });
+      } else if (field.integers && !(field.increased && field.decreased) && often(changed, pairs)) {
+        volatile.push({ path: field.path });
+        const direction = field.increased ? "never decreasing" : "never increasing";
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `${changedIn}, ${direction}: ${describeShape("counter")}` });
+      } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
+        const relative = roundUp(field.maxRelative * TOLERANCE_MARGIN);
+        tolerance.push({ path: field.path, relative });
+        evidence.push({
+          kind: "tolerance",
+          rule: `tolerance[${tolerance.length - 1}]`,
+          path: field.path,
+          changed,
+          pairs,
+          shape: "float",
+          reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative): ${describeShape("float")}, tolerance ${relative} (${TOLERANCE_MARGIN}x margin)`,
+        });
+      } else {
+        kept(field.integers ? "integer" : "float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, more than jitter`);
+      }
+      continue;
+    }
+    const meaningful = field.meaningful;
+    if (meaningful !== undefined && meaningful !== "none") {
+      const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
+      kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
+    } else kept("text", `kept: ${changedIn} but has no volatile shape`);
+  }
+
+  const rules = severityRules(severityPaths, evidence, samples.length);
+  const policy: PolicySuggestion["policy"] = { rules };
+  if (Object.keys(arrayKeys).length > 0) policy.arrayKeys = arrayKeys;
+  if (volatile.length > 0) policy.volatile = volatile;
+  if (tolerance.length > 0) policy.tolerance = tolerance;
+  if (unordered.length > 0) policy.unordered = unordered;
+  return { policy, evidence };
+}
+
+/**
+ * Severity-by-surprise rules: value changes of stable meaningful scalars and removals from stable
+ * arrays are rated medium. They only raise severities (the defaults of these changes are `info`)
+ * and never ignore anything. Past MAX_RULES, fields are grouped by their parent.
+ */
+function severityRules(
+  entries: { path: string; parent: string; op: "replace" | "remove"; shape: string; reason: string }[],
+  evidence: PolicyEvidence[],
+  sampleCount: number,
+): PolicyRule[] {
+  let grouped = entries;
+  if (entries.length > MAX_RULES) {
+    const byParent = new Map<string, (typeof entries)[number]>();
+    for (const entry of entries) {
+      const path = entry.op === "remove" ? entry.path : entry.parent;
+      const id = `${entry.op} ${path}`;
+      if (!byParent.has(id)) {
+        byParent.set(id, {
+          ...entry,
+          path,
+          reason:
+            entry.op === "remove"
+              ? entry.reason
+              : `stable meaningful fields under ${path} in all ${sampleCount} samples: a value change is rated medium (grouped by parent)`,
+        });
+      }
+    }
+    grouped = [...byParent.values()];
+  }
+  if (grouped.length > MAX_RULES) {
+    grouped = [
+      { path: "$", parent: "$", op: "replace", shape: "mixed", reason: `too many stable meaningful fields for one rule each: every value change is rated medium` },
+      ...grouped.filter((e) => e.op === "remove").slice(0, MAX_RULES - 1),
+    ];
+  }
+  return grouped.map((entry, index): PolicyRule => {
+    evidence.push({ kind: "severity", rule: `rules[${index}]`, path: entry.path, changed: 0, pairs: sampleCount - 1, shape: entry.shape, reason: entry.reason });
+    return { path: entry.path, category: "value", op: entry.op, severity: "medium" };
+  });
+}
+
+export type { Json };

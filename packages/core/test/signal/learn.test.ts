@@ -1,0 +1,226 @@
+// suggestPolicy on small hand-written histories: each shape it recognises, what it keeps, the
+// severity rules, paths, and its errors.
+import { PolicyRulesSchema } from "@driftwatch/schema";
+import { describe, expect, it } from "vitest";
+import { diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
+
+const T = Date.UTC(2026, 10, 20, 8);
+const at = (i: number): string => new Date(T + i * 300_000).toISOString();
+const history = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
+const volatilePaths = (policy: { volatile?: { path?: string }[] }): (string | undefined)[] => (policy.volatile ?? []).map((v) => v.path);
+const evidenceAt = (evidence: PolicyEvidence[], path: string): PolicyEvidence | undefined => evidence.find((e) => e.path === path);
+
+describe("suggestPolicy (json)", () => {
+  it("makes timestamps in every common form volatile, with the shape in the evidence", () => {
+    const samples = history(5, (i) => ({
+      iso: at(i),
+      isoNoZone: at(i).slice(0, 19),
+      isoOffset: at(i).replace("Z", "+02:00"),
+      httpDate: new Date(T + i * 300_000).toUTCString(),
+      unixSeconds: Math.floor((T + i * 300_000) / 1000),
+      unixMillis: T + i * 300_001,
+      unixString: String(Math.floor((T + i * 300_000) / 1000)),
+    }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(volatilePaths(policy)).toEqual(["$.iso", "$.isoNoZone", "$.isoOffset", "$.httpDate", "$.unixSeconds", "$.unixMillis", "$.unixString"]);
+    expect(evidenceAt(evidence, "$.iso")).toMatchObject({ kind: "volatile", rule: "volatile[0]", changed: 4, pairs: 4, shape: "iso8601", reason: "changed in 4 of 4 fetches, always an ISO 8601 timestamp" });
+    expect(evidenceAt(evidence, "$.httpDate")?.shape).toBe("http_date");
+    expect(evidenceAt(evidence, "$.unixSeconds")?.shape).toBe("unix_time");
+    expect(evidenceAt(evidence, "$.unixString")?.shape).toBe("unix_time");
+  });
+
+  it("makes ids, tokens, ETags, counters and relative times volatile", () => {
+    const tokens = ["9f86d081884c7d65", "2c26b46b68ffc68f", "fcde2b2edba56bf4", "bd7e6b1f8a1c2d3e", "0a1b2c3d4e5f6a7b"];
+    const samples = history(5, (i) => ({
+      requestId: `req_${tokens[i]!.slice(0, 12)}`,
+      uuid: `${tokens[i]!.slice(0, 8)}-1234-4abc-8def-${tokens[i]!.slice(4, 16)}`,
+      etag: `W/"${tokens[i]}"`,
+      hex: tokens[i],
+      csrf: Buffer.from(`token-${tokens[i]}`).toString("base64url"),
+      views: 1000 + i * 17,
+      stock: 90 - i * 3,
+      seen: `${i + 2} minutes ago`,
+      took: [12, 3, 40, 7, 22][i],
+    }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(volatilePaths(policy).sort()).toEqual(["$.csrf", "$.etag", "$.hex", "$.requestId", "$.seen", "$.stock", "$.took", "$.uuid", "$.views"]);
+    expect(Object.fromEntries(evidence.filter((e) => e.kind === "volatile").map((e) => [e.path, e.shape]))).toEqual({
+      "$.requestId": "token",
+      "$.uuid": "uuid",
+      "$.etag": "etag",
+      "$.hex": "hex",
+      "$.csrf": "base64",
+      "$.views": "counter",
+      "$.stock": "counter",
+      "$.seen": "relative_time",
+      "$.took": "duration",
+    });
+  });
+
+  it("keeps fields that changed but look meaningful, and says why", () => {
+    const statuses = ["active", "suspended", "active", "pending", "active"];
+    const samples = history(5, (i) => ({ status: statuses[i], price: ["19.99", "24.99", "19.99", "19.99", "17.50"][i], version: `1.${i}.0`, enabled: i % 2 === 0, label: ["Hello", "Bonjour", "Hallo", "Hola", "Ciao"][i], temperature: 10 + i * 3.7, notes: `x${i}` }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.volatile ?? []).toEqual([]);
+    expect(policy.tolerance ?? []).toEqual([]);
+    const kept: Record<string, PolicyEvidence> = Object.fromEntries(evidence.filter((e) => e.kind === "kept").map((e) => [e.path, e]));
+    expect(kept["$.status"]).toMatchObject({ shape: "enum", changed: 4, pairs: 4, reason: "kept: changed in 4 of 4 fetches but looks like an enum-like value (3 distinct values)" });
+    expect(kept["$.price"]?.shape).toBe("price");
+    expect(kept["$.version"]?.shape).toBe("version");
+    expect(kept["$.enabled"]?.shape).toBe("boolean");
+    expect(kept["$.label"]?.shape).toBe("enum");
+    expect(kept["$.temperature"]?.reason).toMatch(/more than jitter/);
+    expect(kept["$.notes"]).toBeDefined();
+    for (const e of Object.values(kept)) expect(e.rule).toBeUndefined();
+  });
+
+  it("never makes a field that was stable during learning volatile, whatever its shape", () => {
+    const samples = history(6, () => ({ created_at: "2021-03-04T10:11:12Z", id: "4f1c2a9e-1111-4abc-8def-0123456789ab", token: "c2VjcmV0LXRva2VuLTEyMzQ1Njc4" }));
+    const { policy } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.volatile ?? []).toEqual([]);
+    // ...and a later change to it is reported.
+    expect(diffJson(samples[5], { ...samples[5]!, created_at: "2022-01-01T00:00:00Z" }, { policy })).not.toBeNull();
+  });
+
+  it("does not call a timestamp that changed once in five fetches noise", () => {
+    const samples = history(6, (i) => ({ released_at: i < 4 ? "2026-01-01T00:00:00Z" : "2026-02-01T00:00:00Z" }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.volatile ?? []).toEqual([]);
+    expect(evidenceAt(evidence, "$.released_at")).toMatchObject({ kind: "kept", shape: "iso8601", changed: 1, pairs: 5 });
+  });
+
+  it("infers identity keys, generalises volatile fields in elements to [*], and learns unordered arrays", () => {
+    const items = [
+      { sku: "A-1", title: "Mug", stock: 3 },
+      { sku: "B-2", title: "Cap", stock: 5 },
+      { sku: "C-3", title: "Tee", stock: 8 },
+    ];
+    const samples = history(5, (i) => ({
+      items: (i % 2 ? [...items].reverse() : items).map((item) => ({ ...item, updated_at: at(i) })),
+      tags: i % 2 ? ["b", "a", "c"] : ["a", "b", "c"],
+    }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.arrayKeys).toEqual({ "$.items": "sku" });
+    expect(volatilePaths(policy)).toEqual(["$.items[*].updated_at"]);
+    expect(policy.unordered).toEqual(["$.tags"]);
+    expect(evidence.find((e) => e.kind === "arrayKey")).toMatchObject({ rule: "arrayKeys['$.items']", reason: "array reordered 4 times, elements unique by `sku`" });
+    expect(evidence.find((e) => e.kind === "unordered")).toMatchObject({ rule: "unordered[0]", path: "$.tags", reason: "array reordered 4 times with the same elements" });
+  });
+
+  it("suggests a relative tolerance for jittering floats, with a margin over the spread seen", () => {
+    const jitter = [0, 3e-7, -2e-7, 1e-7, -3e-7];
+    const samples = history(5, (i) => ({ lat: 52.52 * (1 + jitter[i]!) }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.tolerance).toHaveLength(1);
+    const relative = policy.tolerance![0]!.relative!;
+    const spread = Math.max(...jitter.slice(1).map((j, i) => Math.abs(j - jitter[i]!) / (1 + Math.max(j, jitter[i]!))));
+    expect(relative).toBeGreaterThan(spread);
+    expect(relative).toBeLessThanOrEqual(spread * 8);
+    expect(evidence.find((e) => e.kind === "tolerance")).toMatchObject({ path: "$.lat", shape: "float", rule: "tolerance[0]" });
+  });
+
+  it("rates removals and enum-like value changes of stable fields medium, additions stay info", () => {
+    const samples = history(5, (i) => ({ plan: "pro", active: true, price: 49, seats: [{ id: 1 }, { id: 2 }], count: 7, seen: at(i) }));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.rules).toEqual([
+      { path: "$.seats", category: "value", op: "remove", severity: "medium" },
+      { path: "$.plan", category: "value", op: "replace", severity: "medium" },
+      { path: "$.active", category: "value", op: "replace", severity: "medium" },
+      { path: "$.price", category: "value", op: "replace", severity: "medium" },
+    ]);
+    expect(evidence.filter((e) => e.kind === "severity").map((e) => e.rule)).toEqual(["rules[0]", "rules[1]", "rules[2]", "rules[3]"]);
+    const last = samples[4]!;
+    expect(diffJson(last, { ...last, plan: "free" }, { policy })?.topSeverity).toBe("medium");
+    expect(diffJson(last, { ...last, seats: [{ id: 1 }] }, { policy })?.topSeverity).toBe("medium");
+    expect(diffJson(last, { ...last, count: 8 }, { policy })?.topSeverity).toBe("info");
+    expect(diffJson(last, { ...last, extra: "new" }, { policy })?.topSeverity).toBe("info");
+    expect(diffJson(last, { ...last, seats: [...last.seats, { id: 3 }] }, { policy })?.topSeverity).toBe("info");
+    const { plan: _plan, ...withoutPlan } = last;
+    expect(diffJson(last, withoutPlan, { policy })?.topSeverity).toBe("critical");
+  });
+
+  it("keeps the number of rules bounded by grouping stable fields by parent", () => {
+    const wide = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`group${i % 9}`, Object.fromEntries(Array.from({ length: 50 }, (_, j) => [`flag${j}`, "on"]))]));
+    const { policy } = suggestPolicy([wide, wide, wide], { kind: "json" });
+    expect(policy.rules.length).toBeLessThanOrEqual(400);
+    expect(policy.rules.length).toBeGreaterThan(0);
+    expect(PolicyRulesSchema.safeParse(policy).success).toBe(true);
+    expect(diffJson(wide, { ...wide, group3: { ...wide["group3"], flag7: "off" } }, { policy })?.topSeverity).toBe("medium");
+  });
+
+  it("holds at most 500 volatile entries; the rest are kept, and the evidence says why", () => {
+    const samples = history(3, (i) => Object.fromEntries(Array.from({ length: 600 }, (_, j) => [`t${j}`, at(i + j)])));
+    const { policy, evidence } = suggestPolicy(samples, { kind: "json" });
+    expect(policy.volatile).toHaveLength(500);
+    const over = evidence.filter((e) => e.reason.endsWith("but a policy holds at most 500 volatile entries"));
+    expect(over).toHaveLength(100);
+    expect(over.every((e) => e.kind === "kept" && e.rule === undefined)).toBe(true);
+    expect(PolicyRulesSchema.safeParse(policy).success).toBe(true);
+  });
+
+  it("parses JSON strings and accepts parsed values", () => {
+    const parsed = history(3, (i) => ({ at: at(i) }));
+    expect(suggestPolicy(parsed.map((p) => JSON.stringify(p)), { kind: "json" })).toEqual(suggestPolicy(parsed, { kind: "json" }));
+  });
+});
+
+describe("suggestPolicy (html)", () => {
+  const page = (i: number, promo: string, extra = ""): string =>
+    `<html><body><div class="promo">${promo}</div><main><h1>Spring sale</h1><p id="viewers">${20 + i} people are looking at this</p>` +
+    `<p class="posted">Posted ${i + 3} minutes ago</p><p>Everything must go.</p>${extra}</main><footer><p>Rendered at 08:0${i}:1${i} UTC</p></footer></body></html>`;
+  const promos = ["Free shipping on all orders today", "Join the club and save ten percent", "New arrivals every single week"];
+
+  it("makes blocks with counters, times and rotating promos volatile, and keeps edited text", () => {
+    const pages = history(6, (i) => page(i, promos[i % 3]!, i === 5 ? "<p>Now with gift wrapping.</p>" : ""));
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect((policy.volatile ?? []).map((v) => v.selector)).toEqual(["div.promo", "#viewers", "p.posted", "body > footer:nth-of-type(1) > p:nth-of-type(1)"]);
+    expect(Object.fromEntries(evidence.filter((e) => e.kind === "volatile").map((e) => [e.selector, e.shape]))).toEqual({
+      "div.promo": "rotating",
+      "#viewers": "counter",
+      "p.posted": "relative_time",
+      "body > footer:nth-of-type(1) > p:nth-of-type(1)": "iso8601",
+    });
+    expect(policy.rules).toEqual([]);
+  });
+
+  it("looks only inside options.selector", () => {
+    const pages = history(4, (i) => page(i, promos[i % 3]!));
+    const { policy } = suggestPolicy(pages, { kind: "html", selector: "main" });
+    expect((policy.volatile ?? []).map((v) => v.selector)).toEqual(["#viewers", "p.posted"]);
+  });
+
+  it("keeps a block whose text changed beyond numbers and times", () => {
+    const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile ?? []).toEqual([]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 4, pairs: 4 })]);
+  });
+});
+
+describe("suggestPolicy errors", () => {
+  const codeOf = (fn: () => unknown): string | undefined => {
+    try {
+      fn();
+    } catch (error) {
+      return isDriftwatchError(error) ? `${error.code}: ${error.details[0]?.path}` : String(error);
+    }
+    return undefined;
+  };
+
+  it("refuses bad input with invalid_input naming the problem", () => {
+    expect(codeOf(() => suggestPolicy([{}], { kind: "json" }))).toBe("invalid_input: history");
+    expect(codeOf(() => suggestPolicy("[]" as unknown as unknown[], { kind: "json" }))).toBe("invalid_input: history");
+    expect(codeOf(() => suggestPolicy(['{"a":1}', "{nope"], { kind: "json" }))).toBe("invalid_input: history[1]");
+    expect(codeOf(() => suggestPolicy([{ a: 1 }, { a: Number.NaN }], { kind: "json" }))).toBe("invalid_input: history[1]");
+    expect(codeOf(() => suggestPolicy([{}, {}], { kind: "xml" as "json" }))).toBe("invalid_input: options.kind");
+    expect(codeOf(() => suggestPolicy([{}, {}], null as unknown as { kind: "json" }))).toBe("invalid_input: options");
+    expect(codeOf(() => suggestPolicy(["<p>a</p>", 3], { kind: "html" }))).toBe("invalid_input: history[1]");
+    expect(codeOf(() => suggestPolicy(["<p>a</p>", "<p>b</p>"], { kind: "html", selector: "" }))).toBe("invalid_input: options.selector");
+  });
+
+  it("refuses documents nested too deep with too_deep, without overflowing the stack", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    expect(codeOf(() => suggestPolicy([deep, deep], { kind: "json" }))).toBe("too_deep: history");
+  });
+});
