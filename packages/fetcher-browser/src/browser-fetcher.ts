@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { BrowserOptionsSchema, FetchError, type BrowserOptions, type Fetcher, type FetchRequest, type FetchResponse } from "@driftwatch/core";
 import {
@@ -16,9 +14,11 @@ import {
   type GuardOptions,
   type HopResponse,
 } from "@driftwatch/fetcher-http";
-import { chromium, type Browser, type BrowserContext, type Route } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from "playwright-core";
 import { findBrowserProcess, killProcessTree } from "./processes.js";
+import { startGuardProxy, type GuardProxy } from "./proxy.js";
 import { createSemaphore } from "./semaphore.js";
+import { cleanStaleBrowserTmpDirs, makeBrowserTmpDir, recordOwned, removeBrowserTmpDir } from "./tmpdirs.js";
 
 export interface BrowserFetcherOptions extends GuardOptions {
   /** Chromium binary. Default `DRIFTWATCH_CHROMIUM_PATH`, else `/usr/bin/chromium`. Never a downloaded browser. */
@@ -29,13 +29,22 @@ export interface BrowserFetcherOptions extends GuardOptions {
   launchArgs?: readonly string[];
   /**
    * A browser you launched and manage: used as is, never closed or relaunched by the fetcher.
-   * Launch it with `--host-resolver-rules=MAP * ~NOTFOUND` so nothing escapes the guard.
+   * Launch it with {@link DEFAULT_LAUNCH_ARGS} so nothing escapes the guard (it has no guard proxy:
+   * Chromium then resolves nothing itself and WebRTC sends no UDP).
    */
   browser?: Browser;
   /** Cap on each response the page receives (document and every subresource). Default 10 MB. */
   maxBodyBytes?: number;
   /** Redirects followed per request the page makes. Default 5. */
   maxRedirects?: number;
+  /**
+   * Cap on the JavaScript heap of each page's renderer, in MB (`--js-flags=--max-old-space-size`).
+   * A page that allocates past it crashes alone and the render fails with `browser_failed`.
+   * Default 512.
+   */
+  maxHeapMb?: number;
+  /** Cap on the rendered HTML returned, in bytes; a larger DOM fails with `too_large`. Default `maxBodyBytes`. */
+  maxHtmlBytes?: number;
 }
 
 /** A `Fetcher` that renders pages in Chromium, with a handle on the browser process. */
@@ -44,11 +53,20 @@ export interface BrowserFetcher extends Fetcher {
   browserProcessId(): number | null;
 }
 
+/** Default cap on each renderer's JavaScript heap, in MB. */
+export const DEFAULT_MAX_HEAP_MB = 512;
+
+const NO_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND";
+
 /**
- * Switches every launch gets. The host resolver rule makes Chromium unable to resolve or reach
- * any host by itself (IP literals included): every request is fetched by the fetcher through
- * the guard and handed to the page with `route.fulfill`, so anything that bypasses request
- * interception (redirects of fulfilled responses, WebSockets, prefetches) simply fails.
+ * Switches every launch gets (use them for a browser you pass in `options.browser`). The host
+ * resolver rule makes Chromium unable to resolve or reach any host by itself (IP literals
+ * included): every request is fetched by the fetcher through the guard and handed to the page
+ * with `route.fulfill`, so anything that bypasses request interception fails. WebRTC may only
+ * use proxied transports, so it sends no UDP at all.
+ *
+ * A browser the fetcher launches itself also gets `--proxy-server` pointing at its guard proxy
+ * (with loopback not bypassed), and the resolver rule then exempts only the proxy's address.
  */
 export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
   "--disable-gpu",
@@ -58,7 +76,9 @@ export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
   "--disable-component-update",
   "--disable-sync",
   "--disable-dev-shm-usage",
-  "--host-resolver-rules=MAP * ~NOTFOUND",
+  NO_RESOLVER,
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
 const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
@@ -124,11 +144,15 @@ interface Launch {
   browser: Promise<Browser>;
   pid: number | null;
   /**
-   * The browser's own TMPDIR. Chromium leaves its process-singleton socket directories
-   * (`org.chromium.Chromium.*`) there even on a clean exit, and more after a crash; the whole
-   * directory is removed once the browser is gone.
+   * The browser's own TMPDIR (`driftwatch-chromium-<pid>-*`, see tmpdirs.ts), also Playwright's
+   * artifacts directory, listing Playwright's profile directory as owned. Chromium leaves its
+   * process-singleton socket directories (`org.chromium.Chromium.*`) there even on a clean
+   * exit, and more after a crash; the whole directory is removed once the browser is gone, and
+   * by the next start when the process died first.
    */
   tmpDir: string;
+  /** The guard proxy all of this browser's traffic goes through. */
+  proxy: GuardProxy | null;
 }
 
 /** Per render: how the page's requests are answered and what went wrong with the document. */
@@ -141,27 +165,56 @@ interface RenderState {
   signal: AbortSignal;
   /** Why the main frame's navigation was refused, to report it instead of Chromium's error. */
   mainError: FetchError | null;
+  /** The render's page, once created: the only page of its context allowed to stay open. */
+  page: Page | null;
+  /** Set when the page's renderer crashed (out of memory, typically). */
+  crashed: boolean;
+}
+
+/** A route's frame, or null when it has none yet (a popup's first navigation) or none at all (a worker). */
+function frameOf(route: Route): ReturnType<ReturnType<Route["request"]>["frame"]> | null {
+  try {
+    return route.request().frame();
+  } catch {
+    return null;
+  }
 }
 
 /**
  * A browser `Fetcher` on playwright-core and the system Chromium: one shared browser launched on
  * first use (relaunched after a crash), a fresh context per render, bounded concurrency, every
- * context closed whatever happens, and every request the page makes fetched through the SSRF
- * guard by the fetcher itself.
+ * context closed whatever happens, every request the page makes fetched through the SSRF guard
+ * by the fetcher itself, and whatever Chromium sends on its own routed through a guard proxy.
+ * Popups are closed at once, renderers have a heap cap, and every failure of a render is a
+ * thrown `FetchError`.
  */
 export function createBrowserFetcher(options: BrowserFetcherOptions = {}): BrowserFetcher {
   const executablePath = options.executablePath ?? process.env.DRIFTWATCH_CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
+  const maxHtmlBytes = options.maxHtmlBytes ?? maxBodyBytes;
+  if (!Number.isInteger(maxHeapMb) || maxHeapMb < 16) throw new FetchError("browser_failed", "maxHeapMb must be an integer of at least 16");
+  if (!Number.isInteger(maxHtmlBytes) || maxHtmlBytes < 1) throw new FetchError("browser_failed", "maxHtmlBytes must be a positive integer");
   const semaphore = createSemaphore(options.concurrency ?? 2);
   const dispatcher = createGuardedDispatcher(options);
   const marker = `--driftwatch-browser=${randomUUID()}`;
   const contexts = new Set<BrowserContext>();
   let launched: Launch | null = null;
   let closed = false;
+  let cleanedStale = false;
 
-  function launchArgs(): string[] {
-    const args = [...DEFAULT_LAUNCH_ARGS, ...(options.launchArgs ?? []), marker];
+  function launchArgs(proxy: GuardProxy): string[] {
+    const defaults = DEFAULT_LAUNCH_ARGS.map((arg) => (arg === NO_RESOLVER ? `${NO_RESOLVER}, EXCLUDE 127.0.0.1` : arg));
+    const args = [
+      ...defaults,
+      `--proxy-server=${proxy.url}`,
+      // Chromium sends loopback destinations around a proxy unless told not to.
+      "--proxy-bypass-list=<-loopback>",
+      `--js-flags=--max-old-space-size=${String(maxHeapMb)}`,
+      ...(options.launchArgs ?? []),
+      marker,
+    ];
     // Chromium's sandbox cannot start as root (containers); it stays on otherwise.
     if (process.getuid?.() === 0) args.unshift("--no-sandbox");
     return args;
@@ -171,7 +224,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     if (launched === entry) launched = null;
     // Renderers orphaned by a crashed browser keep its process group: end them too.
     if (entry.pid !== null) killProcessTree(entry.pid);
-    fs.rmSync(entry.tmpDir, { recursive: true, force: true });
+    removeBrowserTmpDir(entry.tmpDir);
+    void entry.proxy?.close().catch(() => undefined);
   }
 
   async function getBrowser(): Promise<Browser> {
@@ -191,41 +245,67 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     } catch (cause) {
       throw new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}: not found or not executable (set DRIFTWATCH_CHROMIUM_PATH)`, { cause });
     }
-    const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "driftwatch-chromium-"));
+    if (!cleanedStale) {
+      cleanedStale = true;
+      cleanStaleBrowserTmpDirs();
+    }
+    const tmpDir = makeBrowserTmpDir();
     const entry: Launch = {
       pid: null,
       tmpDir,
-      browser: chromium
-        .launch({
-          executablePath,
-          args: launchArgs(),
-          env: { ...process.env, TMPDIR: tmpDir },
-          timeout: LAUNCH_TIMEOUT_MS,
-          // Playwright's signal handlers would close the browser behind the embedder's back.
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
+      proxy: null,
+      browser: startGuardProxy(options)
+        .then((proxy) => {
+          entry.proxy = proxy;
+          if (closed) throw new FetchError("browser_failed", "The browser fetcher is closed");
+          return chromium.launch({
+            executablePath,
+            args: launchArgs(proxy),
+            env: { ...process.env, TMPDIR: tmpDir },
+            // Playwright's own scratch directory, inside ours (its profile directory cannot be).
+            artifactsDir: tmpDir,
+            timeout: LAUNCH_TIMEOUT_MS,
+            // Playwright's signal handlers would close the browser behind the embedder's back.
+            handleSIGINT: false,
+            handleSIGTERM: false,
+            handleSIGHUP: false,
+          });
         })
         .then((browser) => {
-          entry.pid = findBrowserProcess(marker)?.pid ?? null;
+          const found = findBrowserProcess(marker);
+          entry.pid = found?.pid ?? null;
+          const profile = /--user-data-dir=(\S+)/.exec(found?.cmdline ?? "")?.[1];
+          try {
+            if (profile !== undefined) recordOwned(tmpDir, profile);
+          } catch {
+            // the profile is still removed by Playwright on a clean close
+          }
           browser.on("disconnected", () => forget(entry));
           return browser;
         })
         .catch((cause: unknown) => {
           if (launched === entry) launched = null;
-          fs.rmSync(tmpDir, { recursive: true, force: true });
-          throw new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}`, { cause });
+          removeBrowserTmpDir(tmpDir);
+          void entry.proxy?.close().catch(() => undefined);
+          throw isFetchError(cause) ? cause : new FetchError("browser_failed", `Could not launch Chromium at ${executablePath}`, { cause });
         }),
     };
     launched = entry;
     return entry.browser;
   }
 
+  /**
+   * Answers one request of any page of the render's context. Never rejects: every failure ends
+   * as an aborted request (the route may already be gone with its page, so that is caught too).
+   */
   async function fulfillThroughGuard(route: Route, state: RenderState): Promise<void> {
     const request = route.request();
-    const isMainNavigation = request.isNavigationRequest() && request.frame().parentFrame() === null;
-    if (state.blocked.has(request.resourceType())) {
-      await route.abort("blockedbyclient");
+    const frame = frameOf(route);
+    const isMainNavigation = request.isNavigationRequest() && state.page !== null && frame === state.page.mainFrame();
+    // A popup or other page of the context: closed at once, its requests never fetched.
+    const foreignPage = frame !== null && state.page !== null && frame.page() !== state.page;
+    if (state.blocked.has(request.resourceType()) || foreignPage || (frame === null && request.isNavigationRequest())) {
+      await route.abort("blockedbyclient").catch(() => undefined);
       return;
     }
     try {
@@ -252,6 +332,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       }
       await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body });
     } catch (error) {
+      if (state.signal.aborted) {
+        await route.abort("aborted").catch(() => undefined);
+        return;
+      }
       if (isMainNavigation) state.mainError = toFetchError(error, request.url());
       const refused = isFetchError(error) && (error.code === "unsafe_url" || error.code === "invalid_url");
       await route.abort(refused ? "blockedbyclient" : "failed").catch(() => undefined);
@@ -294,6 +378,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       blocked: new Set(browserOptions.blockResources ?? []),
       signal,
       mainError: null,
+      page: null,
+      crashed: false,
     };
     const browser = await untilAborted(getBrowser(), signal);
     const creating = browser.newContext({
@@ -320,32 +406,68 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     try {
       signal.throwIfAborted();
       await untilAborted(
-        context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "WebSockets are not fetched by driftwatch" })),
+        context.routeWebSocket(/.*/, (ws) => void ws.close({ code: 1008, reason: "WebSockets are not fetched by driftwatch" }).catch(() => undefined)),
         signal,
       );
       await untilAborted(
-        context.route("**/*", (route) => fulfillThroughGuard(route, state)),
+        context.route("**/*", (route) => fulfillThroughGuard(route, state).catch(() => route.abort("failed").catch(() => undefined))),
         signal,
       );
+      // Popups (window.open, target=_blank) and any other page of the context are closed at
+      // once; until then the context's route guards their requests like the main page's.
+      context.on("page", (other) => {
+        if (state.page !== null && other !== state.page) void other.close().catch(() => undefined);
+      });
       const page = await untilAborted(context.newPage(), signal);
+      state.page = page;
+      for (const other of context.pages()) if (other !== page) void other.close().catch(() => undefined);
+      page.on("crash", () => {
+        state.crashed = true;
+      });
+      const crashedError = (): FetchError =>
+        new FetchError("browser_failed", `Rendering ${finalUrl.href} failed: the page crashed (it may have run out of memory; the JavaScript heap cap is ${String(maxHeapMb)} MB)`);
       const remaining = (): number => Math.max(1, browserOptions.timeoutMs - (performance.now() - started));
       let response;
       try {
         response = await untilAborted(page.goto(finalUrl.href, { waitUntil: browserOptions.waitStrategy, timeout: remaining() }), signal);
+        if (browserOptions.waitForSelector !== undefined) {
+          await untilAborted(page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() }), signal);
+        }
+        if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await untilAborted(page.waitForTimeout(browserOptions.extraWaitMs), signal);
       } catch (error) {
-        if (state.mainError !== null && !signal.aborted) throw state.mainError;
+        if (signal.aborted) throw error;
+        if (state.crashed) throw crashedError();
+        if (state.mainError !== null) throw state.mainError;
         throw error;
       }
-      if (browserOptions.waitForSelector !== undefined) {
-        await untilAborted(page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() }), signal);
+      // The main frame navigated to somewhere refused or unreachable (a script's redirect, say):
+      // what is showing is Chromium's error page, never a snapshot of the target.
+      if (state.mainError !== null) throw state.mainError;
+      if (state.crashed) throw crashedError();
+      if (page.url().startsWith("chrome-error:")) {
+        throw new FetchError("connection_failed", `Rendering ${finalUrl.href} failed: the page's navigation ended on the browser's error page`);
       }
-      if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await untilAborted(page.waitForTimeout(browserOptions.extraWaitMs), signal);
+      // The DOM's size is measured inside the page first: a huge DOM is never copied to this process.
+      const units = await untilAborted(
+        page.evaluate("document.documentElement === null ? 0 : document.documentElement.outerHTML.length").then(Number).catch((error: unknown) => {
+          if (state.crashed) throw crashedError();
+          throw error;
+        }),
+        signal,
+      );
+      // UTF-8 takes at least one byte per UTF-16 code unit.
+      if (units > maxHtmlBytes) throw tooLarge(finalUrl.href, units, maxHtmlBytes);
       const html = await untilAborted(page.content(), signal);
+      const htmlBytes = Buffer.byteLength(html);
+      if (htmlBytes > maxHtmlBytes) throw tooLarge(finalUrl.href, htmlBytes, maxHtmlBytes);
+      if (page.url().startsWith("chrome-error:") || state.mainError !== null) {
+        throw state.mainError ?? new FetchError("connection_failed", `Rendering ${finalUrl.href} failed: the page's navigation ended on the browser's error page`);
+      }
       return {
         ...base,
         status: response?.status() ?? document.status,
         body: html,
-        size: Buffer.byteLength(html),
+        size: htmlBytes,
         latencyMs: Math.round(performance.now() - started),
         finalUrl: page.url(),
         notModified: false,
@@ -403,4 +525,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       await dispatcher.close();
     },
   };
+}
+
+function tooLarge(url: string, size: number, cap: number): FetchError {
+  return new FetchError("too_large", `The rendered HTML of ${url} exceeds ${String(cap)} bytes`, {
+    details: [{ path: "body", message: `at least ${String(size)} bytes rendered, cap ${String(cap)}` }],
+  });
 }

@@ -60,10 +60,19 @@ export function parseFetchUrl(url: string): URL {
   return parsed;
 }
 
+/**
+ * The refusal names the rule (the address class), never the DNS answer: what a name resolves to
+ * inside the service's network is not the caller's business.
+ */
 function refused(host: string, address: string, cls: string): FetchError {
-  const via = host === address ? "" : ` (resolves to ${address})`;
-  return new FetchError("unsafe_url", `Refusing to connect to ${host}${via}: ${cls.replace("_", "-")} address`, {
-    details: [{ path: "url", message: `${address} is a ${cls} address` }],
+  const what = `${cls.replace("_", "-")} address`;
+  if (host === address) {
+    return new FetchError("unsafe_url", `Refusing to connect to ${host}: a ${what}`, {
+      details: [{ path: "url", message: `the host is a ${what}` }],
+    });
+  }
+  return new FetchError("unsafe_url", `Refusing to connect to ${host}: it resolves to a ${what}`, {
+    details: [{ path: "url", message: `the host resolves to a ${what}` }],
   });
 }
 

@@ -22,8 +22,18 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 export const DEFAULT_USER_AGENT = "driftwatch/0.1 (+https://github.com/driftwatch/driftwatch)";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Headers that must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+/** Header names that always carry credentials. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key"]);
+
+/**
+ * True for a header that carries credentials and must not follow a redirect to another origin:
+ * `authorization`, `proxy-authorization`, `cookie`, `x-api-key`, and any name containing
+ * `token`, `secret` or `key` (the rule SPEC uses to mask header values).
+ */
+export function isCredentialHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return CREDENTIAL_HEADERS.has(n) || /token|secret|key/.test(n);
+}
 
 /** One response of one hop: status, lower-cased headers and the decoded body bytes. */
 export interface HopResponse {
@@ -110,7 +120,9 @@ export async function followRedirects(dispatcher: Dispatcher, start: URL, init: 
       delete headers["content-type"];
       delete headers["content-length"];
     }
-    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+    if (next.origin !== url.origin) {
+      for (const name of Object.keys(headers)) if (isCredentialHeader(name)) delete headers[name];
+    }
     url = next;
   }
 }
@@ -128,7 +140,7 @@ function requestHeaders(request: FetchRequest, userAgent: string): Record<string
 
 /**
  * An HTTP `Fetcher` on undici with the SSRF guard on every connection, redirects followed by hand
- * (each hop's URL and resolved address checked), one deadline over the whole fetch, a streamed
+ * (each hop's URL and resolved address checked; credential headers dropped when the origin changes), one deadline over the whole fetch, a streamed
  * size cap, gzip/deflate/br decoding and conditional GET.
  */
 export function createHttpFetcher(options: HttpFetcherOptions = {}): Fetcher {

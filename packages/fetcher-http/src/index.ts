@@ -17,6 +17,7 @@ export {
   createHttpFetcher,
   followRedirects,
   flattenHeaders,
+  isCredentialHeader,
   requestHop,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_REDIRECTS,

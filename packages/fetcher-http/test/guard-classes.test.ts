@@ -77,7 +77,7 @@ describe("the HTTP fetcher refuses every blocked address class", () => {
     await expect(fetcher.fetch({ url: "http://169.254.169.254/" })).rejects.toMatchObject({
       code: "unsafe_url",
       message: expect.stringContaining("link-local") as unknown,
-      details: [{ path: "url", message: "169.254.169.254 is a link_local address" }],
+      details: [{ path: "url", message: "the host is a link-local address" }],
     });
   });
 });
