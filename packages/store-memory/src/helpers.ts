@@ -49,3 +49,22 @@ export function defined<T extends object>(patch: T): Partial<T> {
   }
   return out;
 }
+
+/**
+ * Fair claim order: of `rows` (sorted oldest first), the oldest of every organization first, then
+ * the second oldest of every organization, and so on; the first `limit` of that, in their original
+ * order. One tenant's backlog cannot fill a claim while another tenant has due work.
+ */
+export function fairTake<Row extends { orgId: string }>(rows: readonly Row[], limit: number): Row[] {
+  const rank = new Map<string, number>();
+  const ranked = rows.map((row, index) => {
+    const r = (rank.get(row.orgId) ?? 0) + 1;
+    rank.set(row.orgId, r);
+    return { row, index, r };
+  });
+  return ranked
+    .sort((a, b) => a.r - b.r || a.index - b.index)
+    .slice(0, Math.max(0, Math.floor(limit)))
+    .sort((a, b) => a.index - b.index)
+    .map((entry) => entry.row);
+}

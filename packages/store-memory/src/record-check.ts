@@ -149,7 +149,15 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
     const retention = input.retention ?? db.settings.get(monitorId)?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION;
     const keep = Math.max(1, Math.floor(retention));
     const ofMonitor = [...db.snapshots.values()].filter((s) => s.orgId === orgId && s.monitorId === monitorId).sort((a, b) => (a.id < b.id ? 1 : -1));
-    for (const old of ofMonitor.slice(keep)) journal.delete(db.snapshots, old.id);
+    const dropped = ofMonitor.slice(keep);
+    for (const old of dropped) journal.delete(db.snapshots, old.id);
+    // Diffs go with their snapshot (and any older diff whose snapshot is already gone).
+    if (dropped.length > 0) {
+      const newestDropped = dropped[0]!.id;
+      for (const d of [...db.diffs.values()]) {
+        if (d.orgId === orgId && d.monitorId === monitorId && d.snapshotId <= newestDropped) journal.delete(db.diffs, d.id);
+      }
+    }
     stage("retention");
 
     return { monitor: toMonitorRecord(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };

@@ -33,9 +33,22 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { MemoryDatabase, type MonitorRow } from "./database.js";
-import { copy, defined, isoTime, isoTimeOrNull, pageOf } from "./helpers.js";
+import {
+  copy,
+  defined,
+  fairTake,
+  isoTime,
+  isoTimeOrNull,
+  pageOf,
+} from "./helpers.js";
 import * as outbox from "./outbox.js";
-import { patchedMonitor, recordCheck, toDeliveryRecord, toMonitorRecord, toSnapshotSummary } from "./record-check.js";
+import {
+  patchedMonitor,
+  recordCheck,
+  toDeliveryRecord,
+  toMonitorRecord,
+  toSnapshotSummary,
+} from "./record-check.js";
 
 export interface MemoryStoreOptions {
   /** The tables to use; pass the same database to several stores to share data (default: a new, empty one). */
@@ -63,15 +76,24 @@ const WEBHOOK_PATCH_FIELDS = [
  * A driftwatch `Store` kept in process memory: for tests, demos and embedding. Same semantics as
  * the SQL adapters (it runs the same contract suite); nothing survives the process.
  */
-export async function createMemoryStore(options: MemoryStoreOptions = {}): Promise<Store> {
-  return new MemoryStore(options.database ?? new MemoryDatabase(), options.hooks ?? {}, options.now ?? (() => new Date()));
+export async function createMemoryStore(
+  options: MemoryStoreOptions = {}
+): Promise<Store> {
+  return new MemoryStore(
+    options.database ?? new MemoryDatabase(),
+    options.hooks ?? {},
+    options.now ?? (() => new Date())
+  );
 }
 
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createMemoryStore;
 
 class MemoryStore implements Store {
-  readonly capabilities: StoreCapabilities = { rateLimits: true, durable: false };
+  readonly capabilities: StoreCapabilities = {
+    rateLimits: true,
+    durable: false,
+  };
   readonly #db: MemoryDatabase;
   readonly #hooks: StoreHooks;
   readonly #clock: () => Date;
@@ -85,7 +107,10 @@ class MemoryStore implements Store {
 
   /** Runs `work` with the closed check; a throw becomes a rejection, as with the SQL adapters. */
   #call<T>(work: () => T): Promise<T> {
-    if (this.#closed) return Promise.reject(new StoreError("store_closed", "The store is closed."));
+    if (this.#closed)
+      return Promise.reject(
+        new StoreError("store_closed", "The store is closed.")
+      );
     try {
       return Promise.resolve(work());
     } catch (error) {
@@ -98,7 +123,11 @@ class MemoryStore implements Store {
   }
 
   #requireOrganization(orgId: string): void {
-    if (!this.#db.organizations.has(orgId)) throw new StoreError("not_found", `Organization ${orgId} does not exist.`);
+    if (!this.#db.organizations.has(orgId))
+      throw new StoreError(
+        "not_found",
+        `Organization ${orgId} does not exist.`
+      );
   }
 
   #monitor(orgId: string, id: string): MonitorRow | undefined {
@@ -116,9 +145,18 @@ class MemoryStore implements Store {
   createOrganization(input: NewOrganization): Promise<OrganizationRecord> {
     return this.#call(() => {
       for (const org of this.#db.organizations.values()) {
-        if (org.slug === input.slug) throw new StoreError("conflict", `An organization with slug ${input.slug} exists.`);
+        if (org.slug === input.slug)
+          throw new StoreError(
+            "conflict",
+            `An organization with slug ${input.slug} exists.`
+          );
       }
-      const record: OrganizationRecord = { id: newId("organization"), slug: input.slug, name: input.name ?? input.slug, createdAt: this.#now() };
+      const record: OrganizationRecord = {
+        id: newId("organization"),
+        slug: input.slug,
+        name: input.name ?? input.slug,
+        createdAt: this.#now(),
+      };
       this.#db.organizations.set(record.id, record);
       return copy(record);
     });
@@ -129,14 +167,26 @@ class MemoryStore implements Store {
   }
 
   getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null> {
-    return this.#call(() => copy([...this.#db.organizations.values()].find((o) => o.slug === slug) ?? null));
+    return this.#call(() =>
+      copy(
+        [...this.#db.organizations.values()].find((o) => o.slug === slug) ??
+          null
+      )
+    );
   }
 
   ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
     return this.#call(() => {
-      const existing = [...this.#db.organizations.values()].find((o) => o.slug === slug);
+      const existing = [...this.#db.organizations.values()].find(
+        (o) => o.slug === slug
+      );
       if (existing !== undefined) return copy(existing);
-      const record: OrganizationRecord = { id: newId("organization"), slug, name: name ?? slug, createdAt: this.#now() };
+      const record: OrganizationRecord = {
+        id: newId("organization"),
+        slug,
+        name: name ?? slug,
+        createdAt: this.#now(),
+      };
       this.#db.organizations.set(record.id, record);
       return copy(record);
     });
@@ -152,7 +202,11 @@ class MemoryStore implements Store {
     return this.#call(() => {
       this.#requireOrganization(orgId);
       for (const token of this.#db.tokens.values()) {
-        if (token.tokenHash === input.tokenHash) throw new StoreError("conflict", "A token with the same hash exists.");
+        if (token.tokenHash === input.tokenHash)
+          throw new StoreError(
+            "conflict",
+            "A token with the same hash exists."
+          );
       }
       const record: TokenRecord = {
         id: newId("token"),
@@ -170,7 +224,12 @@ class MemoryStore implements Store {
   }
 
   findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
-    return this.#call(() => copy([...this.#db.tokens.values()].find((t) => t.tokenHash === tokenHash) ?? null));
+    return this.#call(() =>
+      copy(
+        [...this.#db.tokens.values()].find((t) => t.tokenHash === tokenHash) ??
+          null
+      )
+    );
   }
 
   getToken(orgId: string, id: string): Promise<TokenRecord | null> {
@@ -181,10 +240,16 @@ class MemoryStore implements Store {
   }
 
   listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>> {
-    return this.#call(() => pageOf(this.#db.tokens.values(), (t) => t.orgId === orgId, page, copy));
+    return this.#call(() =>
+      pageOf(this.#db.tokens.values(), (t) => t.orgId === orgId, page, copy)
+    );
   }
 
-  revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null> {
+  revokeToken(
+    orgId: string,
+    id: string,
+    at: string
+  ): Promise<TokenRecord | null> {
     return this.#call(() => {
       const token = this.#db.tokens.get(id);
       if (token === undefined || token.orgId !== orgId) return null;
@@ -242,7 +307,11 @@ class MemoryStore implements Store {
     });
   }
 
-  updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
+  updateMonitor(
+    orgId: string,
+    id: string,
+    patch: MonitorPatch
+  ): Promise<MonitorRecord | null> {
     return this.#call(() => {
       const row = this.#monitor(orgId, id);
       if (row === undefined) return null;
@@ -257,31 +326,50 @@ class MemoryStore implements Store {
       if (this.#monitor(orgId, id) === undefined) return false;
       this.#db.monitors.delete(id);
       // snapshots, diffs and settings go with it; deliveries stay in the log, as in the SQL adapters
-      for (const [key, s] of this.#db.snapshots) if (s.monitorId === id) this.#db.snapshots.delete(key);
-      for (const [key, d] of this.#db.diffs) if (d.monitorId === id) this.#db.diffs.delete(key);
+      for (const [key, s] of this.#db.snapshots)
+        if (s.monitorId === id) this.#db.snapshots.delete(key);
+      for (const [key, d] of this.#db.diffs)
+        if (d.monitorId === id) this.#db.diffs.delete(key);
       this.#db.settings.delete(id);
       return true;
     });
   }
 
   listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
-    return this.#call(() => pageOf(this.#db.monitors.values(), (m) => m.orgId === orgId, page, toMonitorRecord));
+    return this.#call(() =>
+      pageOf(
+        this.#db.monitors.values(),
+        (m) => m.orgId === orgId,
+        page,
+        toMonitorRecord
+      )
+    );
   }
 
   claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
     return this.#call(() => {
       const now = isoTime(input.now);
       const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
-      const due = [...this.#db.monitors.values()]
-        .filter(
-          (m) =>
-            (m.state === "active" || m.state === "failing") &&
-            m.nextCheckAt !== null &&
-            m.nextCheckAt <= now &&
-            (m.leaseExpiresAt === null || m.leaseExpiresAt <= now)
-        )
-        .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1))
-        .slice(0, Math.max(0, Math.floor(input.limit)));
+      const due = fairTake(
+        [...this.#db.monitors.values()]
+          .filter(
+            (m) =>
+              (m.state === "active" || m.state === "failing") &&
+              m.nextCheckAt !== null &&
+              m.nextCheckAt <= now &&
+              (m.leaseExpiresAt === null || m.leaseExpiresAt <= now)
+          )
+          .sort((a, b) =>
+            a.nextCheckAt! < b.nextCheckAt!
+              ? -1
+              : a.nextCheckAt! > b.nextCheckAt!
+              ? 1
+              : a.id < b.id
+              ? -1
+              : 1
+          ),
+        input.limit
+      );
       for (const row of due) {
         row.leaseOwner = input.owner;
         row.leaseExpiresAt = until;
@@ -290,7 +378,11 @@ class MemoryStore implements Store {
     });
   }
 
-  releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
+  releaseMonitor(
+    id: string,
+    owner: string,
+    nextCheckAt: string | null
+  ): Promise<boolean> {
     return this.#call(() => {
       const row = this.#db.monitors.get(id);
       if (row === undefined || row.leaseOwner !== owner) return false;
@@ -303,34 +395,68 @@ class MemoryStore implements Store {
 
   // snapshots --------------------------------------------------------------------------------
 
-  getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
+  getLatestSnapshot(
+    orgId: string,
+    monitorId: string
+  ): Promise<SnapshotRecord | null> {
     return this.#call(() => {
       let latest: SnapshotRecord | null = null;
       for (const s of this.#db.snapshots.values()) {
-        if (s.orgId === orgId && s.monitorId === monitorId && (latest === null || s.id > latest.id)) latest = s;
+        if (
+          s.orgId === orgId &&
+          s.monitorId === monitorId &&
+          (latest === null || s.id > latest.id)
+        )
+          latest = s;
       }
       return copy(latest);
     });
   }
 
-  listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>> {
-    return this.#call(() => pageOf(this.#db.snapshots.values(), (s) => s.orgId === orgId && s.monitorId === monitorId, page, toSnapshotSummary));
+  listSnapshots(
+    orgId: string,
+    monitorId: string,
+    page: PageRequest
+  ): Promise<Page<SnapshotRecord>> {
+    return this.#call(() =>
+      pageOf(
+        this.#db.snapshots.values(),
+        (s) => s.orgId === orgId && s.monitorId === monitorId,
+        page,
+        toSnapshotSummary
+      )
+    );
   }
 
-  getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null> {
+  getSnapshot(
+    orgId: string,
+    monitorId: string,
+    id: string
+  ): Promise<SnapshotRecord | null> {
     return this.#call(() => {
       const s = this.#db.snapshots.get(id);
-      return s !== undefined && s.orgId === orgId && s.monitorId === monitorId ? copy(s) : null;
+      return s !== undefined && s.orgId === orgId && s.monitorId === monitorId
+        ? copy(s)
+        : null;
     });
   }
 
   // diffs ------------------------------------------------------------------------------------
 
-  listDiffs(orgId: string, monitorId: string, query: DiffQuery): Promise<Page<DiffRecord>> {
+  listDiffs(
+    orgId: string,
+    monitorId: string,
+    query: DiffQuery
+  ): Promise<Page<DiffRecord>> {
     return this.#call(() => {
-      const since = query.since === undefined ? undefined : isoTime(query.since);
-      const until = query.until === undefined ? undefined : isoTime(query.until);
-      const minRank = query.minSeverity === undefined ? undefined : severityRank(query.minSeverity);
+      const since =
+        query.since === undefined ? undefined : isoTime(query.since);
+      const until =
+        query.until === undefined ? undefined : isoTime(query.until);
+      const minRank =
+        query.minSeverity === undefined
+          ? undefined
+          : severityRank(query.minSeverity);
       return pageOf(
         this.#db.diffs.values(),
         (d) =>
@@ -339,22 +465,34 @@ class MemoryStore implements Store {
           (since === undefined || d.createdAt >= since) &&
           (until === undefined || d.createdAt <= until) &&
           (minRank === undefined || severityRank(d.topSeverity) >= minRank) &&
-          (query.classification === undefined || d.classification === query.classification),
+          (query.classification === undefined ||
+            d.classification === query.classification),
         query,
         copy
       );
     });
   }
 
-  getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
+  getDiff(
+    orgId: string,
+    monitorId: string,
+    id: string
+  ): Promise<DiffRecord | null> {
     return this.#call(() => {
       const d = this.#db.diffs.get(id);
-      return d !== undefined && d.orgId === orgId && d.monitorId === monitorId ? copy(d) : null;
+      return d !== undefined && d.orgId === orgId && d.monitorId === monitorId
+        ? copy(d)
+        : null;
     });
   }
 
-  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
-    return this.#call(() => recordCheck(this.#db, this.#hooks, this.#now(), orgId, input));
+  recordCheck(
+    orgId: string,
+    input: RecordCheckInput
+  ): Promise<RecordCheckResult> {
+    return this.#call(() =>
+      recordCheck(this.#db, this.#hooks, this.#now(), orgId, input)
+    );
   }
 
   // settings ---------------------------------------------------------------------------------
@@ -366,16 +504,28 @@ class MemoryStore implements Store {
         monitorId,
         policyRulesJson: { rules: [] },
         snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
+        autoApplySuggestions: false,
         updatedAt: null,
       }
     );
   }
 
-  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
-    return this.#call(() => (this.#monitor(orgId, monitorId) === undefined ? null : this.#settings(orgId, monitorId)));
+  getSettings(
+    orgId: string,
+    monitorId: string
+  ): Promise<SettingsRecord | null> {
+    return this.#call(() =>
+      this.#monitor(orgId, monitorId) === undefined
+        ? null
+        : this.#settings(orgId, monitorId)
+    );
   }
 
-  updateSettings(orgId: string, monitorId: string, patch: SettingsPatch): Promise<SettingsRecord | null> {
+  updateSettings(
+    orgId: string,
+    monitorId: string,
+    patch: SettingsPatch
+  ): Promise<SettingsRecord | null> {
     return this.#call(() => {
       if (this.#monitor(orgId, monitorId) === undefined) return null;
       const current = this.#settings(orgId, monitorId);
@@ -384,6 +534,7 @@ class MemoryStore implements Store {
         monitorId,
         policyRulesJson: copy(patch.policyRulesJson ?? current.policyRulesJson),
         snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
+        autoApplySuggestions: patch.autoApplySuggestions ?? current.autoApplySuggestions,
         updatedAt: isoTime(patch.updatedAt),
       };
       this.#db.settings.set(monitorId, next);
@@ -422,10 +573,16 @@ class MemoryStore implements Store {
   }
 
   listWebhooks(orgId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
-    return this.#call(() => pageOf(this.#db.webhooks.values(), (w) => w.orgId === orgId, page, copy));
+    return this.#call(() =>
+      pageOf(this.#db.webhooks.values(), (w) => w.orgId === orgId, page, copy)
+    );
   }
 
-  updateWebhook(orgId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
+  updateWebhook(
+    orgId: string,
+    id: string,
+    patch: WebhookPatch
+  ): Promise<WebhookRecord | null> {
     return this.#call(() => {
       const row = this.#webhook(orgId, id);
       if (row === undefined) return null;
@@ -435,7 +592,10 @@ class MemoryStore implements Store {
         if (!(field in changes)) continue;
         const value = changes[field];
         (next as unknown as Record<string, unknown>)[field] =
-          (field === "updatedAt" || field === "previousSecretExpiresAt") && typeof value === "string" ? isoTime(value) : copy(value);
+          (field === "updatedAt" || field === "previousSecretExpiresAt") &&
+          typeof value === "string"
+            ? isoTime(value)
+            : copy(value);
       }
       this.#db.webhooks.set(id, next);
       return copy(next);
@@ -457,59 +617,111 @@ class MemoryStore implements Store {
 
   // deliveries -------------------------------------------------------------------------------
 
-  claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
+  claimDueDeliveries(
+    input: Parameters<Store["claimDueDeliveries"]>[0]
+  ): Promise<DeliveryRecord[]> {
     return this.#call(() => outbox.claimDueDeliveries(this.#db, input));
   }
 
-  recordDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<DeliveryRecord | null> {
-    return this.#call(() => outbox.recordDeliveryAttempt(this.#db, id, owner, attempt));
+  recordDeliveryAttempt(
+    id: string,
+    owner: string,
+    attempt: Parameters<Store["recordDeliveryAttempt"]>[2]
+  ): Promise<DeliveryRecord | null> {
+    return this.#call(() =>
+      outbox.recordDeliveryAttempt(this.#db, id, owner, attempt)
+    );
   }
 
-  getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+  getDelivery(
+    orgId: string,
+    webhookId: string,
+    id: string
+  ): Promise<DeliveryRecord | null> {
     return this.#call(() => {
       const d = this.#db.deliveries.get(id);
-      return d !== undefined && d.orgId === orgId && d.webhookId === webhookId ? toDeliveryRecord(d) : null;
+      return d !== undefined && d.orgId === orgId && d.webhookId === webhookId
+        ? toDeliveryRecord(d)
+        : null;
     });
   }
 
-  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Promise<Page<DeliveryRecord>> {
-    return this.#call(() => pageOf(this.#db.deliveries.values(), (d) => d.orgId === orgId && d.webhookId === webhookId, page, toDeliveryRecord));
+  listDeliveries(
+    orgId: string,
+    webhookId: string,
+    page: PageRequest
+  ): Promise<Page<DeliveryRecord>> {
+    return this.#call(() =>
+      pageOf(
+        this.#db.deliveries.values(),
+        (d) => d.orgId === orgId && d.webhookId === webhookId,
+        page,
+        toDeliveryRecord
+      )
+    );
   }
 
-  listDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+  listDeliveryAttempts(
+    orgId: string,
+    deliveryId: string
+  ): Promise<DeliveryAttemptRecord[]> {
     return this.#call(() => {
       const d = this.#db.deliveries.get(deliveryId);
-      return d === undefined || d.orgId !== orgId ? [] : copy(this.#db.deliveryAttempts.get(deliveryId) ?? []);
+      return d === undefined || d.orgId !== orgId
+        ? []
+        : copy(this.#db.deliveryAttempts.get(deliveryId) ?? []);
     });
   }
 
-  requeueDelivery(orgId: string, webhookId: string, id: string, now: string): Promise<DeliveryRecord | null> {
-    return this.#call(() => outbox.requeueDelivery(this.#db, orgId, webhookId, id, now));
+  requeueDelivery(
+    orgId: string,
+    webhookId: string,
+    id: string,
+    now: string
+  ): Promise<DeliveryRecord | null> {
+    return this.#call(() =>
+      outbox.requeueDelivery(this.#db, orgId, webhookId, id, now)
+    );
   }
 
   countPendingDeliveries(orgId?: string): Promise<number> {
     return this.#call(() => {
       let n = 0;
-      for (const d of this.#db.deliveries.values()) if (d.state === "pending" && (orgId === undefined || d.orgId === orgId)) n++;
+      for (const d of this.#db.deliveries.values())
+        if (d.state === "pending" && (orgId === undefined || d.orgId === orgId))
+          n++;
       return n;
     });
   }
 
   // idempotency and rate limits --------------------------------------------------------------
 
-  claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+  claimIdempotencyKey(
+    orgId: string,
+    input: IdempotencyClaim
+  ): Promise<IdempotencyClaimResult> {
     return this.#call(() => outbox.claimIdempotencyKey(this.#db, orgId, input));
   }
 
-  completeIdempotencyKey(orgId: string, key: string, response: { status: number; body: string }): Promise<void> {
-    return this.#call(() => outbox.completeIdempotencyKey(this.#db, orgId, key, response));
+  completeIdempotencyKey(
+    orgId: string,
+    key: string,
+    response: { status: number; body: string }
+  ): Promise<void> {
+    return this.#call(() =>
+      outbox.completeIdempotencyKey(this.#db, orgId, key, response)
+    );
   }
 
   releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
     return this.#call(() => outbox.releaseIdempotencyKey(this.#db, orgId, key));
   }
 
-  hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
+  hitRateLimit(
+    key: string,
+    windowMs: number,
+    now: number
+  ): Promise<RateLimitHit> {
     return this.#call(() => outbox.hitRateLimit(this.#db, key, windowMs, now));
   }
 

@@ -178,6 +178,13 @@ CREATE TABLE {schema}.rate_limits (
 CREATE INDEX rate_limits_reset ON {schema}.rate_limits (reset_at);
 `,
   },
+  {
+    version: 2,
+    name: "settings_auto_apply_suggestions",
+    sql: `
+ALTER TABLE {schema}.settings ADD COLUMN auto_apply_suggestions boolean NOT NULL DEFAULT false;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -16,6 +16,7 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { MONITOR_PATCH_COLUMNS, toDelivery, toDiff, toMonitor, type DeliveryRow, type MonitorRow } from "./rows.js";
+import { encodeJson, encodeText, encodeTextOrNull } from "@driftwatch/core";
 import { Params, isoTime, patchAssignments, query, type Tables } from "./util.js";
 
 /** What the check's writes need of the store. */
@@ -84,13 +85,13 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
       snapshot.fetchedAt,
       snapshot.status,
       snapshot.latencyMs,
-      snapshot.contentType,
+      encodeTextOrNull(snapshot.contentType),
       snapshot.contentHash,
       snapshot.size,
       snapshot.browserRender,
-      snapshot.body,
-      snapshot.etag ?? null,
-      snapshot.lastModified ?? null,
+      encodeText(snapshot.body),
+      encodeTextOrNull(snapshot.etag),
+      encodeTextOrNull(snapshot.lastModified),
     ];
     writes.push(
       `snapshot AS (INSERT INTO ${ctx.t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
@@ -102,7 +103,7 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
   let diffRecord: DiffRecord | null = null;
   if (diff !== null && snapshot !== null) {
     const createdAt = isoTime(diff.createdAt);
-    const data = JSON.stringify({ ...diff, createdAt, monitorId, snapshotId: snapshot.id });
+    const data = encodeJson({ ...diff, createdAt, monitorId, snapshotId: snapshot.id });
     const values = [
       diff.id,
       snapshot.id,
@@ -158,7 +159,10 @@ export async function recordCheckRows(ctx: CheckContext, client: PoolClient, org
   writes.push(
     `retention AS (DELETE FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
        SELECT id FROM (SELECT id FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
-       ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1))`
+       ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1) RETURNING id)`,
+    // Diffs go with their snapshot (and any older diff whose snapshot is already gone).
+    `pruned_diffs AS (DELETE FROM ${ctx.t.diffs} WHERE org_id = ${org} AND monitor_id = ${monitor}
+       AND snapshot_id <= (SELECT MAX(id) FROM retention))`
   );
   const written = await query<DeliveryRow>(
     client,

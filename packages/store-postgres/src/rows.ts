@@ -9,6 +9,7 @@ import type {
   TokenRecord,
   WebhookRecord,
 } from "@driftwatch/core";
+import { decodeJson, decodeText, decodeTextOrNull, encodeJson, encodeText } from "@driftwatch/core";
 
 // Row shapes as node-postgres returns them with its default parsers (snake_case, jsonb parsed
 // into fresh objects, timestamptz as Date, booleans as booleans) and their mapping to the
@@ -83,38 +84,41 @@ export function toMonitor(row: MonitorRow): MonitorRecord {
     id: row.id,
     orgId: row.org_id,
     type: row.type as MonitorRecord["type"],
-    name: row.name,
+    name: decodeText(row.name),
     url: row.url,
     method: row.method as MonitorRecord["method"],
-    headers: row.headers,
-    body: row.body,
+    headers: decodeJson(row.headers),
+    body: decodeTextOrNull(row.body),
     intervalSeconds: row.interval_seconds,
-    selector: row.selector,
-    browserOptionsJson: row.browser_options,
+    selector: decodeTextOrNull(row.selector),
+    browserOptionsJson: decodeJson(row.browser_options),
     state: row.state as MonitorRecord["state"],
     consecutiveFailures: row.consecutive_failures,
     lastCheckedAt: isoFromDbOrNull(row.last_checked_at),
     lastChangedAt: isoFromDbOrNull(row.last_changed_at),
     nextCheckAt: isoFromDbOrNull(row.next_check_at),
     lastStatus: row.last_status,
-    lastError: row.last_error,
+    lastError: decodeTextOrNull(row.last_error),
     createdAt: isoFromDb(row.created_at),
     updatedAt: isoFromDb(row.updated_at),
   };
 }
 
-/** How a patch value is written: `json` as jsonb text, `time` as timestamptz, `plain` as is. */
-export type ColumnKind = "plain" | "json" | "time";
+/**
+ * How a patch value is written: `json` as jsonb text, `time` as timestamptz, `text` encoded
+ * (U+0000 and lone surrogates, see encodeText in core), `plain` as is.
+ */
+export type ColumnKind = "plain" | "json" | "time" | "text";
 
 /** Monitor fields a patch may set: their column and kind. */
 export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKind]>> = {
-  name: ["name", "plain"],
+  name: ["name", "text"],
   url: ["url", "plain"],
   method: ["method", "plain"],
   headers: ["headers", "json"],
-  body: ["body", "plain"],
+  body: ["body", "text"],
   intervalSeconds: ["interval_seconds", "plain"],
-  selector: ["selector", "plain"],
+  selector: ["selector", "text"],
   browserOptionsJson: ["browser_options", "json"],
   state: ["state", "plain"],
   consecutiveFailures: ["consecutive_failures", "plain"],
@@ -122,14 +126,14 @@ export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
   lastChangedAt: ["last_changed_at", "time"],
   nextCheckAt: ["next_check_at", "time"],
   lastStatus: ["last_status", "plain"],
-  lastError: ["last_error", "plain"],
+  lastError: ["last_error", "text"],
   updatedAt: ["updated_at", "time"],
 };
 
 /** Webhook fields a patch may set: their column and kind. */
 export const WEBHOOK_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKind]>> = {
   url: ["url", "plain"],
-  description: ["description", "plain"],
+  description: ["description", "text"],
   events: ["events", "json"],
   monitorIds: ["monitor_ids", "json"],
   minSeverity: ["min_severity", "plain"],
@@ -146,7 +150,8 @@ export const WEBHOOK_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
  */
 export function encodeParam(value: unknown, kind: ColumnKind): unknown {
   if (value === null || value === undefined) return null;
-  if (kind === "json") return JSON.stringify(value);
+  if (kind === "json") return encodeJson(value);
+  if (kind === "text") return encodeText(value as string);
   return value;
 }
 
@@ -173,14 +178,14 @@ export function toSnapshot(row: SnapshotRow): SnapshotRecord {
     fetchedAt: isoFromDb(row.fetched_at),
     status: row.status,
     latencyMs: row.latency_ms,
-    contentType: row.content_type,
+    contentType: decodeTextOrNull(row.content_type),
     contentHash: row.content_hash,
     size: row.size,
     browserRender: row.browser_render,
-    etag: row.etag,
-    lastModified: row.last_modified,
+    etag: decodeTextOrNull(row.etag),
+    lastModified: decodeTextOrNull(row.last_modified),
   };
-  if (row.body !== undefined) record.body = row.body;
+  if (row.body !== undefined) record.body = decodeText(row.body);
   return record;
 }
 
@@ -193,7 +198,7 @@ export interface DiffRow {
 }
 /** `data` holds the whole diff; the indexed columns are copies used for filtering. */
 export function toDiff(row: DiffRow): DiffRecord {
-  return { ...row.data, id: row.id, monitorId: row.monitor_id, snapshotId: row.snapshot_id, orgId: row.org_id };
+  return { ...decodeJson(row.data), id: row.id, monitorId: row.monitor_id, snapshotId: row.snapshot_id, orgId: row.org_id };
 }
 
 export interface SettingsRow {
@@ -201,6 +206,7 @@ export interface SettingsRow {
   org_id: string;
   policy_rules: SettingsRecord["policyRulesJson"];
   snapshot_retention: number;
+  auto_apply_suggestions: boolean;
   updated_at: Date | null;
 }
 export function toSettings(row: SettingsRow): SettingsRecord {
@@ -209,6 +215,7 @@ export function toSettings(row: SettingsRow): SettingsRecord {
     monitorId: row.monitor_id,
     policyRulesJson: row.policy_rules,
     snapshotRetention: row.snapshot_retention,
+    autoApplySuggestions: row.auto_apply_suggestions,
     updatedAt: isoFromDbOrNull(row.updated_at),
   };
 }
@@ -233,7 +240,7 @@ export function toWebhook(row: WebhookRow): WebhookRecord {
     id: row.id,
     orgId: row.org_id,
     url: row.url,
-    description: row.description,
+    description: decodeTextOrNull(row.description),
     events: row.events,
     monitorIds: row.monitor_ids,
     minSeverity: row.min_severity as WebhookRecord["minSeverity"],
@@ -277,7 +284,7 @@ export function toDelivery(row: DeliveryRow): DeliveryRecord {
     nextAttemptAt: isoFromDbOrNull(row.next_attempt_at),
     lastAttemptAt: isoFromDbOrNull(row.last_attempt_at),
     lastResponseStatus: row.last_response_status,
-    lastError: row.last_error,
+    lastError: decodeTextOrNull(row.last_error),
     createdAt: isoFromDb(row.created_at),
     payload: row.payload,
   };
@@ -297,7 +304,7 @@ export function toDeliveryAttempt(row: DeliveryAttemptRow): DeliveryAttemptRecor
     attempt: row.attempt,
     at: isoFromDb(row.at),
     responseStatus: row.response_status,
-    error: row.error,
+    error: decodeTextOrNull(row.error),
     durationMs: row.duration_ms,
   };
 }

@@ -28,8 +28,9 @@ import {
   type WebhookPatch,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { migratePostgres, quoteIdentifier } from "./migrations.js";
+import { migratePostgres, POSTGRES_SCHEMA_VERSION, quoteIdentifier } from "./migrations.js";
 import { recordCheckRows } from "./record-check.js";
+import { encodeJson, encodeText, encodeTextOrNull } from "@driftwatch/core";
 import { Params, clampLimit, connect, isoTime, patchAssignments, query, translateError, type Db, type Tables } from "./util.js";
 import {
   MONITOR_PATCH_COLUMNS,
@@ -127,6 +128,7 @@ class PostgresStore implements Store {
   readonly #clock: () => Date;
   /** Qualified table names. */
   readonly #t: Tables;
+  readonly #migrations: string;
   #closed = false;
 
   constructor(pool: Pool, ownsPool: boolean, schema: string, hooks: StoreHooks, clock: () => Date) {
@@ -135,6 +137,7 @@ class PostgresStore implements Store {
     this.#hooks = hooks;
     this.#clock = clock;
     const s = quoteIdentifier(schema);
+    this.#migrations = `${s}.driftwatch_migrations`;
     this.#t = {
       organizations: `${s}.organizations`,
       tokens: `${s}.tokens`,
@@ -337,13 +340,13 @@ class PostgresStore implements Store {
         newId("monitor"),
         orgId,
         input.type,
-        input.name,
+        encodeText(input.name),
         input.url,
         input.method,
-        JSON.stringify(input.headers),
-        input.body,
+        encodeJson(input.headers),
+        encodeTextOrNull(input.body),
         input.intervalSeconds,
-        input.selector,
+        encodeTextOrNull(input.selector),
         encodeParam(input.browserOptionsJson, "json"),
         input.state,
         input.nextCheckAt,
@@ -377,16 +380,24 @@ class PostgresStore implements Store {
     const limit = Math.max(0, Math.floor(input.limit));
     const now = Date.parse(isoTime(input.now));
     if (limit === 0) return [];
+    // Organizations take turns (each one's oldest due monitor, then each one's second, ...), so one
+    // tenant's backlog cannot fill a claim. The window function cannot share a level with FOR UPDATE:
+    // a ranked subquery numbers the due rows, the level that joins it locks, rechecks and limits.
     // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for;
     // a row whose lease was just taken and committed fails the recheck of the WHERE clause.
     const rows = await this.#all<MonitorRow>(
       `UPDATE ${this.#t.monitors} SET lease_owner = $1, lease_expires_at = $2
        WHERE id IN (
-         SELECT id FROM ${this.#t.monitors}
-         WHERE state IN ('active', 'failing') AND next_check_at <= $3
-           AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
-         ORDER BY next_check_at, id LIMIT $4
-         FOR UPDATE SKIP LOCKED)
+         SELECT m.id FROM ${this.#t.monitors} m
+         JOIN (
+           SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn
+           FROM ${this.#t.monitors}
+           WHERE state IN ('active', 'failing') AND next_check_at <= $3
+             AND (lease_expires_at IS NULL OR lease_expires_at <= $3)) ranked ON ranked.id = m.id
+         WHERE m.state IN ('active', 'failing') AND m.next_check_at <= $3
+           AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= $3)
+         ORDER BY ranked.turn, m.next_check_at, m.id LIMIT $4
+         FOR UPDATE OF m SKIP LOCKED)
        RETURNING *`,
       [input.owner, new Date(now + input.leaseMs).toISOString(), input.now, limit]
     );
@@ -462,7 +473,7 @@ class PostgresStore implements Store {
   async #settings(db: Db, orgId: string, monitorId: string): Promise<SettingsRecord | null> {
     const rows = await this.#q<SettingsRow & { exists: boolean }>(
       db,
-      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.updated_at, s.monitor_id IS NOT NULL AS exists
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at, s.monitor_id IS NOT NULL AS exists
        FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
        WHERE m.org_id = $1 AND m.id = $2`,
       [orgId, monitorId]
@@ -471,7 +482,7 @@ class PostgresStore implements Store {
     if (row === undefined) return null;
     return row.exists
       ? toSettings(row)
-      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, updatedAt: null };
+      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
   }
 
   getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
@@ -489,11 +500,12 @@ class PostgresStore implements Store {
       if (monitor.length === 0) return null;
       const rows = await this.#q<SettingsRow>(
         client,
-        `INSERT INTO ${this.#t.settings} AS s (monitor_id, org_id, policy_rules, snapshot_retention, updated_at)
-         VALUES ($1, $2, COALESCE($3::jsonb, '{"rules":[]}'::jsonb), COALESCE($4::int, $5::int), $6)
+        `INSERT INTO ${this.#t.settings} AS s (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at)
+         VALUES ($1, $2, COALESCE($3::jsonb, '{"rules":[]}'::jsonb), COALESCE($4::int, $5::int), COALESCE($7::boolean, false), $6)
          ON CONFLICT (monitor_id) DO UPDATE SET
            policy_rules = COALESCE($3::jsonb, s.policy_rules),
            snapshot_retention = COALESCE($4::int, s.snapshot_retention),
+           auto_apply_suggestions = COALESCE($7::boolean, s.auto_apply_suggestions),
            updated_at = excluded.updated_at
          RETURNING *`,
         [
@@ -503,6 +515,7 @@ class PostgresStore implements Store {
           patch.snapshotRetention ?? null,
           DEFAULT_SNAPSHOT_RETENTION,
           patch.updatedAt,
+          patch.autoApplySuggestions ?? null,
         ]
       );
       return toSettings(rows[0]!);
@@ -521,7 +534,7 @@ class PostgresStore implements Store {
         newId("webhook"),
         orgId,
         input.url,
-        input.description,
+        encodeTextOrNull(input.description),
         JSON.stringify(input.events),
         encodeParam(input.monitorIds, "json"),
         input.minSeverity,
@@ -555,6 +568,7 @@ class PostgresStore implements Store {
 
   // deliveries -------------------------------------------------------------------------------
 
+  /** Oldest first, organizations in turn (as claimDueMonitors). */
   async claimDueDeliveries(input: Parameters<Store["claimDueDeliveries"]>[0]): Promise<DeliveryRecord[]> {
     const limit = Math.max(0, Math.floor(input.limit));
     if (limit === 0) return [];
@@ -570,8 +584,12 @@ class PostgresStore implements Store {
       `UPDATE ${this.#t.deliveries} SET lease_owner = ${owner}, lease_expires_at = ${until}
        WHERE id IN (
          SELECT d.id FROM ${this.#t.deliveries} d JOIN ${this.#t.webhooks} w ON w.id = d.webhook_id AND w.org_id = d.org_id
+         JOIN (
+           SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
+           FROM ${this.#t.deliveries} d JOIN ${this.#t.webhooks} w ON w.id = d.webhook_id AND w.org_id = d.org_id
+           WHERE ${conditions.join(" AND ")}) ranked ON ranked.id = d.id
          WHERE ${conditions.join(" AND ")}
-         ORDER BY d.id LIMIT ${params.add(limit)}
+         ORDER BY ranked.turn, d.id LIMIT ${params.add(limit)}
          FOR UPDATE OF d SKIP LOCKED)
        RETURNING *`,
       params.values
@@ -591,7 +609,7 @@ class PostgresStore implements Store {
           attempt.state === "pending" ? attempt.nextAttemptAt : null,
           attempt.at,
           attempt.responseStatus,
-          attempt.error,
+          encodeTextOrNull(attempt.error),
           id,
           owner,
         ]
@@ -602,7 +620,7 @@ class PostgresStore implements Store {
         client,
         `INSERT INTO ${this.#t.delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, attempt.error, Math.round(attempt.durationMs)]
+        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, encodeTextOrNull(attempt.error), Math.round(attempt.durationMs)]
       );
       return toDelivery(row);
     });
@@ -712,8 +730,17 @@ class PostgresStore implements Store {
 
   // lifecycle --------------------------------------------------------------------------------
 
+  /** Answers only when the schema is there: every table, at this build's migration version. */
   async ping(): Promise<void> {
-    await this.#all("SELECT 1");
+    const tables = Object.values(this.#t);
+    const [row] = await this.#all<{ version: number | null; tables: number }>(
+      `SELECT (SELECT MAX(version) FROM ${this.#migrations}) AS version,
+         (SELECT COUNT(*)::int FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NOT NULL) AS tables`,
+      [tables]
+    );
+    if (row === undefined || row.version === null || row.version < POSTGRES_SCHEMA_VERSION || row.tables < tables.length) {
+      throw new StoreError("store_unavailable", `The database schema is missing or incomplete (version ${String(row?.version ?? "none")}, ${String(row?.tables ?? 0)} of ${String(tables.length)} tables).`);
+    }
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { runNodeScript } from "@driftwatch/store-testkit";
-import { POSTGRES_SCHEMA_VERSION } from "../src/index.js";
+import { POSTGRES_MIGRATIONS } from "../src/index.js";
 import { createTestDatabase, postgresSkipReason, type TestDatabase } from "./database.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -28,8 +28,8 @@ describe.skipIf(skipReason !== null)(`several processes on one database${skipRea
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const migrations = await client.query<{ version: number }>("SELECT version FROM public.driftwatch_migrations");
-      expect(migrations.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+      const migrations = await client.query<{ version: number }>("SELECT version FROM public.driftwatch_migrations ORDER BY version");
+      expect(migrations.rows).toEqual(POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })));
       const orgs = await client.query<{ slug: string }>("SELECT slug FROM public.organizations ORDER BY slug");
       expect(orgs.rows.map((r) => r.slug)).toEqual(["a", "b", "c", "d"]);
     } finally {

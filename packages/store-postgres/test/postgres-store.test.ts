@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError, type RecordCheckStage, type Store } from "@driftwatch/core";
-import { POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore } from "../src/index.js";
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore, migratePostgres } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
 import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
@@ -47,10 +47,49 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
     it("creates the schema and its tables at open and records the version once", async () => {
       const schema = freshSchema();
       await open({ schema });
-      const { rows } = await admin.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".driftwatch_migrations`);
-      expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION, name: "initial" }]);
+      const { rows } = await admin.query<{ version: number; name: string }>(`SELECT version, name FROM "${schema}".driftwatch_migrations ORDER BY version`);
+      expect(rows).toEqual([
+        { version: 1, name: "initial" },
+        { version: 2, name: "settings_auto_apply_suggestions" },
+      ]);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(2);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(1);
+      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+    });
+
+    it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
+      const schema = freshSchema();
+      const client = await admin.connect();
+      try {
+        expect(await migratePostgres(client, schema, POSTGRES_MIGRATIONS.filter((m) => m.version === 1))).toEqual([1]);
+        const at = "2026-01-01T00:00:00.000Z";
+        await client.query(`INSERT INTO "${schema}".organizations (id, slug, name, created_at) VALUES ('org_1', 'old', 'old', $1)`, [at]);
+        await client.query(
+          `INSERT INTO "${schema}".monitors (id, org_id, type, name, url, method, headers, interval_seconds, state, created_at, updated_at)
+           VALUES ('mon_1', 'org_1', 'api', 'm', 'https://example.com/', 'GET', '{}', 60, 'active', $1, $1)`,
+          [at]
+        );
+        await client.query(`INSERT INTO "${schema}".settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', $1, 7, $2)`, [
+          JSON.stringify({ rules: [{ path: "$.a", action: "ignore" }] }),
+          at,
+        ]);
+      } finally {
+        client.release();
+      }
+      const store = await open({ schema });
+      expect(await store.getSettings("org_1", "mon_1")).toEqual({
+        orgId: "org_1",
+        monitorId: "mon_1",
+        policyRulesJson: { rules: [{ path: "$.a", action: "ignore" }] },
+        snapshotRetention: 7,
+        autoApplySuggestions: false,
+        updatedAt: "2026-01-01T00:00:00.000Z",
+      });
+      expect(await store.updateSettings("org_1", "mon_1", { autoApplySuggestions: true, updatedAt: "2026-01-02T00:00:00.000Z" })).toMatchObject({
+        snapshotRetention: 7,
+        autoApplySuggestions: true,
+      });
+      expect(await count(schema, "driftwatch_migrations")).toBe(2);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {
@@ -63,9 +102,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         await Promise.all(racing.map((store) => store.close()));
         const check = new pg.Client({ connectionString: fresh.url });
         await check.connect();
-        const { rows } = await check.query<{ version: number }>("SELECT version FROM public.driftwatch_migrations");
+        const { rows } = await check.query<{ version: number }>("SELECT version FROM public.driftwatch_migrations ORDER BY version");
         await check.end();
-        expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+        expect(rows).toEqual(POSTGRES_MIGRATIONS.map((m) => ({ version: m.version })));
       } finally {
         await fresh.drop();
       }
@@ -80,7 +119,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("schema_too_new");
       expect(await count(schema, "organizations")).toBe(1);
-      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
     });
 
     it("stores JSON as jsonb, times as timestamptz, and returns ISO strings with milliseconds", async () => {
@@ -225,18 +264,34 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       });
     }
 
-    it("rejects a value PostgreSQL cannot store with a typed error and writes nothing", async () => {
+    it("ping (readiness) fails once the schema is incomplete, not only when the connection is gone", async () => {
+      const schema = freshSchema();
+      const store = await open({ schema });
+      await store.ping();
+      await admin.query(`DROP TABLE "${schema}".delivery_attempts`);
+      const error = await store.ping().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe("store_unavailable");
+    });
+
+    it("records a check whose body and error text hold U+0000 and lone surrogates (text cannot hold them as they are)", async () => {
       const schema = freshSchema();
       const store = await open({ schema });
       const { orgId, monitorId } = await seedOrganization(store);
-      const error = await store.recordCheck(orgId, changedCheck(monitorId, { sequence: 1, body: "nul \u0000 byte" })).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(StoreError);
-      expect((error as StoreError).code).toBe("invariant_violation");
-      expect(await count(schema, "snapshots")).toBe(0);
-      expect((await store.getMonitor(orgId, monitorId))?.lastCheckedAt).toBeNull();
+      const body = "nul \u0000 byte, lone \ud800 surrogate";
+      const check = changedCheck(monitorId, { sequence: 1, body });
+      check.monitor.lastError = "error \u0000 \udfff";
+      await store.recordCheck(orgId, check);
+      expect(await count(schema, "snapshots")).toBe(1);
+      expect((await store.getSnapshot(orgId, monitorId, check.snapshot!.id))?.body).toBe(body);
+      expect((await store.getMonitor(orgId, monitorId))?.lastError).toBe("error \u0000 \udfff");
+      // stored as escaped text (no U+0000 reaches PostgreSQL)
+      const { rows } = await admin.query<{ body: string }>(`SELECT body FROM "${schema}".snapshots`);
+      expect(rows[0]!.body).not.toContain("\u0000");
+      expect(rows[0]!.body.startsWith("\u0001dw:")).toBe(true);
     });
 
-    it("keeps only the newest `retention` snapshots and the diffs of dropped ones", async () => {
+    it("keeps only the newest `retention` snapshots and the diffs of kept ones", async () => {
       const store = await open();
       const { orgId, monitorId } = await seedOrganization(store);
       await store.updateSettings(orgId, monitorId, { snapshotRetention: 2, updatedAt: new Date().toISOString() });
@@ -250,7 +305,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       }
       const page = await store.listSnapshots(orgId, monitorId, { limit: 10 });
       expect(page.data.map((snapshot) => snapshot.id)).toEqual(snapshots.slice(2).reverse());
-      expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(4);
+      expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data.map((d) => d.snapshotId)).toEqual(snapshots.slice(2).reverse());
     });
 
     it("raises not_found for a monitor of another organization and writes nothing", async () => {

@@ -176,6 +176,13 @@ CREATE TABLE rate_limits (
 CREATE INDEX rate_limits_reset ON rate_limits (reset_at);
 `,
   },
+  {
+    version: 2,
+    name: "settings_auto_apply_suggestions",
+    sql: `
+ALTER TABLE settings ADD COLUMN auto_apply_suggestions INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -1,22 +1,26 @@
 import type { ClaimDeliveriesInput, DeliveryAttempt, DeliveryRecord, IdempotencyClaim, IdempotencyClaimResult, RateLimitHit } from "@driftwatch/core";
 import { toDelivery, type DeliveryRow } from "./rows.js";
+import { encodeTextOrNull } from "@driftwatch/core";
 import { isoTime, isoTimeOrNull, type Queries } from "./util.js";
 
 // The delivery outbox's claims and attempts, idempotency keys and rate-limit counters: the writes,
 // run inside the store's `BEGIN IMMEDIATE` transactions.
 
+/** Oldest first, organizations in turn, so one tenant's backlog cannot fill a claim. */
 export function claimDueDeliveryRows(q: Queries, input: ClaimDeliveriesInput): DeliveryRecord[] {
   const now = isoTime(input.now);
   const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
   return q.all<DeliveryRow>(
     `UPDATE deliveries SET lease_owner = @owner, lease_expires_at = @until
      WHERE id IN (
-       SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
-       WHERE d.state = 'pending' AND w.enabled = 1
-         AND (@force = 1 OR (d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= @now))
-         AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
-         AND (@orgId IS NULL OR d.org_id = @orgId) AND (@webhookId IS NULL OR d.webhook_id = @webhookId)
-       ORDER BY d.id LIMIT @limit)
+       SELECT id FROM (
+         SELECT d.id, ROW_NUMBER() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
+         FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
+         WHERE d.state = 'pending' AND w.enabled = 1
+           AND (@force = 1 OR (d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= @now))
+           AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= @now)
+           AND (@orgId IS NULL OR d.org_id = @orgId) AND (@webhookId IS NULL OR d.webhook_id = @webhookId))
+       ORDER BY turn, id LIMIT @limit)
      RETURNING *`,
     {
       owner: input.owner,
@@ -41,7 +45,7 @@ export function recordDeliveryAttemptRows(q: Queries, id: string, owner: string,
     attempt.state === "pending" ? isoTimeOrNull(attempt.nextAttemptAt) : null,
     isoTime(attempt.at),
     attempt.responseStatus,
-    attempt.error,
+    encodeTextOrNull(attempt.error),
     id,
     owner
   );
@@ -53,7 +57,7 @@ export function recordDeliveryAttemptRows(q: Queries, id: string, owner: string,
     row.org_id,
     isoTime(attempt.at),
     attempt.responseStatus,
-    attempt.error,
+    encodeTextOrNull(attempt.error),
     Math.round(attempt.durationMs)
   );
   return toDelivery(row);

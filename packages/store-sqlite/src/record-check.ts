@@ -13,13 +13,21 @@ import {
   type StoreHooks,
 } from "@driftwatch/core";
 import { MONITOR_PATCH_COLUMNS, toDelivery, toDiff, toMonitor, toSnapshot, toWebhook, type DeliveryRow, type MonitorRow, type SnapshotRow, type WebhookRow } from "./rows.js";
+import { encodeText, encodeTextOrNull } from "@driftwatch/core";
 import { isoTime, patchRow, type Queries } from "./util.js";
 
 /**
  * The writes of `recordCheck`, run inside the store's `BEGIN IMMEDIATE` transaction; each stage hook is
  * called after its write, so a throwing hook rolls everything back.
  */
-export function recordCheckRows(q: Queries, hooks: StoreHooks, clock: () => string, orgId: string, input: RecordCheckInput): RecordCheckResult {
+export function recordCheckRows(
+  q: Queries,
+  hooks: StoreHooks,
+  clock: () => string,
+  orgId: string,
+  input: RecordCheckInput,
+  onDiffsPruned: (ids: string[]) => void = () => undefined
+): RecordCheckResult {
   const stage = (name: Parameters<NonNullable<StoreHooks["onRecordCheckStage"]>>[0]): void => hooks.onRecordCheckStage?.(name);
   const { monitorId, snapshot, diff, event } = input;
   if (diff !== null && snapshot === null) {
@@ -56,13 +64,13 @@ export function recordCheckRows(q: Queries, hooks: StoreHooks, clock: () => stri
       fetched_at: isoTime(snapshot.fetchedAt),
       status: snapshot.status,
       latency_ms: snapshot.latencyMs,
-      content_type: snapshot.contentType,
+      content_type: encodeTextOrNull(snapshot.contentType),
       content_hash: snapshot.contentHash,
       size: snapshot.size,
       browser_render: snapshot.browserRender ? 1 : 0,
-      body: snapshot.body,
-      etag: snapshot.etag ?? null,
-      last_modified: snapshot.lastModified ?? null,
+      body: encodeText(snapshot.body),
+      etag: encodeTextOrNull(snapshot.etag),
+      last_modified: encodeTextOrNull(snapshot.lastModified),
     };
     q.run(
       `INSERT INTO snapshots (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size,
@@ -159,11 +167,20 @@ export function recordCheckRows(q: Queries, hooks: StoreHooks, clock: () => stri
       monitorId
     )?.snapshot_retention ??
     DEFAULT_SNAPSHOT_RETENTION;
-  q.run(
+  const dropped = q.run(
     `DELETE FROM snapshots WHERE org_id = @orgId AND monitor_id = @monitorId AND id < (
        SELECT id FROM snapshots WHERE org_id = @orgId AND monitor_id = @monitorId ORDER BY id DESC LIMIT 1 OFFSET @keep)`,
     { orgId, monitorId, keep: Math.max(1, Math.floor(retention)) - 1 }
   );
+  // Diffs go with their snapshot (and any older diff whose snapshot is already gone).
+  if (dropped > 0) {
+    const pruned = q.all<{ id: string }>(
+      `DELETE FROM diffs WHERE org_id = @orgId AND monitor_id = @monitorId AND snapshot_id < (
+         SELECT MIN(id) FROM snapshots WHERE org_id = @orgId AND monitor_id = @monitorId) RETURNING id`,
+      { orgId, monitorId }
+    );
+    if (pruned.length > 0) onDiffsPruned(pruned.map((row) => row.id));
+  }
   stage("retention");
 
   return { monitor: toMonitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };

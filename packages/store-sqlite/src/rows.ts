@@ -9,6 +9,7 @@ import type {
   TokenRecord,
   WebhookRecord,
 } from "@driftwatch/core";
+import { decodeText, decodeTextOrNull, encodeText } from "@driftwatch/core";
 
 // Row shapes as SQLite returns them (snake_case, JSON as text, booleans as 0/1) and their
 // mapping to the port's records. Parsing JSON per row yields fresh objects, so records are copies.
@@ -73,13 +74,13 @@ export function toMonitor(row: MonitorRow): MonitorRecord {
     id: row.id,
     orgId: row.org_id,
     type: row.type as MonitorRecord["type"],
-    name: row.name,
+    name: decodeText(row.name),
     url: row.url,
     method: row.method as MonitorRecord["method"],
     headers: JSON.parse(row.headers) as Record<string, string>,
-    body: row.body,
+    body: decodeTextOrNull(row.body),
     intervalSeconds: row.interval_seconds,
-    selector: row.selector,
+    selector: decodeTextOrNull(row.selector),
     browserOptionsJson: row.browser_options === null ? null : (JSON.parse(row.browser_options) as MonitorRecord["browserOptionsJson"]),
     state: row.state as MonitorRecord["state"],
     consecutiveFailures: row.consecutive_failures,
@@ -87,7 +88,7 @@ export function toMonitor(row: MonitorRow): MonitorRecord {
     lastChangedAt: row.last_changed_at,
     nextCheckAt: row.next_check_at,
     lastStatus: row.last_status,
-    lastError: row.last_error,
+    lastError: decodeTextOrNull(row.last_error),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -136,14 +137,14 @@ export function toSnapshot(row: SnapshotRow): SnapshotRecord {
     fetchedAt: row.fetched_at,
     status: row.status,
     latencyMs: row.latency_ms,
-    contentType: row.content_type,
+    contentType: decodeTextOrNull(row.content_type),
     contentHash: row.content_hash,
     size: row.size,
     browserRender: row.browser_render === 1,
-    etag: row.etag,
-    lastModified: row.last_modified,
+    etag: decodeTextOrNull(row.etag),
+    lastModified: decodeTextOrNull(row.last_modified),
   };
-  if (row.body !== undefined) record.body = row.body;
+  if (row.body !== undefined) record.body = decodeText(row.body);
   return record;
 }
 
@@ -181,6 +182,7 @@ export interface SettingsRow {
   org_id: string;
   policy_rules: string;
   snapshot_retention: number;
+  auto_apply_suggestions: number;
   updated_at: string | null;
 }
 export function toSettings(row: SettingsRow): SettingsRecord {
@@ -189,6 +191,7 @@ export function toSettings(row: SettingsRow): SettingsRecord {
     monitorId: row.monitor_id,
     policyRulesJson: JSON.parse(row.policy_rules) as SettingsRecord["policyRulesJson"],
     snapshotRetention: row.snapshot_retention,
+    autoApplySuggestions: row.auto_apply_suggestions === 1,
     updatedAt: row.updated_at,
   };
 }
@@ -213,7 +216,7 @@ export function toWebhook(row: WebhookRow): WebhookRecord {
     id: row.id,
     orgId: row.org_id,
     url: row.url,
-    description: row.description,
+    description: decodeTextOrNull(row.description),
     events: JSON.parse(row.events) as WebhookRecord["events"],
     monitorIds: row.monitor_ids === null ? null : (JSON.parse(row.monitor_ids) as string[]),
     minSeverity: row.min_severity as WebhookRecord["minSeverity"],
@@ -271,7 +274,7 @@ export function toDelivery(row: DeliveryRow): DeliveryRecord {
     nextAttemptAt: row.next_attempt_at,
     lastAttemptAt: row.last_attempt_at,
     lastResponseStatus: row.last_response_status,
-    lastError: row.last_error,
+    lastError: decodeTextOrNull(row.last_error),
     createdAt: row.created_at,
     payload: row.payload,
   };
@@ -291,7 +294,7 @@ export function toDeliveryAttempt(row: DeliveryAttemptRow): DeliveryAttemptRecor
     attempt: row.attempt,
     at: row.at,
     responseStatus: row.response_status,
-    error: row.error,
+    error: decodeTextOrNull(row.error),
     durationMs: row.duration_ms,
   };
 }
@@ -300,6 +303,7 @@ export function toDeliveryAttempt(row: DeliveryAttemptRow): DeliveryAttemptRecor
 export function encodeColumnValue(value: unknown): string | number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "string") return encodeText(value);
+  if (typeof value === "number") return value;
   return JSON.stringify(value);
 }

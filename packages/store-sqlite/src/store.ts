@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database, Statement } from "better-sqlite3";
 import {
@@ -29,7 +30,19 @@ import {
   type WebhookPatch,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { migrateSqlite } from "./migrations.js";
+import { migrateSqlite, SQLITE_SCHEMA_VERSION } from "./migrations.js";
+import { encodeText, encodeTextOrNull } from "@driftwatch/core";
+
+/** Longest synchronous lock wait inside SQLite (busy_timeout); longer waits are asynchronous retries. */
+export const LOCK_SPIN_MS = 20;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/** The tables `ping` expects (readiness: the schema is there, not only the file). */
+const SCHEMA_TABLES = ["organizations", "tokens", "monitors", "snapshots", "diffs", "settings", "webhooks", "deliveries", "delivery_attempts", "idempotency_keys", "rate_limits"] as const;
 import { claimDueDeliveryRows, claimIdempotencyKeyRows, hitRateLimitRows, recordDeliveryAttemptRows } from "./outbox.js";
 import { recordCheckRows } from "./record-check.js";
 import { clampLimit, isoTime, isoTimeOrNull, patchRow, translateError, type Queries } from "./util.js";
@@ -62,7 +75,12 @@ export interface SqliteStoreOptions {
   database?: Database;
   /** Test instrumentation (see `StoreHooks`). */
   hooks?: StoreHooks;
-  /** How long a write waits for another connection's lock before failing with `store_unavailable` (default 5000). */
+  /**
+   * How long a call waits for another connection's lock before failing with `store_unavailable`
+   * (default 5000). better-sqlite3 waits for a lock synchronously, blocking the event loop, so
+   * SQLite itself waits at most `LOCK_SPIN_MS` per try; the rest of the wait is asynchronous
+   * retries with back-off, and the process keeps serving meanwhile.
+   */
   busyTimeoutMs?: number;
   /**
    * `normal` (default): with WAL a process crash (even SIGKILL) never loses a committed check;
@@ -109,23 +127,27 @@ export async function createSqliteStore(options: SqliteStoreOptions = {}): Promi
       });
     }
   }
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
   try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // Opening (and migrating) may wait synchronously for the whole timeout: nothing is served yet.
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!db.memory) db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     db.pragma("foreign_keys = ON");
     migrateSqlite(db);
+    // From here on a lock is waited for asynchronously (see SqliteStoreImpl.#call).
+    db.pragma(`busy_timeout = ${Math.min(busyTimeoutMs, LOCK_SPIN_MS)}`);
   } catch (error) {
     if (ownsDatabase) db.close();
     throw translateError(error);
   }
-  return new SqliteStoreImpl(db, ownsDatabase, options.hooks ?? {}, options.now ?? (() => new Date()));
+  return new SqliteStoreImpl(db, ownsDatabase, options.hooks ?? {}, options.now ?? (() => new Date()), busyTimeoutMs);
 }
 
 /**
- * How long `getDiffJson` answers from memory. Diffs never change (retention drops snapshots, not
- * diffs) and this store drops its cache when it deletes a monitor, whose diffs go with it, so only
- * a deletion made by another process on the same file can be seen late, by at most this long.
+ * How long `getDiffJson` answers from memory. Diffs never change and this store drops its cache
+ * when it deletes diffs (a monitor's deletion, retention pruning diffs with their snapshots), so
+ * only a deletion made by another process on the same file can be seen late, by at most this long.
  */
 export const DIFF_JSON_CACHE_TTL_MS = 5_000;
 /** The cache holds at most this much JSON text, and no diff larger than a sixty-fourth of it. */
@@ -160,11 +182,14 @@ class SqliteStoreImpl implements SqliteStore {
     run: (sql, ...params) => this.#run(sql, ...params),
   };
 
-  constructor(db: Database, ownsDatabase: boolean, hooks: StoreHooks, clock: () => Date) {
+  readonly #busyTimeoutMs: number;
+
+  constructor(db: Database, ownsDatabase: boolean, hooks: StoreHooks, clock: () => Date, busyTimeoutMs: number) {
     this.#db = db;
     this.#ownsDatabase = ownsDatabase;
     this.#hooks = hooks;
     this.#clock = clock;
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
   // plumbing ---------------------------------------------------------------------------------
@@ -197,14 +222,36 @@ class SqliteStoreImpl implements SqliteStore {
     return this.#sql(sql).run(...params).changes;
   }
 
-  /** Runs `work` synchronously, with the closed check and error translation every method needs. */
+  /**
+   * Runs `work` synchronously, with the closed check and error translation every method needs.
+   * When another connection holds the lock (SQLite waited `LOCK_SPIN_MS` for it), `work` is tried
+   * again after an asynchronous back-off, until `busyTimeoutMs` has passed: the event loop is
+   * never held by a lock wait longer than one spin.
+   */
   #call<T>(work: () => T): Promise<T> {
     if (this.#closed) return Promise.reject(new StoreError("store_closed", "The store is closed."));
     try {
       return Promise.resolve(work());
     } catch (error) {
+      if (isBusy(error) && this.#busyTimeoutMs > LOCK_SPIN_MS) return this.#retryWhileBusy(work, error);
       return Promise.reject(translateError(error));
     }
+  }
+
+  async #retryWhileBusy<T>(work: () => T, first: unknown): Promise<T> {
+    const deadline = performance.now() + this.#busyTimeoutMs - LOCK_SPIN_MS;
+    let last = first;
+    for (let delay = 2; performance.now() < deadline; delay = Math.min(delay * 2, 100)) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(delay, deadline - performance.now()))));
+      if (this.#closed) throw new StoreError("store_closed", "The store is closed.");
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error)) throw translateError(error);
+        last = error;
+      }
+    }
+    throw translateError(last);
   }
 
   /** Runs `work` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so reads inside it are never stale. */
@@ -340,13 +387,13 @@ class SqliteStoreImpl implements SqliteStore {
         id,
         orgId,
         input.type,
-        input.name,
+        encodeText(input.name),
         input.url,
         input.method,
         JSON.stringify(input.headers),
-        input.body,
+        encodeTextOrNull(input.body),
         input.intervalSeconds,
-        input.selector,
+        encodeTextOrNull(input.selector),
         input.browserOptionsJson === null ? null : JSON.stringify(input.browserOptionsJson),
         input.state,
         isoTimeOrNull(input.nextCheckAt),
@@ -381,6 +428,7 @@ class SqliteStoreImpl implements SqliteStore {
     return this.#call(() => this.#page("SELECT * FROM monitors", "org_id = ?", [orgId], page, toMonitor));
   }
 
+  /** Oldest due first, organizations in turn (each one's oldest, then each one's second, ...). */
   claimDueMonitors(input: Parameters<Store["claimDueMonitors"]>[0]): Promise<MonitorRecord[]> {
     return this.#write(() => {
       const now = isoTime(input.now);
@@ -388,10 +436,11 @@ class SqliteStoreImpl implements SqliteStore {
       return this.#all<MonitorRow>(
         `UPDATE monitors SET lease_owner = ?, lease_expires_at = ?
          WHERE id IN (
-           SELECT id FROM monitors
-           WHERE state IN ('active', 'failing') AND next_check_at IS NOT NULL AND next_check_at <= ?
-             AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-           ORDER BY next_check_at, id LIMIT ?)
+           SELECT id FROM (
+             SELECT id, next_check_at, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn FROM monitors
+             WHERE state IN ('active', 'failing') AND next_check_at IS NOT NULL AND next_check_at <= ?
+               AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
+           ORDER BY turn, next_check_at, id LIMIT ?)
          RETURNING *`,
         input.owner,
         until,
@@ -498,7 +547,17 @@ class SqliteStoreImpl implements SqliteStore {
     });
   }
 
-  /** Called by every write that deletes diffs (a monitor's deletion). */
+  /** Called by retention, which deletes a few diffs with their snapshots. */
+  #forgetDiffJsonOf(ids: readonly string[]): void {
+    for (const id of ids) {
+      const cached = this.#diffJson.get(id);
+      if (cached === undefined) continue;
+      this.#diffJson.delete(id);
+      this.#diffJsonChars -= cached.json.length;
+    }
+  }
+
+  /** Called by every write that deletes diffs of a whole monitor (its deletion). */
   #forgetDiffJson(): void {
     this.#diffJson.clear();
     this.#diffJsonChars = 0;
@@ -507,7 +566,7 @@ class SqliteStoreImpl implements SqliteStore {
   // the check --------------------------------------------------------------------------------
 
   recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
-    return this.#write(() => recordCheckRows(this.#q, this.#hooks, () => this.#now(), orgId, input));
+    return this.#write(() => recordCheckRows(this.#q, this.#hooks, () => this.#now(), orgId, input, (ids) => this.#forgetDiffJsonOf(ids)));
   }
 
   // settings ---------------------------------------------------------------------------------
@@ -515,7 +574,7 @@ class SqliteStoreImpl implements SqliteStore {
   #settings(orgId: string, monitorId: string): SettingsRecord {
     const row = this.#get<SettingsRow>("SELECT * FROM settings WHERE org_id = ? AND monitor_id = ?", orgId, monitorId);
     return row === undefined
-      ? { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, updatedAt: null }
+      ? { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null }
       : toSettings(row);
   }
 
@@ -528,13 +587,15 @@ class SqliteStoreImpl implements SqliteStore {
       if (this.#monitorRow(orgId, monitorId) === undefined) return null;
       const current = this.#settings(orgId, monitorId);
       this.#run(
-        `INSERT INTO settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO settings (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (monitor_id) DO UPDATE SET policy_rules = excluded.policy_rules,
-           snapshot_retention = excluded.snapshot_retention, updated_at = excluded.updated_at`,
+           snapshot_retention = excluded.snapshot_retention, auto_apply_suggestions = excluded.auto_apply_suggestions,
+           updated_at = excluded.updated_at`,
         monitorId,
         orgId,
         JSON.stringify(patch.policyRulesJson ?? current.policyRulesJson),
         patch.snapshotRetention ?? current.snapshotRetention,
+        (patch.autoApplySuggestions ?? current.autoApplySuggestions) ? 1 : 0,
         isoTime(patch.updatedAt)
       );
       return this.#settings(orgId, monitorId);
@@ -557,7 +618,7 @@ class SqliteStoreImpl implements SqliteStore {
         id,
         orgId,
         input.url,
-        input.description,
+        encodeTextOrNull(input.description),
         JSON.stringify(input.events),
         input.monitorIds === null ? null : JSON.stringify(input.monitorIds),
         input.minSeverity,
@@ -678,9 +739,16 @@ class SqliteStoreImpl implements SqliteStore {
 
   // lifecycle --------------------------------------------------------------------------------
 
+  /** Answers only when the schema is there: every table, at this build's migration version. */
   ping(): Promise<void> {
     return this.#call(() => {
-      this.#get("SELECT 1");
+      const row = this.#get<{ version: number | null; tables: number }>(
+        `SELECT (SELECT MAX(version) FROM driftwatch_migrations) AS version,
+           (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (${SCHEMA_TABLES.map((t) => `'${t}'`).join(", ")})) AS tables`
+      );
+      if (row === undefined || row.version === null || row.version < SQLITE_SCHEMA_VERSION || row.tables < SCHEMA_TABLES.length) {
+        throw new StoreError("store_unavailable", `The database schema is missing or incomplete (version ${String(row?.version ?? "none")}, ${String(row?.tables ?? 0)} of ${String(SCHEMA_TABLES.length)} tables).`);
+      }
     });
   }
 

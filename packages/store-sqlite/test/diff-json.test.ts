@@ -4,7 +4,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DiffRecord } from "@driftwatch/core";
-import { changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { changedCheck, recordChanges, seedOrganization } from "@driftwatch/store-testkit";
 import { createSqliteStore, DIFF_JSON_CACHE_TTL_MS, type SqliteStore } from "../src/index.js";
 
 let dir: string;
@@ -125,5 +125,17 @@ describe("getDiffJson cache", () => {
       await other.close();
       await cached.close();
     }
+  });
+});
+
+describe("getDiffJson and retention", () => {
+  it("forgets a cached diff as soon as retention deletes it with its snapshot", async () => {
+    const { orgId, monitorId } = await seedOrganization(store);
+    const [first] = await recordChanges(store, orgId, monitorId, 1);
+    const id = first!.diff!.id;
+    expect(await store.getDiffJson(orgId, monitorId, id)).not.toBeNull(); // now cached
+    await recordChanges(store, orgId, monitorId, 2, { retention: 1 });
+    expect(await store.getDiff(orgId, monitorId, id)).toBeNull();
+    expect(await store.getDiffJson(orgId, monitorId, id)).toBeNull();
   });
 });

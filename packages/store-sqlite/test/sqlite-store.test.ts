@@ -4,7 +4,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDriftwatchError, type Store } from "@driftwatch/core";
-import { SQLITE_SCHEMA_VERSION, createSqliteStore, createStore } from "../src/index.js";
+import { LOCK_SPIN_MS, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, createSqliteStore, createStore, migrateSqlite } from "../src/index.js";
 import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
 
 let dir: string;
@@ -44,9 +44,40 @@ describe("opening a file", () => {
     const db = new BetterSqlite3(file, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     const versions = db.prepare("SELECT version, name FROM driftwatch_migrations ORDER BY version").all();
-    expect(versions).toEqual([{ version: 1, name: "initial" }]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(1);
+    expect(versions).toEqual([
+      { version: 1, name: "initial" },
+      { version: 2, name: "settings_auto_apply_suggestions" },
+    ]);
+    expect(SQLITE_SCHEMA_VERSION).toBe(2);
     db.close();
+  });
+
+  it("waits for another connection's write lock asynchronously: timers keep firing, the write succeeds once it is released", async () => {
+    const file = path.join(dir, "locked.db");
+    const store = await open({ filename: file, busyTimeoutMs: 60_000 });
+    const holder = new BetterSqlite3(file);
+    holder.exec("BEGIN IMMEDIATE");
+    let settled = false;
+    const write = store.ensureOrganization("waits").finally(() => {
+      settled = true;
+    });
+    let ticks = 0;
+    while (ticks < 5) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      ticks++;
+      expect(settled).toBe(false);
+    }
+    holder.exec("COMMIT");
+    holder.close();
+    expect((await write).slug).toBe("waits");
+    // and one that cannot get the lock within busyTimeoutMs fails with store_unavailable
+    const short = await open({ filename: file, busyTimeoutMs: 100 });
+    const again = new BetterSqlite3(file);
+    again.exec("BEGIN IMMEDIATE");
+    const error = await short.ensureOrganization("gives-up").catch((caught: unknown) => caught);
+    again.exec("ROLLBACK");
+    again.close();
+    expect((error as { code?: string }).code).toBe("store_unavailable");
   });
 
   it("sets synchronous NORMAL by default and FULL on request, with foreign keys on", async () => {
@@ -54,11 +85,12 @@ describe("opening a file", () => {
     await open({ database: db });
     expect(db.pragma("synchronous", { simple: true })).toBe(1);
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
-    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    // SQLite waits for a lock synchronously at most LOCK_SPIN_MS; the rest of busyTimeoutMs is asynchronous retries
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(LOCK_SPIN_MS);
     const other = new BetterSqlite3(path.join(dir, "b.db"));
     await open({ database: other, synchronous: "full", busyTimeoutMs: 250 });
     expect(other.pragma("synchronous", { simple: true })).toBe(2);
-    expect(other.pragma("busy_timeout", { simple: true })).toBe(250);
+    expect(other.pragma("busy_timeout", { simple: true })).toBe(LOCK_SPIN_MS);
     db.close();
     other.close();
   });
@@ -74,7 +106,40 @@ describe("opening a file", () => {
     expect((await second.getMonitor(orgId, monitorId))?.lastStatus).toBe(200);
     expect((await second.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(1);
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: 1 });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: SQLITE_SCHEMA_VERSION });
+    db.close();
+  });
+
+  it("upgrades a version 1 file: existing settings keep their rules and read autoApplySuggestions false", async () => {
+    const file = path.join(dir, "v1.db");
+    const old = new BetterSqlite3(file);
+    expect(migrateSqlite(old, SQLITE_MIGRATIONS.filter((m) => m.version === 1))).toEqual([1]);
+    const at = "2026-01-01T00:00:00.000Z";
+    old.prepare("INSERT INTO organizations (id, slug, name, created_at) VALUES ('org_1', 'old', 'old', ?)").run(at);
+    old
+      .prepare(
+        `INSERT INTO monitors (id, org_id, type, name, url, method, headers, interval_seconds, state, created_at, updated_at)
+         VALUES ('mon_1', 'org_1', 'api', 'm', 'https://example.com/', 'GET', '{}', 60, 'active', ?, ?)`
+      )
+      .run(at, at);
+    old.prepare("INSERT INTO settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', ?, 7, ?)").run(
+      JSON.stringify({ rules: [{ path: "$.a", action: "ignore" }] }),
+      at
+    );
+    old.close();
+
+    const store = await open({ filename: file });
+    expect(await store.getSettings("org_1", "mon_1")).toEqual({
+      orgId: "org_1",
+      monitorId: "mon_1",
+      policyRulesJson: { rules: [{ path: "$.a", action: "ignore" }] },
+      snapshotRetention: 7,
+      autoApplySuggestions: false,
+      updatedAt: at,
+    });
+    expect(await store.updateSettings("org_1", "mon_1", { autoApplySuggestions: true, updatedAt: at })).toMatchObject({ snapshotRetention: 7, autoApplySuggestions: true });
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
     db.close();
   });
 
@@ -168,7 +233,7 @@ describe("writes", () => {
     }
   });
 
-  it("keeps the newest `retention` snapshots and the diffs of dropped ones", async () => {
+  it("keeps the newest `retention` snapshots and only the diffs of kept ones", async () => {
     const store = await open({ filename: path.join(dir, "retention.db") });
     const { orgId, monitorId } = await seedOrganization(store);
     let previous: string | null = null;
@@ -182,7 +247,7 @@ describe("writes", () => {
     const kept = await store.listSnapshots(orgId, monitorId, { limit: 10 });
     expect(kept.data.map((s) => s.id)).toEqual(snapshotIds.slice(3).reverse());
     expect(kept.data[0]!.body).toBeUndefined();
-    expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(5);
+    expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data.map((d) => d.snapshotId)).toEqual(snapshotIds.slice(3).reverse());
   });
 
   it("maps a duplicate slug to conflict and an unknown organization to not_found", async () => {

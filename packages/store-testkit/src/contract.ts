@@ -9,6 +9,7 @@ import { organizationCases } from "./cases/organizations.js";
 import { recordCheckCases } from "./cases/record-check.js";
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.js";
+import { textCases } from "./cases/text.js";
 import { assertCapabilities, createContext, type StoreContractOptions } from "./harness.js";
 
 /**
@@ -42,5 +43,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     idempotencyCases(ctx);
     isolationCases(ctx);
     concurrencyCases(ctx);
+    textCases(ctx);
   });
 }

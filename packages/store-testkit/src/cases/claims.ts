@@ -26,6 +26,20 @@ export function claimCases(ctx: ContractContext): void {
       expect(await store.claimDueMonitors({ now: T0, limit: 10, leaseMs: 60_000, owner: "w3" })).toEqual([]);
     });
 
+    it("organizations take turns: one tenant's backlog cannot fill a claim while another has due monitors", async () => {
+      const store = await ctx.store();
+      const busy = await store.ensureOrganization("busy");
+      const quiet = await store.ensureOrganization("quiet");
+      const backlog = [];
+      for (let i = 0; i < 6; i++) backlog.push(await store.createMonitor(busy.id, apiMonitor({ nextCheckAt: at(-600_000 + i * 1_000) })));
+      const later = await store.createMonitor(quiet.id, apiMonitor({ nextCheckAt: at(-1_000) }));
+      const claimed = await store.claimDueMonitors({ now: T0, limit: 3, leaseMs: 60_000, owner: "w1" });
+      // each organization's oldest, then the busy one's second; returned in due order
+      expect(claimed.map((m) => m.id)).toEqual([backlog[0]!.id, backlog[1]!.id, later.id]);
+      const rest = await store.claimDueMonitors({ now: T0, limit: 10, leaseMs: 60_000, owner: "w2" });
+      expect(rest.map((m) => m.id)).toEqual(backlog.slice(2).map((m) => m.id));
+    });
+
     it("a held lease blocks other workers until it expires", async () => {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "@driftwatch/core";
-import { changedCheck, seedOrganization, type SeededOrganization } from "../fixtures.js";
+import { changedCheck, recordChanges, seedOrganization, type SeededOrganization } from "../fixtures.js";
 import type { ContractContext } from "../harness.js";
 
 const T0 = "2026-06-01T08:00:00.000Z";
@@ -23,6 +23,18 @@ export function deliveryCases(ctx: ContractContext): void {
       expect(claimed.map((d) => d.id)).toEqual(deliveryIds);
       expect(await store.claimDueDeliveries({ now: at(29_999), limit: 10, leaseMs: 30_000, owner: "w2" })).toEqual([]);
       expect((await store.claimDueDeliveries({ now: at(30_000), limit: 1, leaseMs: 30_000, owner: "w2" })).map((d) => d.id)).toEqual([deliveryIds[0]]);
+    });
+
+    it("organizations take turns in a claim: one tenant's backlog cannot fill it while another has due deliveries", async () => {
+      const store = await ctx.store();
+      const busy = await seedOrganization(store, "busy");
+      await recordChanges(store, busy.orgId, busy.monitorId, 3, { at: T0 });
+      const quiet = await withDeliveries(store);
+      const backlog = (await store.claimDueDeliveries({ now: T0, limit: 100, leaseMs: 1_000, owner: "peek", orgId: busy.orgId })).map((d) => d.id).sort();
+      expect(backlog).toHaveLength(6);
+      // the peek's leases have expired a second later
+      const claimed = await store.claimDueDeliveries({ now: at(1_000), limit: 4, leaseMs: 30_000, owner: "w1" });
+      expect(claimed.map((d) => d.id)).toEqual([backlog[0], backlog[1], ...quiet.deliveryIds]);
     });
 
     it("records attempts by the lease holder only: retry state, success, giving up, the attempt log", async () => {

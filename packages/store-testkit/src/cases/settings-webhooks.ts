@@ -8,11 +8,11 @@ export function settingsCases(ctx: ContractContext): void {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
-      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, updatedAt: null });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null });
 
       const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }, { path: "$.price", severity: "critical" as const }], arrayKeys: { "$.items": "sku" }, notify: { minSeverity: "medium" as const } };
       const set = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00Z" });
-      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: "2026-01-01T00:00:00.000Z" });
       const retention = await store.updateSettings(org.id, monitor.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(retention).toMatchObject({ policyRulesJson: rules, snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       const cleared = await store.updateSettings(org.id, monitor.id, { policyRulesJson: { rules: [] }, updatedAt: "2026-01-03T00:00:00.000Z" });
@@ -22,13 +22,36 @@ export function settingsCases(ctx: ContractContext): void {
       expect(await store.getSettings(org.id, "mon_00000000000000000000000000")).toBeNull();
       expect(await store.updateSettings(org.id, "mon_00000000000000000000000000", { snapshotRetention: 1, updatedAt: "2026-01-01T00:00:00.000Z" })).toBeNull();
     });
+
+    it("autoApplySuggestions: false by default, set alone or with other fields, kept when omitted", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      // the first write of a monitor's settings may be this field alone
+      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, updatedAt: "2026-01-01T00:00:00.000Z" });
+      const rules = { rules: [{ path: "$.price", severity: "high" as const }], volatile: [{ path: "$.generatedAt" }] };
+      const kept = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, snapshotRetention: 9, updatedAt: "2026-01-02T00:00:00.000Z" });
+      expect(kept).toMatchObject({ policyRulesJson: rules, snapshotRetention: 9, autoApplySuggestions: true });
+      const off = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: false, updatedAt: "2026-01-03T00:00:00.000Z" });
+      expect(off).toMatchObject({ policyRulesJson: rules, snapshotRetention: 9, autoApplySuggestions: false });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual(off);
+      // another monitor is not affected
+      const other = await store.createMonitor(org.id, apiMonitor());
+      await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-04T00:00:00.000Z" });
+      expect((await store.getSettings(org.id, other.id))?.autoApplySuggestions).toBe(false);
+      // a foreign organization neither reads nor changes it
+      const foreign = await store.ensureOrganization("globex");
+      expect(await store.updateSettings(foreign.id, monitor.id, { autoApplySuggestions: false, updatedAt: "2026-01-05T00:00:00.000Z" })).toBeNull();
+      expect((await store.getSettings(org.id, monitor.id))?.autoApplySuggestions).toBe(true);
+    });
   });
 
   describe("cascade delete", () => {
     it("deleting a monitor deletes its snapshots, diffs and settings; its deliveries stay in the log", async () => {
       const store = await ctx.store();
       const { orgId, monitorId, webhookIds } = await seedOrganization(store);
-      await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, updatedAt: new Date().toISOString() });
+      await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, autoApplySuggestions: true, updatedAt: new Date().toISOString() });
       const check = changedCheck(monitorId);
       const result = await store.recordCheck(orgId, check);
       expect(await store.deleteMonitor(orgId, monitorId)).toBe(true);
@@ -42,6 +65,7 @@ export function settingsCases(ctx: ContractContext): void {
       // a new monitor does not inherit anything
       const fresh = await store.createMonitor(orgId, apiMonitor());
       expect((await store.getSettings(orgId, fresh.id))?.snapshotRetention).toBe(100);
+      expect((await store.getSettings(orgId, fresh.id))?.autoApplySuggestions).toBe(false);
       expect(webhookIds).toHaveLength(2);
     });
 

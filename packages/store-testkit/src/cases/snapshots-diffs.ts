@@ -42,7 +42,7 @@ export function snapshotCases(ctx: ContractContext): void {
       expect(await store.getSnapshot(orgId, monitorId, "snp_00000000000000000000000000")).toBeNull();
     });
 
-    it("keeps the newest `retention` snapshots of the monitor; diffs of dropped snapshots stay", async () => {
+    it("keeps the newest `retention` snapshots of the monitor; diffs go with their snapshots", async () => {
       const store = await ctx.store();
       const { orgId, monitorId } = await seedOrganization(store);
       const other = await store.createMonitor(orgId, (await store.getMonitor(orgId, monitorId))!);
@@ -51,10 +51,15 @@ export function snapshotCases(ctx: ContractContext): void {
       const kept = (await store.listSnapshots(orgId, monitorId, { limit: 10 })).data.map((s) => s.id);
       expect(kept).toEqual(checks.slice(2).map((c) => c.snapshot!.id).reverse());
       expect(await store.getSnapshot(orgId, monitorId, checks[0]!.snapshot!.id)).toBeNull();
-      expect((await store.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(5);
-      expect(await store.getDiff(orgId, monitorId, checks[0]!.diff!.id)).not.toBeNull();
-      // another monitor's snapshots are not touched
+      // The diffs of the dropped snapshots are gone; those of the kept snapshots stay.
+      const diffs = (await store.listDiffs(orgId, monitorId, { limit: 10 })).data;
+      expect(diffs.map((d) => d.snapshotId)).toEqual(kept);
+      expect(await store.getDiff(orgId, monitorId, checks[0]!.diff!.id)).toBeNull();
+      expect(await store.getDiff(orgId, monitorId, checks[1]!.diff!.id)).toBeNull();
+      expect(await store.getDiff(orgId, monitorId, checks[2]!.diff!.id)).not.toBeNull();
+      // another monitor's snapshots and diffs are not touched
       expect((await store.listSnapshots(orgId, other.id, { limit: 10 })).data).toHaveLength(2);
+      expect((await store.listDiffs(orgId, other.id, { limit: 10 })).data).toHaveLength(2);
     });
 
     it("a retention below 1 still keeps the newest snapshot", async () => {
