@@ -14,6 +14,8 @@ export type {
   Monitor,
   MonitorCreate,
   MonitorUpdate,
+  NoiseEvidence,
+  NoiseProfile,
   Page,
   PolicyRules,
   PolicyRulesInput,

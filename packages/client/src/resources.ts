@@ -6,6 +6,7 @@ import type {
   Monitor,
   MonitorCreate,
   MonitorUpdate,
+  NoiseProfile,
   Page,
   Settings,
   SettingsUpdate,
@@ -63,6 +64,15 @@ export class Monitors extends Resource {
   check(monitorId: string, options?: RequestOptions): APIPromise<CheckResult> {
     return this.http.request({ method: "POST", path: `/api/monitors/${seg(monitorId)}/check`, options });
   }
+  /**
+   * The noise profile: the policy learned from the monitor's recent snapshots, with evidence for
+   * each entry. `samples < minSamples` means too few snapshots yet (the policy is then empty).
+   * Apply it by hand with `settings.update(id, { policyRules: profile.policy })`, or let the
+   * service merge it into every diff with `settings.update(id, { autoApplySuggestions: true })`.
+   */
+  noise(monitorId: string, options?: RequestOptions): APIPromise<NoiseProfile> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/noise`, options });
+  }
 }
 
 export type DiffListParams = ListParams & Omit<DiffListQuery, "limit" | "cursor">;
@@ -92,7 +102,11 @@ export class SettingsResource extends Resource {
   get(monitorId: string, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/settings`, options });
   }
-  /** `policyRules` replaces the whole rule set; `{ rules: [] }` clears it; omitted leaves it. */
+  /**
+   * `policyRules` replaces the whole rule set; `{ rules: [] }` clears it; omitted leaves it.
+   * `autoApplySuggestions: true` merges the learned policy (`monitors.noise`) into future diffs,
+   * after the stored rules (a user's rule always wins).
+   */
   update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });
   }

@@ -116,6 +116,14 @@ describe("resources against the real server", () => {
     expect((await client.settings.get(monitor.id)).snapshotRetention).toBe(50);
     expect((await client.settings.update(monitor.id, { policyRules: { rules: [] } })).policyRulesJson.rules).toEqual([]);
 
+    // the noise profile: three snapshots so far, learned from; the switch that applies it
+    const profile = await client.monitors.noise(monitor.id);
+    expect(profile).toMatchObject({ monitorId: monitor.id, samples: 3, minSamples: 3, appliedAutomatically: false });
+    expect(Array.isArray(profile.evidence)).toBe(true);
+    expect((await client.settings.update(monitor.id, { autoApplySuggestions: true })).autoApplySuggestions).toBe(true);
+    expect((await client.monitors.noise(monitor.id)).appliedAutomatically).toBe(true);
+    await expect(client.monitors.noise("mon_00000000000000000000000000")).rejects.toBeInstanceOf(NotFoundError);
+
     // deliveries: the diff's outbox entry reaches the receiver, signed. The background worker's
     // first attempt gets 503 + Retry-After: 1 h; the delivery stays pending until a forced run.
     const refused = await until("the first delivery attempt", () => received[0]);

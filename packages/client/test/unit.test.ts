@@ -54,6 +54,29 @@ function client(fetch: FetchLike, maxRetries = 2): { dw: Driftwatch; sleeps: num
   return { dw, sleeps };
 }
 
+describe("noise profile and settings", () => {
+  it("monitors.noise GETs the profile; settings.update sends autoApplySuggestions", async () => {
+    const profile = {
+      monitorId: "mon_1",
+      samples: 4,
+      minSamples: 3,
+      policy: { rules: [], volatile: [{ path: "$.generated_at" }] },
+      evidence: [{ kind: "volatile", rule: "volatile[0]", path: "$.generated_at", changed: 3, pairs: 3, shape: "iso8601", reason: "changed in 3 of 3 fetches" }],
+      appliedAutomatically: false,
+    };
+    const settings = { monitorId: "mon_1", policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, updatedAt: "2026-01-01T00:00:00.000Z" };
+    const { fetch, calls } = scripted([json(200, profile), json(200, settings)]);
+    const { dw } = client(fetch);
+    const got = await dw.monitors.noise("mon_1");
+    expect(got.policy.volatile).toEqual([{ path: "$.generated_at" }]);
+    expect(got.evidence[0]?.reason).toBe("changed in 3 of 3 fetches");
+    expect(calls[0]).toMatchObject({ url: "http://api.test/api/monitors/mon_1/noise", init: { method: "GET" } });
+    expect((await dw.settings.update("mon_1", { autoApplySuggestions: true })).autoApplySuggestions).toBe(true);
+    expect(calls[1]?.init.method).toBe("PATCH");
+    expect(JSON.parse(String(calls[1]?.init.body))).toEqual({ autoApplySuggestions: true });
+  });
+});
+
 describe("requests", () => {
   it("sends the bearer token, JSON body and version header, and exposes the request id", async () => {
     const { fetch, calls } = scripted([json(201, { id: "mon_1" })]);

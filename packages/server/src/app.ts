@@ -3,7 +3,7 @@ import { API_VERSION } from "@driftwatch/schema";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { pino } from "pino";
 import { createAuthenticator, requireScope } from "./http/auth.js";
-import { installErrorHandling, sendProblem, toApiError } from "./http/errors.js";
+import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
 import { zodValidatorCompiler } from "./http/validation.js";
@@ -54,7 +54,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
       reply.header("driftwatch-version", API_VERSION);
-      void sendProblem(request, reply, toApiError(error));
+      void answerError(error, request, reply);
     },
   });
   // Only JSON request bodies; anything else is 415 unsupported_media_type. An empty body sent

@@ -1,5 +1,33 @@
 import { DriftwatchError, type DriftwatchErrorOptions, openStore, parseStoreUrl, type Store } from "@driftwatch/core";
 import { isWellFormedToken } from "./tokens.js";
+import { type CompareLimits, DEFAULT_COMPARE_LIMITS } from "./workers/limits.js";
+
+/** Bounds on what targets and tenants can make the server compute, store and send (docs/deployment.md, "Limits"). */
+export interface ServerLimits extends CompareLimits {
+  /** A webhook payload lists changes up to this size; past it `data.truncated` and `data.diffUrl`. */
+  maxWebhookPayloadBytes: number;
+  /** A list response (diffs, snapshots, ...) stops early before passing this many bytes; `nextCursor` continues. */
+  maxListResponseBytes: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  ...DEFAULT_COMPARE_LIMITS,
+  maxWebhookPayloadBytes: 256 * 1024,
+  maxListResponseBytes: 4 * 1024 * 1024,
+};
+
+/** Each limit's environment variable and accepted range. */
+export const LIMIT_ENV: Record<keyof ServerLimits, { variable: string; min: number; max: number }> = {
+  workerThresholdBytes: { variable: "DRIFTWATCH_WORKER_THRESHOLD_BYTES", min: 0, max: 1024 * 1024 * 1024 },
+  compareTimeoutMs: { variable: "DRIFTWATCH_COMPARE_TIMEOUT_MS", min: 100, max: 600_000 },
+  maxTargetBytes: { variable: "DRIFTWATCH_MAX_TARGET_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  workerMemoryMb: { variable: "DRIFTWATCH_WORKER_MEMORY_MB", min: 64, max: 16_384 },
+  workers: { variable: "DRIFTWATCH_COMPARE_WORKERS", min: 1, max: 64 },
+  maxDiffChanges: { variable: "DRIFTWATCH_MAX_DIFF_CHANGES", min: 1, max: 1_000_000 },
+  maxDiffBytes: { variable: "DRIFTWATCH_MAX_DIFF_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  maxWebhookPayloadBytes: { variable: "DRIFTWATCH_MAX_WEBHOOK_PAYLOAD_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  maxListResponseBytes: { variable: "DRIFTWATCH_MAX_LIST_RESPONSE_BYTES", min: 64 * 1024, max: 1024 * 1024 * 1024 },
+};
 
 /**
  * Configuration of `driftwatch serve` (SPEC section 6): command-line flags win over environment
@@ -33,6 +61,17 @@ export interface DriftwatchConfig {
    * defaults). After a crash, another process takes the work over once the lease expires.
    */
   leaseMs: number | null;
+  /** Webhook attempts in flight at once to one receiver URL (absent: the engine's default, 4). */
+  webhookEndpointConcurrency?: number;
+  /** Size, time and memory limits of checks, diffs, webhook payloads and list responses. */
+  limits: ServerLimits;
+  /**
+   * The API's public base URL (`https://driftwatch.example.com`), for absolute links in webhook
+   * payloads; null: links are paths.
+   */
+  publicUrl: string | null;
+  /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
+  logFormat?: "pretty" | "json";
 }
 
 export const DEFAULT_PORT = 8080;
@@ -66,7 +105,35 @@ export const ENV = {
   bodyLimit: "DRIFTWATCH_BODY_LIMIT_BYTES",
   shutdownTimeout: "DRIFTWATCH_SHUTDOWN_TIMEOUT_MS",
   lease: "DRIFTWATCH_LEASE_MS",
+  webhookEndpointConcurrency: "DRIFTWATCH_WEBHOOK_ENDPOINT_CONCURRENCY",
+  publicUrl: "DRIFTWATCH_PUBLIC_URL",
+  logFormat: "DRIFTWATCH_LOG_FORMAT",
 } as const;
+
+/** The limits from the environment (each `LIMIT_ENV` variable), defaults for the rest. */
+export function resolveLimits(env: Record<string, string | undefined>): ServerLimits {
+  const limits: ServerLimits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(LIMIT_ENV) as Array<keyof ServerLimits>) {
+    const { variable, min, max } = LIMIT_ENV[key];
+    const value = env[variable];
+    if (value !== undefined && value !== "") limits[key] = parseInteger(value, variable, min, max);
+  }
+  return limits;
+}
+
+/** An http(s) base URL without query or fragment, without a trailing slash. */
+export function parsePublicUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ConfigError("invalid_value", `${source} must be an absolute http or https URL (got ${JSON.stringify(value)}).`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigError("invalid_value", `${source} must be an absolute http or https URL without query, fragment or credentials (got ${JSON.stringify(value)}).`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
 
 /** One command-line option: `--name value`, `--name=value`, or a boolean `--name`. */
 export interface OptionSpec {
@@ -125,6 +192,7 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   "rate-limit-reads": { type: "string" },
   "rate-limit-writes": { type: "string" },
   demo: { type: "boolean" },
+  "log-format": { type: "string" },
 };
 
 type Env = Record<string, string | undefined>;
@@ -146,6 +214,10 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const database = pick("database", ENV.database);
   const reads = pick("rate-limit-reads", ENV.rateLimitReads);
   const writes = pick("rate-limit-writes", ENV.rateLimitWrites);
+  const logFormat = pick("log-format", ENV.logFormat);
+  if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
+    throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
+  }
 
   const allowFlag = options["allow-private-networks"];
   const allowEnv = env[ENV.allowPrivateNetworks];
@@ -167,6 +239,8 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const bodyLimit = env[ENV.bodyLimit];
   const shutdownTimeout = env[ENV.shutdownTimeout];
   const lease = env[ENV.lease];
+  const endpointConcurrency = env[ENV.webhookEndpointConcurrency];
+  const publicUrl = env[ENV.publicUrl];
 
   return {
     port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
@@ -186,6 +260,12 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
         : parseInteger(shutdownTimeout, ENV.shutdownTimeout, 0, 600_000),
     demo: options.demo === true,
     leaseMs: lease === undefined || lease === "" ? null : parseInteger(lease, ENV.lease, 1000, 3_600_000),
+    ...(endpointConcurrency === undefined || endpointConcurrency === ""
+      ? {}
+      : { webhookEndpointConcurrency: parseInteger(endpointConcurrency, ENV.webhookEndpointConcurrency, 1, 1000) }),
+    limits: resolveLimits(env),
+    publicUrl: publicUrl === undefined || publicUrl === "" ? null : parsePublicUrl(publicUrl, ENV.publicUrl),
+    ...(logFormat === undefined ? {} : { logFormat: logFormat.value as "pretty" | "json" }),
   };
 }
 

@@ -9,18 +9,23 @@ import {
   DEFAULT_CHROMIUM_PATH,
   DEFAULT_DATABASE_URL,
   DEFAULT_HOST,
+  DEFAULT_LIMITS,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_READS,
   DEFAULT_RATE_LIMIT_WRITES,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   type DriftwatchConfig,
   openDatabase,
+  type ServerLimits,
 } from "./config.js";
-import { createCheckService, createDeliveryService, createDeliveryWorker, createMetrics, createScheduler, type EngineMetrics } from "./engine/index.js";
+import { createCheckService, createDeliveryService, createDeliveryWorker, createMetrics, createNoiseLearner, createScheduler, type EngineMetrics } from "./engine/index.js";
 import { generateTokenSecret, hashTokenSecret } from "./tokens.js";
+import { createComparePool } from "./workers/compare-pool.js";
 import type { UrlGuard } from "./types.js";
 
-export interface DriftwatchServerOptions extends Partial<DriftwatchConfig> {
+export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, "limits">> {
+  /** Limits to change; the rest keep their defaults (`DEFAULT_LIMITS`). */
+  limits?: Partial<ServerLimits>;
   /** A store you opened: used instead of `databaseUrl`, and not closed by `close()`. */
   store?: Store;
   /** Replaces the HTTP fetcher (yours: `close()` leaves it open). */
@@ -91,6 +96,8 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     demo: options.demo ?? false,
     leaseMs: options.leaseMs ?? null,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    publicUrl: options.publicUrl ?? null,
   };
 }
 
@@ -167,13 +174,25 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   // Chromium is launched by the browser fetcher on its first render, never at startup.
   const browserFetcher = options.browserFetcher ?? createBrowserFetcher({ ...guard, executablePath: config.chromiumPath });
 
-  const checks = createCheckService({ store, httpFetcher, browserFetcher, metrics });
+  // one learner for the checks and the API: the noise profile is learned once per new snapshot
+  const noise = createNoiseLearner(store, { onError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "noise learning failed") });
+  const checks = createCheckService({
+    store,
+    httpFetcher,
+    browserFetcher,
+    metrics,
+    noise,
+    compare: createComparePool(config.limits),
+    maxWebhookPayloadBytes: config.limits.maxWebhookPayloadBytes,
+    publicUrl: config.publicUrl,
+  });
   const deliveries = createDeliveryService({
     store,
     guard: trustedOrigins.size > 0 ? trustedGuard : guard,
     urlGuard,
     metrics,
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+    ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
   });
   const background = options.background ?? true;
   const worker = createDeliveryWorker({
@@ -205,11 +224,13 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     },
     deliveries,
     urlGuard,
+    noise,
     config: {
       allowPrivateNetworks: config.allowPrivateNetworks,
       rateLimitReads: config.rateLimitReads,
       rateLimitWrites: config.rateLimitWrites,
       bodyLimitBytes: config.bodyLimitBytes,
+      maxListResponseBytes: config.limits.maxListResponseBytes,
       // Shared counters only where several processes share the database (PostgreSQL);
       // SQLite and memory keep them in this process, saving a write per request.
       rateLimitCounters: sharedRateLimits ? "store" : "memory",
@@ -266,6 +287,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           options.httpFetcher === undefined ? httpFetcher.close() : undefined,
           options.browserFetcher === undefined ? browserFetcher.close() : undefined,
           deliveries.close(),
+          checks.close(),
         ]);
         if (ownsStore) await store.close();
       })();

@@ -1,5 +1,6 @@
 import type { CheckResult, Store, WorkerRunResult } from "@driftwatch/core";
 import type { Logger } from "pino";
+import type { NoiseLearner } from "./pipeline/noise.js";
 
 /**
  * The seams between the HTTP API (src/app.ts, src/routes) and the engine (check pipeline,
@@ -40,6 +41,8 @@ export interface ServerConfig {
   rateLimitCounters?: "memory" | "store";
   /** Largest accepted request body. */
   bodyLimitBytes: number;
+  /** A list response stops before passing this many bytes of items (default 4 MB); `nextCursor` continues. */
+  maxListResponseBytes?: number;
   /**
    * How long a token read from the store is trusted before it is read again (default 5000 ms,
    * `TOKEN_CACHE_TTL_MS`; 0: on every request). A token revoked through this process is refused
@@ -61,6 +64,8 @@ export interface AppDependencies {
   checks: CheckService;
   deliveries: DeliveryService;
   urlGuard: UrlGuard;
+  /** Learns a monitor's noise from its recent snapshots (`GET /api/monitors/{id}/noise`); default: one on `store`. */
+  noise?: NoiseLearner;
   config: ServerConfig;
   /** Served at `/metrics`; without it `/metrics` serves an empty registry. */
   metrics?: MetricsRegistry;

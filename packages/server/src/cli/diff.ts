@@ -1,14 +1,25 @@
 import fs from "node:fs";
 import path from "node:path";
-import { type Change, diffJson, isDriftwatchError, type JsonDiff, type PolicyRules, validatePolicyRules } from "@driftwatch/core";
+import {
+  type Change,
+  type DiffExplanation,
+  diffJson,
+  explainDiffJson,
+  isDriftwatchError,
+  type JsonDiff,
+  type PolicyRules,
+  validatePolicyRules,
+} from "@driftwatch/core";
 import { ConfigError, parseArgs } from "../config.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
-export const DIFF_USAGE = `Usage: driftwatch diff <before.json> <after.json> [--rules rules.json] [--json]
+export const DIFF_USAGE = `Usage: driftwatch diff <before.json> <after.json> [--rules rules.json] [--explain] [--json]
 
 Prints the structured diff of two JSON documents: classification, severity and one line per
-changed path. --rules applies policy rules ({ "rules": [...], "arrayKeys": {...} }); --json
-prints the diff as JSON (null when nothing changed).
+changed path. --rules applies policy rules ({ "rules": [...], "arrayKeys": {...}, "volatile": [...] });
+--explain adds which rule or inference hid or rated each change (volatile, tolerance, unordered,
+ignore and severity rules, inferred array keys, float noise); --json prints the diff as JSON (null
+when nothing changed), with --explain as { "diff": ..., "explanations": [...] }.
 
 Exit status: 0 no change, 1 changed, 2 error (like diff(1)).
 `;
@@ -17,7 +28,7 @@ Exit status: 0 no change, 1 changed, 2 error (like diff(1)).
 export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs(args, { rules: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } });
+    parsed = parseArgs(args, { rules: { type: "string" }, json: { type: "boolean" }, explain: { type: "boolean" }, help: { type: "boolean" } });
   } catch (error) {
     return usageError(io, (error as ConfigError).message);
   }
@@ -35,7 +46,17 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     const rulesFile = parsed.options.rules;
     let policy: PolicyRules | undefined;
     if (typeof rulesFile === "string") policy = validatePolicyRules(readJson(io, rulesFile));
-    const diff = diffJson(before, after, policy === undefined ? {} : { policy });
+    const options = policy === undefined ? {} : { policy };
+    if (parsed.options.explain === true) {
+      const { diff, explanations } = explainDiffJson(before, after, options);
+      if (parsed.options.json === true) {
+        // the explanations once, beside the diff (not repeated inside it)
+        const plain = diff === null ? null : (({ explanations: _inside, ...rest }) => rest)(diff);
+        io.stdout(JSON.stringify({ diff: plain, explanations }, null, 2) + "\n");
+      } else io.stdout(formatDiff(diff) + formatExplanations(explanations));
+      return diff === null ? 0 : 1;
+    }
+    const diff = diffJson(before, after, options);
     if (parsed.options.json === true) io.stdout(JSON.stringify(diff, null, 2) + "\n");
     else io.stdout(formatDiff(diff));
     return diff === null ? 0 : 1;
@@ -83,6 +104,18 @@ export function formatDiff(diff: JsonDiff | null): string {
     ...diff.changes.map(formatChange),
   ];
   return lines.join("\n") + "\n";
+}
+
+/** `--explain`: one line per decision, `outcome path  [rule]  detail`. */
+export function formatExplanations(explanations: readonly DiffExplanation[]): string {
+  if (explanations.length === 0) return "\nExplained: nothing was hidden or rated by a rule or an inference.\n";
+  const width = Math.max(...explanations.map((e) => e.outcome.length));
+  const lines = explanations.map((e) => {
+    const rule = e.rule === undefined ? "" : `  [${e.rule}]`;
+    const severity = e.severity === undefined ? "" : ` -> ${e.severity}`;
+    return `${e.outcome.padEnd(width)} ${e.path}${severity}${rule}  ${e.detail}`;
+  });
+  return `\nExplained (${plural(explanations.length, "decision")}):\n${lines.join("\n")}\n`;
 }
 
 function plural(n: number, noun: string): string {

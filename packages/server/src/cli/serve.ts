@@ -1,16 +1,19 @@
 import type { AddressInfo } from "node:net";
 import { activeWebhookSecrets, isDriftwatchError } from "@driftwatch/core";
-import { ConfigError, redactUrl, resolveServeConfig } from "../config.js";
+import { ConfigError, ENV, redactUrl, resolveServeConfig } from "../config.js";
 import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
 import { seedDemo, type DemoSetup } from "../demo/seed.js";
 import { startDemoTarget, type DemoTarget } from "../demo/target.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
+import { createCliLogger, defaultLogFormat } from "./log.js";
 import { USAGE } from "./main.js";
 
 export interface ServeHooks {
   /** Called once the server listens (tests use it to stop an in-process server). */
   onListening?(server: DriftwatchServer, baseUrl: string): void;
+  /** Where log lines go (default stdout; its being a terminal picks the default format). */
+  logDestination?: NodeJS.WritableStream;
   /** Replaces process signal handling (tests). Returns an unsubscribe function. */
   onSignal?(handler: (signal: NodeJS.Signals) => void): () => void;
 }
@@ -44,6 +47,10 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     throw error;
   }
 
+  const logDestination = hooks.logDestination ?? process.stdout;
+  const logFormat = config.logFormat ?? defaultLogFormat((logDestination as { isTTY?: boolean }).isTTY);
+  const logger = createCliLogger({ format: logFormat, level: io.env.DRIFTWATCH_LOG_LEVEL || "info", destination: logDestination });
+
   let target: DemoTarget | null = null;
   let receiver: DemoReceiver | null = null;
   let server: DriftwatchServer | null = null;
@@ -71,6 +78,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     }
     server = await createDriftwatchServer({
       ...config,
+      logger,
       trustedOrigins: target !== null && receiver !== null ? [target.origin, receiver.origin] : [],
     });
   } catch (error) {
@@ -109,7 +117,12 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     // The demo prints a token of its own: without DRIFTWATCH_ADMIN_TOKEN, no second admin token
     // that nobody would ever see.
     const boot = config.demo && config.adminToken === null ? { created: false, generatedToken: null } : await running.bootstrap();
-    if (boot.created && !config.demo) {
+    if (boot.created && !config.demo && logFormat === "json") {
+      // Machine-read logs stay one JSON object a line: the notice is a log line, the one-time
+      // token (never logged) goes to stderr.
+      running.logger.info({ organization: "default", tokenFrom: boot.generatedToken === null ? ENV.adminToken : "generated" }, "created the default organization");
+      if (boot.generatedToken !== null) io.stderr(`Admin token (shown only this once): ${boot.generatedToken}\n`);
+    } else if (boot.created && !config.demo) {
       if (boot.generatedToken !== null) {
         io.stdout(
           `\nCreated organization "default" and an admin token. It is shown only this once:\n\n  ${boot.generatedToken}\n\n`,
@@ -125,7 +138,15 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     const { port } = running.app.server.address() as AddressInfo;
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const baseUrl = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
-    running.logger.info({ url: baseUrl, database: redactUrl(config.databaseUrl) }, "driftwatch listening");
+    const summary = {
+      url: baseUrl,
+      database: redactUrl(config.databaseUrl),
+      roles: ["api", "scheduler", "delivery worker"],
+      privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
+      openapi: `${baseUrl}/api/openapi.json`,
+    };
+    running.logger.info(summary, "driftwatch listening");
+    if (logFormat === "pretty" && demo === null) io.stdout(startupSummary(summary));
     if (demo !== null && target !== null) io.stdout(demoBanner(baseUrl, demo, target));
     hooks.onListening?.(running, baseUrl);
   } catch (error) {
@@ -146,6 +167,20 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   return code;
 }
 
+function startupSummary(summary: { url: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
+  return `
+driftwatch is running
+  API       ${summary.url}   (every endpoint: ${summary.openapi})
+  Store     ${summary.database}
+  Roles     ${summary.roles.join(", ")}
+  Egress    private networks ${summary.privateNetworks}
+  Health    ${summary.url}/readyz   metrics: ${summary.url}/metrics
+
+Stop with Ctrl-C (in-flight work finishes or stays pending).
+
+`;
+}
+
 function demoBanner(baseUrl: string, demo: DemoSetup, target: DemoTarget): string {
   const auth = `-H "authorization: Bearer ${demo.token}"`;
   return `
@@ -161,6 +196,10 @@ Within a minute, try:
   curl -s ${auth} "${baseUrl}/api/monitors/${demo.apiMonitor.id}/diffs?limit=3"
   curl -s ${auth} "${baseUrl}/api/monitors/${demo.pageMonitor.id}/diffs?limit=3"
   curl -s ${auth} "${baseUrl}/api/webhooks/${demo.webhook.id}/deliveries?limit=5"
+
+What the monitors learned from their recent snapshots (applied to their diffs: autoApplySuggestions):
+
+  curl -s ${auth} "${baseUrl}/api/monitors/${demo.apiMonitor.id}/noise"
 
 Stop with Ctrl-C.
 

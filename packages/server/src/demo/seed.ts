@@ -71,8 +71,10 @@ export async function seedDemo(
     });
   };
   const apiMonitor = await upsertMonitor(DEMO_API_MONITOR, "api", urls.apiUrl, null);
-  await store.updateSettings(org.id, apiMonitor.id, { policyRulesJson: DEMO_API_POLICY, updatedAt: at });
+  // The demo monitors learn their target's noise and apply it (GET /api/monitors/{id}/noise).
+  await store.updateSettings(org.id, apiMonitor.id, { policyRulesJson: DEMO_API_POLICY, autoApplySuggestions: true, updatedAt: at });
   const pageMonitor = await upsertMonitor(DEMO_PAGE_MONITOR, "website", urls.pageUrl, "#news");
+  await store.updateSettings(org.id, pageMonitor.id, { autoApplySuggestions: true, updatedAt: at });
 
   const webhooks = await listAll((cursor) => store.listWebhooks(org.id, { limit: 100, cursor }));
   const existingHook = webhooks.find((w) => w.description === DEMO_WEBHOOK_DESCRIPTION);

@@ -57,7 +57,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     while (running) {
       let full = false;
       try {
-        const result = await options.deliveries.deliverDue({ limit: batchSize, signal: abort.signal });
+        const result = await options.deliveries.deliverDue({ limit: batchSize, signal: abort.signal, pollMs: pollIntervalMs });
         full = result.claimed >= batchSize;
       } catch (error) {
         options.onError?.(error);

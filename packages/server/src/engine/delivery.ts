@@ -45,7 +45,12 @@ export interface DeliveryServiceOptions {
   concurrency?: number;
   /** Most deliveries one `runWorker` call attempts. Default 100. */
   maxPerRun?: number;
+  /** Attempts in flight at once to one endpoint (webhook URL), over all orgs. Default 4. */
+  endpointConcurrency?: number;
 }
+
+/** Default attempts in flight at once to one webhook URL. */
+export const DEFAULT_ENDPOINT_CONCURRENCY = 4;
 
 export interface DeliverDueOptions {
   orgId?: string | undefined;
@@ -55,6 +60,12 @@ export interface DeliverDueOptions {
   limit: number;
   /** Aborting leaves the unfinished attempts unrecorded: their deliveries stay pending (lease expiry). */
   signal?: AbortSignal;
+  /**
+   * Keep claiming every `pollMs` while attempts are in flight (the background worker), until
+   * `limit` deliveries were claimed or nothing is in flight. Default: claim until the outbox has
+   * nothing more due, then wait for the attempts.
+   */
+  pollMs?: number;
 }
 
 export interface DeliverDueResult {
@@ -99,6 +110,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const maxPerRun = Math.max(1, options.maxPerRun ?? 100);
+  const endpointCap = Math.max(1, options.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY);
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ?? createGuardedDispatcher({ ...options.guard, connectTimeoutMs: timeoutMs });
@@ -145,7 +157,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
           error = "HTTP 410 Gone: the webhook was disabled";
         } else {
           error = `HTTP ${String(response.status)}`;
-          if (response.status === 429 || response.status === 503) retryAfterMs = parseRetryAfter(response.retryAfter, at.getTime());
+          if (response.status === 429 || response.status === 503) retryAfterMs = parseRetryAfter(response.retryAfter, now().getTime());
           outcome = attemptNumber >= MAX_DELIVERY_ATTEMPTS ? "failed" : "retry";
         }
       } catch (cause) {
@@ -158,8 +170,12 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     const durationMs = performance.now() - started;
     let nextAttemptAt: string | null = null;
     if (outcome === "retry") {
-      const delay = retryAfterMs ?? nextDeliveryDelayMs(attemptNumber, random) ?? 0;
-      nextAttemptAt = new Date(at.getTime() + delay).toISOString();
+      // Counted from the attempt's end (a slow receiver does not shorten its own retry delay). A
+      // Retry-After can put a retry later than the schedule, never sooner: `Retry-After: 0`
+      // cannot burn the attempts in a burst.
+      const scheduled = nextDeliveryDelayMs(attemptNumber, random) ?? 0;
+      const delay = retryAfterMs === null ? scheduled : Math.max(retryAfterMs, scheduled);
+      nextAttemptAt = new Date(now().getTime() + delay).toISOString();
     }
     const record: DeliveryAttempt = {
       at: at.toISOString(),
@@ -177,9 +193,26 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     return saved === null ? "lost" : outcome;
   }
 
+  /** Mean attempt duration per endpoint (moving average), to keep an endpoint's queue within its lease. */
+  const endpointMs = new Map<string, number>();
+  function observe(url: string, ms: number): void {
+    const mean = endpointMs.get(url);
+    endpointMs.delete(url);
+    if (endpointMs.size >= 10_000) endpointMs.delete(endpointMs.keys().next().value!);
+    endpointMs.set(url, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
+  }
+  /** How many deliveries an endpoint may queue: what its slots can attempt within half a lease. */
+  function endpointQueueLimit(url: string): number {
+    const mean = Math.min(timeoutMs, endpointMs.get(url) ?? 1000);
+    return Math.max(endpointCap, Math.min(1000, Math.floor(((leaseMs / 2) / Math.max(1, mean)) * endpointCap)));
+  }
+
   /**
    * Claims only what can start at once (free slots), so no claimed delivery waits behind slow
    * receivers while its lease runs out; more is claimed as attempts finish, up to `run.limit`.
+   * Claimed deliveries wait in per-org, per-endpoint queues: the org served least recently goes
+   * next, and an endpoint (webhook URL) has at most `endpointConcurrency` attempts in flight, so
+   * one org's slow or hung receiver holds at most its own endpoint's slots.
    * A forced run claims once: with `force` a failed attempt is due again at once, and claiming
    * again would retry it within the same run.
    */
@@ -202,12 +235,37 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     let remaining = Math.max(0, Math.floor(run.limit));
     let exhausted = false;
 
-    const start = (delivery: DeliveryRecord): void => {
+    interface Queued {
+      delivery: DeliveryRecord;
+      webhook: WebhookRecord | null;
+      claimedAt: number;
+    }
+    const queues = new Map<string, Map<string, Queued[]>>();
+    const lastServed = new Map<string, number>();
+    let served = 0;
+    const endpointRunning = new Map<string, number>();
+    const endpointWaiting = new Map<string, number>();
+    const bump = (map: Map<string, number>, key: string, by: number): void => {
+      const next = (map.get(key) ?? 0) + by;
+      if (next <= 0) map.delete(key);
+      else map.set(key, next);
+    };
+    const endpointOf = (entry: Queued): string => entry.webhook?.url ?? `(deleted) ${entry.delivery.webhookId}`;
+    const saturated = (url: string): boolean => (endpointRunning.get(url) ?? 0) >= endpointCap;
+    const runnable = (): number => {
+      let count = 0;
+      for (const [url, queued] of endpointWaiting) count += Math.min(queued, Math.max(0, endpointCap - (endpointRunning.get(url) ?? 0)));
+      return count;
+    };
+
+    const start = (entry: Queued, url: string): void => {
+      bump(endpointRunning, url, 1);
+      const begun = performance.now();
       const task = (async () => {
         if (run.signal?.aborted) return;
         let outcome: AttemptOutcome;
         try {
-          outcome = await attempt(delivery, await webhookOf(delivery), run.signal);
+          outcome = await attempt(entry.delivery, entry.webhook, run.signal);
         } catch (error) {
           // A store error (closed, unavailable): this delivery stays leased until the lease
           // expires and is retried then; the other attempts still finish and are recorded.
@@ -215,36 +273,112 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
           return;
         }
         if (outcome === "aborted" || outcome === "lost") return;
+        if (entry.webhook !== null) observe(url, performance.now() - begun);
         result.attempted++;
         if (outcome === "succeeded") result.succeeded++;
         else result.failed++;
       })();
       inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      void task.finally(() => {
+        inFlight.delete(task);
+        bump(endpointRunning, url, -1);
+        pump();
+      });
     };
 
-    while (!exhausted && remaining > 0 && failure === null && run.signal?.aborted !== true) {
-      const free = Math.min(slots - inFlight.size, remaining);
-      // Claim in chunks (at least half the slots free), not one delivery per finished attempt.
-      if (free >= Math.min(remaining, Math.ceil(slots / 2))) {
-        const claimed = await store.claimDueDeliveries({
-          now: now().toISOString(),
-          limit: free,
-          leaseMs,
-          owner,
-          ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
-          ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
-          ...(force ? { force: true } : {}),
-        });
-        result.claimed += claimed.length;
-        remaining -= claimed.length;
-        if (claimed.length < free || force) exhausted = true;
-        for (const delivery of claimed) start(delivery);
-        continue;
+    /** The org served least recently with a queued delivery whose endpoint has a free slot. */
+    const dequeue = (): { entry: Queued; url: string } | null => {
+      let pick: { orgId: string; byUrl: Map<string, Queued[]>; url: string; queue: Queued[] } | null = null;
+      let pickTurn = Infinity;
+      for (const [orgId, byUrl] of queues) {
+        const turn = lastServed.get(orgId) ?? -1;
+        if (turn >= pickTurn) continue;
+        for (const [url, queue] of byUrl) {
+          if (saturated(url)) continue;
+          pick = { orgId, byUrl, url, queue };
+          pickTurn = turn;
+          break;
+        }
       }
-      await Promise.race(inFlight);
+      if (pick === null) return null;
+      const { orgId, byUrl, url, queue } = pick;
+      const entry = queue.shift()!;
+      byUrl.delete(url);
+      if (queue.length > 0) byUrl.set(url, queue);
+      if (byUrl.size > 0) lastServed.set(orgId, ++served);
+      else {
+        queues.delete(orgId);
+        lastServed.delete(orgId);
+      }
+      bump(endpointWaiting, url, -1);
+      return { entry, url };
+    };
+
+    function pump(): void {
+      while (inFlight.size < slots && failure === null && run.signal?.aborted !== true) {
+        const next = dequeue();
+        if (next === null) return;
+        // Waited half its lease already (its endpoint slower than measured): left unattempted,
+        // retried once the lease expires, so an attempt never outlives its lease by much.
+        if (Date.now() - next.entry.claimedAt > leaseMs / 2) continue;
+        start(next.entry, next.url);
+      }
     }
-    await Promise.all(inFlight);
+
+    const enqueue = (entry: Queued): void => {
+      const url = endpointOf(entry);
+      // Beyond what the endpoint can attempt within half a lease: left to its lease (no attempt counted).
+      if ((endpointWaiting.get(url) ?? 0) >= endpointQueueLimit(url)) return;
+      let byUrl = queues.get(entry.delivery.orgId);
+      if (byUrl === undefined) queues.set(entry.delivery.orgId, (byUrl = new Map()));
+      const queue = byUrl.get(url);
+      if (queue === undefined) byUrl.set(url, [entry]);
+      else queue.push(entry);
+      bump(endpointWaiting, url, 1);
+    };
+
+    const idle = (ms: number): Promise<void> =>
+      new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        void Promise.race(inFlight).finally(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+
+    for (;;) {
+      while (!exhausted && remaining > 0 && failure === null && run.signal?.aborted !== true) {
+        const free = Math.min(slots - inFlight.size - runnable(), remaining);
+        // Claim in chunks (at least half the slots free), not one delivery per finished attempt.
+        if (free > 0 && free >= Math.min(remaining, Math.ceil(slots / 2))) {
+          const claimedAt = Date.now();
+          const claimed = await store.claimDueDeliveries({
+            now: now().toISOString(),
+            limit: free,
+            leaseMs,
+            owner,
+            ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
+            ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
+            ...(force ? { force: true } : {}),
+          });
+          result.claimed += claimed.length;
+          remaining -= claimed.length;
+          if (claimed.length < free || force) exhausted = true;
+          const entries = await Promise.all(claimed.map(async (delivery) => ({ delivery, webhook: await webhookOf(delivery), claimedAt })));
+          for (const entry of entries) enqueue(entry);
+          pump();
+          continue;
+        }
+        if (inFlight.size === 0) break;
+        await Promise.race(inFlight);
+      }
+      // A worker run keeps claiming while its attempts are in flight, so work that becomes due
+      // (another org's delivery) never waits for a slow receiver's attempts to end.
+      if (run.pollMs === undefined || force || remaining <= 0 || failure !== null || run.signal?.aborted === true || inFlight.size === 0) break;
+      await idle(run.pollMs);
+      exhausted = false;
+    }
+    while (inFlight.size > 0) await Promise.race(inFlight);
     if (failure !== null) throw failure;
     return result;
   }

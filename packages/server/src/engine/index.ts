@@ -9,6 +9,7 @@ export {
   type CheckServiceOptions,
   type EngineCheckService,
 } from "../pipeline/check-service.js";
+export { createNoiseLearner, mergeSuggestedPolicy, NOISE_MAX_BYTES, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "../pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "../pipeline/schedule.js";
 export {
   createMetrics,
@@ -19,6 +20,7 @@ export {
 } from "./metrics.js";
 export {
   createDeliveryService,
+  DEFAULT_ENDPOINT_CONCURRENCY,
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   type DeliverDueOptions,

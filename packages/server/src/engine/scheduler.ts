@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
 import type { CheckOutcome, EngineCheckService } from "../pipeline/check-service.js";
 import { defaultOwner } from "./delivery.js";
@@ -7,6 +8,14 @@ import type { EngineMetrics } from "./metrics.js";
 export const MONITOR_LEASE_MS = 5 * 60_000;
 /** Monitors overdue at start are spread over at most this window (or their interval, when shorter). */
 export const DEFAULT_SPREAD_WINDOW_MS = 60_000;
+/** A host's check duration assumed until one of its checks has finished. */
+const ASSUMED_CHECK_MS = 1000;
+/** Most monitors one host may queue for its slots. */
+export const MAX_HOST_QUEUE = 1000;
+/** Most claimed monitors one scheduler holds (running and waiting). */
+const MAX_HELD = 10_000;
+/** Hosts whose mean check duration is remembered. */
+const MAX_HOST_STATS = 10_000;
 
 export interface SchedulerOptions {
   store: Store;
@@ -81,10 +90,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const overdueAfterMs = options.overdueAfterMs ?? 10_000;
   const report = (error: unknown): void => options.onError?.(error);
 
-  /** Claimed monitors waiting for a slot (global or per host), in claim (due) order. */
-  const waiting: MonitorRecord[] = [];
+  /**
+   * Claimed monitors waiting for a slot: per org, then per host, each queue in claim (due) order.
+   * Orgs and, within an org, hosts take turns (a served entry moves to the end of its Map).
+   */
+  const queues = new Map<string, Map<string, MonitorRecord[]>>();
+  let waitingCount = 0;
+  /** When each queued org was last served (a dispatch counter); orgs take turns by it. */
+  const lastServed = new Map<string, number>();
+  let served = 0;
   const perHostRunning = new Map<string, number>();
   const perHostWaiting = new Map<string, number>();
+  /** Mean check duration per host (moving average), to keep a host's queue within its lease. */
+  const hostMs = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let abort = new AbortController();
   let started = false;
@@ -100,13 +118,97 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     else map.set(key, next);
   };
 
-  /** Hold at most two monitors per slot (running + waiting), so leases never sit idle for long. */
+  const saturated = (host: string): boolean => (perHostRunning.get(host) ?? 0) >= perHost;
+
+  /** Waiting monitors that could start now (their host has a free slot). */
+  function runnable(): number {
+    let count = 0;
+    for (const [host, queued] of perHostWaiting) count += Math.min(queued, Math.max(0, perHost - (perHostRunning.get(host) ?? 0)));
+    return count;
+  }
+
+  /**
+   * Claim room: at most two monitors per slot that could run now (running + runnable waiting).
+   * Monitors queued behind a saturated host do not count: they wait for their host, not for a
+   * slot, so a busy host never stops the claims of other hosts' monitors.
+   */
   function room(): number {
-    return concurrency * 2 - running.size - waiting.length;
+    return Math.min(concurrency * 2 - running.size - runnable(), MAX_HELD - running.size - waitingCount);
+  }
+
+  /**
+   * How many monitors a host may queue: as many as its slots can check within half a lease at
+   * its mean check duration (so a queued monitor's lease never runs out), at least twice its
+   * slots, at most {@link MAX_HOST_QUEUE}.
+   */
+  function hostQueueLimit(host: string): number {
+    const mean = hostMs.get(host) ?? ASSUMED_CHECK_MS;
+    const fits = Math.floor(((leaseMs / 2) / Math.max(1, mean)) * perHost);
+    return Math.max(2 * perHost, Math.min(MAX_HOST_QUEUE, fits));
+  }
+
+  function observe(host: string, ms: number): void {
+    const mean = hostMs.get(host);
+    hostMs.delete(host);
+    // Most recently used last; forget the oldest hosts beyond a bound.
+    if (hostMs.size >= MAX_HOST_STATS) hostMs.delete(hostMs.keys().next().value!);
+    hostMs.set(host, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
+  }
+
+  function enqueue(monitor: MonitorRecord, host: string): void {
+    let byHost = queues.get(monitor.orgId);
+    if (byHost === undefined) queues.set(monitor.orgId, (byHost = new Map()));
+    const queue = byHost.get(host);
+    if (queue === undefined) byHost.set(host, [monitor]);
+    else queue.push(monitor);
+    bump(perHostWaiting, host, 1);
+    waitingCount++;
+  }
+
+  /**
+   * The next monitor to start: the org served least recently (an org new to the queue first) with
+   * a monitor whose host has a free slot; within the org its hosts take turns.
+   */
+  function dequeue(): { monitor: MonitorRecord; host: string } | null {
+    let pick: { orgId: string; byHost: Map<string, MonitorRecord[]>; host: string; queue: MonitorRecord[] } | null = null;
+    let pickTurn = Infinity;
+    for (const [orgId, byHost] of queues) {
+      const turn = lastServed.get(orgId) ?? -1;
+      if (turn >= pickTurn) continue;
+      for (const [host, queue] of byHost) {
+        if (saturated(host)) continue;
+        pick = { orgId, byHost, host, queue };
+        pickTurn = turn;
+        break;
+      }
+    }
+    if (pick === null) return null;
+    const { orgId, byHost, host, queue } = pick;
+    const monitor = queue.shift()!;
+    byHost.delete(host);
+    if (queue.length > 0) byHost.set(host, queue);
+    if (byHost.size > 0) lastServed.set(orgId, ++served);
+    else {
+      queues.delete(orgId);
+      lastServed.delete(orgId);
+    }
+    bump(perHostWaiting, host, -1);
+    waitingCount--;
+    return { monitor, host };
+  }
+
+  function drainQueues(): MonitorRecord[] {
+    const held: MonitorRecord[] = [];
+    for (const byHost of queues.values()) for (const queue of byHost.values()) held.push(...queue);
+    queues.clear();
+    lastServed.clear();
+    perHostWaiting.clear();
+    waitingCount = 0;
+    return held;
   }
 
   function settleIdle(): void {
-    if (running.size > 0 || waiting.length > 0) return;
+    if (running.size > 0 || waitingCount > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -122,6 +224,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   function runOne(monitor: MonitorRecord, host: string): void {
     bump(perHostRunning, host, 1);
+    const begun = performance.now();
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
       let outcome: CheckOutcome | null = null;
@@ -136,6 +239,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }
+      observe(host, performance.now() - begun);
       await release(monitor, nextCheckAt);
       if (outcome !== null) {
         try {
@@ -156,20 +260,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     });
   }
 
-  /** Starts waiting monitors while slots are free, skipping those whose host is saturated. */
+  /** Starts waiting monitors while slots are free: orgs take turns, saturated hosts are skipped. */
   function pump(): void {
-    for (let i = 0; i < waiting.length && running.size < concurrency; ) {
-      const monitor = waiting[i]!;
-      const host = hostOf(monitor.url);
-      if ((perHostRunning.get(host) ?? 0) >= perHost) {
-        i++;
-        continue;
-      }
-      waiting.splice(i, 1);
-      bump(perHostWaiting, host, -1);
-      runOne(monitor, host);
+    while (running.size < concurrency) {
+      const next = dequeue();
+      if (next === null) break;
+      runOne(next.monitor, next.host);
     }
-    metrics?.setDueMonitors(waiting.length);
+    metrics?.setDueMonitors(waitingCount);
   }
 
   async function tick(): Promise<number> {
@@ -180,14 +278,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const deferred: MonitorRecord[] = [];
     for (const monitor of claimed) {
       const host = hostOf(monitor.url);
-      // A host holds at most twice its share (running + waiting); the rest of its monitors give
-      // their lease back for one poll interval, so one busy host cannot starve the others.
-      if ((perHostRunning.get(host) ?? 0) + (perHostWaiting.get(host) ?? 0) >= 2 * perHost) {
+      // A monitor waits in its host's queue for a host slot. Only beyond what the host can check
+      // within half a lease does it give its lease back, for one poll interval.
+      if ((perHostWaiting.get(host) ?? 0) >= hostQueueLimit(host)) {
         deferred.push(monitor);
         continue;
       }
-      waiting.push(monitor);
-      bump(perHostWaiting, host, 1);
+      enqueue(monitor, host);
     }
     pump();
     const retryAt = new Date(now().getTime() + pollIntervalMs).toISOString();
@@ -258,7 +355,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return running.size;
     },
     get waiting() {
-      return waiting.length;
+      return waitingCount;
     },
     start() {
       if (started) return;
@@ -272,8 +369,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (loop !== null) await loop;
       loop = null;
       // Waiting monitors give their lease back untouched: still due, for the next process.
-      const held = waiting.splice(0, waiting.length);
-      perHostWaiting.clear();
+      const held = drainQueues();
       metrics?.setDueMonitors(0);
       await Promise.all(held.map((monitor) => release(monitor, monitor.nextCheckAt)));
       let timer: NodeJS.Timeout | undefined;
@@ -289,7 +385,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     spreadOverdue,
     tick,
     idle() {
-      if (running.size === 0 && waiting.length === 0) return Promise.resolve();
+      if (running.size === 0 && waitingCount === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };

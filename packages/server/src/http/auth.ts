@@ -45,7 +45,19 @@ export interface Authenticator {
 export interface AuthenticatorOptions {
   /** Token cache lifetime (default `TOKEN_CACHE_TTL_MS`); 0 asks the store on every request. */
   tokenCacheTtlMs?: number;
+  /** Failed authentications per client address per minute before it gets `429` (default `AUTH_FAILURE_LIMIT`). */
+  authFailureLimit?: number;
 }
+
+/**
+ * Failed authentications (missing, malformed, unknown or revoked token) one client address may
+ * make per one-minute window; beyond it every request of that address is answered
+ * `429 rate_limited` (without a store lookup) until the window ends.
+ */
+export const AUTH_FAILURE_LIMIT = 60;
+const AUTH_FAILURE_WINDOW_MS = 60_000;
+/** Client addresses tracked at most (the oldest entry goes first). */
+const AUTH_FAILURE_MAX_ENTRIES = 100_000;
 
 interface CachedToken {
   record: TokenRecord;
@@ -60,6 +72,38 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   const cache = new Map<string, CachedToken>();
   /** Bumped by `forget`: a lookup that started before a revocation does not cache its (stale) answer. */
   let generation = 0;
+  const failureLimit = Math.max(1, options.authFailureLimit ?? AUTH_FAILURE_LIMIT);
+  /** Failed authentications per client address in the current window. */
+  const failures = new Map<string, { count: number; resetAt: number }>();
+
+  function failureWindow(client: string, at: number): { count: number; resetAt: number } | null {
+    const window = failures.get(client);
+    if (window === undefined) return null;
+    if (window.resetAt <= at || window.resetAt - at > AUTH_FAILURE_WINDOW_MS) {
+      failures.delete(client);
+      return null;
+    }
+    return window;
+  }
+
+  function tooMany(resetAt: number, at: number): ApiError {
+    const seconds = Math.max(1, Math.ceil((resetAt - at) / 1000));
+    return new ApiError("rate_limited", `Too many failed authentications from this address: retry in ${String(seconds)} s.`, {
+      headers: { "retry-after": String(seconds) },
+    });
+  }
+
+  /** Counts a failed authentication of `client`; over the limit the answer becomes `429`. */
+  function failed(client: string, at: number, error: ApiError): ApiError {
+    let window = failureWindow(client, at);
+    if (window === null) {
+      window = { count: 0, resetAt: at + AUTH_FAILURE_WINDOW_MS };
+      failures.set(client, window);
+      if (failures.size > AUTH_FAILURE_MAX_ENTRIES) failures.delete(failures.keys().next().value as string);
+    }
+    window.count++;
+    return window.count > failureLimit ? tooMany(window.resetAt, at) : error;
+  }
 
   async function lookup(tokenHash: string, at: number): Promise<TokenRecord | null> {
     const cached = cache.get(tokenHash);
@@ -77,20 +121,30 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
 
   return {
     async authenticate(request, at = now().getTime()) {
+      const client = request.ip;
+      const window = failureWindow(client, at);
+      if (window !== null && window.count >= failureLimit) {
+        window.count++;
+        throw tooMany(window.resetAt, at);
+      }
       const header = request.headers.authorization;
       if (header === undefined || header === "") {
-        throw new ApiError("unauthenticated", "Send an API token: Authorization: Bearer <token>.", {
-          headers: { "www-authenticate": 'Bearer realm="driftwatch"' },
-        });
+        throw failed(
+          client,
+          at,
+          new ApiError("unauthenticated", "Send an API token: Authorization: Bearer <token>.", {
+            headers: { "www-authenticate": 'Bearer realm="driftwatch"' },
+          }),
+        );
       }
       const match = BEARER.exec(header);
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedToken(secret)) {
-        throw invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...).");
+        throw failed(client, at, invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...)."));
       }
       const record = await lookup(hashTokenSecret(secret), at);
-      if (record === null) throw invalidToken("This token is not known.");
-      if (record.revokedAt !== null) throw invalidToken("This token has been revoked.");
+      if (record === null) throw failed(client, at, invalidToken("This token is not known."));
+      if (record.revokedAt !== null) throw failed(client, at, invalidToken("This token has been revoked."));
       await touch(record, at).catch((error: unknown) => {
         // lastUsedAt is bookkeeping: a failed write must not fail the caller's request
         request.log.warn({ err: error, tokenId: record.id }, "could not record lastUsedAt");

@@ -20,6 +20,9 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError("invalid_json", "The request body is not valid JSON.");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new ApiError("invalid_request", "The Content-Length header does not match the body.");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      // No id is that long (ids are at most 100 characters): nothing can exist at this URL.
+      return new ApiError("not_found", "No resource with this id exists.");
     case "FST_ERR_BAD_URL":
     case "FST_ERR_ASYNC_CONSTRAINT":
       return new ApiError("invalid_request", "The request URL is malformed.");
@@ -64,14 +67,20 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(error, request.id)));
 }
 
+/**
+ * Answers an error with its problem, logged: a 5xx at error level with the error, a refusal at info.
+ * Used by the error handler and by Fastify's `frameworkErrors` (errors before routing).
+ */
+export function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const problem = toApiError(error);
+  if (problem.status >= 500) request.log.error({ err: error, code: problem.code }, "request failed");
+  else request.log.info({ code: problem.code, status: problem.status }, "request refused");
+  return sendProblem(request, reply, problem);
+}
+
 /** Installs the error handler and the not-found handler (both answer problems). */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const problem = toApiError(error);
-    if (problem.status >= 500) request.log.error({ err: error, code: problem.code }, "request failed");
-    else request.log.info({ code: problem.code, status: problem.status }, "request refused");
-    return sendProblem(request, reply, problem);
-  });
+  app.setErrorHandler((error, request, reply) => answerError(error, request, reply));
   app.setNotFoundHandler((request, reply) => {
     return sendProblem(request, reply, new ApiError("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`));
   });

@@ -25,6 +25,11 @@ export function idempotencyRequestHash(endpoint: string, body: unknown): string 
 export interface IdempotentResult {
   status: number;
   body: unknown;
+  /**
+   * What a replay answers instead of `body` (default: `body`): a response carrying a secret
+   * (a webhook's signing secret) is stored and replayed without it, so the secret is shown once.
+   */
+  replayBody?: unknown;
 }
 
 /**
@@ -85,6 +90,7 @@ export async function withIdempotency(
     throw error;
   }
   const body = JSON.stringify(result.body);
-  await store.completeIdempotencyKey(orgId, key, { status: result.status, body });
+  const stored = result.replayBody === undefined ? body : JSON.stringify(result.replayBody);
+  await store.completeIdempotencyKey(orgId, key, { status: result.status, body: stored });
   return reply.code(result.status).type("application/json; charset=utf-8").send(body);
 }

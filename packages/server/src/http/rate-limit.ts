@@ -67,7 +67,9 @@ export async function applyRateLimit(
   policy: RateLimitPolicy,
   now: number,
 ): Promise<void> {
-  const window = await counter.hit(`rl:${orgId}:${endpoint}`, RATE_LIMIT_WINDOW_MS, now);
+  // HEAD is a GET without the body: it counts against the GET bucket of its route, not its own.
+  const bucket = endpoint.startsWith("HEAD ") ? `GET ${endpoint.slice(5)}` : endpoint;
+  const window = await counter.hit(`rl:${orgId}:${bucket}`, RATE_LIMIT_WINDOW_MS, now);
   const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
   const remaining = Math.max(0, policy.limit - window.count);
   reply.header("ratelimit-policy", policy.header ?? policyHeader(policy.name, policy.limit));

@@ -2,8 +2,6 @@ import { createHash } from "node:crypto";
 import {
   buildPendingDiffDetectedEvent,
   compareSeverity,
-  diffHtml,
-  diffJson,
   DriftwatchError,
   type DriftwatchErrorOptions,
   FetchError,
@@ -15,6 +13,7 @@ import {
   newId,
   type NewDiff,
   type NewSnapshot,
+  type PendingDiffDetectedEvent,
   type PolicyRules,
   type RecordCheckInput,
   type RecordCheckResult,
@@ -25,12 +24,33 @@ import {
 import type { CheckResult } from "@driftwatch/schema";
 import type { EngineMetrics } from "../engine/metrics.js";
 import type { CheckService } from "../types.js";
+import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
+import { mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
+
+/** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
+const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
 
 /** Attempts to record one fetched content when other processes keep recording newer snapshots. */
 const MAX_STALE_RETRIES = 3;
 
-export type CheckErrorCode = "bad_status" | "invalid_body" | "diff_failed";
+export type CheckErrorCode =
+  | "bad_status"
+  | "invalid_body"
+  | "diff_failed"
+  /** The content is larger than the comparison limit, or its comparison needs too much memory. */
+  | "target_too_large"
+  /** The comparison ran past its time limit in a worker thread and was stopped. */
+  | "analysis_timeout"
+  /** The page nests elements (or the JSON document containers) past the depth limit. */
+  | "too_deep"
+  /** The policy's selectors would take too much work to match on this page. */
+  | "rule_budget_exceeded"
+  /** The stored policy or selector cannot be applied (e.g. a selector the CSS engine refuses). */
+  | "invalid_policy_rules"
+  | "invalid_input"
+  /** The store refused the check's result (e.g. a value the database cannot hold). */
+  | "store_rejected";
 
 /** A check that reached the target but could not use its answer (error status, non-JSON body). */
 export class CheckError extends DriftwatchError<CheckErrorCode> {
@@ -69,15 +89,66 @@ export interface CheckServiceOptions {
   observer?: CheckObserver;
   /** Counts checks and diffs and times them. */
   metrics?: Pick<EngineMetrics, "observeCheck" | "observeDiff">;
+  /** Learns noise from recent snapshots for monitors with `autoApplySuggestions` (without it the setting has no effect). */
+  noise?: NoiseLearner;
+  /**
+   * Parses and compares contents (in worker threads above a size threshold) and caps diffs.
+   * Without it the service makes one with the default limits and closes it in `close()`.
+   */
+  compare?: ComparePool;
+  /** A webhook payload lists changes up to this size (default 256 KB); past it, `data.truncated` and `data.diffUrl`. */
+  maxWebhookPayloadBytes?: number;
+  /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
+  publicUrl?: string | null;
+}
+
+export const DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * The outbox event of a diff, bounded: when the diff was truncated or the event would pass
+ * `maxBytes`, `data.changes` lists the first changes that fit, `data.truncated` is true and
+ * `data.diffUrl` links to the stored diff. The counts always cover every change.
+ */
+export function boundEvent(
+  event: PendingDiffDetectedEvent,
+  diff: NewDiff,
+  options: { maxBytes: number; publicUrl: string | null },
+): PendingDiffDetectedEvent {
+  const total = Buffer.byteLength(JSON.stringify(event), "utf8");
+  if (diff.truncated !== true && total <= options.maxBytes) return event;
+  const data = { ...event.data };
+  if (diff.classification === "content_change") {
+    data.valueChanges = diff.summary.additions + diff.summary.removals + diff.summary.modifications;
+  }
+  const path = `/api/monitors/${encodeURIComponent(event.monitorId)}/diffs/${encodeURIComponent(event.diffId)}`;
+  data.truncated = true;
+  data.diffUrl = `${options.publicUrl ?? ""}${path}`;
+  const all = data.changes;
+  data.changes = [];
+  // Room left for the changes ("deliveredAt" is added at delivery: 60 bytes are kept for it).
+  let bytes = Buffer.byteLength(JSON.stringify({ ...event, data }), "utf8") + 60;
+  const kept: typeof all = [];
+  for (const change of all) {
+    const size = Buffer.byteLength(JSON.stringify(change), "utf8") + 1;
+    if (bytes + size > options.maxBytes) break;
+    bytes += size;
+    kept.push(change);
+  }
+  data.changes = kept;
+  return { ...event, data };
 }
 
 export interface EngineCheckService extends CheckService {
   /**
    * Runs one check of a monitor record the caller already holds (the scheduler's path). Never
-   * throws for fetch or body problems: they are recorded. Throws when `signal` aborts the fetch
-   * (nothing recorded) and for store errors (e.g. `not_found` when the monitor was deleted).
+   * throws for fetch, content or comparison problems: they are recorded with a code (a result the
+   * store refuses too: `store_rejected`). Throws when `signal` aborts the fetch (nothing
+   * recorded) and for store errors that are not the content's doing (`not_found` when the
+   * monitor was deleted, `store_unavailable`, `store_closed`, `stale_snapshot` after retries).
    */
   runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome>;
+  /** Ends the comparison worker threads this service started (not a `compare` pool passed in). */
+  close(): Promise<void>;
 }
 
 export function contentHash(body: string): string {
@@ -98,6 +169,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const { store, httpFetcher, browserFetcher } = options;
   const now = options.now ?? ((): Date => new Date());
   const random = options.random ?? Math.random;
+  const compare = options.compare ?? createComparePool();
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -139,13 +211,37 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     };
   }
 
-  function buildDiff(
+  /**
+   * Parses the new content and compares it with `previous` (inline, or in a worker thread for
+   * big contents): a diff, null for no diff (first snapshot, nothing changed after the policy,
+   * previous content not JSON), or the CheckError to record.
+   */
+  async function analyze(
     monitor: MonitorRecord,
-    previous: SnapshotRecord,
+    previous: SnapshotRecord | null,
     response: FetchResponse,
     policy: PolicyRules,
-    context: { requestId: string; at: Date; parsed: unknown },
-  ): NewDiff | null {
+    context: { requestId: string; at: Date },
+  ): Promise<NewDiff | null | CheckError> {
+    let result: PooledCompareResult;
+    try {
+      result = await compare.compare({
+        type: monitor.type === "api" ? "api" : "website",
+        body: response.body,
+        previousBody: previous === null ? null : (previous.body ?? ""),
+        policy,
+        selector: monitor.selector,
+      });
+    } catch (cause) {
+      return new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
+    }
+    if (!result.ok) {
+      const message =
+        result.code === "invalid_body" ? `${result.message} (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)` : result.message;
+      return new CheckError(result.code, message);
+    }
+    const found = result.diff;
+    if (found === null || previous === null) return null;
     const common = {
       id: newId("diff", context.at.getTime()),
       previousSnapshotId: previous.id,
@@ -154,28 +250,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       latencyMs: response.latencyMs,
       createdAt: context.at.toISOString(),
     };
-    if (monitor.type === "api") {
-      let before: unknown;
-      try {
-        before = JSON.parse(previous.body ?? "");
-      } catch {
-        return null; // the previous content was not JSON (the monitor changed type): start over
-      }
-      const after = context.parsed;
-      const found = diffJson(before, after, { policy });
-      if (!found) return null;
-      return { ...common, ...found };
-    }
-    const found = diffHtml(previous.body ?? "", response.body, { selector: monitor.selector, policy });
-    if (!found) return null;
+    if (found.classification !== "content_change") return { ...common, ...found };
     return {
       ...common,
-      classification: found.classification,
-      summary: found.summary,
-      changedTargets: found.changedTargets,
-      diffFingerprint: found.diffFingerprint,
-      topSeverity: found.topSeverity,
-      changes: found.changes,
+      ...found,
       browserRender: response.browserRender,
       waitStrategy: response.waitStrategy,
       selector: monitor.selector,
@@ -212,7 +290,12 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   async function runCheckAlone(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
     const started = performance.now();
     const settings = await store.getSettings(monitor.orgId, monitor.id);
-    const policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
+    let policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
+    if (settings?.autoApplySuggestions === true && options.noise !== undefined) {
+      // learned from the snapshots before this check: the user's rules first, so they always win
+      const learned = await options.noise.profile(monitor);
+      policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
+    }
     const retention = settings?.snapshotRetention ?? 100;
     let previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
@@ -254,27 +337,40 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     const hash = contentHash(response.body);
-    // Parsed only when the content changed (an unchanged hash means the same valid document).
-    let parsed: unknown = null;
-    if (monitor.type === "api" && previous?.contentHash !== hash) {
-      try {
-        parsed = JSON.parse(response.body);
-      } catch (cause) {
-        const error = new CheckError("invalid_body", `The response body is not JSON (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)`, { cause });
-        const updated = await recordFailure(monitor, error, response.status, at, retention);
-        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
-      }
-    }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
     // content is compared again with that snapshot, so one change is recorded (and sent) once.
     for (let attempt = 1; ; attempt++) {
+      // Parsed and compared only when the content changed (an unchanged hash means the same valid document).
+      let diff: NewDiff | null = null;
+      if (previous?.contentHash !== hash) {
+        const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at });
+        if (analyzed instanceof CheckError) {
+          const updated = await recordFailure(monitor, analyzed, response.status, at, retention);
+          return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
+        }
+        diff = analyzed;
+      }
       try {
-        return finish(await compareAndRecord(monitor, response, previous, hash, parsed, { policy, retention, requestId: context.requestId, at }));
+        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, retention, at }));
       } catch (error) {
-        if (!isDriftwatchError(error) || error.code !== "stale_snapshot" || attempt >= MAX_STALE_RETRIES) throw error;
-        // The content was parsed above: it differed from the snapshot this attempt compared with.
-        previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+        if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
+          // The content was parsed above: it differed from the snapshot this attempt compared with.
+          previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+          continue;
+        }
+        // The monitor is gone, the store is down or closing, or checks keep racing: the caller's
+        // concern. Anything else is the store refusing what this content made of the check (a
+        // value the database cannot hold): recorded as the check's failure, when that works.
+        if (isDriftwatchError(error) && INFRASTRUCTURE_CODES.has(error.code)) throw error;
+        const failure = new CheckError("store_rejected", `The store refused the check's result: ${errorMessage(error)}`, { cause: error });
+        let updated: MonitorRecord;
+        try {
+          updated = await recordFailure(monitor, failure, response.status, at, retention);
+        } catch {
+          throw error;
+        }
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: failure });
       }
     }
   }
@@ -303,8 +399,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     response: FetchResponse,
     previous: SnapshotRecord | null,
     hash: string,
-    parsed: unknown,
-    context: { policy: PolicyRules; retention: number; requestId: string; at: Date },
+    diff: NewDiff | null,
+    context: { policy: PolicyRules; retention: number; at: Date },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, retention, at } = context;
     if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, retention);
@@ -321,16 +417,6 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       etag: response.headers["etag"] ?? null,
       lastModified: response.headers["last-modified"] ?? null,
     };
-    let diff: NewDiff | null = null;
-    if (previous) {
-      try {
-        diff = buildDiff(monitor, previous, response, policy, { requestId: context.requestId, at, parsed });
-      } catch (cause) {
-        const error = new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
-        const updated = await recordFailure(monitor, error, response.status, at, retention);
-        return { monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error };
-      }
-    }
     const minSeverity = policy.notify?.minSeverity;
     const notify = diff !== null && (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0);
     const input: RecordCheckInput = {
@@ -340,7 +426,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       diff,
       event:
         diff && notify
-          ? buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at })
+          ? boundEvent(buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at }), diff, {
+              maxBytes: options.maxWebhookPayloadBytes ?? DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES,
+              publicUrl: options.publicUrl ?? null,
+            })
           : null,
       retention,
       previousSnapshotId: previous?.id ?? null,
@@ -358,6 +447,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 
   return {
     runCheck,
+    async close(): Promise<void> {
+      if (options.compare === undefined) await compare.close();
+    },
     async checkNow(orgId, monitorId, context): Promise<CheckResult | null> {
       const monitor = await store.getMonitor(orgId, monitorId);
       if (!monitor) return null;

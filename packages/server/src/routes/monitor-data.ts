@@ -1,8 +1,10 @@
-import { validatePolicyRules, type SettingsPatch, type SettingsRecord, type Store } from "@driftwatch/core";
+import { encodeCursor, validatePolicyRules, type SettingsPatch, type SettingsRecord, type Store } from "@driftwatch/core";
 import {
   DiffListQuerySchema,
   DiffSchema,
   idSchema,
+  NOISE_MIN_SAMPLES,
+  NoiseProfileSchema,
   PageQuerySchema,
   pageSchema,
   SettingsSchema,
@@ -15,6 +17,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { ApiError, notFound } from "../http/problem.js";
+import { createNoiseLearner } from "../pipeline/noise.js";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, pageOf, problems, security } from "./common.js";
 import { presentDiff, presentSnapshot } from "./present.js";
@@ -24,7 +27,13 @@ const SnapshotParams = z.strictObject({ id: idSchema("monitor"), snapshotId: idS
 const SnapshotWithBodySchema = SnapshotSchema.extend({ body: z.string() });
 
 function presentSettings(s: SettingsRecord): Settings {
-  return { monitorId: s.monitorId, policyRulesJson: s.policyRulesJson, snapshotRetention: s.snapshotRetention, updatedAt: s.updatedAt };
+  return {
+    monitorId: s.monitorId,
+    policyRulesJson: s.policyRulesJson,
+    snapshotRetention: s.snapshotRetention,
+    autoApplySuggestions: s.autoApplySuggestions,
+    updatedAt: s.updatedAt,
+  };
 }
 
 /** The store's optional `getDiffJson` fast path (store-sqlite has it), bound, or null. */
@@ -32,11 +41,48 @@ function diffJsonReaderOf(store: Store): ((orgId: string, monitorId: string, id:
   return typeof store.getDiffJson === "function" ? store.getDiffJson.bind(store) : null;
 }
 
+/** Default of `AppConfig.maxListResponseBytes`. */
+export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
+/** Diffs read from the store at a time while a list fills up (each at most the diff size cap). */
+const LIST_CHUNK = 10;
+
+/**
+ * A page of at most `limit` items and at most about `maxBytes` of JSON: items are read from the
+ * store a few at a time and the page stops before the item that would pass `maxBytes` (the first
+ * item is always included, so every page makes progress); `nextCursor` then continues after the
+ * last item returned.
+ */
+export async function boundedPage<T extends { id: string }, P>(
+  read: (page: { limit: number; cursor: string | null }) => Promise<{ data: T[]; nextCursor: string | null }>,
+  page: { limit: number; cursor: string | null },
+  present: (item: T) => P,
+  maxBytes: number,
+): Promise<{ data: P[]; nextCursor: string | null }> {
+  const data: P[] = [];
+  let bytes = 0;
+  let lastId: string | null = null;
+  let cursor = page.cursor;
+  for (;;) {
+    const chunk = await read({ limit: Math.min(LIST_CHUNK, page.limit - data.length), cursor });
+    for (const item of chunk.data) {
+      const presented = present(item);
+      const size = Buffer.byteLength(JSON.stringify(presented), "utf8") + 1;
+      if (lastId !== null && bytes + size > maxBytes) return { data, nextCursor: encodeCursor(lastId) };
+      bytes += size;
+      data.push(presented);
+      lastId = item.id;
+    }
+    cursor = chunk.nextCursor;
+    if (cursor === null || data.length >= page.limit || chunk.data.length === 0) return { data, nextCursor: cursor };
+  }
+}
+
 /** Diffs, snapshots and settings of one monitor. */
 export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const diffJson = diffJsonReaderOf(store);
+  const noise = deps.noise ?? createNoiseLearner(store);
   const tags = ["monitors"];
 
   async function requireMonitor(orgId: string, monitorId: string): Promise<void> {
@@ -64,14 +110,13 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
         throw new ApiError("invalid_request", "since must not be later than until.", { errors: [{ path: "since", message: "is later than until" }] });
       }
       await requireMonitor(orgId, request.params.id);
-      const page = await store.listDiffs(orgId, request.params.id, {
-        ...pageOf(q),
-        since: q.since,
-        until: q.until,
-        minSeverity: q.minSeverity,
-        classification: q.classification,
-      });
-      return { data: page.data.map(presentDiff), nextCursor: page.nextCursor };
+      const filters = { since: q.since, until: q.until, minSeverity: q.minSeverity, classification: q.classification };
+      return boundedPage(
+        (page) => store.listDiffs(orgId, request.params.id, { ...page, ...filters }),
+        pageOf(q),
+        presentDiff,
+        deps.config.maxListResponseBytes ?? DEFAULT_MAX_LIST_RESPONSE_BYTES,
+      );
     },
   );
 
@@ -140,7 +185,13 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
     "/api/monitors/:id/settings",
     {
       config: { scope: "monitors:read" },
-      schema: { tags, security, summary: "Settings of a monitor (policyRulesJson, snapshotRetention)", params: MonitorParams, response: { 200: SettingsSchema, ...problems(404) } },
+      schema: {
+        tags,
+        security,
+        summary: "Settings of a monitor (policyRulesJson, snapshotRetention, autoApplySuggestions)",
+        params: MonitorParams,
+        response: { 200: SettingsSchema, ...problems(404) },
+      },
     },
     async (request) => {
       const settings = await store.getSettings(authOf(request).orgId, request.params.id);
@@ -159,7 +210,9 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
         summary: "Change the settings of a monitor",
         description:
           "policyRules replaces the whole stored rule set; policyRules with rules: [] clears the rules; " +
-          "omitting policyRules leaves the stored rules unchanged. Invalid rules: 422 invalid_policy_rules naming the rule index.",
+          "omitting policyRules leaves the stored rules unchanged. Invalid rules: 422 invalid_policy_rules naming the rule index. " +
+          "autoApplySuggestions: true makes future diffs use the stored rules merged with the policy GET /api/monitors/{id}/noise suggests " +
+          "(the stored rules first: a user's rule always wins); policyRulesJson itself is not changed.",
         params: MonitorParams,
         body: SettingsUpdateSchema,
         response: { 200: SettingsSchema, ...problems(404, 413, 415, 422) },
@@ -171,12 +224,47 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
       const patch: SettingsPatch = { updatedAt: now().toISOString() };
       if (body.policyRules !== undefined) patch.policyRulesJson = validatePolicyRules(body.policyRules);
       if (body.snapshotRetention !== undefined) patch.snapshotRetention = body.snapshotRetention;
+      if (body.autoApplySuggestions !== undefined) patch.autoApplySuggestions = body.autoApplySuggestions;
       const settings =
-        patch.policyRulesJson === undefined && patch.snapshotRetention === undefined
+        patch.policyRulesJson === undefined && patch.snapshotRetention === undefined && patch.autoApplySuggestions === undefined
           ? await store.getSettings(orgId, request.params.id)
           : await store.updateSettings(orgId, request.params.id, patch);
       if (settings === null) throw notFound("monitor");
       return presentSettings(settings);
+    },
+  );
+
+  r.get(
+    "/api/monitors/:id/noise",
+    {
+      config: { scope: "monitors:read" },
+      schema: {
+        tags,
+        security,
+        summary: "The noise profile of a monitor: the policy learned from its recent snapshots, with evidence",
+        description:
+          `Learned from the newest snapshots (at most 10, within 1 MB of bodies). With fewer than ${String(NOISE_MIN_SAMPLES)} snapshots ` +
+          "the answer is 200 with samples below minSamples, an empty policy ({ rules: [] }) and no evidence. policy is a valid " +
+          "policyRules for PATCH /api/monitors/{id}/settings; appliedAutomatically says whether the monitor's autoApplySuggestions " +
+          "setting merges it into its diffs.",
+        params: MonitorParams,
+        response: { 200: NoiseProfileSchema, ...problems(404) },
+      },
+    },
+    async (request) => {
+      const { orgId } = authOf(request);
+      const monitor = await store.getMonitor(orgId, request.params.id);
+      if (monitor === null) throw notFound("monitor");
+      const [settings, learned] = await Promise.all([store.getSettings(orgId, monitor.id), noise.profile(monitor)]);
+      if (settings === null) throw notFound("monitor");
+      return {
+        monitorId: monitor.id,
+        samples: learned.samples,
+        minSamples: NOISE_MIN_SAMPLES,
+        policy: learned.policy,
+        evidence: learned.evidence,
+        appliedAutomatically: settings.autoApplySuggestions,
+      };
     },
   );
 }

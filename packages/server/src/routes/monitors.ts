@@ -59,6 +59,31 @@ function checkFailure(error: unknown): ApiError | null {
   });
 }
 
+/** Connection-level headers a monitor cannot set: the fetcher manages them (RFC 9110 7.6.1). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
+/** RFC 9110 token characters: a valid field name. */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Control characters other than horizontal tab (CR and LF included) cannot appear in a field value. */
+// eslint-disable-next-line no-control-regex
+const BAD_FIELD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * Refuses request headers a monitor cannot send: names that are not RFC 9110 tokens, values with
+ * CR, LF or other control characters (header injection), and hop-by-hop headers. `422
+ * validation_failed` names each offending header.
+ */
+function assertSendableHeaders(headers: Record<string, string> | undefined): void {
+  if (headers === undefined) return;
+  const errors: { path: string; message: string }[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const path = `headers.${name}`;
+    if (!FIELD_NAME.test(name)) errors.push({ path, message: "is not a valid header name" });
+    else if (HOP_BY_HOP.has(name.toLowerCase())) errors.push({ path, message: "is a hop-by-hop header the fetcher manages; it cannot be set" });
+    if (BAD_FIELD_VALUE.test(value)) errors.push({ path, message: "must not contain CR, LF or other control characters" });
+  }
+  if (errors.length > 0) throw new ApiError("validation_failed", "Some request headers cannot be sent; see errors.", { errors });
+}
+
 export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
@@ -83,6 +108,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       const body = request.body;
       return withIdempotency(store, request, reply, orgId, now(), async () => {
         if (body.browserOptions != null && body.type !== "website") throw browserOptionsRefused(body.type);
+        assertSendableHeaders(body.headers);
         await assertSafeUrl(deps.urlGuard, body.url);
         const at = now().toISOString();
         const monitor = await store.createMonitor(orgId, {
@@ -154,7 +180,10 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.name !== undefined) patch.name = body.name;
       if (body.url !== undefined) patch.url = body.url;
       if (body.method !== undefined) patch.method = body.method;
-      if (body.headers !== undefined) patch.headers = mergeMaskedHeaders(body.headers, current.headers);
+      if (body.headers !== undefined) {
+        assertSendableHeaders(body.headers);
+        patch.headers = mergeMaskedHeaders(body.headers, current.headers);
+      }
       if (body.body !== undefined) patch.body = body.body;
       if (body.intervalSeconds !== undefined) patch.intervalSeconds = body.intervalSeconds;
       if (body.selector !== undefined) patch.selector = body.selector;

@@ -53,7 +53,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencie
         tags,
         security,
         summary: "Create a webhook endpoint",
-        description: "The response carries the signing secret (whsec_...), shown only here and on rotate-secret.",
+        description:
+          "The response carries the signing secret (whsec_...), shown only here and on rotate-secret. A replay of the same Idempotency-Key answers the webhook without `secret` (it is shown once): rotate the secret if the first response was lost.",
         body: WebhookCreateSchema,
         response: { 201: WebhookWithSecretSchema, ...problems(409, 413, 415, 422) },
       },
@@ -74,7 +75,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencie
           enabled: body.enabled,
           secret,
         });
-        return { status: 201, body: { ...presentWebhook(webhook), secret } };
+        // A replay (same Idempotency-Key) answers without the secret: it is shown once only.
+        return { status: 201, body: { ...presentWebhook(webhook), secret }, replayBody: presentWebhook(webhook) };
       });
     },
   );

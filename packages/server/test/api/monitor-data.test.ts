@@ -20,7 +20,7 @@ describe("settings (specification 4.1)", () => {
     const res = await h.request(h.a.admin, { method: "GET", url: settingsUrl() });
     expect(res.statusCode).toBe(200);
     const settings = SettingsSchema.parse(json(res));
-    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, updatedAt: null });
+    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null });
   });
 
   it("PATCH with policyRules replaces the entire stored rule set", async () => {

@@ -26,6 +26,7 @@ const EXPECTED: Record<string, string[]> = {
   "/api/webhooks/{id}/deliveries": ["get"],
   "/api/webhooks/{id}/deliveries/{deliveryId}/retry": ["post"],
   "/api/webhooks/worker/run": ["post"],
+  "/api/monitors/{id}/noise": ["get"],
   "/api/tokens": ["post", "get"],
   "/api/tokens/{id}": ["get", "delete"],
   "/healthz": ["get"],
@@ -68,6 +69,13 @@ describe("GET /api/openapi.json", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const settings = doc.paths["/api/monitors/{id}/settings"].patch.requestBody.content["application/json"].schema;
     expect(Object.keys(settings.properties)).toContain("policyRules");
+    expect(Object.keys(settings.properties)).toContain("autoApplySuggestions");
+    const noise = doc.paths["/api/monitors/{id}/noise"].get;
+    expect(noise.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/NoiseProfile" });
+    expect(doc.components.schemas.NoiseProfile.required).toEqual(
+      expect.arrayContaining(["monitorId", "samples", "minSamples", "policy", "evidence", "appliedAutomatically"]),
+    );
+    expect(noise.responses["404"]).toBeDefined();
   });
 });
 

@@ -60,6 +60,20 @@ describe.skipIf(skip !== null)("the API on PostgreSQL", () => {
     expect((await h.store.getSettings(h.a.orgId, id))!.policyRulesJson).toEqual({ rules: [] });
   });
 
+  it("learns a noise profile from the stored snapshots and keeps autoApplySuggestions", async () => {
+    const id = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: apiMonitor })).id as string;
+    for (let i = 0; i < 4; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, i));
+      await seedCheck(h.store, h.a.orgId, id, { at, body: JSON.stringify({ generated_at: at.toISOString(), status: "ok" }) });
+    }
+    const noise = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` }));
+    expect(noise).toMatchObject({ monitorId: id, samples: 4, appliedAutomatically: false, policy: { volatile: [{ path: "$.generated_at" }] } });
+    const on = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { autoApplySuggestions: true } }));
+    expect(on).toMatchObject({ autoApplySuggestions: true, policyRulesJson: { rules: [] } });
+    expect(json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` })).appliedAutomatically).toBe(true);
+    expectProblem(await h.request(h.b.admin, { method: "GET", url: `/api/monitors/${id}/noise` }), 404, "not_found");
+  });
+
   it("honours Idempotency-Key", async () => {
     const send = (payload: object) => h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "idempotency-key": "pg-key" }, payload });
     const first = await send(apiMonitor);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigError,
   DEFAULT_DATABASE_URL,
+  LIMIT_ENV,
   parseDatabaseUrl,
   redactUrl,
   resolveServeConfig,
@@ -106,5 +107,42 @@ describe("serve configuration", () => {
     expect(redactUrl("postgres://user:hunter2@db/x")).toBe("postgres://user:***@db/x");
     const error = configError(() => parseDatabaseUrl("mongodb://user:hunter2@db/x"));
     expect(error.message).not.toContain("hunter2");
+  });
+});
+
+describe("serve configuration: limits", () => {
+  it("has the documented default limits", () => {
+    const { limits, publicUrl } = resolveServeConfig([], {});
+    expect(limits).toMatchObject({
+      workerThresholdBytes: 256 * 1024,
+      compareTimeoutMs: 30_000,
+      maxTargetBytes: 10 * 1024 * 1024,
+      workerMemoryMb: 512,
+      maxDiffChanges: 1000,
+      maxDiffBytes: 1024 * 1024,
+      maxWebhookPayloadBytes: 256 * 1024,
+      maxListResponseBytes: 4 * 1024 * 1024,
+    });
+    expect(limits.workers).toBeGreaterThanOrEqual(1);
+    expect(publicUrl).toBeNull();
+  });
+
+  it("reads every limit and the public URL from the environment", () => {
+    const env: Record<string, string> = {};
+    let n = 70_000;
+    for (const { variable } of Object.values(LIMIT_ENV)) env[variable] = String(n++);
+    env.DRIFTWATCH_WORKER_MEMORY_MB = "1024";
+    env.DRIFTWATCH_COMPARE_WORKERS = "3";
+    env.DRIFTWATCH_PUBLIC_URL = "https://dw.example.com/";
+    const config = resolveServeConfig([], env);
+    for (const [key, { variable }] of Object.entries(LIMIT_ENV)) expect(config.limits[key as keyof typeof config.limits]).toBe(Number(env[variable]));
+    expect(config.publicUrl).toBe("https://dw.example.com");
+  });
+
+  it("refuses bad limit values naming the variable", () => {
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_MAX_DIFF_BYTES: "lots" })).message).toContain("DRIFTWATCH_MAX_DIFF_BYTES");
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_COMPARE_WORKERS: "0" })).code).toBe("invalid_value");
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_PUBLIC_URL: "ftp://x" })).message).toContain("DRIFTWATCH_PUBLIC_URL");
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_PUBLIC_URL: "https://x/?a=1" })).code).toBe("invalid_value");
   });
 });

@@ -117,4 +117,27 @@ describe("driftwatch diff", () => {
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect((await run("frobnicate")).code).toBe(2);
   });
+
+  it("--explain shows which rule or inference hid or rated each change", async () => {
+    const old = write("explain-before.json", { generated_at: "2026-01-01T00:00:00Z", status: "ok", ratio: 0.3, items: [{ id: 1, n: "a" }, { id: 2, n: "b" }] });
+    const next = write("explain-after.json", { generated_at: "2026-01-01T00:05:00Z", status: "down", ratio: 0.1 + 0.2, items: [{ id: 2, n: "b" }, { id: 1, n: "a" }] });
+    const rules = write("explain-rules.json", { rules: [{ path: "$.status", severity: "high" }], volatile: [{ path: "$.generated_at" }] });
+    const result = await run("diff", old, next, "--rules", rules, "--explain");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^high\s+value\s+replace \$\.status/m);
+    expect(result.stdout).toMatch(/^volatile\s+\$\.generated_at\s+\[volatile\[0\]\]/m);
+    expect(result.stdout).toMatch(/^rated\s+\$\.status -> high\s+\[rules\[0\]\]/m);
+    expect(result.stdout).toMatch(/^inferred_key\s+\$\.items\s.*"id"/m);
+    expect(result.stdout).toMatch(/^float_noise\s+\$\.ratio/m);
+    // nothing survives: exit 0, and the explanations still say what was hidden
+    const quiet = write("explain-quiet.json", { generated_at: "2026-01-01T00:09:00Z", status: "ok", ratio: 0.3, items: [{ id: 2, n: "b" }, { id: 1, n: "a" }] });
+    const hidden = await run("diff", old, quiet, "--rules", rules, "--explain", "--json");
+    expect(hidden.code).toBe(0);
+    const out = JSON.parse(hidden.stdout);
+    expect(out.diff).toBeNull();
+    expect(out.explanations).toEqual(expect.arrayContaining([expect.objectContaining({ path: "$.generated_at", outcome: "volatile", rule: "volatile[0]" })]));
+    const changed = JSON.parse((await run("diff", old, next, "--explain", "--json")).stdout);
+    expect(changed.diff.explanations).toBeUndefined();
+    expect(changed.explanations.length).toBeGreaterThan(0);
+  });
 });

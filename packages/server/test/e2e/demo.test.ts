@@ -33,12 +33,12 @@ describe("driftwatch serve --demo", () => {
   it("shows a diff of each monitor and a delivered webhook within a minute, and keeps the guard on", async () => {
     server = await startCli(["--demo", "--database", database], env);
     const { token, urls, targetOrigin } = await eventually(async () => banner(server.output()), 10_000, "the demo banner");
-    expect(urls).toHaveLength(3);
+    expect(urls).toHaveLength(4);
     const call = api(server.baseUrl, token);
     // One token on the fresh database: the printed demo token (no unseen bootstrap token).
     const tokens = await call("GET", "/api/tokens");
     expect(tokens.body.data.map((t: { name: string }) => t.name)).toEqual(["demo (npm start)"]);
-    const [apiDiffs, pageDiffs, deliveries] = urls.map((u) => u.slice(server.baseUrl.length)) as [string, string, string];
+    const [apiDiffs, pageDiffs, deliveries, noise] = urls.map((u) => u.slice(server.baseUrl.length)) as [string, string, string, string];
 
     await eventually(
       async () => {
@@ -52,6 +52,13 @@ describe("driftwatch serve --demo", () => {
     const apiDiff = (await call("GET", apiDiffs)).body.data[0];
     expect(["value_change", "schema_change"]).toContain(apiDiff.classification);
     expect((await call("GET", pageDiffs)).body.data[0].classification).toBe("content_change");
+    // the demo monitors learn their noise and apply it
+    const profile = await call("GET", noise);
+    expect(profile.status).toBe(200);
+    expect(profile.body).toMatchObject({ appliedAutomatically: true, minSamples: 3 });
+    expect(profile.body.samples).toBeGreaterThanOrEqual(2);
+    const pageMonitorId = pageDiffs.split("/")[3]!;
+    expect((await call("GET", `/api/monitors/${pageMonitorId}/settings`)).body.autoApplySuggestions).toBe(true);
 
     // Only the demo's own origins are exempt: another loopback port is still refused.
     const other = await call("POST", "/api/monitors", { type: "api", url: "http://127.0.0.1:9/x.json" });

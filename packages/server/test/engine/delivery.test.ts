@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { generateWebhookSecret, verifyWebhook, type Fetcher, type Store } from "@driftwatch/core";
 import { assertSafeUrl, createHttpFetcher } from "@driftwatch/fetcher-http";
 import { Webhook } from "standardwebhooks";
@@ -175,6 +177,51 @@ describe("webhook delivery (SQLite, loopback receiver)", () => {
     await service.deliverDue({ webhookId: hook.id, limit: 1 });
     after = await store.getDelivery(orgId, hook.id, id);
     expect(Date.parse(after!.nextAttemptAt!) - clock.ms()).toBe(DELIVERY_RETRY_DELAYS_MS[3]);
+  });
+
+  it("Retry-After: 0 (or any wait shorter than the schedule) does not retry sooner than the schedule", async () => {
+    const clock = manualClock();
+    const monitor = await createMonitor(store, orgId, { url: `${target.url}/zero` });
+    const hook = await createWebhook(store, orgId, { url: `${receiver.url}/zero`, monitorIds: [monitor.id] });
+    const { deliveries } = await recordDiff(store, orgId, monitor.id, clock.now());
+    const id = deliveries[0]!.id;
+    const service = deliveryService({ now: clock.now });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      receiver.reply({ status: 429, headers: { "retry-after": "0" } });
+      await service.deliverDue({ webhookId: hook.id, limit: 1, force: true });
+      const after = await store.getDelivery(orgId, hook.id, id);
+      expect(after).toMatchObject({ state: "pending", attempts: attempt, lastResponseStatus: 429 });
+      expect(Date.parse(after!.nextAttemptAt!) - clock.ms()).toBe(DELIVERY_RETRY_DELAYS_MS[attempt]);
+      // nothing is due before the schedule says so
+      expect(await service.deliverDue({ webhookId: hook.id, limit: 1 })).toMatchObject({ claimed: 0 });
+    }
+  });
+
+  it("counts a retry delay from the end of the attempt, not its start", async () => {
+    const clock = manualClock();
+    // a receiver that takes a (simulated) minute to answer 500
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        clock.advance(60_000);
+        res.writeHead(500).end();
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    try {
+      const monitor = await createMonitor(store, orgId, { url: `${target.url}/slow-end` });
+      const hook = await createWebhook(store, orgId, { url: `http://127.0.0.1:${String((slow.address() as AddressInfo).port)}/slow`, monitorIds: [monitor.id] });
+      const { deliveries } = await recordDiff(store, orgId, monitor.id, clock.now());
+      const started = clock.ms();
+      await deliveryService({ now: clock.now }).deliverDue({ webhookId: hook.id, limit: 1 });
+      const after = await store.getDelivery(orgId, hook.id, deliveries[0]!.id);
+      expect(after).toMatchObject({ state: "pending", attempts: 1, lastResponseStatus: 500 });
+      expect(Date.parse(after!.lastAttemptAt!)).toBe(started);
+      expect(Date.parse(after!.nextAttemptAt!) - started).toBe(60_000 + DELIVERY_RETRY_DELAYS_MS[1]!);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 
   it("signs with both secrets for 24 h after a rotation", async () => {

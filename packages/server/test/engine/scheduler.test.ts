@@ -43,11 +43,11 @@ describe("scheduler (SQLite, loopback targets)", () => {
     return created;
   }
   /** Makes every monitor of this org not due (so tests do not see each other's monitors). */
-  async function parkAll(): Promise<void> {
+  async function parkAll(org = orgId): Promise<void> {
     const far = new Date(Date.now() + 365 * 24 * 3_600_000).toISOString();
     for (let cursor: string | null = null; ; ) {
-      const page = await store.listMonitors(orgId, { limit: 100, cursor });
-      for (const m of page.data) await store.updateMonitor(orgId, m.id, { nextCheckAt: far, updatedAt: m.updatedAt });
+      const page = await store.listMonitors(org, { limit: 100, cursor });
+      for (const m of page.data) await store.updateMonitor(org, m.id, { nextCheckAt: far, updatedAt: m.updatedAt });
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
@@ -90,12 +90,13 @@ describe("scheduler (SQLite, loopback targets)", () => {
     for (let i = 0; i < 6; i++) ids.push((await createMonitor(store, orgId, { url: `${a.url}/a${String(i)}`, nextCheckAt: due })).id);
     for (let i = 0; i < 2; i++) ids.push((await createMonitor(store, orgId, { url: `${b.url}/b${String(i)}`, nextCheckAt: due })).id);
     const s = scheduler({ concurrency: 3, perHostConcurrency: 2 });
-    // the first claim takes host a's monitors (oldest first): a holds 4 (2 running, 2 waiting) and defers 2
+    // the first claim takes host a's monitors (oldest first): 2 run, the other 4 wait in a's queue
     expect(await s.tick()).toBe(6);
     expect(s.inFlight).toBe(2);
-    expect(s.waiting).toBe(2);
-    // so the next claim reaches host b
-    await s.tick();
+    expect(s.waiting).toBe(4);
+    // monitors queued behind a saturated host leave claim room, so the next claim reaches host b
+    expect(await s.tick()).toBe(2);
+    expect(s.waiting).toBe(5);
     expect(s.inFlight).toBe(3);
     await vi.waitFor(() => expect(a.parked + b.parked).toBe(3), SLOW);
     expect(a.parked).toBe(2);
@@ -117,6 +118,67 @@ describe("scheduler (SQLite, loopback targets)", () => {
     expect(a.total).toBe(6);
     expect(b.total).toBe(2);
   });
+
+  it("every monitor on one fast host gets its turn: the per-host cap limits requests in flight, not which monitors run", async () => {
+    await parkAll();
+    const target = await plain();
+    target.setJson({ fast: true });
+    const due = new Date().toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) ids.push((await createMonitor(store, orgId, { url: `${target.url}/f${String(i)}`, intervalSeconds: 10, nextCheckAt: due })).id);
+    // the default poll interval: a host's throughput must not be bounded by the poll loop
+    const s = scheduler({ concurrency: 8, perHostConcurrency: 2, pollIntervalMs: 1000 });
+    s.start();
+    // within two intervals every one of the 300 monitors has been checked at least once
+    await vi.waitFor(async () => {
+      const page = await store.listMonitors(orgId, { limit: 500, cursor: null });
+      const unchecked = page.data.filter((m) => ids.includes(m.id) && m.lastCheckedAt === null);
+      expect(unchecked).toHaveLength(0);
+    }, { timeout: 20_000, interval: 200 });
+    await s.stop();
+    expect(new Set(target.hits).size).toBe(300);
+  }, 60_000);
+
+  it("orgs take turns: a hostile org's hung targets do not hold back another org's checks by more than one slot", async () => {
+    await parkAll();
+    const hostile = await store.createOrganization({ slug: `hostile-${String(Date.now())}` });
+    const other = await store.createOrganization({ slug: `other-${String(Date.now())}` });
+    const hung = [await gated(), await gated(), await gated(), await gated()];
+    const backlogDue = new Date(Date.now() - 60_000).toISOString();
+    for (const target of hung) for (let i = 0; i < 6; i++) await createMonitor(store, hostile.id, { url: `${target.url}/h${String(i)}`, nextCheckAt: backlogDue });
+    const quiet = await plain();
+    quiet.setJson({ quiet: true });
+    const starts: string[] = [];
+    const service = createCheckService({ store, httpFetcher: fetcher, random: () => 0.5 });
+    const checks = {
+      runCheck: (monitor: MonitorRecord, ctx: Parameters<typeof service.runCheck>[1]) => {
+        starts.push(monitor.orgId);
+        return service.runCheck(monitor, ctx);
+      },
+    };
+    const s = createScheduler({ store, checks, owner: "fair", pollIntervalMs: 20, concurrency: 3, perHostConcurrency: 1, overdueAfterMs: 3_600_000 });
+    schedulers.push(s);
+    // 1. the other org's monitor, due later than the whole hostile backlog, is claimed and run at once
+    const first = await createMonitor(store, other.id, { url: `${quiet.url}/q1`, nextCheckAt: new Date().toISOString() });
+    s.start();
+    await vi.waitFor(async () => expect((await store.getMonitor(other.id, first.id))?.lastCheckedAt).not.toBeNull(), SLOW);
+    // ... while every hostile check still hangs
+    expect(hung.reduce((n, t) => n + t.total, 0)).toBeLessThanOrEqual(3);
+    // 2. with every slot held by hung hostile checks, the other org's next monitor takes the first slot that frees
+    await vi.waitFor(() => expect(hung.reduce((n, t) => n + t.parked, 0)).toBe(3), SLOW);
+    // the whole hostile backlog is claimed: 3 hung checks in flight, 21 queued behind their hosts
+    await vi.waitFor(() => expect(s.waiting).toBe(21), SLOW);
+    const second = await createMonitor(store, other.id, { url: `${quiet.url}/q2`, nextCheckAt: new Date().toISOString() });
+    await vi.waitFor(() => expect(s.waiting).toBe(22), SLOW);
+    const before = starts.length;
+    hung.find((t) => t.parked > 0)!.releaseAll();
+    await vi.waitFor(async () => expect((await store.getMonitor(other.id, second.id))?.lastCheckedAt).not.toBeNull(), SLOW);
+    expect(starts[before]).toBe(other.id);
+    await s.stop({ graceMs: 0 });
+    for (const target of hung) target.releaseAll(true);
+    await parkAll(hostile.id);
+    await parkAll(other.id);
+  }, 60_000);
 
   it("spreads monitors that are overdue at start instead of firing them at once", async () => {
     await parkAll();

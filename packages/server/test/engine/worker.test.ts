@@ -87,6 +87,42 @@ describe("background delivery worker and metrics", () => {
     expect(await running).toMatchObject({ claimed: 2, attempted: 2, failed: 2 });
   });
 
+  it("orgs take turns and an endpoint's attempts are capped: a hostile org's hung receiver does not hold back another org's deliveries", async () => {
+    const hostile = await store.createOrganization({ slug: `hostile-${String(Date.now())}` });
+    const other = await store.createOrganization({ slug: `other-${String(Date.now())}` });
+    const hung = await startReceiver();
+    hung.fallback = { status: 200, hang: true };
+    const quick = await startReceiver();
+    try {
+      const hostileMonitor = await createMonitor(store, hostile.id, { url: "http://127.0.0.1:9/hostile" });
+      const hostileHook = await createWebhook(store, hostile.id, { url: `${hung.url}/hang`, monitorIds: [hostileMonitor.id] });
+      // a second hostile webhook on the same receiver URL shares that endpoint's cap
+      await createWebhook(store, hostile.id, { url: `${hung.url}/hang`, monitorIds: [hostileMonitor.id] });
+      for (let i = 0; i < 20; i++) await recordDiff(store, hostile.id, hostileMonitor.id, new Date(Date.now() - 60_000 + i));
+      const otherMonitor = await createMonitor(store, other.id, { url: "http://127.0.0.1:9/other" });
+      await createWebhook(store, other.id, { url: `${quick.url}/ok`, monitorIds: [otherMonitor.id] });
+      await recordDiff(store, other.id, otherMonitor.id, new Date());
+      const deliveries = createDeliveryService({ store, guard: { allowPrivateNetworks: true }, concurrency: 4, endpointConcurrency: 2, timeoutMs: 120_000, leaseMs: 300_000 });
+      services.push(deliveries);
+      const worker = createDeliveryWorker({ deliveries, pollIntervalMs: 50 });
+      worker.start();
+      // 1. the other org's delivery, newer than the whole hostile backlog, goes out at once
+      await vi.waitFor(() => expect(quick.received).toHaveLength(1), SLOW);
+      // 2. one that becomes due while the hostile attempts hang is delivered too, without a wake()
+      await vi.waitFor(() => expect(hung.received).toHaveLength(2), SLOW);
+      await recordDiff(store, other.id, otherMonitor.id, new Date());
+      await vi.waitFor(() => expect(quick.received).toHaveLength(2), SLOW);
+      // ... while the hostile receiver still holds its two attempts (the endpoint cap) and none of them ended
+      expect(hung.received).toHaveLength(2);
+      const hostileLog = await store.listDeliveries(hostile.id, hostileHook.id, { limit: 100, cursor: null });
+      expect(hostileLog.data.every((d) => d.attempts === 0)).toBe(true);
+      await worker.stop({ graceMs: 0 });
+    } finally {
+      await hung.close();
+      await quick.close();
+    }
+  });
+
   it("keeps its metrics on its own registry and records HTTP requests", async () => {
     const before = await globalRegistry.metrics();
     const one = createMetrics();

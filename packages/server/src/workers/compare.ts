@@ -1,0 +1,133 @@
+import { diffHtml, diffJson, isDriftwatchError, type PolicyRules } from "@driftwatch/core";
+import type { Change } from "@driftwatch/schema";
+
+/**
+ * The heavy part of a check, as plain data in and out so that it can run on the main thread or
+ * in a worker thread alike: parse the new content, compare it with the previous one under the
+ * monitor's policy, and cap the diff's size.
+ */
+export interface CompareTask {
+  type: "api" | "website";
+  /** The new content. */
+  body: string;
+  /** The previous snapshot's content, or null for a first snapshot (the body is only validated). */
+  previousBody: string | null;
+  policy: PolicyRules;
+  /** The website monitor's scope selector. */
+  selector: string | null;
+  /** Caps of the diff as stored (see `truncateChanges`). */
+  maxDiffChanges: number;
+  maxDiffBytes: number;
+}
+
+/** The engine's part of a diff, with `changes` capped and `truncated` set when it was. */
+export type ComparedDiff =
+  | {
+      classification: "schema_change" | "value_change";
+      schemaChanges: number;
+      valueChanges: number;
+      topSeverity: Change["severity"];
+      diffFingerprint: string;
+      changes: Change[];
+      truncated?: true;
+    }
+  | {
+      classification: "content_change";
+      summary: { additions: number; removals: number; modifications: number };
+      changedTargets: string[];
+      topSeverity: Change["severity"];
+      diffFingerprint: string;
+      changes: Change[];
+      truncated?: true;
+    };
+
+/** Codes of a comparison that failed because of the content or the policy, not because of a bug. */
+export type CompareErrorCode = "invalid_body" | "too_deep" | "rule_budget_exceeded" | "invalid_policy_rules" | "invalid_input" | "diff_failed";
+
+export type CompareResult =
+  | { ok: true; diff: ComparedDiff | null }
+  | { ok: false; code: CompareErrorCode; message: string };
+
+const CONTENT_CODES: ReadonlySet<string> = new Set(["too_deep", "rule_budget_exceeded", "invalid_policy_rules", "invalid_input"]);
+
+/**
+ * The first changes that fit both caps: at most `maxChanges`, and at most `maxBytes` of JSON
+ * together. Looks at no more than `maxChanges + 1` changes, so a huge diff costs no more to cap.
+ */
+export function truncateChanges(changes: readonly Change[], maxChanges: number, maxBytes: number): { changes: Change[]; truncated: boolean } {
+  const kept: Change[] = [];
+  let bytes = 2; // the brackets
+  for (const change of changes) {
+    if (kept.length >= maxChanges) break;
+    const size = Buffer.byteLength(JSON.stringify(change), "utf8") + 1;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    kept.push(change);
+  }
+  return kept.length === changes.length ? { changes: kept, truncated: false } : { changes: kept, truncated: true };
+}
+
+function failure(error: unknown): CompareResult {
+  if (isDriftwatchError(error) && CONTENT_CODES.has(error.code)) {
+    return { ok: false, code: error.code as CompareErrorCode, message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // Out of memory in a call stack too deep or an allocation too large: still the content's doing.
+  return { ok: false, code: "diff_failed", message: `The new content could not be compared: ${message}` };
+}
+
+/** Runs a comparison. Never throws: every failure is a `CompareResult` with a code. */
+export function compareContent(task: CompareTask): CompareResult {
+  try {
+    if (task.type === "api") {
+      let after: unknown;
+      try {
+        after = JSON.parse(task.body);
+      } catch {
+        return { ok: false, code: "invalid_body", message: "The response body is not JSON" };
+      }
+      if (task.previousBody === null) return { ok: true, diff: null };
+      let before: unknown;
+      try {
+        before = JSON.parse(task.previousBody);
+      } catch {
+        return { ok: true, diff: null }; // the previous content was not JSON (the monitor changed type): start over
+      }
+      const found = diffJson(before, after, { policy: task.policy });
+      if (found === null) return { ok: true, diff: null };
+      const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
+      return {
+        ok: true,
+        diff: {
+          classification: found.classification,
+          schemaChanges: found.schemaChanges,
+          valueChanges: found.valueChanges,
+          topSeverity: found.topSeverity,
+          diffFingerprint: found.diffFingerprint,
+          changes: capped.changes,
+          ...(capped.truncated ? { truncated: true as const } : {}),
+        },
+      };
+    }
+    if (task.previousBody === null) return { ok: true, diff: null };
+    const found = diffHtml(task.previousBody, task.body, { selector: task.selector, policy: task.policy });
+    if (found === null) return { ok: true, diff: null };
+    const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
+    // The selectors of the listed changes only: on a huge page they are as unbounded as the changes.
+    const changedTargets = capped.truncated ? [...new Set(capped.changes.map((change) => change.path))] : found.changedTargets;
+    return {
+      ok: true,
+      diff: {
+        classification: found.classification,
+        summary: found.summary,
+        changedTargets,
+        topSeverity: found.topSeverity,
+        diffFingerprint: found.diffFingerprint,
+        changes: capped.changes,
+        ...(capped.truncated ? { truncated: true as const } : {}),
+      },
+    };
+  } catch (error) {
+    return failure(error);
+  }
+}
