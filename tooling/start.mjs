@@ -3,18 +3,15 @@
 // default (./.driftwatch/driftwatch.db). Extra arguments are passed on:
 //   npm start -- --port 9090
 // Ctrl-C (SIGINT) or SIGTERM stops the server gracefully.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runTurbo } from "./turbo.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const npx = process.platform === "win32" ? "npx.cmd" : "npx";
 
 console.log("Building @driftwatch/server and its dependencies (cached after the first run)...");
-const build = spawnSync(npx, ["turbo", "run", "build", "--filter=@driftwatch/server...", "--output-logs=errors-only"], {
-  cwd: root,
-  stdio: "inherit",
-});
+const build = runTurbo(["run", "build", "--filter=@driftwatch/server...", "--output-logs=errors-only"], { cwd: root });
 if (build.status !== 0) {
   console.error(`The build failed (exit ${build.status ?? build.signal}); fix it and run npm start again.`);
   process.exit(build.status ?? 1);
