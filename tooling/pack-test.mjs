@@ -47,12 +47,18 @@ try {
   const typescript = rootPkg.devDependencies.typescript;
   const nodeTypes = rootPkg.devDependencies["@types/node"];
   // No overrides here: a consumer installs what the registry resolves for it.
+  const installStart = Date.now();
   const result = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...tarballs, `typescript@${typescript}`, `@types/node@${nodeTypes}`], {
     cwd: app,
     encoding: "utf8",
+    // A hung install (a registry or download that never answers) fails the test instead of CI.
+    timeout: 10 * 60_000,
+    killSignal: "SIGKILL",
+    maxBuffer: 64 * 1024 * 1024,
   });
+  if (result.error !== undefined) throw new Error(`npm install did not finish (${result.error.message}):\n${result.stdout}\n${result.stderr}`);
   if (result.status !== 0) throw new Error(`npm install failed (${String(result.status)}):\n${result.stdout}\n${result.stderr}`);
-  step("installed the tarballs");
+  step(`installed the tarballs (${((Date.now() - installStart) / 1000).toFixed(0)} s)`);
   // npm prints engine warnings on stderr. One is known and upstream: on Node 20, fastify's
   // light-my-request pulls cookie 2 (engines >=22), used only by Fastify's inject(), never by
   // `driftwatch serve`; the repository overrides it, a consumer cannot be made to. Any other
@@ -177,7 +183,10 @@ export async function f(m: Monitor): Promise<string> {
   if (server !== null && server.exitCode === null) {
     const exited = new Promise((r) => server.once("exit", r));
     server.kill("SIGTERM");
+    // A server that ignores SIGTERM is killed after 20 s rather than hanging the test.
+    const force = setTimeout(() => server.kill("SIGKILL"), 20_000);
     await exited;
+    clearTimeout(force);
   }
   receiver?.close();
   fs.rmSync(work, { recursive: true, force: true });
