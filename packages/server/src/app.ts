@@ -7,9 +7,13 @@ import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
 import { zodValidatorCompiler } from "./http/validation.js";
+import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
+import { createEventHub } from "./live/events.js";
 import { registerOpenApi } from "./openapi/index.js";
+import { registerEventRoutes } from "./routes/events.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
+import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
@@ -119,5 +123,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerMonitorDataRoutes(app, deps, now);
   registerWebhookRoutes(app, deps, now);
   registerTokenRoutes(app, deps, now, (tokenId) => authenticator.forget(tokenId));
+  registerSettingsPreviewRoutes(app, deps);
+  registerEventRoutes(app, deps.events ?? createEventHub());
+  await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));
   return app;
 }

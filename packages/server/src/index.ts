@@ -37,3 +37,4 @@ export type {
   ServerConfig,
   UrlGuard,
 } from "./types.js";
+export { createEventHub, observeStore, type EventHub, type LiveEvent } from "./live/events.js";

@@ -4,6 +4,7 @@ import { assertSafeUrl, createHttpFetcher, type GuardOptions } from "@driftwatch
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
+import { createEventHub, observeStore } from "./live/events.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -156,7 +157,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const config = withDefaults(options);
   const logger = options.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" });
   const ownsStore = options.store === undefined;
-  const store = options.store ?? (await openDatabase(config.databaseUrl));
+  // Live events (GET /api/events/stream): the engine and the API write through an observed store.
+  const events = createEventHub();
+  const store = observeStore(options.store ?? (await openDatabase(config.databaseUrl)), events);
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
   const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
@@ -237,6 +240,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     },
     metrics,
     logger,
+    events,
   });
 
   let closing: Promise<void> | null = null;

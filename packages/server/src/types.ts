@@ -1,5 +1,6 @@
 import type { CheckResult, Store, WorkerRunResult } from "@driftwatch/core";
 import type { Logger } from "pino";
+import type { EventHub } from "./live/events.js";
 import type { NoiseLearner } from "./pipeline/noise.js";
 
 /**
@@ -71,6 +72,16 @@ export interface AppDependencies {
   metrics?: MetricsRegistry;
   /** Injected clock for tests; defaults to `() => new Date()`. */
   now?: () => Date;
+  /**
+   * Live events for `GET /api/events/stream`: publish into it (`observeStore` does for the store the
+   * engine writes to). Default: a hub of its own, which only ever sends `ready` and keep-alives.
+   */
+  events?: EventHub;
+  /**
+   * The built dashboard to serve at `/`: a directory with `index.html`; default the installed
+   * `@driftwatch/dashboard` package's `dist`; null: none (`/` says how to build it).
+   */
+  dashboardDir?: string | null;
   /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
   logger?: Logger;
 }

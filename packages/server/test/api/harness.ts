@@ -8,6 +8,7 @@ import { createSqliteStore } from "@driftwatch/store-sqlite";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "../../src/app.js";
+import type { EventHub } from "../../src/live/events.js";
 import { generateTokenSecret, hashTokenSecret } from "../../src/tokens.js";
 import type { AppDependencies, CheckService, DeliveryService, MetricsRegistry, ServerConfig, UrlGuard } from "../../src/types.js";
 
@@ -84,6 +85,10 @@ export interface HarnessOptions {
   deliveries?: (store: Store, now: () => Date) => DeliveryService;
   urlGuard?: UrlGuard;
   metrics?: (store: Store) => MetricsRegistry;
+  /** Live events hub for the app (`observeStore` on `store` publishes into it). */
+  events?: EventHub;
+  /** The dashboard directory to serve (default null: none). */
+  dashboardDir?: string | null;
   /** Another store than the SQLite default (e.g. PostgreSQL); `close` cleans up after it. */
   store?: () => Promise<{ store: Store; close(): Promise<void> }>;
 }
@@ -130,7 +135,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     config,
     logger: pino({ level: "info" }, sink),
     now,
+    dashboardDir: options.dashboardDir ?? null,
   };
+  if (options.events !== undefined) deps.events = options.events;
   const metrics = options.metrics?.(store);
   if (metrics !== undefined) deps.metrics = metrics;
   const app = await buildApp(deps);

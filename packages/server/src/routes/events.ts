@@ -1,0 +1,97 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { authOf } from "../http/auth.js";
+import { ApiError } from "../http/problem.js";
+import type { EventHub, LiveEvent } from "../live/events.js";
+import { problems, security } from "./common.js";
+
+/** Open streams one organization may hold at once (each is a connection and a listener). */
+export const MAX_STREAMS_PER_ORG = 50;
+/** A comment line this often keeps proxies from closing an idle stream. */
+const HEARTBEAT_MS = 15_000;
+/** A client that stops reading is dropped once this much is queued for it (it reconnects and refetches). */
+const MAX_QUEUED_BYTES = 1024 * 1024;
+/** What `retry:` tells the browser to wait before reconnecting. */
+const RETRY_MS = 3000;
+
+function frame(event: string, data: unknown, id?: number): string {
+  return `${id === undefined ? "" : `id: ${String(id)}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * `GET /api/events/stream`: server-sent events of the caller's organization (check results, diffs,
+ * monitor changes and webhook deliveries), authenticated like every API route (bearer token). The
+ * first event is `ready`; a comment line every 15 s keeps the connection open. Nothing is replayed:
+ * a client that reconnects refetches what it shows.
+ */
+export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
+  const streams = new Set<() => void>();
+  // Open streams would keep `close()` waiting: end them first.
+  app.addHook("preClose", async () => {
+    for (const end of [...streams]) end();
+  });
+
+  app.get(
+    "/api/events/stream",
+    {
+      config: { scope: "monitors:read", rateLimit: "read" },
+      schema: {
+        tags: ["monitors"],
+        security,
+        summary: "Live events of the organization (server-sent events)",
+        description:
+          "text/event-stream. Events: ready, check ({ monitor, diff | null }), monitor ({ monitor }), delivery ({ delivery }). " +
+          `At most ${String(MAX_STREAMS_PER_ORG)} open streams per organization (429 rate_limited beyond). ` +
+          "Events are those of the server process the stream is connected to; nothing is replayed after a reconnect.",
+        produces: ["text/event-stream"],
+        response: { 200: z.string().describe("text/event-stream"), ...problems() },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = authOf(request);
+      if (hub.listenerCount(orgId) >= MAX_STREAMS_PER_ORG) {
+        throw new ApiError("rate_limited", `At most ${String(MAX_STREAMS_PER_ORG)} event streams may be open per organization.`, {
+          headers: { "retry-after": "30" },
+        });
+      }
+      const res = reply.raw;
+      const headers: Record<string, string | number | string[]> = {};
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+      reply.hijack();
+      res.writeHead(200, {
+        ...headers,
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        "x-accel-buffering": "no",
+        connection: "keep-alive",
+      });
+      let sequence = 0;
+      let ended = false;
+      const send = (text: string): void => {
+        if (ended) return;
+        if (res.writableLength > MAX_QUEUED_BYTES) {
+          end();
+          return;
+        }
+        res.write(text);
+      };
+      const unsubscribe = hub.subscribe(orgId, (event: LiveEvent) => send(frame(event.type, event, ++sequence)));
+      const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
+      heartbeat.unref();
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        clearInterval(heartbeat);
+        unsubscribe();
+        streams.delete(end);
+        res.end();
+      };
+      streams.add(end);
+      // "close" on the response: finished, or the connection went away
+      res.on("close", end);
+      res.on("error", end);
+      res.write(`retry: ${String(RETRY_MS)}\n\n`);
+      send(frame("ready", { type: "ready", requestId: request.id }));
+    },
+  );
+}
