@@ -87,7 +87,7 @@ describe("GET /api/events/stream", () => {
   it("needs a token like the rest of the API", async () => {
     const res = await fetch(`${apiUrl}/api/events/stream`);
     expect(res.status).toBe(401);
-    expect((await res.json()).code).toBe("unauthenticated");
+    expect(((await res.json()) as { code: string }).code).toBe("unauthenticated");
     const bad = await fetch(`${apiUrl}/api/events/stream`, { headers: { authorization: "Bearer dw_nope" } });
     expect(bad.status).toBe(401);
   });
@@ -134,7 +134,7 @@ describe("GET /api/events/stream", () => {
     await Promise.all(open.map((s) => s.next()));
     const refused = await fetch(`${apiUrl}/api/events/stream`, { headers: { authorization: `Bearer ${h.a.admin}` } });
     expect(refused.status).toBe(429);
-    expect((await refused.json()).code).toBe("rate_limited");
+    expect(((await refused.json()) as { code: string }).code).toBe("rate_limited");
     for (const s of open) s.close();
   });
 });
@@ -150,7 +150,7 @@ describe("POST /api/monitors/{id}/settings/preview", () => {
     state.body = JSON.stringify({ price: 12, stock: 1, updatedAt: "2026-01-03" });
     await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${monitorId}/check` });
   });
-  const preview = (payload: unknown, secret = h.a.admin) => h.request(secret, { method: "POST", url: `/api/monitors/${monitorId}/settings/preview`, payload });
+  const preview = (payload: Record<string, unknown>, secret = h.a.admin) => h.request(secret, { method: "POST", url: `/api/monitors/${monitorId}/settings/preview`, payload });
 
   it("lists what an ignore rule would hide and which checks it would silence", async () => {
     const res = await preview({ policyRules: { rules: [{ path: "$.updatedAt", action: "ignore" }] } });
