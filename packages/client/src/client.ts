@@ -1,5 +1,5 @@
 import { HttpCore, type ClientOptions } from "./core.js";
-import { Diffs, Monitors, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
+import { Diffs, Events, Monitors, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
 
 /**
  * The driftwatch API client.
@@ -18,6 +18,8 @@ export class Driftwatch {
   readonly settings: SettingsResource;
   readonly webhooks: Webhooks;
   readonly tokens: Tokens;
+  /** Live events of the organization (server-sent events over `fetch`). */
+  readonly events: Events;
   /** The transport (retries, timeouts); exposed for advanced use and tests. */
   readonly http: HttpCore;
 
@@ -29,5 +31,6 @@ export class Driftwatch {
     this.settings = new SettingsResource(this.http);
     this.webhooks = new Webhooks(this.http);
     this.tokens = new Tokens(this.http);
+    this.events = new Events(this.http);
   }
 }

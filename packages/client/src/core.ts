@@ -214,6 +214,28 @@ export class HttpCore {
     }
   }
 
+  /**
+   * Opens a long-lived GET (an event stream): no timeout and no retries, the caller reads the body.
+   * A non-2xx answer is thrown as `DriftwatchApiError`.
+   */
+  async openStream(path: string, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {
+      accept: "text/event-stream",
+      authorization: `Bearer ${this.#token}`,
+      "driftwatch-version": API_VERSION,
+      ...this.#headers,
+    };
+    let response: Response;
+    try {
+      response = await this.#fetch(this.buildUrl(path), { method: "GET", headers, signal: signal ?? null });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ConnectionError(`Could not reach ${this.baseUrl}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+    if (!response.ok) throw await this.#toApiError(response);
+    return response;
+  }
+
   async #fetchOnce(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
     const controller = new AbortController();
     const outer = init.signal;

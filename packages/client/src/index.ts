@@ -3,7 +3,8 @@ export { API_VERSION, APIPromise, backoffDelay, parseRetryAfter, type ClientOpti
 export { PagePromise, PageResult } from "./pagination.js";
 export * from "./errors.js";
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders } from "./webhooks.js";
-export type { DiffListParams, ListParams } from "./resources.js";
+export { parseEventBlock } from "./resources.js";
+export type { DiffListParams, ListParams, LiveEvent, StreamEvent } from "./resources.js";
 export type {
   ApiDiff,
   Change,
@@ -21,6 +22,9 @@ export type {
   PolicyRulesInput,
   Problem,
   Settings,
+  SettingsPreview,
+  SettingsPreviewRequest,
+  PreviewDiff,
   SettingsUpdate,
   Severity,
   Snapshot,

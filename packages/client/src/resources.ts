@@ -9,6 +9,8 @@ import type {
   NoiseProfile,
   Page,
   Settings,
+  SettingsPreview,
+  SettingsPreviewRequest,
   SettingsUpdate,
   Snapshot,
   Token,
@@ -110,6 +112,71 @@ export class SettingsResource extends Resource {
   update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });
   }
+  /**
+   * Re-runs the newest `limit` diffs (default 10, at most 20) under edited rules without storing
+   * anything: per diff, the changes the rules would hide, add back or re-rate.
+   */
+  preview(monitorId: string, body: SettingsPreviewRequest, options?: RequestOptions): APIPromise<SettingsPreview> {
+    return this.http.request({ method: "POST", path: `/api/monitors/${seg(monitorId)}/settings/preview`, body, options });
+  }
+}
+
+/** One event of `GET /api/events/stream`. */
+export type StreamEvent = { type: "ready"; requestId: string } | LiveEvent;
+
+/** What an event stream delivers; `LiveEvent` minus `ready`. */
+export type LiveEvent =
+  | { type: "check"; monitor: Monitor; diff: Diff | null }
+  | { type: "monitor"; monitor: Monitor }
+  | { type: "delivery"; delivery: Delivery };
+
+/** Server-sent events of the caller's organization, read with `fetch` (so the bearer token is sent; browsers included). */
+export class Events extends Resource {
+  /**
+   * Opens the stream and yields its events until `signal` aborts or the server ends it (then the
+   * iteration ends; reconnect and refetch what you show). Errors such as 401 are thrown as
+   * `DriftwatchApiError` before the first event.
+   *
+   * ```ts
+   * for await (const event of client.events.stream({ signal })) if (event.type === "check") ...
+   * ```
+   */
+  async *stream(options: { signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
+    const response = await this.http.openStream("/api/events/stream", options.signal);
+    const body = response.body;
+    if (body === null) return;
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value.replace(/\r\n?/g, "\n");
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const event = parseEventBlock(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event !== null) yield event;
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+}
+
+/** One SSE block (`event:` / `data:` lines) as an event, or null for comments and unknown shapes. */
+export function parseEventBlock(block: string): StreamEvent | null {
+  const data: string[] = [];
+  for (const line of block.split("\n")) if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+  if (data.length === 0) return null;
+  try {
+    const parsed: unknown = JSON.parse(data.join("\n"));
+    if (parsed !== null && typeof parsed === "object" && typeof (parsed as { type?: unknown }).type === "string") return parsed as StreamEvent;
+  } catch {
+    // not JSON: skip it
+  }
+  return null;
 }
 
 export class Webhooks extends Resource {

@@ -275,3 +275,39 @@ describe("retries", () => {
     }
   }, 30_000);
 });
+
+describe("live events and the rules preview", () => {
+  it("events.stream yields ready, then check events with their diffs", async () => {
+    const live = await startTarget({ price: 1, at: "a" });
+    const controller = new AbortController();
+    const events = client.events.stream({ signal: controller.signal })[Symbol.asyncIterator]();
+    try {
+      expect((await events.next()).value).toMatchObject({ type: "ready", requestId: expect.stringMatching(/^req_/) });
+      const monitor = await client.monitors.create({ url: live.url, intervalSeconds: 3600, state: "paused" });
+      await client.monitors.check(monitor.id);
+      live.set({ price: 2, at: "b" });
+      const { diff } = await client.monitors.check(monitor.id);
+      const seen: Array<{ type: string; diff?: { id: string } | null }> = [];
+      while (!seen.some((e) => e.type === "check" && e.diff?.id === diff?.id)) {
+        const next = await events.next();
+        if (next.done) throw new Error("the stream ended");
+        seen.push(next.value as (typeof seen)[number]);
+      }
+      expect(diff).not.toBeNull();
+
+      const preview = await client.settings.preview(monitor.id, { policyRules: { rules: [{ path: "$.at", action: "ignore" }] } });
+      expect(preview.diffs).toHaveLength(1);
+      expect(preview.diffs[0]!.hidden.map((c) => c.path)).toEqual(["$.at"]);
+      expect(preview.totals.hidden).toBe(1);
+    } finally {
+      controller.abort();
+      await events.return?.(undefined).catch(() => undefined);
+      await live.close();
+    }
+  });
+
+  it("events.stream throws the API error for a bad token", async () => {
+    const anonymous = new Driftwatch({ baseUrl: server.baseUrl, token: "dw_not-a-token", maxRetries: 0 });
+    await expect(anonymous.events.stream().next()).rejects.toMatchObject({ status: 401, code: "invalid_token" });
+  });
+});

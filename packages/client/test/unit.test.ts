@@ -295,3 +295,14 @@ describe("version", () => {
     expect(API_VERSION).toBe(schema.API_VERSION);
   });
 });
+
+describe("parseEventBlock", () => {
+  it("reads the data lines of one server-sent event, skipping comments and non-JSON", async () => {
+    const { parseEventBlock } = await import("../src/index.js");
+    expect(parseEventBlock('id: 3\nevent: check\ndata: {"type":"check","monitor":{"id":"mon_1"},"diff":null}')).toEqual({ type: "check", monitor: { id: "mon_1" }, diff: null });
+    expect(parseEventBlock(": keep-alive")).toBeNull();
+    expect(parseEventBlock("retry: 3000")).toBeNull();
+    expect(parseEventBlock("event: x\ndata: not json")).toBeNull();
+    expect(parseEventBlock('data: {"no":"type"}')).toBeNull();
+  });
+});
