@@ -1,0 +1,24 @@
+/** TanStack Query keys, one factory per resource, so that mutations invalidate precisely. */
+export const monitorKeys = {
+  all: ["monitors"] as const,
+  list: () => [...monitorKeys.all, "list"] as const,
+  detail: (id: string) => [...monitorKeys.all, "detail", id] as const,
+  diffs: (id: string) => [...monitorKeys.all, "detail", id, "diffs"] as const,
+  latestDiff: (id: string) => [...monitorKeys.all, "detail", id, "latest-diff"] as const,
+  diff: (id: string, diffId: string) => [...monitorKeys.all, "detail", id, "diff", diffId] as const,
+  settings: (id: string) => [...monitorKeys.all, "detail", id, "settings"] as const,
+  noise: (id: string) => [...monitorKeys.all, "detail", id, "noise"] as const,
+  preview: (id: string, policy: string, limit: number) => [...monitorKeys.all, "detail", id, "preview", policy, limit] as const,
+};
+
+export const webhookKeys = {
+  all: ["webhooks"] as const,
+  list: () => [...webhookKeys.all, "list"] as const,
+  detail: (id: string) => [...webhookKeys.all, "detail", id] as const,
+  deliveries: (id: string) => [...webhookKeys.all, "detail", id, "deliveries"] as const,
+};
+
+export const tokenKeys = {
+  all: ["tokens"] as const,
+  list: () => [...tokenKeys.all, "list"] as const,
+};

@@ -1,0 +1,226 @@
+import type { Change, Diff, Severity } from "@driftwatch/client";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState, type ReactNode } from "react";
+import { Link, useParams } from "react-router";
+import { useClient } from "../../api/context";
+import { monitorKeys } from "../../api/keys";
+import { MutationError } from "../../ui/FieldErrors";
+import { Page } from "../../ui/Page";
+import { RelativeTime } from "../../ui/RelativeTime";
+import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { ErrorState, Loading } from "../../ui/states";
+import { valueText } from "../../ui/value";
+import { useMonitor } from "../monitors/api";
+import { diffSummary } from "../monitors/MonitorDetailPage";
+import { useChangePolicy, withRuleFirst, type PolicyRule } from "../rules/api";
+import { toJsonPatch } from "./json-patch";
+
+/** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
+const PAGE = 200;
+
+export function DiffPage(): ReactNode {
+  const { monitorId = "", diffId = "" } = useParams();
+  const client = useClient();
+  const monitor = useMonitor(monitorId);
+  const diff = useQuery({ queryKey: monitorKeys.diff(monitorId, diffId), queryFn: async () => await client.diffs.get(monitorId, diffId), staleTime: Infinity });
+  if (diff.isPending) return <Loading what="the diff" />;
+  if (diff.isError) return <ErrorState error={diff.error} retry={() => void diff.refetch()} />;
+  return <DiffViewer diff={diff.data} monitorName={monitor.data?.name ?? monitorId} />;
+}
+
+export function groupBySeverity(changes: readonly Change[]): Array<[Severity, Change[]]> {
+  const groups = new Map<Severity, Change[]>();
+  for (const change of changes) {
+    const list = groups.get(change.severity);
+    if (list) list.push(change);
+    else groups.set(change.severity, [change]);
+  }
+  return SEVERITIES.filter((s) => groups.has(s)).map((s) => [s, groups.get(s)!]);
+}
+
+export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: string }): ReactNode {
+  const website = diff.classification === "content_change";
+  const [layout, setLayout] = useState<"side" | "inline">("side");
+  const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
+  const changePolicy = useChangePolicy(diff.monitorId);
+  const [notice, setNotice] = useState<string | null>(null);
+  const addRule = (rule: PolicyRule, what: string): void => {
+    setNotice(null);
+    changePolicy.mutate((policy) => withRuleFirst(policy, rule), {
+      onSuccess: () => setNotice(`${what} Future checks use it; see it in the rules editor.`),
+    });
+  };
+  const exportPatch = (): void => {
+    const { patch } = toJsonPatch(diff.changes);
+    const url = URL.createObjectURL(new Blob([JSON.stringify(patch, null, 2)], { type: "application/json-patch+json" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = `${diff.id}.json-patch.json`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+  return (
+    <Page
+      title={`Change to ${monitorName}`}
+      actions={
+        <>
+          {website ? (
+            <div className="segmented" role="group" aria-label="Layout">
+              <button type="button" aria-pressed={layout === "side"} onClick={() => setLayout("side")}>
+                Side by side
+              </button>
+              <button type="button" aria-pressed={layout === "inline"} onClick={() => setLayout("inline")}>
+                Inline
+              </button>
+            </div>
+          ) : (
+            <button type="button" onClick={exportPatch}>
+              Export JSON Patch
+            </button>
+          )}
+          <Link className="button" to={`/monitors/${diff.monitorId}/rules`}>
+            Rules
+          </Link>
+        </>
+      }
+    >
+      <p>
+        <Link to={`/monitors/${diff.monitorId}`}>← {monitorName}</Link>
+      </p>
+      <dl className="summary">
+        <div>
+          <dt>Top severity</dt>
+          <dd>
+            <SeverityBadge severity={diff.topSeverity} />
+          </dd>
+        </div>
+        <div>
+          <dt>Kind</dt>
+          <dd>{diff.classification.replace("_", " ")}</dd>
+        </div>
+        <div>
+          <dt>Changes</dt>
+          <dd>{diffSummary(diff)}</dd>
+        </div>
+        <div>
+          <dt>Detected</dt>
+          <dd>
+            <RelativeTime value={diff.createdAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Fingerprint</dt>
+          <dd className="break">
+            <code>{diff.diffFingerprint.slice(0, 23)}…</code>
+          </dd>
+        </div>
+      </dl>
+      {diff.truncated ? <p className="state">This diff was too large to store whole: the first {diff.changes.length} changes are listed; the counts cover all.</p> : null}
+      <div aria-live="polite">
+        {notice ? <p className="state ok">{notice}</p> : null}
+      </div>
+      <MutationError error={changePolicy.error} />
+      {groups.map(([severity, changes]) => (
+        <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
+      ))}
+    </Page>
+  );
+}
+
+function SeverityGroup(props: {
+  severity: Severity;
+  changes: Change[];
+  website: boolean;
+  layout: "side" | "inline";
+  busy: boolean;
+  onRule: (rule: PolicyRule, what: string) => void;
+}): ReactNode {
+  const [limit, setLimit] = useState(PAGE);
+  const { severity, changes } = props;
+  return (
+    <section className="sev-group" aria-labelledby={`g-${severity}`}>
+      <h2 id={`g-${severity}`}>
+        <SeverityBadge severity={severity} /> {changes.length} change{changes.length === 1 ? "" : "s"}
+      </h2>
+      <ol className="changes">
+        {changes.slice(0, limit).map((change, i) => (
+          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} {...props} />
+        ))}
+      </ol>
+      {changes.length > limit ? (
+        <button type="button" onClick={() => setLimit((l) => l + PAGE)}>
+          Show {Math.min(PAGE, changes.length - limit)} more of {changes.length - limit}
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+function ChangeItem({ change, website, layout, onRule, busy }: { change: Change; website: boolean; layout: "side" | "inline"; busy: boolean; onRule: (rule: PolicyRule, what: string) => void }): ReactNode {
+  const [severity, setSeverity] = useState<Severity>(change.severity);
+  const [copied, setCopied] = useState(false);
+  const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
+  const hasBefore = "before" in change && change.before !== undefined;
+  const hasAfter = "after" in change && change.after !== undefined;
+  return (
+    <li className="change">
+      <div className="change-head">
+        <span className={`op op-${change.op}`}>{change.op}</span>
+        <code className="path">{change.path}</code>
+        {change.from ? (
+          <span className="muted">
+            {" "}
+            from <code>{change.from}</code>
+          </span>
+        ) : null}
+        <span className="muted"> · {change.category}</span>
+      </div>
+      {change.detail ? <p className="detail">{change.detail}</p> : null}
+      {hasBefore || hasAfter ? (
+        <div className={layout === "side" ? "values side" : "values inline"}>
+          {hasBefore ? (
+            <div className="before">
+              <span className="label">Before</span>
+              <pre>{valueText(change.before)}</pre>
+            </div>
+          ) : null}
+          {hasAfter ? (
+            <div className="after">
+              <span className="label">After</span>
+              <pre>{valueText(change.after)}</pre>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+      <div className="change-actions">
+        <button
+          type="button"
+          onClick={() => {
+            void navigator.clipboard?.writeText(change.path).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : website ? "Copy selector" : "Copy JSONPath"}
+        </button>
+        <button type="button" disabled={busy} onClick={() => onRule({ ...target, action: "ignore" }, `Rule added: ignore ${change.path}.`)}>
+          Ignore this {website ? "block" : "path"}
+        </button>
+        <label className="inline">
+          <span className="sr-only">Severity for {change.path}</span>
+          <select value={severity} onChange={(e) => setSeverity(e.target.value as Severity)}>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" disabled={busy || severity === change.severity} onClick={() => onRule({ ...target, severity }, `Rule added: ${change.path} is ${severity}.`)}>
+          Set severity
+        </button>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,179 @@
+import type { Diff, Snapshot } from "@driftwatch/client";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useMemo, type ReactNode } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { useClient } from "../../api/context";
+import { monitorKeys } from "../../api/keys";
+import { Page } from "../../ui/Page";
+import { RelativeTime } from "../../ui/RelativeTime";
+import { SeverityBadge } from "../../ui/severity";
+import { EmptyState, ErrorState, Loading } from "../../ui/states";
+import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from "./api";
+
+type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
+
+export function diffSummary(diff: Diff): string {
+  if (diff.classification === "content_change") {
+    const s = diff.summary;
+    return `${String(s.additions)} added, ${String(s.removals)} removed, ${String(s.modifications)} modified`;
+  }
+  return `${String(diff.schemaChanges)} schema, ${String(diff.valueChanges)} value change${diff.valueChanges === 1 ? "" : "s"}`;
+}
+
+export function MonitorDetailPage(): ReactNode {
+  const { monitorId = "" } = useParams();
+  const client = useClient();
+  const navigate = useNavigate();
+  const monitor = useMonitor(monitorId);
+  const setState = useSetMonitorState();
+  const check = useCheckNow();
+  const remove = useDeleteMonitor();
+  const diffs = useInfiniteQuery({
+    queryKey: monitorKeys.diffs(monitorId),
+    queryFn: async ({ pageParam }) => {
+      const page = await client.diffs.list(monitorId, pageParam === undefined ? { limit: 25 } : { limit: 25, cursor: pageParam });
+      return { data: page.data, nextCursor: page.nextCursor };
+    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const snapshots = useQuery({
+    queryKey: [...monitorKeys.detail(monitorId), "snapshots"],
+    queryFn: async () => (await client.snapshots.list(monitorId, { limit: 25 })).data,
+  });
+  const timeline = useMemo(() => {
+    const entries: TimelineEntry[] = [];
+    const diffed = new Set<string>();
+    for (const page of diffs.data?.pages ?? []) {
+      for (const diff of page.data) {
+        entries.push({ kind: "diff", at: diff.createdAt, diff });
+        diffed.add(diff.snapshotId);
+      }
+    }
+    for (const snapshot of snapshots.data ?? []) if (!diffed.has(snapshot.id)) entries.push({ kind: "snapshot", at: snapshot.fetchedAt, snapshot });
+    return entries.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+  }, [diffs.data, snapshots.data]);
+
+  if (monitor.isPending) return <Loading what="the monitor" />;
+  if (monitor.isError) return <ErrorState error={monitor.error} retry={() => void monitor.refetch()} />;
+  const m = monitor.data;
+  const paused = m.state === "paused";
+  return (
+    <Page
+      title={m.name}
+      actions={
+        <>
+          <button type="button" onClick={() => check.mutate(m.id)} disabled={check.isPending}>
+            {check.isPending ? "Checking…" : "Check now"}
+          </button>
+          <button type="button" onClick={() => setState.mutate({ id: m.id, state: paused ? "active" : "paused" })} disabled={setState.isPending}>
+            {paused ? "Resume" : "Pause"}
+          </button>
+          <Link className="button" to={`/monitors/${m.id}/rules`}>
+            Rules
+          </Link>
+          <Link className="button" to={`/monitors/${m.id}/edit`}>
+            Edit
+          </Link>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (window.confirm(`Delete ${m.name} with its snapshots and diffs?`)) remove.mutate(m.id, { onSuccess: () => void navigate("/monitors") });
+            }}
+          >
+            Delete
+          </button>
+        </>
+      }
+    >
+      {check.error || setState.error || remove.error ? <ErrorState error={check.error ?? setState.error ?? remove.error} /> : null}
+      <dl className="summary">
+        <div>
+          <dt>URL</dt>
+          <dd className="break">{m.url}</dd>
+        </div>
+        <div>
+          <dt>Type</dt>
+          <dd>{m.type === "api" ? "API (JSON)" : m.browserOptionsJson ? "Website (browser)" : "Website"}</dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <span className={`dot state-${m.state}`} aria-hidden="true" />
+            {m.state}
+            {m.lastStatus !== null ? `, HTTP ${String(m.lastStatus)}` : ""}
+          </dd>
+        </div>
+        <div>
+          <dt>Every</dt>
+          <dd>{formatInterval(m.intervalSeconds)}</dd>
+        </div>
+        <div>
+          <dt>Last check</dt>
+          <dd>
+            <RelativeTime value={m.lastCheckedAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Next check</dt>
+          <dd>
+            <RelativeTime value={paused ? null : m.nextCheckAt} empty={paused ? "paused" : "not scheduled"} />
+          </dd>
+        </div>
+      </dl>
+      {m.lastError ? (
+        <div className="state error">
+          <p>
+            <strong>Last error:</strong> {m.lastError}
+          </p>
+        </div>
+      ) : null}
+      <h2>Timeline</h2>
+      {diffs.isPending || snapshots.isPending ? (
+        <Loading what="the timeline" />
+      ) : diffs.isError ? (
+        <ErrorState error={diffs.error} retry={() => void diffs.refetch()} />
+      ) : timeline.length === 0 ? (
+        <EmptyState title="Nothing checked yet">
+          <p>Press “Check now”, or wait for the first scheduled check. Each new content and each change appears here as it happens.</p>
+        </EmptyState>
+      ) : (
+        <ol className="timeline" aria-label="Checks and changes, newest first">
+          {timeline.map((entry) =>
+            entry.kind === "diff" ? (
+              <li key={entry.diff.id} className="t-diff">
+                <SeverityBadge severity={entry.diff.topSeverity} />{" "}
+                <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>
+                  {entry.diff.classification.replace("_", " ")}: {diffSummary(entry.diff)}
+                </Link>{" "}
+                <RelativeTime value={entry.at} />
+              </li>
+            ) : (
+              <li key={entry.snapshot.id} className="t-snapshot">
+                <span className="badge">content</span> New content, HTTP {entry.snapshot.status}, {formatBytes(entry.snapshot.size)}, {entry.snapshot.latencyMs} ms{" "}
+                <RelativeTime value={entry.at} />
+              </li>
+            ),
+          )}
+        </ol>
+      )}
+      {diffs.hasNextPage ? (
+        <button type="button" onClick={() => void diffs.fetchNextPage()} disabled={diffs.isFetchingNextPage}>
+          {diffs.isFetchingNextPage ? "Loading…" : "Older changes"}
+        </button>
+      ) : null}
+    </Page>
+  );
+}
+
+export function formatInterval(seconds: number): string {
+  if (seconds % 86400 === 0) return `${String(seconds / 86400)} d`;
+  if (seconds % 3600 === 0) return `${String(seconds / 3600)} h`;
+  if (seconds % 60 === 0) return `${String(seconds / 60)} min`;
+  return `${String(seconds)} s`;
+}
+
+function formatBytes(n: number): string {
+  return n < 1024 ? `${String(n)} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}

@@ -1,0 +1,195 @@
+import type { Monitor } from "@driftwatch/client";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { useNavigate, useParams } from "react-router";
+import { MutationError } from "../../ui/FieldErrors";
+import { Page } from "../../ui/Page";
+import { ErrorState, Loading } from "../../ui/states";
+import { useMonitor, useSaveMonitor } from "./api";
+import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
+
+export function MonitorFormPage(): ReactNode {
+  const { monitorId } = useParams();
+  if (monitorId === undefined) return <MonitorForm />;
+  return <EditMonitor id={monitorId} />;
+}
+
+function EditMonitor({ id }: { id: string }): ReactNode {
+  const monitor = useMonitor(id);
+  if (monitor.isPending) return <Loading what="the monitor" />;
+  if (monitor.isError) return <ErrorState error={monitor.error} retry={() => void monitor.refetch()} />;
+  return <MonitorForm monitor={monitor.data} />;
+}
+
+const INTERVALS: Array<[number, string]> = [
+  [10, "10 seconds"],
+  [60, "1 minute"],
+  [300, "5 minutes"],
+  [900, "15 minutes"],
+  [3600, "1 hour"],
+  [21600, "6 hours"],
+  [86400, "1 day"],
+];
+
+export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
+  const editing = monitor !== undefined;
+  const [v, setV] = useState<MonitorFormValues>(() => initialValues(monitor));
+  const save = useSaveMonitor(monitor?.id);
+  const navigate = useNavigate();
+  const set = <K extends keyof MonitorFormValues>(key: K, value: MonitorFormValues[K]): void => setV((old) => ({ ...old, [key]: value }));
+  const intervals = INTERVALS.some(([s]) => s === v.intervalSeconds) ? INTERVALS : [...INTERVALS, [v.intervalSeconds, `${String(v.intervalSeconds)} seconds`] as [number, string]];
+
+  function submit(event: FormEvent): void {
+    event.preventDefault();
+    save.mutate(toRequest(v, editing), { onSuccess: (saved) => void navigate(`/monitors/${saved.id}`) });
+  }
+
+  return (
+    <Page title={editing ? `Edit ${monitor.name}` : "New monitor"}>
+      <form className="form card" onSubmit={submit}>
+        <fieldset disabled={editing}>
+          <legend>What to watch</legend>
+          <label className="inline">
+            <input type="radio" name="type" value="api" checked={v.type === "api"} onChange={() => set("type", "api")} /> An API (JSON)
+          </label>
+          <label className="inline">
+            <input type="radio" name="type" value="website" checked={v.type === "website"} onChange={() => set("type", "website")} /> A web page
+          </label>
+          {editing ? <p className="hint">The type of a monitor cannot change; create another monitor instead.</p> : null}
+        </fieldset>
+        <label htmlFor="f-url">URL</label>
+        <input id="f-url" type="url" required value={v.url} placeholder="https://api.example.com/v1/status" onChange={(e) => set("url", e.target.value)} />
+        <label htmlFor="f-name">Name</label>
+        <input id="f-name" value={v.name} maxLength={200} placeholder="Defaults to the URL's host and path" onChange={(e) => set("name", e.target.value)} />
+        <div className="grid2">
+          <div>
+            <label htmlFor="f-method">Method</label>
+            <select id="f-method" value={v.method} onChange={(e) => set("method", e.target.value as MonitorFormValues["method"])}>
+              {METHODS.map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="f-interval">Check every</label>
+            <select id="f-interval" value={v.intervalSeconds} onChange={(e) => set("intervalSeconds", Number(e.target.value))}>
+              {intervals.map(([s, label]) => (
+                <option key={s} value={s}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <fieldset>
+          <legend>Request headers</legend>
+          {v.headers.length === 0 ? <p className="hint">None. Credentials (authorization, cookies, keys, tokens) are stored and never shown again.</p> : null}
+          {v.headers.map((row, i) => {
+            const secret = isCredentialHeader(row.name);
+            return (
+              <div className="header-row" key={i}>
+                <label>
+                  Name
+                  <input value={row.name} onChange={(e) => set("headers", v.headers.map((h, j) => (j === i ? { ...h, name: e.target.value } : h)))} />
+                </label>
+                <label>
+                  Value{secret ? " (secret)" : ""}
+                  <input
+                    type={secret ? "password" : "text"}
+                    autoComplete="off"
+                    value={row.value}
+                    onChange={(e) => set("headers", v.headers.map((h, j) => (j === i ? { ...h, value: e.target.value } : h)))}
+                  />
+                </label>
+                <button type="button" onClick={() => set("headers", v.headers.filter((_, j) => j !== i))}>
+                  Remove<span className="sr-only"> header {row.name}</span>
+                </button>
+                {secret && row.value === "***" ? <p className="hint">Stored value kept unless you type a new one.</p> : null}
+              </div>
+            );
+          })}
+          <button type="button" onClick={() => set("headers", [...v.headers, { name: "", value: "" }])}>
+            Add header
+          </button>
+        </fieldset>
+        {v.method !== "GET" && v.method !== "HEAD" ? (
+          <>
+            <label htmlFor="f-body">Request body</label>
+            <textarea id="f-body" rows={4} value={v.body} onChange={(e) => set("body", e.target.value)} />
+          </>
+        ) : null}
+        {v.type === "website" ? (
+          <fieldset>
+            <legend>Web page</legend>
+            <label htmlFor="f-selector">Only this part of the page (CSS selector)</label>
+            <input id="f-selector" value={v.selector} placeholder="main article" onChange={(e) => set("selector", e.target.value)} />
+            <label className="inline">
+              <input type="checkbox" checked={v.browser} onChange={(e) => set("browser", e.target.checked)} /> Render in a browser (for pages built by JavaScript)
+            </label>
+            {v.browser ? (
+              <div className="grid2">
+                <div>
+                  <label htmlFor="f-wait">Wait until</label>
+                  <select id="f-wait" value={v.waitStrategy} onChange={(e) => set("waitStrategy", e.target.value as MonitorFormValues["waitStrategy"])}>
+                    {WAIT_STRATEGIES.map((w) => (
+                      <option key={w}>{w}</option>
+                    ))}
+                  </select>
+                </div>
+                <div>
+                  <label htmlFor="f-wfs">Wait for selector</label>
+                  <input id="f-wfs" value={v.waitForSelector} onChange={(e) => set("waitForSelector", e.target.value)} />
+                </div>
+                <div>
+                  <label htmlFor="f-timeout">Timeout (ms)</label>
+                  <input id="f-timeout" type="number" min={1000} max={60000} step={1000} value={v.timeoutMs} onChange={(e) => set("timeoutMs", Number(e.target.value))} />
+                </div>
+                <div>
+                  <label htmlFor="f-extra">Extra wait (ms)</label>
+                  <input id="f-extra" type="number" min={0} max={10000} step={100} value={v.extraWaitMs} onChange={(e) => set("extraWaitMs", Number(e.target.value))} />
+                </div>
+                <div>
+                  <label htmlFor="f-vw">Viewport width</label>
+                  <input id="f-vw" type="number" min={320} max={3840} value={v.viewportWidth} onChange={(e) => set("viewportWidth", e.target.value)} />
+                </div>
+                <div>
+                  <label htmlFor="f-vh">Viewport height</label>
+                  <input id="f-vh" type="number" min={240} max={4320} value={v.viewportHeight} onChange={(e) => set("viewportHeight", e.target.value)} />
+                </div>
+                <div>
+                  <label htmlFor="f-ua">User agent</label>
+                  <input id="f-ua" value={v.userAgent} onChange={(e) => set("userAgent", e.target.value)} />
+                </div>
+                <div>
+                  <label htmlFor="f-locale">Locale</label>
+                  <input id="f-locale" value={v.locale} placeholder="en-GB" onChange={(e) => set("locale", e.target.value)} />
+                </div>
+                <fieldset className="span2">
+                  <legend>Do not load</legend>
+                  {BLOCKABLE.map((r) => (
+                    <label className="inline" key={r}>
+                      <input
+                        type="checkbox"
+                        checked={v.blockResources.includes(r)}
+                        onChange={(e) => set("blockResources", e.target.checked ? [...v.blockResources, r] : v.blockResources.filter((x) => x !== r))}
+                      />{" "}
+                      {r}s
+                    </label>
+                  ))}
+                </fieldset>
+              </div>
+            ) : null}
+          </fieldset>
+        ) : null}
+        <MutationError error={save.error} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : editing ? "Save changes" : "Create monitor"}
+          </button>
+          <button type="button" onClick={() => void navigate(-1)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,91 @@
+import type { Monitor, MonitorCreate } from "@driftwatch/client";
+
+export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+export const WAIT_STRATEGIES = ["networkidle", "load", "domcontentloaded", "commit"] as const;
+export const BLOCKABLE = ["image", "font", "media", "stylesheet"] as const;
+
+/** The same rule as the server's masking: these header values are credentials. */
+export function isCredentialHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return n === "authorization" || n === "cookie" || n === "x-api-key" || n.includes("token") || n.includes("secret") || n.includes("key");
+}
+
+export interface HeaderRow {
+  name: string;
+  value: string;
+}
+
+export interface MonitorFormValues {
+  type: "api" | "website";
+  name: string;
+  url: string;
+  method: (typeof METHODS)[number];
+  headers: HeaderRow[];
+  body: string;
+  intervalSeconds: number;
+  selector: string;
+  browser: boolean;
+  waitStrategy: (typeof WAIT_STRATEGIES)[number];
+  waitForSelector: string;
+  timeoutMs: number;
+  extraWaitMs: number;
+  viewportWidth: string;
+  viewportHeight: string;
+  userAgent: string;
+  locale: string;
+  blockResources: Array<(typeof BLOCKABLE)[number]>;
+}
+
+export function initialValues(monitor?: Monitor): MonitorFormValues {
+  const b = monitor?.browserOptionsJson ?? null;
+  return {
+    type: monitor?.type ?? "api",
+    name: monitor?.name ?? "",
+    url: monitor?.url ?? "",
+    method: monitor?.method ?? "GET",
+    headers: Object.entries(monitor?.headers ?? {}).map(([name, value]) => ({ name, value })),
+    body: monitor?.body ?? "",
+    intervalSeconds: monitor?.intervalSeconds ?? 300,
+    selector: monitor?.selector ?? "",
+    browser: b !== null,
+    waitStrategy: b?.waitStrategy ?? "networkidle",
+    waitForSelector: b?.waitForSelector ?? "",
+    timeoutMs: b?.timeoutMs ?? 30000,
+    extraWaitMs: b?.extraWaitMs ?? 0,
+    viewportWidth: b?.viewport ? String(b.viewport.width) : "",
+    viewportHeight: b?.viewport ? String(b.viewport.height) : "",
+    userAgent: b?.userAgent ?? "",
+    locale: b?.locale ?? "",
+    blockResources: b?.blockResources ?? [],
+  };
+}
+
+/** The request body (create or update) of the form's values; masked header values go back as `***` (kept). */
+export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate & { type?: "api" | "website" } {
+  const headers: Record<string, string> = {};
+  for (const row of v.headers) if (row.name.trim() !== "") headers[row.name.trim()] = row.value;
+  const body: MonitorCreate = {
+    url: v.url.trim(),
+    method: v.method,
+    headers,
+    body: v.body === "" ? null : v.body,
+    intervalSeconds: v.intervalSeconds,
+    selector: v.type === "website" && v.selector.trim() !== "" ? v.selector.trim() : null,
+  };
+  if (v.name.trim() !== "") body.name = v.name.trim();
+  if (v.type === "website") {
+    body.browserOptions = v.browser
+      ? {
+          waitStrategy: v.waitStrategy,
+          timeoutMs: v.timeoutMs,
+          ...(v.waitForSelector.trim() !== "" ? { waitForSelector: v.waitForSelector.trim() } : {}),
+          ...(v.extraWaitMs > 0 ? { extraWaitMs: v.extraWaitMs } : {}),
+          ...(v.viewportWidth !== "" && v.viewportHeight !== "" ? { viewport: { width: Number(v.viewportWidth), height: Number(v.viewportHeight) } } : {}),
+          ...(v.userAgent.trim() !== "" ? { userAgent: v.userAgent.trim() } : {}),
+          ...(v.locale.trim() !== "" ? { locale: v.locale.trim() } : {}),
+          ...(v.blockResources.length > 0 ? { blockResources: v.blockResources } : {}),
+        }
+      : null;
+  }
+  return editing ? body : { ...body, type: v.type };
+}

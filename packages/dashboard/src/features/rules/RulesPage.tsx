@@ -1,0 +1,317 @@
+import type { NoiseEvidence, PolicyRules, SettingsPreview, Severity } from "@driftwatch/client";
+import { useQuery } from "@tanstack/react-query";
+import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
+import { Link, useParams } from "react-router";
+import { useClient } from "../../api/context";
+import { monitorKeys } from "../../api/keys";
+import { MutationError } from "../../ui/FieldErrors";
+import { Page } from "../../ui/Page";
+import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { EmptyState, ErrorState, Loading } from "../../ui/states";
+import { useMonitor } from "../monitors/api";
+import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
+import { applySuggestion } from "./suggestions";
+
+const OPS = ["", "add", "remove", "replace", "move"] as const;
+const CATEGORIES = ["", "schema", "value"] as const;
+
+export function RulesPage(): ReactNode {
+  const { monitorId = "" } = useParams();
+  const monitor = useMonitor(monitorId);
+  const settings = useSettings(monitorId);
+  if (settings.isPending || monitor.isPending) return <Loading what="the rules" />;
+  if (settings.isError) return <ErrorState error={settings.error} retry={() => void settings.refetch()} />;
+  if (monitor.isError) return <ErrorState error={monitor.error} />;
+  return <RulesEditor key={settings.data.updatedAt ?? "initial"} monitorId={monitorId} name={monitor.data.name} website={monitor.data.type === "website"} stored={settings.data.policyRulesJson} autoApply={settings.data.autoApplySuggestions} />;
+}
+
+/** The rules other than `rules` (arrayKeys, notify, volatile, ...), edited as JSON. */
+function restOf(policy: PolicyRules): string {
+  const { rules: _rules, ...rest } = policy;
+  return JSON.stringify(rest, null, 2);
+}
+
+function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorId: string; name: string; website: boolean; stored: PolicyRules; autoApply: boolean }): ReactNode {
+  const [rules, setRules] = useState<PolicyRule[]>(stored.rules ?? []);
+  const [rest, setRest] = useState(() => restOf(stored));
+  const save = useSaveSettings(monitorId);
+  const restParsed = useMemo((): { ok: true; value: Omit<PolicyRules, "rules"> } | { ok: false; message: string } => {
+    try {
+      const value: unknown = JSON.parse(rest === "" ? "{}" : rest);
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: "must be a JSON object" };
+      return { ok: true, value: value as Omit<PolicyRules, "rules"> };
+    } catch (error) {
+      return { ok: false, message: (error as Error).message };
+    }
+  }, [rest]);
+  const policy: PolicyRules | null = restParsed.ok ? { ...restParsed.value, rules } : null;
+  const dirty = policy !== null && JSON.stringify(policy) !== JSON.stringify({ ...JSON.parse(restOf(stored)), rules: stored.rules ?? [] });
+  const update = (i: number, patch: Partial<PolicyRule>): void =>
+    setRules((all) =>
+      all.map((r, j) => {
+        if (j !== i) return r;
+        const next: Record<string, unknown> = { ...r, ...patch };
+        for (const key of Object.keys(next)) if (next[key] === "" || next[key] === undefined) delete next[key];
+        return next as PolicyRule;
+      }),
+    );
+  const move = (i: number, by: number): void =>
+    setRules((all) => {
+      const next = all.slice();
+      const [rule] = next.splice(i, 1);
+      next.splice(i + by, 0, rule!);
+      return next;
+    });
+
+  return (
+    <Page title={`Rules of ${name}`}>
+      <p>
+        <Link to={`/monitors/${monitorId}`}>← {name}</Link>
+      </p>
+      <div className="rules-layout">
+        <section className="card" aria-labelledby="rules-h">
+          <h2 id="rules-h">Rules (first match wins)</h2>
+          {rules.length === 0 ? <p className="hint">No rules: every change is reported with its default severity.</p> : null}
+          <ol className="rules">
+            {rules.map((rule, i) => (
+              <li key={i} className="rule">
+                <fieldset>
+                  <legend>Rule {i + 1}</legend>
+                  <div className="grid2">
+                    <label>
+                      {website ? "Selector" : "JSONPath"}
+                      <input value={(website ? rule.selector : rule.path) ?? ""} onChange={(e) => update(i, website ? { selector: e.target.value } : { path: e.target.value })} />
+                    </label>
+                    <label>
+                      Action
+                      <select
+                        value={rule.action === "ignore" ? "ignore" : "set"}
+                        onChange={(e) => update(i, e.target.value === "ignore" ? { action: "ignore", severity: undefined } : { action: undefined, severity: rule.severity ?? "high" })}
+                      >
+                        <option value="ignore">Ignore</option>
+                        <option value="set">Set severity</option>
+                      </select>
+                    </label>
+                    {rule.action !== "ignore" ? (
+                      <label>
+                        Severity
+                        <select value={rule.severity ?? "high"} onChange={(e) => update(i, { severity: e.target.value as Severity })}>
+                          {SEVERITIES.map((s) => (
+                            <option key={s}>{s}</option>
+                          ))}
+                        </select>
+                      </label>
+                    ) : null}
+                    <label>
+                      Only op
+                      <select value={rule.op ?? ""} onChange={(e) => update(i, { op: (e.target.value || undefined) as PolicyRule["op"] })}>
+                        {OPS.map((o) => (
+                          <option key={o} value={o}>
+                            {o === "" ? "any" : o}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                    {!website ? (
+                      <label>
+                        Only category
+                        <select value={rule.category ?? ""} onChange={(e) => update(i, { category: (e.target.value || undefined) as PolicyRule["category"] })}>
+                          {CATEGORIES.map((c) => (
+                            <option key={c} value={c}>
+                              {c === "" ? "any" : c}
+                            </option>
+                          ))}
+                        </select>
+                      </label>
+                    ) : null}
+                  </div>
+                  <div className="actions">
+                    <button type="button" disabled={i === 0} onClick={() => move(i, -1)}>
+                      Up<span className="sr-only"> rule {i + 1}</span>
+                    </button>
+                    <button type="button" disabled={i === rules.length - 1} onClick={() => move(i, 1)}>
+                      Down<span className="sr-only"> rule {i + 1}</span>
+                    </button>
+                    <button type="button" className="danger" onClick={() => setRules((all) => all.filter((_, j) => j !== i))}>
+                      Remove<span className="sr-only"> rule {i + 1}</span>
+                    </button>
+                  </div>
+                </fieldset>
+              </li>
+            ))}
+          </ol>
+          <button type="button" onClick={() => setRules((all) => [...all, website ? { selector: "", action: "ignore" } : { path: "$.", action: "ignore" }])}>
+            Add rule
+          </button>
+          <label htmlFor="rest">Other settings of the policy (arrayKeys, notify, volatile, tolerance, unordered, normalize) as JSON</label>
+          <textarea id="rest" rows={6} spellCheck={false} value={rest} aria-invalid={!restParsed.ok} onChange={(e) => setRest(e.target.value)} />
+          {!restParsed.ok ? (
+            <p className="field-error" role="alert">
+              Not valid JSON: {restParsed.message}
+            </p>
+          ) : null}
+          <MutationError error={save.error} />
+          <div className="actions">
+            <button type="button" className="primary" disabled={!dirty || policy === null || save.isPending} onClick={() => policy && save.mutate({ policyRules: policy })}>
+              {save.isPending ? "Saving…" : "Save rules"}
+            </button>
+            {save.isSuccess && !dirty ? <span role="status">Saved.</span> : null}
+          </div>
+        </section>
+        <Preview monitorId={monitorId} policy={policy} />
+      </div>
+      <Suggestions monitorId={monitorId} autoApply={autoApply} />
+    </Page>
+  );
+}
+
+/** What the edited rules would have done to the newest diffs (re-run by the server; nothing stored). */
+function Preview({ monitorId, policy }: { monitorId: string; policy: PolicyRules | null }): ReactNode {
+  const client = useClient();
+  const [limit, setLimit] = useState(10);
+  const key = JSON.stringify(policy);
+  const deferred = useDeferredValue(key);
+  const [debounced, setDebounced] = useState(deferred);
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(deferred), 400);
+    return () => clearTimeout(t);
+  }, [deferred]);
+  const preview = useQuery({
+    queryKey: monitorKeys.preview(monitorId, debounced, limit),
+    queryFn: async () => await client.settings.preview(monitorId, { policyRules: JSON.parse(debounced) as PolicyRules, limit }),
+    enabled: debounced !== "null",
+    placeholderData: (previous) => previous,
+    retry: false,
+  });
+  return (
+    <section className="card preview" aria-labelledby="preview-h" aria-busy={preview.isFetching}>
+      <h2 id="preview-h">Live preview</h2>
+      <label>
+        Re-run the last
+        <select value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+          {[5, 10, 20].map((n) => (
+            <option key={n} value={n}>
+              {n} diffs
+            </option>
+          ))}
+        </select>
+      </label>
+      {policy === null ? <p className="hint">Fix the JSON to see a preview.</p> : null}
+      {preview.isError ? <ErrorState error={preview.error} /> : null}
+      {preview.data ? <PreviewResult preview={preview.data} monitorId={monitorId} /> : preview.isPending && policy !== null ? <Loading what="the preview" /> : null}
+    </section>
+  );
+}
+
+function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monitorId: string }): ReactNode {
+  const t = preview.totals;
+  if (t.diffs === 0) return <EmptyState title="No diffs yet to preview on">Once the monitor records changes, the preview re-runs them here.</EmptyState>;
+  return (
+    <div aria-live="polite">
+      <p className="totals">
+        On the last {t.diffs} diffs these rules would hide <strong>{t.hidden}</strong> change{t.hidden === 1 ? "" : "s"}, bring back <strong>{t.shown}</strong>, re-rate <strong>{t.severityChanged}</strong>
+        {t.silenced > 0 ? (
+          <>
+            , and <strong>{t.silenced}</strong> check{t.silenced === 1 ? "" : "s"} would have recorded no diff at all
+          </>
+        ) : null}
+        .{preview.includesSuggestions ? " (Learned suggestions are merged in, as this monitor's checks do.)" : ""}
+      </p>
+      <ul className="preview-diffs">
+        {preview.diffs.map((d) => (
+          <li key={d.diffId}>
+            <Link to={`/monitors/${monitorId}/diffs/${d.diffId}`}>
+              <SeverityBadge severity={d.before.topSeverity} /> {d.before.changes} change{d.before.changes === 1 ? "" : "s"}
+            </Link>
+            {" → "}
+            {d.outcome !== "compared" ? (
+              <span className="muted">{d.outcome === "snapshots_gone" ? "snapshots no longer stored" : d.outcome === "over_budget" ? "not re-run (too much content)" : `failed: ${d.error ?? ""}`}</span>
+            ) : d.after === null ? (
+              <strong>no diff</strong>
+            ) : (
+              <>
+                <SeverityBadge severity={d.after.topSeverity} /> {d.after.changes}
+              </>
+            )}
+            {d.hidden.length + d.shown.length + d.severityChanged.length > 0 ? (
+              <ul className="preview-changes">
+                {d.hidden.map((c) => (
+                  <li key={`h${c.op}${c.path}`}>
+                    <span className="tag hidden">hidden</span> <code>{c.path}</code>
+                  </li>
+                ))}
+                {d.shown.map((c) => (
+                  <li key={`s${c.op}${c.path}`}>
+                    <span className="tag shown">shown</span> <code>{c.path}</code>
+                  </li>
+                ))}
+                {d.severityChanged.map((c) => (
+                  <li key={`r${c.op}${c.path}`}>
+                    <span className="tag">re-rated</span> <code>{c.path}</code> {c.from} → {c.to}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** What driftwatch learned from recent snapshots, with the evidence, one click from a rule. */
+function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: boolean }): ReactNode {
+  const noise = useNoise(monitorId);
+  const save = useSaveSettings(monitorId);
+  const settings = useSettings(monitorId);
+  const apply = (evidence: NoiseEvidence | null): void => {
+    if (!noise.data || !settings.data) return;
+    save.mutate({ policyRules: applySuggestion(settings.data.policyRulesJson, noise.data.policy, evidence) });
+  };
+  return (
+    <section className="card" aria-labelledby="noise-h">
+      <h2 id="noise-h">Learned noise</h2>
+      {noise.isPending ? <Loading what="suggestions" /> : null}
+      {noise.isError ? <ErrorState error={noise.error} /> : null}
+      {noise.data ? (
+        noise.data.samples < noise.data.minSamples ? (
+          <EmptyState title="Not enough history yet">
+            <p>
+              Suggestions appear after {noise.data.minSamples} snapshots with different content; this monitor has {noise.data.samples}.
+            </p>
+          </EmptyState>
+        ) : noise.data.evidence.filter((e) => e.kind !== "kept").length === 0 ? (
+          <EmptyState title="Nothing looks like noise">
+            <p>None of the fields that changed in the last {noise.data.samples} snapshots changed like a timestamp, counter or id.</p>
+          </EmptyState>
+        ) : (
+          <>
+            <label className="inline">
+              <input type="checkbox" checked={autoApply} disabled={save.isPending} onChange={(e) => save.mutate({ autoApplySuggestions: e.target.checked })} /> Apply suggestions
+              automatically to future diffs
+            </label>
+            <ul className="evidence">
+              {noise.data.evidence.map((e, i) => (
+                <li key={`${e.kind}:${e.rule ?? e.path ?? e.selector ?? String(i)}`}>
+                  <span className="tag">{e.kind}</span> <code>{e.path ?? e.selector ?? ""}</code>
+                  <p>
+                    {e.reason} ({e.changed} of {e.pairs} pairs)
+                  </p>
+                  {e.kind !== "kept" && e.rule ? (
+                    <button type="button" disabled={save.isPending} onClick={() => apply(e)}>
+                      Apply<span className="sr-only"> {e.kind} {e.path ?? e.selector}</span>
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+            <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>
+              Apply all suggestions as rules
+            </button>
+          </>
+        )
+      ) : null}
+      <MutationError error={save.error} />
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+import type { NoiseEvidence, PolicyRules } from "@driftwatch/client";
+
+type ListKey = "rules" | "volatile" | "tolerance" | "unordered";
+const LISTS: readonly ListKey[] = ["rules", "volatile", "tolerance", "unordered"];
+
+/** `volatile[0]` or `arrayKeys['$.items']` (how evidence names the part of the policy it explains). */
+export function parseRuleRef(ref: string): { key: string; index: number } | { key: string; name: string } | null {
+  const indexed = /^([A-Za-z]+)\[(\d+)\]$/.exec(ref);
+  if (indexed) return { key: indexed[1]!, index: Number(indexed[2]) };
+  const named = /^([A-Za-z]+)\['((?:[^'\\]|\\.)*)'\]$/.exec(ref);
+  if (named) return { key: named[1]!, name: named[2]!.replace(/\\(.)/g, "$1") };
+  return null;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+function addTo(policy: PolicyRules, key: ListKey, item: unknown): PolicyRules {
+  const list = ((policy as Record<string, unknown>)[key] as unknown[] | undefined) ?? [];
+  if (list.some((x) => same(x, item))) return policy;
+  return { ...policy, [key]: [...list, item] } as PolicyRules;
+}
+
+/**
+ * The user's policy with one suggested part (`evidence`), or every part (`null`), of the suggested
+ * policy added after the user's own entries, so that the user's rules keep winning.
+ */
+export function applySuggestion(user: PolicyRules, suggested: PolicyRules, evidence: NoiseEvidence | null): PolicyRules {
+  let next: PolicyRules = { ...user, rules: user.rules ?? [] };
+  const s = suggested as Record<string, unknown>;
+  if (evidence === null) {
+    for (const key of LISTS) for (const item of (s[key] as unknown[] | undefined) ?? []) next = addTo(next, key, item);
+    for (const [path, key] of Object.entries(suggested.arrayKeys ?? {})) if (next.arrayKeys?.[path] === undefined) next = { ...next, arrayKeys: { ...next.arrayKeys, [path]: key } };
+    return next;
+  }
+  const ref = evidence.rule === undefined ? null : parseRuleRef(evidence.rule);
+  if (ref === null) return next;
+  if ("index" in ref && (LISTS as readonly string[]).includes(ref.key)) {
+    const item = ((s[ref.key] as unknown[] | undefined) ?? [])[ref.index];
+    return item === undefined ? next : addTo(next, ref.key as ListKey, item);
+  }
+  if ("name" in ref && ref.key === "arrayKeys") {
+    const key = suggested.arrayKeys?.[ref.name];
+    return key === undefined ? next : { ...next, arrayKeys: { ...next.arrayKeys, [ref.name]: key } };
+  }
+  return next;
+}

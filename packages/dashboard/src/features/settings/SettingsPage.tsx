@@ -1,0 +1,79 @@
+import { API_VERSION } from "@driftwatch/client";
+import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { useClient } from "../../api/context";
+import { useSessionActions } from "../../auth/session-context";
+import { Page } from "../../ui/Page";
+import { ErrorState, Loading } from "../../ui/states";
+
+/**
+ * The organization as this token sees it: the server, the API version, what the token may do.
+ * (Members, invites and roles come with user accounts.)
+ */
+export function SettingsPage(): ReactNode {
+  const client = useClient();
+  const { signOut } = useSessionActions();
+  const access = useQuery({
+    queryKey: ["access"],
+    queryFn: async () => {
+      const probe = async (call: () => Promise<unknown>): Promise<boolean> => {
+        try {
+          await call();
+          return true;
+        } catch (error) {
+          if ((error as { status?: number }).status === 403) return false;
+          throw error;
+        }
+      };
+      const [monitors, webhooks, admin] = await Promise.all([
+        probe(async () => await client.monitors.list({ limit: 1 })),
+        probe(async () => await client.webhooks.list({ limit: 1 })),
+        probe(async () => await client.tokens.list({ limit: 1 })),
+      ]);
+      return { monitors, webhooks, admin };
+    },
+  });
+  return (
+    <Page title="Settings">
+      <section className="card" aria-labelledby="s-server">
+        <h2 id="s-server">Server</h2>
+        <dl className="summary">
+          <div>
+            <dt>API</dt>
+            <dd className="break">{client.http.baseUrl}/api</dd>
+          </div>
+          <div>
+            <dt>API version</dt>
+            <dd>{API_VERSION}</dd>
+          </div>
+          <div>
+            <dt>Reference</dt>
+            <dd>
+              <a href="/api/openapi.json">OpenAPI document</a>
+            </dd>
+          </div>
+        </dl>
+      </section>
+      <section className="card" aria-labelledby="s-access">
+        <h2 id="s-access">This session</h2>
+        {access.isPending ? <Loading what="access" /> : null}
+        {access.isError ? <ErrorState error={access.error} /> : null}
+        {access.data ? (
+          <ul>
+            <li>Monitors: {access.data.monitors ? "can read" : "no access"}</li>
+            <li>Webhooks: {access.data.webhooks ? "can read" : "no access"}</li>
+            <li>Tokens: {access.data.admin ? "can manage (admin)" : "no access"}</li>
+          </ul>
+        ) : null}
+        <p className="hint">Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked.</p>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </section>
+      <section className="card" aria-labelledby="s-theme">
+        <h2 id="s-theme">Appearance</h2>
+        <p>The dashboard follows your system’s light or dark setting.</p>
+      </section>
+    </Page>
+  );
+}

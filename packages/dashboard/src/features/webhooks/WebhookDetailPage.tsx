@@ -1,0 +1,145 @@
+import type { Delivery } from "@driftwatch/client";
+import { useState, type ReactNode } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { MutationError } from "../../ui/FieldErrors";
+import { Page } from "../../ui/Page";
+import { RelativeTime } from "../../ui/RelativeTime";
+import { ShownOnce } from "../../ui/Secret";
+import { SeverityBadge } from "../../ui/severity";
+import { EmptyState, ErrorState, Loading } from "../../ui/states";
+import { useDeleteWebhook, useDeliveries, useReplayDelivery, useRotateSecret, useUpdateWebhook, useWebhook } from "./api";
+
+export function WebhookDetailPage(): ReactNode {
+  const { webhookId = "" } = useParams();
+  const webhook = useWebhook(webhookId);
+  const deliveries = useDeliveries(webhookId);
+  const update = useUpdateWebhook(webhookId);
+  const rotate = useRotateSecret(webhookId);
+  const remove = useDeleteWebhook();
+  const replay = useReplayDelivery(webhookId);
+  const navigate = useNavigate();
+  const [secret, setSecret] = useState<string | null>(null);
+  if (webhook.isPending) return <Loading what="the webhook" />;
+  if (webhook.isError) return <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />;
+  const w = webhook.data;
+  return (
+    <Page
+      title={w.description ?? "Webhook"}
+      actions={
+        <>
+          <button type="button" disabled={update.isPending} onClick={() => update.mutate({ enabled: !w.enabled })}>
+            {w.enabled ? "Disable" : "Enable"}
+          </button>
+          <button
+            type="button"
+            disabled={rotate.isPending}
+            onClick={() => {
+              if (window.confirm("Rotate the signing secret? The old secret keeps signing for 24 hours.")) rotate.mutate(undefined, { onSuccess: (r) => setSecret(r.secret) });
+            }}
+          >
+            Rotate secret
+          </button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (window.confirm("Delete this webhook and its delivery log?")) remove.mutate(w.id, { onSuccess: () => void navigate("/webhooks") });
+            }}
+          >
+            Delete
+          </button>
+        </>
+      }
+    >
+      <p>
+        <Link to="/webhooks">← Webhooks</Link>
+      </p>
+      {secret ? <ShownOnce label="New signing secret." value={secret} onDone={() => setSecret(null)} /> : null}
+      <MutationError error={update.error ?? rotate.error ?? remove.error} />
+      <dl className="summary">
+        <div>
+          <dt>Endpoint</dt>
+          <dd className="break">{w.url}</dd>
+        </div>
+        <div>
+          <dt>State</dt>
+          <dd>{w.enabled ? "enabled" : "disabled"}</dd>
+        </div>
+        <div>
+          <dt>Events</dt>
+          <dd>{w.events.join(", ")}</dd>
+        </div>
+        <div>
+          <dt>From severity</dt>
+          <dd>
+            <SeverityBadge severity={w.minSeverity} />
+          </dd>
+        </div>
+      </dl>
+      <h2>Delivery log</h2>
+      <MutationError error={replay.error} />
+      {deliveries.isPending ? (
+        <Loading what="deliveries" />
+      ) : deliveries.isError ? (
+        <ErrorState error={deliveries.error} retry={() => void deliveries.refetch()} />
+      ) : deliveries.data.length === 0 ? (
+        <EmptyState title="Nothing delivered yet">
+          <p>A delivery appears here when a monitor this webhook covers records a change.</p>
+        </EmptyState>
+      ) : (
+        <ol className="deliveries">
+          {deliveries.data.map((d) => (
+            <DeliveryItem key={d.id} delivery={d} busy={replay.isPending && replay.variables === d.id} onReplay={() => replay.mutate(d.id)} />
+          ))}
+        </ol>
+      )}
+    </Page>
+  );
+}
+
+function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; busy: boolean; onReplay: () => void }): ReactNode {
+  return (
+    <li className={`delivery d-${d.state}`}>
+      <div className="delivery-head">
+        <span className={`tag state-${d.state}`}>{d.state}</span> <code>{d.eventType}</code> <RelativeTime value={d.createdAt} />
+      </div>
+      <dl className="summary compact">
+        <div>
+          <dt>Attempts</dt>
+          <dd>{d.attempts}</dd>
+        </div>
+        <div>
+          <dt>Response</dt>
+          <dd>{d.lastResponseStatus === null ? <span className="muted">none</span> : `HTTP ${String(d.lastResponseStatus)}`}</dd>
+        </div>
+        <div>
+          <dt>Last attempt</dt>
+          <dd>
+            <RelativeTime value={d.lastAttemptAt} />
+          </dd>
+        </div>
+        {d.state === "pending" && d.nextAttemptAt ? (
+          <div>
+            <dt>Next attempt</dt>
+            <dd>
+              <RelativeTime value={d.nextAttemptAt} />
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+      {d.lastError ? (
+        <p className="detail">
+          Error: <span className="break">{d.lastError}</span>
+        </p>
+      ) : null}
+      <p className="detail">
+        Payload: the <code>diff.detected</code> event <code>{d.eventId}</code> of{" "}
+        <Link to={`/monitors/${d.monitorId}/diffs/${d.diffId}`}>this diff</Link>.
+      </p>
+      <button type="button" disabled={busy} onClick={onReplay}>
+        {busy ? "Replaying…" : "Replay"}
+        <span className="sr-only"> delivery {d.id}</span>
+      </button>
+    </li>
+  );
+}

@@ -1,0 +1,14 @@
+import type { Severity } from "@driftwatch/client";
+import type { ReactNode } from "react";
+
+export const SEVERITIES: readonly Severity[] = ["critical", "high", "medium", "low", "info"];
+const RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+
+export function severityRank(severity: Severity): number {
+  return RANK[severity];
+}
+
+export function SeverityBadge({ severity }: { severity: Severity | null | undefined }): ReactNode {
+  if (severity == null) return <span className="muted">none</span>;
+  return <span className={`badge sev-${severity}`}>{severity}</span>;
+}

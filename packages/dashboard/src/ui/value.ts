@@ -1,0 +1,10 @@
+/** A changed value as text (JSON for structures, the string itself for strings); never markup. */
+export function valueText(value: unknown): string {
+  if (value === undefined) return "";
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

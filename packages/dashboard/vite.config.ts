@@ -1,0 +1,47 @@
+import react from "@vitejs/plugin-react";
+import { defaultClientConditions } from "vite";
+import { defineConfig } from "vitest/config";
+
+/**
+ * The dashboard's build (static files in dist/, served by @driftwatch/server at /) and its tests:
+ * component tests in jsdom (src/**\/*.test.tsx) and end-to-end tests in real Chromium against the
+ * real server (test/e2e). @driftwatch/client resolves to its TypeScript sources.
+ */
+export default defineConfig({
+  plugins: [react()],
+  resolve: { conditions: ["@driftwatch/source", ...defaultClientConditions] },
+  build: {
+    outDir: "dist",
+    assetsDir: "assets",
+    emptyOutDir: true,
+    sourcemap: false,
+    target: "es2022",
+    // no inline polyfill script: the CSP allows no inline script
+    modulePreload: { polyfill: false },
+  },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "components",
+          environment: "jsdom",
+          include: ["src/**/*.test.tsx", "src/**/*.test.ts"],
+          setupFiles: ["src/test-setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/e2e/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
