@@ -146,7 +146,9 @@ export class HttpCore {
     this.#token = options.token;
     const f = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!f) throw new DriftwatchClientError("invalid_options", "no fetch implementation: pass options.fetch");
-    this.#fetch = f;
+    // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of
+    // another object (here, this class).
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#headers = { ...(options.headers ?? {}) };

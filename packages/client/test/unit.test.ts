@@ -306,3 +306,24 @@ describe("parseEventBlock", () => {
     expect(parseEventBlock('data: {"no":"type"}')).toBeNull();
   });
 });
+
+describe("the default fetch", () => {
+  it("is called as a plain function, as browsers require (a method call throws Illegal invocation there)", async () => {
+    const { Driftwatch } = await import("../src/index.js");
+    const original = globalThis.fetch;
+    const receivers: unknown[] = [];
+    globalThis.fetch = function (this: unknown) {
+      receivers.push(this);
+      // a browser's fetch refuses any receiver other than the window (or none)
+      if (this !== undefined && this !== globalThis) throw new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation");
+      return Promise.resolve(new Response('{"data":[],"nextCursor":null}', { status: 200, headers: { "content-type": "application/json" } }));
+    } as typeof fetch;
+    try {
+      const client = new Driftwatch({ baseUrl: "http://127.0.0.1:1", token: "dw_x", maxRetries: 0 });
+      await client.monitors.list();
+      expect(receivers).toHaveLength(1);
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+});
