@@ -88,11 +88,11 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
             return (
               <div className="header-row" key={i}>
                 <label>
-                  Name
+                  Header name
                   <input value={row.name} onChange={(e) => set("headers", v.headers.map((h, j) => (j === i ? { ...h, name: e.target.value } : h)))} />
                 </label>
                 <label>
-                  Value{secret ? " (secret)" : ""}
+                  Header value{secret ? " (secret)" : ""}
                   <input
                     type={secret ? "password" : "text"}
                     autoComplete="off"
