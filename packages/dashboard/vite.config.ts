@@ -28,6 +28,7 @@ export default defineConfig({
           environment: "jsdom",
           include: ["src/**/*.test.tsx", "src/**/*.test.ts"],
           setupFiles: ["src/test-setup.ts"],
+          testTimeout: 30_000,
         },
       },
       {

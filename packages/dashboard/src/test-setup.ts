@@ -6,3 +6,23 @@ afterEach(() => {
   cleanup();
   sessionStorage.clear();
 });
+
+// jsdom has no layout: give measured rows the height a browser would, and the APIs the virtualiser calls.
+const rect = Element.prototype.getBoundingClientRect;
+Element.prototype.getBoundingClientRect = function (this: Element): DOMRect {
+  if (this instanceof HTMLElement && this.dataset.index !== undefined) return { x: 0, y: 0, top: 0, left: 0, bottom: 76, right: 1000, width: 1000, height: 76, toJSON: () => ({}) };
+  return rect.call(this);
+};
+const offsetHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight")!;
+Object.defineProperty(HTMLElement.prototype, "offsetHeight", {
+  configurable: true,
+  get(this: HTMLElement): number {
+    return this.dataset.index !== undefined ? 76 : (offsetHeight.get!.call(this) as number);
+  },
+});
+window.scrollTo = (() => undefined) as typeof window.scrollTo;
+globalThis.ResizeObserver ??= class {
+  observe(): void {}
+  unobserve(): void {}
+  disconnect(): void {}
+} as unknown as typeof ResizeObserver;

@@ -1,0 +1,81 @@
+import type { Diff } from "@driftwatch/client";
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { fakeClient, renderPage } from "../../test-support";
+import { DiffViewer } from "./DiffPage";
+
+const diff: Diff = {
+  id: "dif_1",
+  monitorId: "mon_1",
+  snapshotId: "snp_2",
+  previousSnapshotId: "snp_1",
+  diffFingerprint: `sha256:${"a".repeat(64)}`,
+  topSeverity: "critical",
+  classification: "schema_change",
+  schemaChanges: 1,
+  valueChanges: 2,
+  requestId: "req_1",
+  status: 200,
+  latencyMs: 5,
+  createdAt: "2026-11-25T09:00:00.000Z",
+  changes: [
+    { path: "$.updatedAt", category: "value", op: "replace", severity: "info", before: "2026-01-01", after: "2026-01-02" },
+    { path: "$.price", category: "schema", op: "replace", severity: "critical", detail: "type changed from number to string", before: 10, after: "<img src=x onerror=alert(1)>" },
+    { path: "$.note", category: "value", op: "add", severity: "info", after: { html: "<b>bold</b>" } },
+  ],
+};
+
+describe("the diff viewer", () => {
+  it("groups changes by severity, most severe first, values as text", () => {
+    const { client } = fakeClient(() => undefined);
+    const { container } = renderPage(<DiffViewer diff={diff} monitorName="Prices" />, client);
+    const headings = screen.getAllByRole("heading", { level: 2 }).map((h) => h.textContent);
+    expect(headings).toEqual(["critical 1 change", "info 2 changes"]);
+    expect(screen.getByText("<img src=x onerror=alert(1)>")).toBeInTheDocument();
+    expect(container.querySelector("img")).toBeNull();
+    expect(container.querySelector("b")).toBeNull();
+    expect(screen.getByText("type changed from number to string")).toBeInTheDocument();
+  });
+
+  it('"Ignore this path" puts an ignore rule first in the stored policy', async () => {
+    const stored = { rules: [{ path: "$.other", severity: "high" }] };
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === "/api/monitors/mon_1/settings" && call.method === "GET") return { body: { monitorId: "mon_1", policyRulesJson: stored, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
+      if (call.path === "/api/monitors/mon_1/settings" && call.method === "PATCH") return { body: { monitorId: "mon_1", policyRulesJson: (call.body as { policyRules: unknown }).policyRules, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: "2026-11-25T09:01:00.000Z" } };
+      return undefined;
+    });
+    renderPage(<DiffViewer diff={diff} monitorName="Prices" />, client);
+    const user = userEvent.setup();
+    const item = screen.getByText("$.updatedAt").closest("li")!;
+    await user.click(within(item as HTMLElement).getByRole("button", { name: "Ignore this path" }));
+    await screen.findByText(/Rule added: ignore \$\.updatedAt\./);
+    const patch = calls.find((c) => c.method === "PATCH");
+    expect(patch?.body).toEqual({ policyRules: { rules: [{ path: "$.updatedAt", action: "ignore" }, { path: "$.other", severity: "high" }] } });
+  });
+
+  it('"Set severity" is enabled once another severity is chosen, and stores a set rule', async () => {
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === "/api/monitors/mon_1/settings") return { body: { monitorId: "mon_1", policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
+      return undefined;
+    });
+    renderPage(<DiffViewer diff={diff} monitorName="Prices" />, client);
+    const user = userEvent.setup();
+    const item = screen.getByText("$.price").closest("li") as HTMLElement;
+    const button = within(item).getByRole("button", { name: "Set severity" });
+    expect(button).toBeDisabled();
+    await user.selectOptions(within(item).getByLabelText("Severity for $.price"), "low");
+    await user.click(button);
+    await waitFor(() => expect(calls.some((c) => c.method === "PATCH")).toBe(true));
+    expect(calls.find((c) => c.method === "PATCH")?.body).toEqual({ policyRules: { rules: [{ path: "$.price", severity: "low" }] } });
+  });
+
+  it("shows a 5,000-change group 200 at a time", async () => {
+    const many: Diff = { ...diff, changes: Array.from({ length: 5000 }, (_, i) => ({ path: `$.items[${String(i)}]`, category: "value" as const, op: "add" as const, severity: "info" as const, after: i })) };
+    const { client } = fakeClient(() => undefined);
+    renderPage(<DiffViewer diff={many} monitorName="Big" />, client);
+    expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(200);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Show 200 more of 4800" }));
+    expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(400);
+  });
+});

@@ -1,0 +1,73 @@
+import { Driftwatch } from "@driftwatch/client";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { render, type RenderResult } from "@testing-library/react";
+import type { ReactNode } from "react";
+import { MemoryRouter, Route, Routes } from "react-router";
+import { ClientProvider } from "./api/context";
+
+export interface Call {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export type Handler = (call: Call) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined;
+
+/** A client whose fetch answers from `handler` (and records every call), as the server would. */
+export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetch = async (input: string, init: RequestInit): Promise<Response> => {
+    const url = new URL(input);
+    const call = { method: init.method ?? "GET", path: url.pathname + url.search, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined };
+    calls.push(call);
+    const answer = handler(call) ?? { status: 404, body: { type: "about:blank", title: "Not found", status: 404, detail: `no fake for ${call.method} ${call.path}`, code: "not_found", requestId: "req_fake404" } };
+    const status = answer.status ?? 200;
+    return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
+      status,
+      headers: { "content-type": status >= 400 ? "application/problem+json" : "application/json", "x-request-id": "req_fake", ...answer.headers },
+    });
+  };
+  return { client: new Driftwatch({ baseUrl: "http://dw.test", token: "dw_test", fetch, maxRetries: 0 }), calls };
+}
+
+/** Renders `element` at `path` (matching `pattern`) with a fresh query cache and the client. */
+export function renderPage(element: ReactNode, client: Driftwatch, path = "/", pattern = "*"): RenderResult & { queryClient: QueryClient } {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const result = render(
+    <QueryClientProvider client={queryClient}>
+      <ClientProvider client={client}>
+        <MemoryRouter initialEntries={[path]}>
+          <Routes>
+            <Route path={pattern} element={element} />
+          </Routes>
+        </MemoryRouter>
+      </ClientProvider>
+    </QueryClientProvider>,
+  );
+  return { ...result, queryClient };
+}
+
+export function monitor(i: number, patch: Record<string, unknown> = {}) {
+  return {
+    id: `mon_${String(i).padStart(6, "0")}`,
+    type: "api" as const,
+    name: `Monitor ${String(i)}`,
+    url: `https://api.example.com/${String(i)}`,
+    method: "GET" as const,
+    headers: {},
+    body: null,
+    intervalSeconds: 300,
+    selector: null,
+    browserOptionsJson: null,
+    state: "active" as const,
+    consecutiveFailures: 0,
+    lastCheckedAt: "2026-11-25T09:00:00.000Z",
+    lastChangedAt: null,
+    nextCheckAt: null,
+    lastStatus: 200,
+    lastError: null,
+    createdAt: "2026-11-01T00:00:00.000Z",
+    updatedAt: "2026-11-01T00:00:00.000Z",
+    ...patch,
+  };
+}
