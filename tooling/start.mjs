@@ -1,5 +1,5 @@
-// `npm start` from the repository root: builds @driftwatch/server and what it depends on (turbo,
-// cached after the first run), then runs the built `driftwatch serve --demo` on the embedded SQLite
+// `npm start` from the repository root: builds @driftwatch/server, the dashboard it serves at / and
+// what they depend on (turbo, cached after the first run), then runs the built `driftwatch serve --demo` on the embedded SQLite
 // default (./.driftwatch/driftwatch.db). Extra arguments are passed on:
 //   npm start -- --port 9090
 // Ctrl-C (SIGINT) or SIGTERM stops the server gracefully.
@@ -10,8 +10,8 @@ import { runTurbo } from "./turbo.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-console.log("Building @driftwatch/server and its dependencies (cached after the first run)...");
-const build = runTurbo(["run", "build", "--filter=@driftwatch/server...", "--output-logs=errors-only"], { cwd: root });
+console.log("Building @driftwatch/server, the dashboard and their dependencies (cached after the first run)...");
+const build = runTurbo(["run", "build", "--filter=@driftwatch/server...", "--filter=@driftwatch/dashboard", "--output-logs=errors-only"], { cwd: root });
 if (build.status !== 0) {
   console.error(`The build failed (exit ${build.status ?? build.signal}); fix it and run npm start again.`);
   process.exit(build.status ?? 1);

@@ -4,6 +4,7 @@ import { ConfigError, ENV, redactUrl, resolveServeConfig } from "../config.js";
 import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
 import { seedDemo, type DemoSetup } from "../demo/seed.js";
 import { startDemoTarget, type DemoTarget } from "../demo/target.js";
+import { resolveDashboardDir } from "../http/dashboard.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { createCliLogger, defaultLogFormat } from "./log.js";
@@ -140,6 +141,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     const baseUrl = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
     const summary = {
       url: baseUrl,
+      dashboard: resolveDashboardDir() === null ? "not built (npm run build -w @driftwatch/dashboard)" : `${baseUrl}/`,
       database: redactUrl(config.databaseUrl),
       roles: ["api", "scheduler", "delivery worker"],
       privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
@@ -147,7 +149,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     };
     running.logger.info(summary, "driftwatch listening");
     if (logFormat === "pretty" && demo === null) io.stdout(startupSummary(summary));
-    if (demo !== null && target !== null) io.stdout(demoBanner(baseUrl, demo, target));
+    if (demo !== null && target !== null) io.stdout(demoBanner(baseUrl, summary.dashboard, demo, target));
     hooks.onListening?.(running, baseUrl);
   } catch (error) {
     unsubscribe();
@@ -167,9 +169,10 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   return code;
 }
 
-function startupSummary(summary: { url: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
+function startupSummary(summary: { url: string; dashboard: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
   return `
 driftwatch is running
+  Dashboard ${summary.dashboard}   (sign in with an API token)
   API       ${summary.url}   (every endpoint: ${summary.openapi})
   Store     ${summary.database}
   Roles     ${summary.roles.join(", ")}
@@ -181,10 +184,11 @@ Stop with Ctrl-C (in-flight work finishes or stays pending).
 `;
 }
 
-function demoBanner(baseUrl: string, demo: DemoSetup, target: DemoTarget): string {
+function demoBanner(baseUrl: string, dashboard: string, demo: DemoSetup, target: DemoTarget): string {
   const auth = `-H "authorization: Bearer ${demo.token}"`;
   return `
 driftwatch demo
+  Dashboard   ${dashboard}   (sign in with the admin token below)
   API         ${baseUrl}   (open ${baseUrl}/api/openapi.json for every endpoint)
   Demo target ${target.apiUrl} and ${target.pageUrl} (change every 15 s)
   Monitors    ${demo.apiMonitor.id} (api), ${demo.pageMonitor.id} (website), checked every 10 s
