@@ -10,6 +10,8 @@ export type {
   Change,
   CheckResult,
   Delivery,
+  DeliveryAttemptLogEntry,
+  DeliveryDetail,
   Diff,
   DiffDetectedEvent,
   Monitor,

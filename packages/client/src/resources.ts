@@ -1,6 +1,7 @@
 import type {
   CheckResult,
   Delivery,
+  DeliveryDetail,
   Diff,
   DiffListQuery,
   Monitor,
@@ -203,6 +204,10 @@ export class Webhooks extends Resource {
   /** The delivery log, newest first. */
   deliveries(webhookId: string, params?: ListParams, options?: RequestOptions): PagePromise<Delivery> {
     return this.paged<Delivery>(`/api/webhooks/${seg(webhookId)}/deliveries`, params, options);
+  }
+  /** One delivery with the event it sends (`payload`) and every attempt (`attemptLog`: response status, error, duration). */
+  getDelivery(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<DeliveryDetail> {
+    return this.http.request({ method: "GET", path: `/api/webhooks/${seg(webhookId)}/deliveries/${seg(deliveryId)}`, options });
   }
   retryDelivery(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<Delivery> {
     return this.http.request({

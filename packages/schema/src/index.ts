@@ -6,3 +6,4 @@ export * from "./problem.js";
 /** The HTTP API version this build speaks (`driftwatch-version` header). */
 export const API_VERSION = "2026-11-01";
 export * from "./preview.js";
+export * from "./delivery-detail.js";

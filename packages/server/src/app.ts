@@ -10,6 +10,7 @@ import { zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
 import { createEventHub } from "./live/events.js";
 import { registerOpenApi } from "./openapi/index.js";
+import { registerDeliveryDetailRoutes } from "./routes/delivery-detail.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerWebhookRoutes(app, deps, now);
   registerTokenRoutes(app, deps, now, (tokenId) => authenticator.forget(tokenId));
   registerSettingsPreviewRoutes(app, deps);
+  registerDeliveryDetailRoutes(app, deps);
   registerEventRoutes(app, deps.events ?? createEventHub());
   await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));
   return app;

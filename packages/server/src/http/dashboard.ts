@@ -2,7 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "./problem.js";
 
 /**
  * The Content-Security-Policy of every dashboard response: scripts, styles and connections only
@@ -61,10 +62,9 @@ const NOT_BUILT = `<!doctype html>
 <code>@driftwatch/server</code>, then restart the server.</p></main></body></html>
 `;
 
-/** The API's 404 problem (the app's not-found handler). */
-function notFound(reply: FastifyReply): FastifyReply {
-  reply.callNotFound();
-  return reply;
+/** The API's 404 problem, answered (and logged) by the app's error handler as for any unknown route. */
+function notFound(request: FastifyRequest): never {
+  throw new ApiError("not_found", `No route ${request.method} ${request.url.split("?")[0] ?? ""}.`);
 }
 
 function isApiPath(url: string): boolean {
@@ -84,12 +84,10 @@ export async function registerDashboard(app: FastifyInstance, dir: string | null
   };
 
   if (dir === null) {
-    const notBuilt = async (request: { url: string }, reply: FastifyReply): Promise<FastifyReply> => {
-      if (isApiPath(request.url)) return notFound(reply);
-      return send(reply).code(404).header("cache-control", NO_CACHE).type("text/html; charset=utf-8").send(NOT_BUILT);
-    };
-    app.get("/", { schema: { hide: true } }, notBuilt);
-    app.get("/*", { schema: { hide: true } }, notBuilt);
+    // only `/` explains; other paths stay the API's 404
+    app.get("/", { schema: { hide: true } }, async (_request, reply) =>
+      send(reply).code(404).header("cache-control", NO_CACHE).type("text/html; charset=utf-8").send(NOT_BUILT),
+    );
     return;
   }
 
@@ -108,25 +106,25 @@ export async function registerDashboard(app: FastifyInstance, dir: string | null
     }
   };
 
-  const serve = async (request: { url: string }, reply: FastifyReply): Promise<FastifyReply> => {
-    if (isApiPath(request.url)) return notFound(reply);
+  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    if (isApiPath(request.url)) return notFound(request);
     let pathname: string;
     try {
       pathname = decodeURIComponent(new URL(request.url, "http://dashboard.invalid").pathname);
     } catch {
-      return notFound(reply);
+      return notFound(request);
     }
     const relative = pathname.replace(/^\/+/, "");
     // no dotfiles, no parent segments: never anything outside the built files
-    if (relative.split("/").some((segment) => segment.startsWith("."))) return notFound(reply);
+    if (relative.split("/").some((segment) => segment.startsWith("."))) return notFound(request);
     if (relative.startsWith("assets/")) {
       // hashed names: a missing one is a 404 (an old tab asking for last release's chunk), never index.html
-      if (!fileExists(relative)) return notFound(reply);
+      if (!fileExists(relative)) return notFound(request);
       return serveFile(reply, relative, IMMUTABLE);
     }
     if (relative !== "" && relative !== "index.html" && fileExists(relative)) return serveFile(reply, relative, NO_CACHE);
     // a file-like path that does not exist is a 404, not the app
-    if (/\.[a-z0-9]{1,8}$/i.test(relative)) return notFound(reply);
+    if (/\.[a-z0-9]{1,8}$/i.test(relative)) return notFound(request);
     return serveFile(reply, "index.html", NO_CACHE);
   };
   app.get("/", { schema: { hide: true } }, serve);

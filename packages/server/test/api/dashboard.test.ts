@@ -71,6 +71,10 @@ describe("the dashboard at /", () => {
     const traversal = await h.request(null, { method: "GET", url: "/assets/..%2f..%2f..%2fetc%2fpasswd" });
     expect(traversal.statusCode).toBe(404);
     expect(traversal.body).not.toContain("root:");
+    // an API path no route takes (a parameter past the router's length limit) is the logged API 404
+    const long = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${"x".repeat(300)}` });
+    expectProblem(long, 404, "not_found");
+    expect(h.logLines.some((line) => line.requestId === JSON.parse(long.body).requestId && line.code === "not_found")).toBe(true);
     // the API still works beside it
     expect((await h.request(h.a.admin, { method: "GET", url: "/api/monitors" })).statusCode).toBe(200);
     expect((await h.request(null, { method: "GET", url: "/healthz" })).statusCode).toBe(200);
@@ -89,6 +93,7 @@ describe("the dashboard at /", () => {
     expect(res.body).toContain("npm run build -w @driftwatch/dashboard");
     expect(res.headers["content-security-policy"]).toBe(DASHBOARD_CSP);
     expectProblem(await bare.request(null, { method: "GET", url: "/api/nope" }), 404, "not_found");
+    expectProblem(await bare.request(null, { method: "GET", url: "/monitors" }), 404, "not_found");
     expect((await bare.request(bare.a.admin, { method: "GET", url: "/api/monitors" })).statusCode).toBe(200);
   });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Fetcher } from "@driftwatch/core";
-import { SettingsPreviewSchema } from "@driftwatch/schema";
+import { DeliveryDetailSchema, SettingsPreviewSchema } from "@driftwatch/schema";
 import { assertSafeUrl, createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -187,5 +187,32 @@ describe("POST /api/monitors/{id}/settings/preview", () => {
     const doc = json(await h.request(null, { method: "GET", url: "/api/openapi.json" }));
     expect(doc.paths["/api/monitors/{id}/settings/preview"].post).toBeDefined();
     expect(doc.paths["/api/events/stream"].get).toBeDefined();
+  });
+});
+
+describe("GET /api/webhooks/{id}/deliveries/{deliveryId}", () => {
+  it("answers the delivery with the payload it sends and its attempt log", async () => {
+    const hook = json(await h.request(h.a.admin, { method: "POST", url: "/api/webhooks", payload: { url: "https://hooks.example.com/in" } }));
+    const monitor = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: `${base}/dlv`, name: "Deliveries" } }));
+    state.body = JSON.stringify({ v: 1 });
+    await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${monitor.id}/check` });
+    state.body = JSON.stringify({ v: 2 });
+    const checked = json(await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${monitor.id}/check` }));
+    const [delivery] = json(await h.request(h.a.admin, { method: "GET", url: `/api/webhooks/${hook.id}/deliveries` })).data;
+    // one attempt as the delivery worker records it: claimed, then answered 503
+    const [claimed] = await h.store.claimDueDeliveries({ now: new Date(Date.now() + 1000).toISOString(), limit: 10, leaseMs: 60_000, owner: "test", webhookId: hook.id });
+    expect(claimed?.id).toBe(delivery.id);
+    await h.store.recordDeliveryAttempt(delivery.id, "test", { at: new Date().toISOString(), state: "pending", nextAttemptAt: new Date(Date.now() + 5000).toISOString(), responseStatus: 503, error: "HTTP 503", durationMs: 12 });
+    const res = await h.request(h.a.admin, { method: "GET", url: `/api/webhooks/${hook.id}/deliveries/${delivery.id}` });
+    expect(res.statusCode).toBe(200);
+    const body = DeliveryDetailSchema.parse(json(res));
+    expect(body.id).toBe(delivery.id);
+    expect(body.payload).toMatchObject({ schemaVersion: "v1", eventId: delivery.eventId, diffId: checked.diff.id });
+    expect(body.attemptLog).toEqual([{ attempt: 1, at: expect.any(String), responseStatus: 503, error: "HTTP 503", durationMs: 12 }]);
+    expect(body.lastResponseStatus).toBe(503);
+
+    expectProblem(await h.request(h.b.admin, { method: "GET", url: `/api/webhooks/${hook.id}/deliveries/${delivery.id}` }), 404, "not_found");
+    const reader = await h.a.token(["monitors:read"]);
+    expectProblem(await h.request(reader.secret, { method: "GET", url: `/api/webhooks/${hook.id}/deliveries/${delivery.id}` }), 403, "insufficient_scope");
   });
 });

@@ -110,8 +110,8 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
         </div>
         <div>
           <dt>Fingerprint</dt>
-          <dd className="break">
-            <code>{diff.diffFingerprint.slice(0, 23)}…</code>
+          <dd>
+            <code title={diff.diffFingerprint}>{diff.diffFingerprint.slice(7, 19)}…</code>
           </dd>
         </div>
       </dl>

@@ -89,7 +89,7 @@ export function MonitorDetailPage(): ReactNode {
     >
       {check.error || setState.error || remove.error ? <ErrorState error={check.error ?? setState.error ?? remove.error} /> : null}
       <dl className="summary">
-        <div>
+        <div className="wide">
           <dt>URL</dt>
           <dd className="break">{m.url}</dd>
         </div>

@@ -69,7 +69,7 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
         <Link to={`/monitors/${monitorId}`}>← {name}</Link>
       </p>
       <div className="rules-layout">
-        <section className="card" aria-labelledby="rules-h">
+        <section className="card form" aria-labelledby="rules-h">
           <h2 id="rules-h">Rules (first match wins)</h2>
           {rules.length === 0 ? <p className="hint">No rules: every change is reported with its default severity.</p> : null}
           <ol className="rules">
@@ -220,8 +220,9 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
       <ul className="preview-diffs">
         {preview.diffs.map((d) => (
           <li key={d.diffId}>
+            <SeverityBadge severity={d.before.topSeverity} />
             <Link to={`/monitors/${monitorId}/diffs/${d.diffId}`}>
-              <SeverityBadge severity={d.before.topSeverity} /> {d.before.changes} change{d.before.changes === 1 ? "" : "s"}
+              {d.before.changes} change{d.before.changes === 1 ? "" : "s"}
             </Link>
             {" → "}
             {d.outcome !== "compared" ? (

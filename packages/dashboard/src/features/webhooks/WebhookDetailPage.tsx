@@ -7,7 +7,8 @@ import { RelativeTime } from "../../ui/RelativeTime";
 import { ShownOnce } from "../../ui/Secret";
 import { SeverityBadge } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
-import { useDeleteWebhook, useDeliveries, useReplayDelivery, useRotateSecret, useUpdateWebhook, useWebhook } from "./api";
+import { valueText } from "../../ui/value";
+import { useDeleteWebhook, useDeliveries, useDeliveryDetail, useReplayDelivery, useRotateSecret, useUpdateWebhook, useWebhook } from "./api";
 
 export function WebhookDetailPage(): ReactNode {
   const { webhookId = "" } = useParams();
@@ -57,7 +58,7 @@ export function WebhookDetailPage(): ReactNode {
       {secret ? <ShownOnce label="New signing secret." value={secret} onDone={() => setSecret(null)} /> : null}
       <MutationError error={update.error ?? rotate.error ?? remove.error} />
       <dl className="summary">
-        <div>
+        <div className="wide">
           <dt>Endpoint</dt>
           <dd className="break">{w.url}</dd>
         </div>
@@ -97,6 +98,38 @@ export function WebhookDetailPage(): ReactNode {
   );
 }
 
+/** The payload as sent and every attempt with the receiver's answer, loaded when opened. */
+function DeliveryDetails({ delivery: d }: { delivery: Delivery }): ReactNode {
+  const [open, setOpen] = useState(false);
+  const detail = useDeliveryDetail(d.webhookId, d.id, open, d.attempts);
+  return (
+    <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>Payload and attempts</summary>
+      {detail.isPending && open ? <Loading what="the delivery" /> : null}
+      {detail.isError ? <ErrorState error={detail.error} /> : null}
+      {detail.data ? (
+        <>
+          <h3>Attempts</h3>
+          {detail.data.attemptLog.length === 0 ? (
+            <p className="muted">Not attempted yet.</p>
+          ) : (
+            <ol className="attempts">
+              {detail.data.attemptLog.map((a) => (
+                <li key={a.attempt}>
+                  #{a.attempt} <RelativeTime value={a.at} />: {a.responseStatus === null ? "no response" : `HTTP ${String(a.responseStatus)}`} in {a.durationMs} ms
+                  {a.error ? <span className="break"> ({a.error})</span> : null}
+                </li>
+              ))}
+            </ol>
+          )}
+          <h3>Payload</h3>
+          <pre className="payload">{valueText(detail.data.payload)}</pre>
+        </>
+      ) : null}
+    </details>
+  );
+}
+
 function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; busy: boolean; onReplay: () => void }): ReactNode {
   return (
     <li className={`delivery d-${d.state}`}>
@@ -133,9 +166,9 @@ function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; bus
         </p>
       ) : null}
       <p className="detail">
-        Payload: the <code>diff.detected</code> event <code>{d.eventId}</code> of{" "}
-        <Link to={`/monitors/${d.monitorId}/diffs/${d.diffId}`}>this diff</Link>.
+        Event <code>{d.eventId}</code> of <Link to={`/monitors/${d.monitorId}/diffs/${d.diffId}`}>this diff</Link>.
       </p>
+      <DeliveryDetails delivery={d} />
       <button type="button" disabled={busy} onClick={onReplay}>
         {busy ? "Replaying…" : "Replay"}
         <span className="sr-only"> delivery {d.id}</span>

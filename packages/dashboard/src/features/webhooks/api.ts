@@ -1,4 +1,4 @@
-import type { Delivery, Webhook, WebhookCreate, WebhookUpdate } from "@driftwatch/client";
+import type { Delivery, DeliveryDetail, Webhook, WebhookCreate, WebhookUpdate } from "@driftwatch/client";
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from "@tanstack/react-query";
 import { allPages } from "../../api/all-pages";
 import { useClient } from "../../api/context";
@@ -17,6 +17,17 @@ export function useWebhook(id: string): UseQueryResult<Webhook> {
 export function useDeliveries(id: string): UseQueryResult<Delivery[]> {
   const client = useClient();
   return useQuery({ queryKey: webhookKeys.deliveries(id), queryFn: async () => (await client.webhooks.deliveries(id, { limit: 50 })).data });
+}
+
+/** One delivery with its payload and attempt log, fetched when `enabled` (a person opened it). */
+export function useDeliveryDetail(webhookId: string, deliveryId: string, enabled: boolean, attempts: number): UseQueryResult<DeliveryDetail> {
+  const client = useClient();
+  return useQuery({
+    // the attempt count in the key: a replayed delivery's log is fetched again
+    queryKey: [...webhookKeys.deliveries(webhookId), deliveryId, attempts],
+    queryFn: async () => await client.webhooks.getDelivery(webhookId, deliveryId),
+    enabled,
+  });
 }
 
 export function useCreateWebhook() {
