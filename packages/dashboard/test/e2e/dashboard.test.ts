@@ -86,12 +86,12 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     await b.page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
     doc.body = JSON.stringify({ price: "10.50", currency: "EUR", updatedAt: "2026-01-02T00:00:00Z" });
     await dw.api("POST", `/api/monitors/${monitorId}/check`);
-    await b.page.getByRole("link", { name: /schema change: 1 schema, 1 value change/ }).waitFor({ timeout: 15_000 });
+    await b.page.getByRole("link", { name: "1 schema change and 1 value change", exact: true }).waitFor({ timeout: 15_000 });
     expect(await b.page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   });
 
   it("creates an ignore rule from the diff viewer and sees it applied to the next diff", async () => {
-    await b.page.getByRole("link", { name: /schema change/ }).first().click();
+    await b.page.getByRole("link", { name: "1 schema change and 1 value change", exact: true }).click();
     await b.page.getByRole("heading", { name: "Change to Prices" }).waitFor();
     await expectAccessible("diff viewer");
     const updated = b.page.getByRole("listitem").filter({ has: b.page.getByText("$.updatedAt", { exact: true }) });
@@ -111,7 +111,7 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     await b.page.getByRole("link", { name: "← Prices" }).click();
     doc.body = JSON.stringify({ price: "11.00", currency: "EUR", updatedAt: "2026-01-03T00:00:00Z" });
     await dw.api("POST", `/api/monitors/${monitorId}/check`);
-    const newest = b.page.getByRole("link", { name: /value change: 0 schema, 1 value change/ });
+    const newest = b.page.getByRole("link", { name: "1 value change", exact: true });
     await newest.waitFor({ timeout: 15_000 });
     await newest.click();
     await b.page.getByText("$.price", { exact: true }).waitFor();

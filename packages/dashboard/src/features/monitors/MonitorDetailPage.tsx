@@ -12,12 +12,17 @@ import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from ".
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
+const plural = (n: number, what: string): string => `${String(n)} ${what}${n === 1 ? "" : "s"}`;
+
+/** "1 schema change and 3 value changes", "2 added, 1 modified". */
 export function diffSummary(diff: Diff): string {
   if (diff.classification === "content_change") {
     const s = diff.summary;
-    return `${String(s.additions)} added, ${String(s.removals)} removed, ${String(s.modifications)} modified`;
+    const parts = [s.additions > 0 ? `${String(s.additions)} added` : "", s.removals > 0 ? `${String(s.removals)} removed` : "", s.modifications > 0 ? `${String(s.modifications)} modified` : ""].filter(Boolean);
+    return parts.length === 0 ? "content changed" : parts.join(", ");
   }
-  return `${String(diff.schemaChanges)} schema, ${String(diff.valueChanges)} value change${diff.valueChanges === 1 ? "" : "s"}`;
+  const parts = [diff.schemaChanges > 0 ? plural(diff.schemaChanges, "schema change") : "", diff.valueChanges > 0 ? plural(diff.valueChanges, "value change") : ""].filter(Boolean);
+  return parts.join(" and ");
 }
 
 export function MonitorDetailPage(): ReactNode {
@@ -144,9 +149,7 @@ export function MonitorDetailPage(): ReactNode {
             entry.kind === "diff" ? (
               <li key={entry.diff.id} className="t-diff">
                 <SeverityBadge severity={entry.diff.topSeverity} />{" "}
-                <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>
-                  {entry.diff.classification.replace("_", " ")}: {diffSummary(entry.diff)}
-                </Link>{" "}
+                <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>{diffSummary(entry.diff)}</Link>{" "}
                 <RelativeTime value={entry.at} />
               </li>
             ) : (
