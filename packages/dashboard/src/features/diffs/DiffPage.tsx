@@ -14,6 +14,7 @@ import { useMonitor } from "../monitors/api";
 import { diffSummary } from "../monitors/MonitorDetailPage";
 import { useChangePolicy, withRuleFirst, type PolicyRule } from "../rules/api";
 import { toJsonPatch } from "./json-patch";
+import { Fact } from "../../ui/Fact";
 
 /** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
 const PAGE = 200;
@@ -88,37 +89,20 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
         <Link to={`/monitors/${diff.monitorId}`}>← {monitorName}</Link>
       </p>
       <dl className="summary">
-        <div>
-          <dt>Top severity</dt>
-          <dd>
-            <SeverityBadge severity={diff.topSeverity} />
-          </dd>
-        </div>
-        <div>
-          <dt>Kind</dt>
-          <dd>{diff.classification.replace("_", " ")}</dd>
-        </div>
-        <div>
-          <dt>Changes</dt>
-          <dd>{diffSummary(diff)}</dd>
-        </div>
-        <div>
-          <dt>Detected</dt>
-          <dd>
-            <RelativeTime value={diff.createdAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Fingerprint</dt>
-          <dd>
-            <code title={diff.diffFingerprint}>{diff.diffFingerprint.slice(7, 19)}…</code>
-          </dd>
-        </div>
+        <Fact label="Top severity">
+          <SeverityBadge severity={diff.topSeverity} />
+        </Fact>
+        <Fact label="Kind">{diff.classification.replace("_", " ")}</Fact>
+        <Fact label="Changes">{diffSummary(diff)}</Fact>
+        <Fact label="Detected">
+          <RelativeTime value={diff.createdAt} />
+        </Fact>
+        <Fact label="Fingerprint">
+          <code title={diff.diffFingerprint}>{diff.diffFingerprint.slice(7, 19)}…</code>
+        </Fact>
       </dl>
       {diff.truncated ? <p className="state">This diff was too large to store whole: the first {diff.changes.length} changes are listed; the counts cover all.</p> : null}
-      <div aria-live="polite">
-        {notice ? <p className="state ok">{notice}</p> : null}
-      </div>
+      <div aria-live="polite">{notice ? <p className="state ok">{notice}</p> : null}</div>
       <MutationError error={changePolicy.error} />
       {groups.map(([severity, changes]) => (
         <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
@@ -156,7 +140,19 @@ function SeverityGroup(props: {
   );
 }
 
-function ChangeItem({ change, website, layout, onRule, busy }: { change: Change; website: boolean; layout: "side" | "inline"; busy: boolean; onRule: (rule: PolicyRule, what: string) => void }): ReactNode {
+function ChangeItem({
+  change,
+  website,
+  layout,
+  onRule,
+  busy,
+}: {
+  change: Change;
+  website: boolean;
+  layout: "side" | "inline";
+  busy: boolean;
+  onRule: (rule: PolicyRule, what: string) => void;
+}): ReactNode {
   const [severity, setSeverity] = useState<Severity>(change.severity);
   const [copied, setCopied] = useState(false);
   const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
@@ -198,7 +194,7 @@ function ChangeItem({ change, website, layout, onRule, busy }: { change: Change;
           onClick={() => {
             void navigator.clipboard?.writeText(change.path).then(
               () => setCopied(true),
-              () => setCopied(false),
+              () => setCopied(false)
             );
           }}
         >

@@ -9,6 +9,7 @@ import { RelativeTime } from "../../ui/RelativeTime";
 import { SeverityBadge } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from "./api";
+import { Fact } from "../../ui/Fact";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -18,7 +19,11 @@ const plural = (n: number, what: string): string => `${String(n)} ${what}${n ===
 export function diffSummary(diff: Diff): string {
   if (diff.classification === "content_change") {
     const s = diff.summary;
-    const parts = [s.additions > 0 ? `${String(s.additions)} added` : "", s.removals > 0 ? `${String(s.removals)} removed` : "", s.modifications > 0 ? `${String(s.modifications)} modified` : ""].filter(Boolean);
+    const parts = [
+      s.additions > 0 ? `${String(s.additions)} added` : "",
+      s.removals > 0 ? `${String(s.removals)} removed` : "",
+      s.modifications > 0 ? `${String(s.modifications)} modified` : "",
+    ].filter(Boolean);
     return parts.length === 0 ? "content changed" : parts.join(", ");
   }
   const parts = [diff.schemaChanges > 0 ? plural(diff.schemaChanges, "schema change") : "", diff.valueChanges > 0 ? plural(diff.valueChanges, "value change") : ""].filter(Boolean);
@@ -94,38 +99,22 @@ export function MonitorDetailPage(): ReactNode {
     >
       {check.error || setState.error || remove.error ? <ErrorState error={check.error ?? setState.error ?? remove.error} /> : null}
       <dl className="summary">
-        <div className="wide">
-          <dt>URL</dt>
-          <dd className="break">{m.url}</dd>
-        </div>
-        <div>
-          <dt>Type</dt>
-          <dd>{m.type === "api" ? "API (JSON)" : m.browserOptionsJson ? "Website (browser)" : "Website"}</dd>
-        </div>
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <span className={`dot state-${m.state}`} aria-hidden="true" />
-            {m.state}
-            {m.lastStatus !== null ? `, HTTP ${String(m.lastStatus)}` : ""}
-          </dd>
-        </div>
-        <div>
-          <dt>Every</dt>
-          <dd>{formatInterval(m.intervalSeconds)}</dd>
-        </div>
-        <div>
-          <dt>Last check</dt>
-          <dd>
-            <RelativeTime value={m.lastCheckedAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Next check</dt>
-          <dd>
-            <RelativeTime value={paused ? null : m.nextCheckAt} empty={paused ? "paused" : "not scheduled"} />
-          </dd>
-        </div>
+        <Fact label="URL" wide valueClass="break">
+          {m.url}
+        </Fact>
+        <Fact label="Type">{m.type === "api" ? "API (JSON)" : m.browserOptionsJson ? "Website (browser)" : "Website"}</Fact>
+        <Fact label="Status">
+          <span className={`dot state-${m.state}`} aria-hidden="true" />
+          {m.state}
+          {m.lastStatus !== null ? `, HTTP ${String(m.lastStatus)}` : ""}
+        </Fact>
+        <Fact label="Every">{formatInterval(m.intervalSeconds)}</Fact>
+        <Fact label="Last check">
+          <RelativeTime value={m.lastCheckedAt} />
+        </Fact>
+        <Fact label="Next check">
+          <RelativeTime value={paused ? null : m.nextCheckAt} empty={paused ? "paused" : "not scheduled"} />
+        </Fact>
       </dl>
       {m.lastError ? (
         <div className="state error">
@@ -148,8 +137,7 @@ export function MonitorDetailPage(): ReactNode {
           {timeline.map((entry) =>
             entry.kind === "diff" ? (
               <li key={entry.diff.id} className="t-diff">
-                <SeverityBadge severity={entry.diff.topSeverity} />{" "}
-                <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>{diffSummary(entry.diff)}</Link>{" "}
+                <SeverityBadge severity={entry.diff.topSeverity} /> <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>{diffSummary(entry.diff)}</Link>{" "}
                 <RelativeTime value={entry.at} />
               </li>
             ) : (
@@ -157,7 +145,7 @@ export function MonitorDetailPage(): ReactNode {
                 <span className="badge">content</span> New content, HTTP {entry.snapshot.status}, {formatBytes(entry.snapshot.size)}, {entry.snapshot.latencyMs} ms{" "}
                 <RelativeTime value={entry.at} />
               </li>
-            ),
+            )
           )}
         </ol>
       )}

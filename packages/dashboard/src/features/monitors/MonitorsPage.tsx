@@ -11,6 +11,7 @@ import { SEVERITIES, SeverityBadge } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { latestDiffQuery, useCheckNow, useLatestDiff, useMonitors, useSetMonitorState } from "./api";
 import { filterMonitors, NO_FILTER, type MonitorFilter } from "./filter";
+import { Fact } from "../../ui/Fact";
 
 /** With a severity filter on, the newest diffs of at most this many changed monitors are fetched. */
 const SEVERITY_LOOKUPS = 200;
@@ -23,16 +24,13 @@ export function MonitorsPage(): ReactNode {
   const queryClient = useQueryClient();
   const all = monitors.data ?? [];
   // severity is a property of a monitor's newest diff: look it up for the changed monitors
-  const candidates = useMemo(
-    () => (deferred.minSeverity === "" ? [] : all.filter((m) => m.lastChangedAt !== null).slice(0, SEVERITY_LOOKUPS)),
-    [all, deferred.minSeverity],
-  );
+  const candidates = useMemo(() => (deferred.minSeverity === "" ? [] : all.filter((m) => m.lastChangedAt !== null).slice(0, SEVERITY_LOOKUPS)), [all, deferred.minSeverity]);
   const lookups = useQueries({ queries: candidates.map((m) => latestDiffQuery(client, m)) });
   const lookupsDone = lookups.filter((q) => !q.isPending).length;
   const shown = useMemo(
     () => filterMonitors(all, deferred, (id) => queryClient.getQueryData<Diff | null>(monitorKeys.latestDiff(id))),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [all, deferred, queryClient, lookupsDone],
+    [all, deferred, queryClient, lookupsDone]
   );
   const set = <K extends keyof MonitorFilter>(key: K, value: MonitorFilter[K]): void => setFilter((f) => ({ ...f, [key]: value }));
 
@@ -146,30 +144,18 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         </p>
       </div>
       <dl className="facts">
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <span className={`dot state-${monitor.state}`} aria-hidden="true" />
-            {stateLabel(monitor)}
-            {monitor.lastError ? <span className="sr-only">: {monitor.lastError}</span> : null}
-          </dd>
-        </div>
-        <div>
-          <dt>Last check</dt>
-          <dd>
-            <RelativeTime value={monitor.lastCheckedAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Last change</dt>
-          <dd>
-            <RelativeTime value={monitor.lastChangedAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Top severity</dt>
-          <dd>{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</dd>
-        </div>
+        <Fact label="Status">
+          <span className={`dot state-${monitor.state}`} aria-hidden="true" />
+          {stateLabel(monitor)}
+          {monitor.lastError ? <span className="sr-only">: {monitor.lastError}</span> : null}
+        </Fact>
+        <Fact label="Last check">
+          <RelativeTime value={monitor.lastCheckedAt} />
+        </Fact>
+        <Fact label="Last change">
+          <RelativeTime value={monitor.lastChangedAt} />
+        </Fact>
+        <Fact label="Top severity">{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</Fact>
       </dl>
       <div className="row-actions">
         <button type="button" disabled={setState.isPending} onClick={() => setState.mutate({ id: monitor.id, state: paused ? "active" : "paused" })}>

@@ -5,6 +5,7 @@ import { useClient } from "../../api/context";
 import { useSessionActions } from "../../auth/session-context";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
+import { Fact } from "../../ui/Fact";
 
 /**
  * The organization as this token sees it: the server, the API version, what the token may do.
@@ -38,20 +39,13 @@ export function SettingsPage(): ReactNode {
       <section className="card" aria-labelledby="s-server">
         <h2 id="s-server">Server</h2>
         <dl className="summary">
-          <div>
-            <dt>API</dt>
-            <dd className="break">{client.http.baseUrl}/api</dd>
-          </div>
-          <div>
-            <dt>API version</dt>
-            <dd>{API_VERSION}</dd>
-          </div>
-          <div>
-            <dt>Reference</dt>
-            <dd>
-              <a href="/api/openapi.json">OpenAPI document</a>
-            </dd>
-          </div>
+          <Fact label="API" valueClass="break">
+            {client.http.baseUrl}/api
+          </Fact>
+          <Fact label="API version">{API_VERSION}</Fact>
+          <Fact label="Reference">
+            <a href="/api/openapi.json">OpenAPI document</a>
+          </Fact>
         </dl>
       </section>
       <section className="card" aria-labelledby="s-access">

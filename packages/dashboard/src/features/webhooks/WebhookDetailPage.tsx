@@ -9,6 +9,7 @@ import { SeverityBadge } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { valueText } from "../../ui/value";
 import { useDeleteWebhook, useDeliveries, useDeliveryDetail, useReplayDelivery, useRotateSecret, useUpdateWebhook, useWebhook } from "./api";
+import { Fact } from "../../ui/Fact";
 
 export function WebhookDetailPage(): ReactNode {
   const { webhookId = "" } = useParams();
@@ -58,24 +59,14 @@ export function WebhookDetailPage(): ReactNode {
       {secret ? <ShownOnce label="New signing secret." value={secret} onDone={() => setSecret(null)} /> : null}
       <MutationError error={update.error ?? rotate.error ?? remove.error} />
       <dl className="summary">
-        <div className="wide">
-          <dt>Endpoint</dt>
-          <dd className="break">{w.url}</dd>
-        </div>
-        <div>
-          <dt>State</dt>
-          <dd>{w.enabled ? "enabled" : "disabled"}</dd>
-        </div>
-        <div>
-          <dt>Events</dt>
-          <dd>{w.events.join(", ")}</dd>
-        </div>
-        <div>
-          <dt>From severity</dt>
-          <dd>
-            <SeverityBadge severity={w.minSeverity} />
-          </dd>
-        </div>
+        <Fact label="Endpoint" wide valueClass="break">
+          {w.url}
+        </Fact>
+        <Fact label="State">{w.enabled ? "enabled" : "disabled"}</Fact>
+        <Fact label="Events">{w.events.join(", ")}</Fact>
+        <Fact label="From severity">
+          <SeverityBadge severity={w.minSeverity} />
+        </Fact>
       </dl>
       <h2>Delivery log</h2>
       <MutationError error={replay.error} />
@@ -137,27 +128,15 @@ function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; bus
         <span className={`tag state-${d.state}`}>{d.state}</span> <code>{d.eventType}</code> <RelativeTime value={d.createdAt} />
       </div>
       <dl className="summary compact">
-        <div>
-          <dt>Attempts</dt>
-          <dd>{d.attempts}</dd>
-        </div>
-        <div>
-          <dt>Response</dt>
-          <dd>{d.lastResponseStatus === null ? <span className="muted">none</span> : `HTTP ${String(d.lastResponseStatus)}`}</dd>
-        </div>
-        <div>
-          <dt>Last attempt</dt>
-          <dd>
-            <RelativeTime value={d.lastAttemptAt} />
-          </dd>
-        </div>
+        <Fact label="Attempts">{d.attempts}</Fact>
+        <Fact label="Response">{d.lastResponseStatus === null ? <span className="muted">none</span> : `HTTP ${String(d.lastResponseStatus)}`}</Fact>
+        <Fact label="Last attempt">
+          <RelativeTime value={d.lastAttemptAt} />
+        </Fact>
         {d.state === "pending" && d.nextAttemptAt ? (
-          <div>
-            <dt>Next attempt</dt>
-            <dd>
-              <RelativeTime value={d.nextAttemptAt} />
-            </dd>
-          </div>
+          <Fact label="Next attempt">
+            <RelativeTime value={d.nextAttemptAt} />
+          </Fact>
         ) : null}
       </dl>
       {d.lastError ? (
