@@ -26,7 +26,10 @@ const catalogue = () => ({
     ...(version >= 1 ? [{ sku: "C-3", name: "Grinder", price: 89, stock: 5 }] : []),
   ],
 });
-const page = () => `<!doctype html><html><body><main><h1>Status</h1><p class="state">All systems ${version >= 1 ? "degraded: payments slow" : "operational"}</p><ul><li>API</li><li>Payments</li>${version >= 2 ? "<li>Search</li>" : ""}</ul></main></body></html>`;
+const page = () =>
+  `<!doctype html><html><body><main><h1>Status</h1><p class="state">All systems ${version >= 1 ? "degraded: payments slow" : "operational"}</p><ul><li>API</li><li>Payments</li>${
+    version >= 2 ? "<li>Search</li>" : ""
+  }</ul></main></body></html>`;
 const target = createServer((req, res) => {
   if (req.url?.startsWith("/status")) {
     res.writeHead(200, { "content-type": "text/html" }).end(page());
@@ -44,19 +47,35 @@ await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 
 const dir = mkdtempSync(path.join(tmpdir(), "dw-shots-"));
 const token = generateTokenSecret();
-const server = await createDriftwatchServer({ databaseUrl: `sqlite:${path.join(dir, "shots.db")}`, host: "127.0.0.1", port: 0, allowPrivateNetworks: true, adminToken: token, logger: pino({ level: "silent" }) });
+const server = await createDriftwatchServer({
+  databaseUrl: `sqlite:${path.join(dir, "shots.db")}`,
+  host: "127.0.0.1",
+  port: 0,
+  allowPrivateNetworks: true,
+  adminToken: token,
+  logger: pino({ level: "silent" }),
+});
 await server.bootstrap();
 await server.listen();
 const base = `http://127.0.0.1:${server.app.server.address().port}`;
 async function api(method, p, body) {
-  const r = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const r = await fetch(`${base}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
   return r.status === 204 ? null : r.json();
 }
 
 const shop = await api("POST", "/api/monitors", { name: "Northwind catalogue", url: `${targetUrl}/catalogue.json`, intervalSeconds: 3600 });
 const status = await api("POST", "/api/monitors", { type: "website", name: "Status page", url: `${targetUrl}/status`, intervalSeconds: 3600 });
-for (const [name, i] of [["Payments API health", 1], ["Search suggestions", 2], ["Partner feed (EU)", 3], ["Pricing page", 4]]) {
+for (const [name, i] of [
+  ["Payments API health", 1],
+  ["Search suggestions", 2],
+  ["Partner feed (EU)", 3],
+  ["Pricing page", 4],
+]) {
   await api("POST", "/api/monitors", { name, url: `${targetUrl}/catalogue.json?m=${i}`, intervalSeconds: 300, state: i === 3 ? "paused" : "active" });
 }
 await api("POST", "/api/webhooks", { url: `http://127.0.0.1:${receiver.address().port}/hook`, description: "Ops alerts" });
@@ -66,7 +85,15 @@ for (version = 1; version <= 2; version++) {
   await api("POST", `/api/monitors/${shop.id}/check`);
   await api("POST", `/api/monitors/${status.id}/check`);
 }
-await api("PATCH", `/api/monitors/${shop.id}/settings`, { policyRules: { rules: [{ path: "$.updatedAt", action: "ignore" }, { path: "$.currency", severity: "critical" }], arrayKeys: { "$.items": "sku" } } });
+await api("PATCH", `/api/monitors/${shop.id}/settings`, {
+  policyRules: {
+    rules: [
+      { path: "$.updatedAt", action: "ignore" },
+      { path: "$.currency", severity: "critical" },
+    ],
+    arrayKeys: { "$.items": "sku" },
+  },
+});
 const diffs = (await api("GET", `/api/monitors/${shop.id}/diffs?limit=1`)).data;
 const hooks = (await api("GET", "/api/webhooks")).data;
 await api("POST", "/api/webhooks/worker/run", { force: true });
@@ -89,7 +116,10 @@ const shots = [
   ["webhook", `/webhooks/${hooks[0].id}`, "Ops alerts"],
 ];
 const written = [];
-for (const [width, height, suffix] of [[1280, 860, "desktop"], [360, 780, "mobile"]]) {
+for (const [width, height, suffix] of [
+  [1280, 860, "desktop"],
+  [360, 780, "mobile"],
+]) {
   await tab.setViewportSize({ width, height });
   for (const [name, p, heading] of shots) {
     if (name === "signin") {

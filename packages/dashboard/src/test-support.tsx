@@ -20,7 +20,10 @@ export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[
     const url = new URL(input);
     const call = { method: init.method ?? "GET", path: url.pathname + url.search, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined };
     calls.push(call);
-    const answer = handler(call) ?? { status: 404, body: { type: "about:blank", title: "Not found", status: 404, detail: `no fake for ${call.method} ${call.path}`, code: "not_found", requestId: "req_fake404" } };
+    const answer = handler(call) ?? {
+      status: 404,
+      body: { type: "about:blank", title: "Not found", status: 404, detail: `no fake for ${call.method} ${call.path}`, code: "not_found", requestId: "req_fake404" },
+    };
     const status = answer.status ?? 200;
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status,

@@ -40,8 +40,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => v
           onChange={(e) => setToken(e.target.value)}
         />
         <p id={hintId} className="hint">
-          Paste a token (<code>dw_…</code>): the one <code>driftwatch serve</code> printed on first start, or one from{" "}
-          <code>driftwatch token create</code>. It is kept in this tab only and forgotten when the tab closes.
+          Paste a token (<code>dw_…</code>): the one <code>driftwatch serve</code> printed on first start, or one from <code>driftwatch token create</code>. It is kept in this tab
+          only and forgotten when the tab closes.
         </p>
         {error ? (
           <div className="state error" role="alert">

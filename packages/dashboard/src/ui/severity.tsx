@@ -12,3 +12,12 @@ export function SeverityBadge({ severity }: { severity: Severity | null | undefi
   if (severity == null) return <span className="muted">none</span>;
   return <span className={`badge sev-${severity}`}>{severity}</span>;
 }
+
+/** The severities as `<option>`s, most severe first. */
+export function SeverityOptions(): ReactNode {
+  return SEVERITIES.map((s) => (
+    <option key={s} value={s}>
+      {s}
+    </option>
+  ));
+}

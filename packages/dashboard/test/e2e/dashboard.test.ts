@@ -49,7 +49,14 @@ async function expectAccessible(page: string): Promise<void> {
 describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () => {
   beforeEach(() => {
     onTestFailed(async () => {
-      console.error(`page ${b.page.url()}\nerrors ${JSON.stringify(b.errors)}\n${(await b.page.locator("#root").innerText().catch(() => "")).slice(0, 3000)}`);
+      console.error(
+        `page ${b.page.url()}\nerrors ${JSON.stringify(b.errors)}\n${(
+          await b.page
+            .locator("#root")
+            .innerText()
+            .catch(() => "")
+        ).slice(0, 3000)}`,
+      );
     });
   });
   let monitorId: string;

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, chromiumSkipReason, openBrowser, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
 
-const PAYLOADS = [`<img src=x onerror="alert('img')">`, `<script>alert('script')</script>`, `<svg onload="alert('svg')"></svg>`, `javascript:alert('href')`, `"><iframe srcdoc="<script>alert(1)</script>">`];
+const PAYLOADS = [
+  `<img src=x onerror="alert('img')">`,
+  `<script>alert('script')</script>`,
+  `<svg onload="alert('svg')"></svg>`,
+  `javascript:alert('href')`,
+  `"><iframe srcdoc="<script>alert(1)</script>">`,
+];
 
 let dw: RunningDriftwatch;
 let target: LocalServer;
@@ -35,7 +41,10 @@ beforeAll(async () => {
   await dw.api("POST", `/api/monitors/${apiMonitor}/check`);
   await dw.api("POST", `/api/monitors/${pageMonitor}/check`);
   state.json = JSON.stringify({ title: PAYLOADS[0], list: ["a", PAYLOADS[1]], [PAYLOADS[2]!]: PAYLOADS[3], nested: { html: PAYLOADS[4] } });
-  state.html = `<html><body><main><p>Hello ${PAYLOADS[0]!}</p><p>${PAYLOADS[1]!.replace("<script>", "&lt;script&gt;")}</p><a href="javascript:alert('a')">link</a></main></body></html>`;
+  state.html = `<html><body><main><p>Hello ${PAYLOADS[0]!}</p><p>${PAYLOADS[1]!.replace(
+    "<script>",
+    "&lt;script&gt;",
+  )}</p><a href="javascript:alert('a')">link</a></main></body></html>`;
   apiDiff = (await dw.api("POST", `/api/monitors/${apiMonitor}/check`)).diff.id;
   pageDiff = (await dw.api("POST", `/api/monitors/${pageMonitor}/check`)).diff.id;
   b = await openBrowser();
@@ -53,7 +62,10 @@ async function expectNothingRan(where: string): Promise<void> {
     scripts: [...document.scripts].map((s) => s.src),
   }));
   expect(injected.elements, where).toBe(0);
-  expect(injected.scripts.every((src) => src.startsWith(dw.baseUrl + "/assets/")), where).toBe(true);
+  expect(
+    injected.scripts.every((src) => src.startsWith(dw.baseUrl + "/assets/")),
+    where,
+  ).toBe(true);
   expect(b.dialogs, where).toEqual([]);
 }
 
@@ -80,7 +92,10 @@ describe.skipIf(chromiumSkipReason() !== null)("hostile values in Chromium", () 
     await expectNothingRan("edit form");
 
     await b.page.goto(`${dw.baseUrl}/monitors/${apiMonitor}/rules`);
-    await b.page.getByText(/these rules would hide|No diffs yet/).first().waitFor();
+    await b.page
+      .getByText(/these rules would hide|No diffs yet/)
+      .first()
+      .waitFor();
     await expectNothingRan("rules");
   });
 
@@ -100,7 +115,17 @@ describe.skipIf(chromiumSkipReason() !== null)("hostile values in Chromium", () 
     await b.page.setViewportSize({ width: 360, height: 780 });
     for (const scheme of ["light", "dark"] as const) {
       await b.page.emulateMedia({ colorScheme: scheme });
-      for (const path of ["/monitors", `/monitors/${apiMonitor}`, `/monitors/${apiMonitor}/diffs/${apiDiff}`, `/monitors/${pageMonitor}/diffs/${pageDiff}`, `/monitors/${apiMonitor}/rules`, "/monitors/new", "/webhooks", "/tokens", "/settings"]) {
+      for (const path of [
+        "/monitors",
+        `/monitors/${apiMonitor}`,
+        `/monitors/${apiMonitor}/diffs/${apiDiff}`,
+        `/monitors/${pageMonitor}/diffs/${pageDiff}`,
+        `/monitors/${apiMonitor}/rules`,
+        "/monitors/new",
+        "/webhooks",
+        "/tokens",
+        "/settings",
+      ]) {
         await b.page.goto(`${dw.baseUrl}${path}`);
         await b.page.locator("h1").waitFor();
         // (the event stream keeps the network busy: wait for the page's own loading states instead)

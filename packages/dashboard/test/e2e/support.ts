@@ -19,7 +19,15 @@ export function chromiumSkipReason(): string | null {
   return reason;
 }
 /** How the repository launches Chromium for tests (see packages/fetcher-browser). */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 export interface RunningDriftwatch {
   server: DriftwatchServer;

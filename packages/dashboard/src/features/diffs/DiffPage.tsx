@@ -7,7 +7,7 @@ import { monitorKeys } from "../../api/keys";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
-import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { SEVERITIES, SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { ErrorState, Loading } from "../../ui/states";
 import { valueText } from "../../ui/value";
 import { useMonitor } from "../monitors/api";
@@ -194,7 +194,7 @@ function ChangeItem({
           onClick={() => {
             void navigator.clipboard?.writeText(change.path).then(
               () => setCopied(true),
-              () => setCopied(false)
+              () => setCopied(false),
             );
           }}
         >
@@ -206,11 +206,7 @@ function ChangeItem({
         <label className="inline">
           <span className="sr-only">Severity for {change.path}</span>
           <select value={severity} onChange={(e) => setSeverity(e.target.value as Severity)}>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <SeverityOptions />
           </select>
         </label>
         <button type="button" disabled={busy || severity === change.severity} onClick={() => onRule({ ...target, severity }, `Rule added: ${change.path} is ${severity}.`)}>

@@ -41,8 +41,18 @@ describe("the diff viewer", () => {
   it('"Ignore this path" puts an ignore rule first in the stored policy', async () => {
     const stored = { rules: [{ path: "$.other", severity: "high" }] };
     const { client, calls } = fakeClient((call) => {
-      if (call.path === "/api/monitors/mon_1/settings" && call.method === "GET") return { body: { monitorId: "mon_1", policyRulesJson: stored, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
-      if (call.path === "/api/monitors/mon_1/settings" && call.method === "PATCH") return { body: { monitorId: "mon_1", policyRulesJson: (call.body as { policyRules: unknown }).policyRules, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: "2026-11-25T09:01:00.000Z" } };
+      if (call.path === "/api/monitors/mon_1/settings" && call.method === "GET")
+        return { body: { monitorId: "mon_1", policyRulesJson: stored, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
+      if (call.path === "/api/monitors/mon_1/settings" && call.method === "PATCH")
+        return {
+          body: {
+            monitorId: "mon_1",
+            policyRulesJson: (call.body as { policyRules: unknown }).policyRules,
+            snapshotRetention: 100,
+            autoApplySuggestions: false,
+            updatedAt: "2026-11-25T09:01:00.000Z",
+          },
+        };
       return undefined;
     });
     renderPage(<DiffViewer diff={diff} monitorName="Prices" />, client);
@@ -51,12 +61,20 @@ describe("the diff viewer", () => {
     await user.click(within(item as HTMLElement).getByRole("button", { name: "Ignore this path" }));
     await screen.findByText(/Rule added: ignore \$\.updatedAt\./);
     const patch = calls.find((c) => c.method === "PATCH");
-    expect(patch?.body).toEqual({ policyRules: { rules: [{ path: "$.updatedAt", action: "ignore" }, { path: "$.other", severity: "high" }] } });
+    expect(patch?.body).toEqual({
+      policyRules: {
+        rules: [
+          { path: "$.updatedAt", action: "ignore" },
+          { path: "$.other", severity: "high" },
+        ],
+      },
+    });
   });
 
   it('"Set severity" is enabled once another severity is chosen, and stores a set rule', async () => {
     const { client, calls } = fakeClient((call) => {
-      if (call.path === "/api/monitors/mon_1/settings") return { body: { monitorId: "mon_1", policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
+      if (call.path === "/api/monitors/mon_1/settings")
+        return { body: { monitorId: "mon_1", policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null } };
       return undefined;
     });
     renderPage(<DiffViewer diff={diff} monitorName="Prices" />, client);
@@ -71,7 +89,10 @@ describe("the diff viewer", () => {
   });
 
   it("shows a 5,000-change group 200 at a time", async () => {
-    const many: Diff = { ...diff, changes: Array.from({ length: 5000 }, (_, i) => ({ path: `$.items[${String(i)}]`, category: "value" as const, op: "add" as const, severity: "info" as const, after: i })) };
+    const many: Diff = {
+      ...diff,
+      changes: Array.from({ length: 5000 }, (_, i) => ({ path: `$.items[${String(i)}]`, category: "value" as const, op: "add" as const, severity: "info" as const, after: i })),
+    };
     const { client } = fakeClient(() => undefined);
     renderPage(<DiffViewer diff={many} monitorName="Big" />, client);
     expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(200);

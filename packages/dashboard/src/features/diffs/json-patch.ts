@@ -63,10 +63,7 @@ export function toJsonPointer(path: string): string | null {
   return segments.map((s) => "/" + String(s).replaceAll("~", "~0").replaceAll("/", "~1")).join("");
 }
 
-export type JsonPatchOperation =
-  | { op: "add" | "replace"; path: string; value: unknown }
-  | { op: "remove"; path: string }
-  | { op: "move"; from: string; path: string };
+export type JsonPatchOperation = { op: "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string } | { op: "move"; from: string; path: string };
 
 /**
  * An RFC 6902 JSON Patch of an API diff's changes (from the old document towards the new one).

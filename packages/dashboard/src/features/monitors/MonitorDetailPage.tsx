@@ -145,7 +145,7 @@ export function MonitorDetailPage(): ReactNode {
                 <span className="badge">content</span> New content, HTTP {entry.snapshot.status}, {formatBytes(entry.snapshot.size)}, {entry.snapshot.latencyMs} ms{" "}
                 <RelativeTime value={entry.at} />
               </li>
-            )
+            ),
           )}
         </ol>
       )}

@@ -89,7 +89,15 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
               <div className="header-row" key={i}>
                 <label>
                   Header name
-                  <input value={row.name} onChange={(e) => set("headers", v.headers.map((h, j) => (j === i ? { ...h, name: e.target.value } : h)))} />
+                  <input
+                    value={row.name}
+                    onChange={(e) =>
+                      set(
+                        "headers",
+                        v.headers.map((h, j) => (j === i ? { ...h, name: e.target.value } : h)),
+                      )
+                    }
+                  />
                 </label>
                 <label>
                   Header value{secret ? " (secret)" : ""}
@@ -97,10 +105,23 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
                     type={secret ? "password" : "text"}
                     autoComplete="off"
                     value={row.value}
-                    onChange={(e) => set("headers", v.headers.map((h, j) => (j === i ? { ...h, value: e.target.value } : h)))}
+                    onChange={(e) =>
+                      set(
+                        "headers",
+                        v.headers.map((h, j) => (j === i ? { ...h, value: e.target.value } : h)),
+                      )
+                    }
                   />
                 </label>
-                <button type="button" onClick={() => set("headers", v.headers.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    set(
+                      "headers",
+                      v.headers.filter((_, j) => j !== i),
+                    )
+                  }
+                >
                   Remove<span className="sr-only"> header {row.name}</span>
                 </button>
                 {secret && row.value === "***" ? <p className="hint">Stored value kept unless you type a new one.</p> : null}

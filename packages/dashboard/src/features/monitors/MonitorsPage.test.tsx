@@ -46,7 +46,10 @@ describe("the monitors list", () => {
     expect(screen.getByRole("link", { name: "Create your first monitor" })).toHaveAttribute("href", "/monitors/new");
     first.unmount();
 
-    const failing = fakeClient(() => ({ status: 500, body: { type: "x", title: "Internal error", status: 500, detail: "It broke.", code: "internal_error", requestId: "req_01BROKEN" } }));
+    const failing = fakeClient(() => ({
+      status: 500,
+      body: { type: "x", title: "Internal error", status: 500, detail: "It broke.", code: "internal_error", requestId: "req_01BROKEN" },
+    }));
     renderPage(<MonitorsPage />, failing.client);
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("It broke.");

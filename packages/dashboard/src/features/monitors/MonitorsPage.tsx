@@ -7,7 +7,7 @@ import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
-import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { latestDiffQuery, useCheckNow, useLatestDiff, useMonitors, useSetMonitorState } from "./api";
 import { filterMonitors, NO_FILTER, type MonitorFilter } from "./filter";
@@ -30,7 +30,7 @@ export function MonitorsPage(): ReactNode {
   const shown = useMemo(
     () => filterMonitors(all, deferred, (id) => queryClient.getQueryData<Diff | null>(monitorKeys.latestDiff(id))),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [all, deferred, queryClient, lookupsDone]
+    [all, deferred, queryClient, lookupsDone],
   );
   const set = <K extends keyof MonitorFilter>(key: K, value: MonitorFilter[K]): void => setFilter((f) => ({ ...f, [key]: value }));
 
@@ -69,11 +69,7 @@ export function MonitorsPage(): ReactNode {
           Latest change at least
           <select value={filter.minSeverity} onChange={(e) => set("minSeverity", e.target.value as MonitorFilter["minSeverity"])}>
             <option value="">Any severity</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <SeverityOptions />
           </select>
         </label>
       </form>

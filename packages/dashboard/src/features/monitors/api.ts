@@ -63,7 +63,8 @@ export function useSaveMonitor(id: string | undefined) {
   const queryClient = useQueryClient();
   const store = useStoreMonitor();
   return useMutation({
-    mutationFn: async (body: MonitorCreate | MonitorUpdate): Promise<Monitor> => (id === undefined ? await client.monitors.create(body as MonitorCreate) : await client.monitors.update(id, body as MonitorUpdate)),
+    mutationFn: async (body: MonitorCreate | MonitorUpdate): Promise<Monitor> =>
+      id === undefined ? await client.monitors.create(body as MonitorCreate) : await client.monitors.update(id, body as MonitorUpdate),
     onSuccess: (monitor) => {
       store(monitor);
       if (id === undefined) void queryClient.invalidateQueries({ queryKey: monitorKeys.list() });

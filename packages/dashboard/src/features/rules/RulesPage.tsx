@@ -6,7 +6,7 @@ import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
-import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
@@ -22,7 +22,16 @@ export function RulesPage(): ReactNode {
   if (settings.isPending || monitor.isPending) return <Loading what="the rules" />;
   if (settings.isError) return <ErrorState error={settings.error} retry={() => void settings.refetch()} />;
   if (monitor.isError) return <ErrorState error={monitor.error} />;
-  return <RulesEditor key={settings.data.updatedAt ?? "initial"} monitorId={monitorId} name={monitor.data.name} website={monitor.data.type === "website"} stored={settings.data.policyRulesJson} autoApply={settings.data.autoApplySuggestions} />;
+  return (
+    <RulesEditor
+      key={settings.data.updatedAt ?? "initial"}
+      monitorId={monitorId}
+      name={monitor.data.name}
+      website={monitor.data.type === "website"}
+      stored={settings.data.policyRulesJson}
+      autoApply={settings.data.autoApplySuggestions}
+    />
+  );
 }
 
 /** The rules other than `rules` (arrayKeys, notify, volatile, ...), edited as JSON. */
@@ -86,7 +95,9 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
                       Action
                       <select
                         value={rule.action === "ignore" ? "ignore" : "set"}
-                        onChange={(e) => update(i, e.target.value === "ignore" ? { action: "ignore", severity: undefined } : { action: undefined, severity: rule.severity ?? "high" })}
+                        onChange={(e) =>
+                          update(i, e.target.value === "ignore" ? { action: "ignore", severity: undefined } : { action: undefined, severity: rule.severity ?? "high" })
+                        }
                       >
                         <option value="ignore">Ignore</option>
                         <option value="set">Set severity</option>
@@ -96,9 +107,7 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
                       <label>
                         Severity
                         <select value={rule.severity ?? "high"} onChange={(e) => update(i, { severity: e.target.value as Severity })}>
-                          {SEVERITIES.map((s) => (
-                            <option key={s}>{s}</option>
-                          ))}
+                          <SeverityOptions />
                         </select>
                       </label>
                     ) : null}
@@ -209,7 +218,8 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
   return (
     <div aria-live="polite">
       <p className="totals">
-        On the last {t.diffs} diffs these rules would hide <strong>{t.hidden}</strong> change{t.hidden === 1 ? "" : "s"}, bring back <strong>{t.shown}</strong>, re-rate <strong>{t.severityChanged}</strong>
+        On the last {t.diffs} diffs these rules would hide <strong>{t.hidden}</strong> change{t.hidden === 1 ? "" : "s"}, bring back <strong>{t.shown}</strong>, re-rate{" "}
+        <strong>{t.severityChanged}</strong>
         {t.silenced > 0 ? (
           <>
             , and <strong>{t.silenced}</strong> check{t.silenced === 1 ? "" : "s"} would have recorded no diff at all
@@ -226,7 +236,9 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
             </Link>
             {" → "}
             {d.outcome !== "compared" ? (
-              <span className="muted">{d.outcome === "snapshots_gone" ? "snapshots no longer stored" : d.outcome === "over_budget" ? "not re-run (too much content)" : `failed: ${d.error ?? ""}`}</span>
+              <span className="muted">
+                {d.outcome === "snapshots_gone" ? "snapshots no longer stored" : d.outcome === "over_budget" ? "not re-run (too much content)" : `failed: ${d.error ?? ""}`}
+              </span>
             ) : d.after === null ? (
               <strong>no diff</strong>
             ) : (
@@ -300,7 +312,11 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                   </p>
                   {e.kind !== "kept" && e.rule ? (
                     <button type="button" disabled={save.isPending} onClick={() => apply(e)}>
-                      Apply<span className="sr-only"> {e.kind} {e.path ?? e.selector}</span>
+                      Apply
+                      <span className="sr-only">
+                        {" "}
+                        {e.kind} {e.path ?? e.selector}
+                      </span>
                     </button>
                   ) : null}
                 </li>

@@ -29,7 +29,8 @@ export function applySuggestion(user: PolicyRules, suggested: PolicyRules, evide
   const s = suggested as Record<string, unknown>;
   if (evidence === null) {
     for (const key of LISTS) for (const item of (s[key] as unknown[] | undefined) ?? []) next = addTo(next, key, item);
-    for (const [path, key] of Object.entries(suggested.arrayKeys ?? {})) if (next.arrayKeys?.[path] === undefined) next = { ...next, arrayKeys: { ...next.arrayKeys, [path]: key } };
+    for (const [path, key] of Object.entries(suggested.arrayKeys ?? {}))
+      if (next.arrayKeys?.[path] === undefined) next = { ...next, arrayKeys: { ...next.arrayKeys, [path]: key } };
     return next;
   }
   const ref = evidence.rule === undefined ? null : parseRuleRef(evidence.rule);

@@ -5,7 +5,7 @@ import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { ShownOnce } from "../../ui/Secret";
-import { SEVERITIES, SeverityBadge } from "../../ui/severity";
+import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useCreateWebhook, useWebhooks } from "./api";
 
@@ -49,8 +49,8 @@ export function WebhooksPage(): ReactNode {
               </h2>
               <p className="break muted">{w.url}</p>
               <p>
-                {w.enabled ? "Enabled" : "Disabled"} · from <SeverityBadge severity={w.minSeverity} /> · {w.monitorIds === null ? "all monitors" : `${String(w.monitorIds.length)} monitors`} · created{" "}
-                <RelativeTime value={w.createdAt} />
+                {w.enabled ? "Enabled" : "Disabled"} · from <SeverityBadge severity={w.minSeverity} /> ·{" "}
+                {w.monitorIds === null ? "all monitors" : `${String(w.monitorIds.length)} monitors`} · created <RelativeTime value={w.createdAt} />
               </p>
             </li>
           ))}
@@ -64,9 +64,7 @@ export function WebhooksPage(): ReactNode {
         <input id="w-desc" value={description} maxLength={500} onChange={(e) => setDescription(e.target.value)} />
         <label htmlFor="w-sev">Only changes at least</label>
         <select id="w-sev" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value as Severity)}>
-          {SEVERITIES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
+          <SeverityOptions />
         </select>
         <MutationError error={create.error} />
         <button type="submit" className="primary" disabled={create.isPending}>
