@@ -178,6 +178,18 @@ export async function f(m: Monitor): Promise<string> {
     await new Promise((r) => setTimeout(r, 200));
   }
   step(`installed driftwatch serve delivered a verified webhook for ${diff.id}`);
+
+  // 6. The installed server serves the installed dashboard at /, under its CSP, with its assets.
+  const page = await fetch(`${baseUrl}/monitors`);
+  const html = await page.text();
+  const csp = page.headers.get("content-security-policy") ?? "";
+  if (page.status !== 200 || !html.includes('<div id="root">') || !csp.includes("script-src 'self'")) {
+    throw new Error(`the installed dashboard is not served at /: ${String(page.status)} ${csp}\n${html.slice(0, 500)}`);
+  }
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  const asset = script === undefined ? null : await fetch(`${baseUrl}${script}`);
+  if (asset === null || asset.status !== 200 || !(asset.headers.get("cache-control") ?? "").includes("immutable")) throw new Error(`the dashboard's script ${String(script)} is not served`);
+  step(`installed driftwatch serve serves the installed dashboard (${script})`);
   console.log("pack-test: ok");
 } finally {
   if (server !== null && server.exitCode === null) {
