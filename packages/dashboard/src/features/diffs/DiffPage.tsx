@@ -1,6 +1,6 @@
 import type { Change, Diff, Severity } from "@driftwatch/client";
 import { useQuery } from "@tanstack/react-query";
-import { useMemo, useState, type ReactNode } from "react";
+import { memo, useCallback, useMemo, useState, useTransition, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
@@ -45,12 +45,17 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
   const changePolicy = useChangePolicy(diff.monitorId);
   const [notice, setNotice] = useState<string | null>(null);
-  const addRule = (rule: PolicyRule, what: string): void => {
-    setNotice(null);
-    changePolicy.mutate((policy) => withRuleFirst(policy, rule), {
-      onSuccess: () => setNotice(`${what} Future checks use it; see it in the rules editor.`),
-    });
-  };
+  const { mutate } = changePolicy;
+  // stable, so that the (memoised) change items do not re-render when the page state changes
+  const addRule = useCallback(
+    (rule: PolicyRule, what: string): void => {
+      setNotice(null);
+      mutate((policy) => withRuleFirst(policy, rule), {
+        onSuccess: () => setNotice(`${what} Future checks use it; see it in the rules editor.`),
+      });
+    },
+    [mutate],
+  );
   const exportPatch = (): void => {
     const { patch } = toJsonPatch(diff.changes);
     const url = URL.createObjectURL(new Blob([JSON.stringify(patch, null, 2)], { type: "application/json-patch+json" }));
@@ -120,7 +125,9 @@ function SeverityGroup(props: {
   onRule: (rule: PolicyRule, what: string) => void;
 }): ReactNode {
   const [limit, setLimit] = useState(PAGE);
-  const { severity, changes } = props;
+  // the next changes render in a transition: the click paints at once, the list follows
+  const [pending, startTransition] = useTransition();
+  const { severity, changes, website, layout, busy, onRule } = props;
   return (
     <section className="sev-group" aria-labelledby={`g-${severity}`}>
       <h2 id={`g-${severity}`}>
@@ -128,19 +135,19 @@ function SeverityGroup(props: {
       </h2>
       <ol className="changes">
         {changes.slice(0, limit).map((change, i) => (
-          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} {...props} />
+          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} website={website} layout={layout} busy={busy} onRule={onRule} />
         ))}
       </ol>
       {changes.length > limit ? (
-        <button type="button" onClick={() => setLimit((l) => l + PAGE)}>
-          Show {Math.min(PAGE, changes.length - limit)} more of {changes.length - limit}
+        <button type="button" disabled={pending} onClick={() => startTransition(() => setLimit((l) => l + PAGE))}>
+          {pending ? "Showing more…" : `Show ${String(Math.min(PAGE, changes.length - limit))} more of ${String(changes.length - limit)}`}
         </button>
       ) : null}
     </section>
   );
 }
 
-function ChangeItem({
+const ChangeItem = memo(function ChangeItem({
   change,
   website,
   layout,
@@ -215,4 +222,4 @@ function ChangeItem({
       </div>
     </li>
   );
-}
+});

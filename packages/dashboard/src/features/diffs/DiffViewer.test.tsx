@@ -97,6 +97,6 @@ describe("the diff viewer", () => {
     renderPage(<DiffViewer diff={many} monitorName="Big" />, client);
     expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(200);
     await userEvent.setup().click(screen.getByRole("button", { name: "Show 200 more of 4800" }));
-    expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(400);
+    await waitFor(() => expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(400));
   });
 });
