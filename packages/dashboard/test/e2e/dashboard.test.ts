@@ -73,6 +73,13 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     b.errors.length = 0;
     await signIn(b.page, dw.baseUrl, dw.token);
     await b.page.getByText("No monitors yet").waitFor();
+    // keyboard: the first Tab reaches the skip link, which moves focus to the page's content
+    await b.page.keyboard.press("Tab");
+    expect(await b.page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await b.page.keyboard.press("Enter");
+    expect(await b.page.evaluate(() => document.activeElement?.id)).toBe("main");
+    await b.page.keyboard.press("Tab");
+    expect(await b.page.evaluate(() => document.activeElement?.textContent)).toBe("New monitor");
     await expectAccessible("monitors (empty)");
   });
 

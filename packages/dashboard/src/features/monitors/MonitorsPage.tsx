@@ -29,7 +29,7 @@ export function MonitorsPage(): ReactNode {
   const lookupsDone = lookups.filter((q) => !q.isPending).length;
   const shown = useMemo(
     () => filterMonitors(all, deferred, (id) => queryClient.getQueryData<Diff | null>(monitorKeys.latestDiff(id))),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // lookupsDone: the cache read above changes as the severity lookups arrive
     [all, deferred, queryClient, lookupsDone],
   );
   const set = <K extends keyof MonitorFilter>(key: K, value: MonitorFilter[K]): void => setFilter((f) => ({ ...f, [key]: value }));
