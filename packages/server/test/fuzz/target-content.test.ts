@@ -122,6 +122,9 @@ async function checkAnyContent(store: Store, orgId: string): Promise<Record<stri
       seen[outcome.result] = (seen[outcome.result] ?? 0) + 1;
       expect(["changed", "new_snapshot", "unchanged", "failed"]).toContain(outcome.result);
       if (outcome.result === "failed") {
+        // the codes go into the tally, so an unexpected run of failures says what failed
+        const code = `failed:${String(outcome.error?.code)}`;
+        seen[code] = (seen[code] ?? 0) + 1;
         expect(outcome.error, "a failed check carries its error").not.toBeNull();
         expect(typeof outcome.error?.code).toBe("string");
         const after = (await store.getMonitor(orgId, monitors[kind].id))!;
