@@ -14,7 +14,7 @@ import { generateWebhookSecret } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { Agent, request } from "undici";
-import { createCheckService, createScheduler } from "../src/engine/index.js";
+import { createCheckService, createScheduler } from "@driftwatch/engine";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
 const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };

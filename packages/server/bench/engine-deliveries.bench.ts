@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { buildPendingDiffDetectedEvent, createSignedDelivery, diffJson, generateWebhookSecret, newId } from "@driftwatch/core";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { Agent, request } from "undici";
-import { createDeliveryService } from "../src/engine/index.js";
+import { createDeliveryService } from "@driftwatch/engine";
+import { createWebhookTransport } from "@driftwatch/fetcher-http";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
 const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
@@ -93,7 +94,8 @@ async function seed(count: number): Promise<void> {
   }
 }
 
-const deliveries = createDeliveryService({ store, guard: { allowPrivateNetworks: true }, concurrency: CONCURRENCY });
+// The server's transport: undici through the SSRF-guarded dispatcher (lifted for the loopback receiver).
+const deliveries = createDeliveryService({ store, transport: createWebhookTransport({ allowPrivateNetworks: true }), concurrency: CONCURRENCY });
 
 async function engineRound(): Promise<number> {
   await seed(DELIVERIES);

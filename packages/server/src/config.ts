@@ -1,18 +1,14 @@
 import { DriftwatchError, type DriftwatchErrorOptions, openStore, parseStoreUrl, type Store } from "@driftwatch/core";
-import { isWellFormedToken } from "./tokens.js";
-import { type CompareLimits, DEFAULT_COMPARE_LIMITS } from "./workers/limits.js";
+import { DEFAULT_ENGINE_LIMITS, type EngineLimits, isWellFormedToken } from "@driftwatch/engine";
 
 /** Bounds on what targets and tenants can make the server compute, store and send (docs/deployment.md, "Limits"). */
-export interface ServerLimits extends CompareLimits {
-  /** A webhook payload lists changes up to this size; past it `data.truncated` and `data.diffUrl`. */
-  maxWebhookPayloadBytes: number;
+export interface ServerLimits extends EngineLimits {
   /** A list response (diffs, snapshots, ...) stops early before passing this many bytes; `nextCursor` continues. */
   maxListResponseBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
-  ...DEFAULT_COMPARE_LIMITS,
-  maxWebhookPayloadBytes: 256 * 1024,
+  ...DEFAULT_ENGINE_LIMITS,
   maxListResponseBytes: 4 * 1024 * 1024,
 };
 

@@ -1,6 +1,6 @@
 import type { Scope, Store, TokenRecord } from "@driftwatch/core";
 import type { FastifyRequest } from "fastify";
-import { hashTokenSecret, isWellFormedToken } from "../tokens.js";
+import { hashTokenSecret, isWellFormedToken } from "@driftwatch/engine";
 import { ApiError } from "./problem.js";
 
 /** Who is calling: resolved from the bearer token by `authenticate`. */

@@ -17,7 +17,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { ApiError, notFound } from "../http/problem.js";
-import { createNoiseLearner } from "../pipeline/noise.js";
+import { createNoiseLearner } from "@driftwatch/engine";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, pageOf, problems, security } from "./common.js";
 import { presentDiff, presentSnapshot } from "./present.js";
