@@ -127,7 +127,7 @@ describe("validatePolicyRules", () => {
     throw new Error("expected invalid_policy_rules");
   }
 
-  it("accepts the SPEC example and fills defaults", () => {
+  it("accepts the documented example and fills defaults", () => {
     const rules = validatePolicyRules({
       rules: [
         { path: "$..updatedAt", action: "ignore" },

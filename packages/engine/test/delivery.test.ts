@@ -115,7 +115,7 @@ describe("webhook delivery (SQLite, loopback receiver)", () => {
         expect(await service.deliverDue({ webhookId: hook.id, limit: 10 })).toMatchObject({ attempted: 1, failed: 1 });
         last = dueAt;
       }
-      // SPEC section 4: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (random 0.5 = no jitter)
+      // the retry schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (random 0.5 = no jitter)
       expect(gaps).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
       const final = await store.getDelivery(orgId, hook.id, id);
       expect(final).toMatchObject({ state: "failed", attempts: 8, lastResponseStatus: 500, lastError: "HTTP 500", nextAttemptAt: null });

@@ -26,7 +26,7 @@ export const LIMIT_ENV: Record<keyof ServerLimits, { variable: string; min: numb
 };
 
 /**
- * Configuration of `driftwatch serve` (SPEC section 6): command-line flags win over environment
+ * Configuration of `driftwatch serve`: command-line flags win over environment
  * variables, which win over the defaults. Every bad value is a `ConfigError` naming the flag or
  * variable, so the CLI can print it and exit 2 before anything starts.
  */

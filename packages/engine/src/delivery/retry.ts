@@ -1,5 +1,5 @@
 /**
- * The webhook retry schedule of SPEC section 4: the first attempt at once, then retries after
+ * The webhook retry schedule: the first attempt at once, then retries after
  * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. Entry `n` is the wait before attempt `n + 1`.
  */
 export const DELIVERY_RETRY_DELAYS_MS: readonly number[] = [

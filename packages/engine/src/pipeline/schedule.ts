@@ -1,4 +1,4 @@
-/** Consecutive failed checks that turn an `active` monitor `failing` (SPEC 2). */
+/** Consecutive failed checks that turn an `active` monitor `failing` (a success turns it `active` again). */
 export const FAILING_THRESHOLD = 3;
 /** Failure back-off never waits longer than this (unless the interval itself is longer). */
 export const MAX_BACKOFF_MS = 3_600_000;
