@@ -76,12 +76,15 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   ENV,
   openDatabase,
+  openStore,
+  redactUrl,
   parseDatabaseUrl,
   resolveServeConfig,
   type ConfigErrorCode,
   type DatabaseLocation,
   type DriftwatchConfig,
-} from "./config.js";
+  type OpenStoreOptions,
+} from "./config/index.js";
 export type {
   AppDependencies,
   CheckService,

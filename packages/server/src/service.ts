@@ -18,7 +18,7 @@ import {
   type DriftwatchConfig,
   openDatabase,
   type ServerLimits,
-} from "./config.js";
+} from "./config/index.js";
 
 export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, "limits">> {
   /** Limits to change; the rest keep their defaults (`DEFAULT_LIMITS`). */

@@ -1,6 +1,6 @@
 import { type Fetcher, type FetchResponse, isDriftwatchError, type PolicyEvidence, type PolicySuggestion, suggestPolicy } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
-import { ConfigError, parseArgs, parseBoolean } from "../config.js";
+import { ConfigError, parseArgs, parseBoolean } from "../config/index.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const LEARN_USAGE = `Usage: driftwatch learn <url> [--samples 5] [--interval 2s] [--selector css] [--kind json|html]

@@ -1,5 +1,5 @@
 import { isDriftwatchError, ScopeSchema, type Scope } from "@driftwatch/core";
-import { DEFAULT_DATABASE_URL, ENV, openDatabase, parseArgs, parseDatabaseUrl } from "../config.js";
+import { DEFAULT_DATABASE_URL, ENV, openDatabase, parseArgs, parseDatabaseUrl } from "../config/index.js";
 import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
