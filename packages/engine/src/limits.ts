@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
  * lists the ones the server exposes as settings.
  */
 
-/** Limits of the comparison step of a check. */
+/** Limits of the comparison step of a check (the first five are settings of the server). */
 export interface CompareLimits {
   /** Bodies (new or previous) larger than this are compared in a worker thread. */
   workerThresholdBytes: number;
@@ -33,6 +33,13 @@ export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
   maxDiffChanges: 1000,
   maxDiffBytes: 1024 * 1024,
 };
+
+/** A comparison worker thread idle this long ends (a new one starts on demand). */
+export const COMPARE_WORKER_IDLE_MS = 30_000;
+/** Young-generation heap of a comparison worker thread, in MB. */
+export const COMPARE_WORKER_YOUNG_GENERATION_MB = 64;
+/** Stack of a comparison worker thread, in MB (deep documents are walked iteratively past a depth). */
+export const COMPARE_WORKER_STACK_MB = 8;
 
 /** The limits `createEngine` takes (each may be changed alone). */
 export interface EngineLimits extends CompareLimits {
@@ -74,6 +81,10 @@ export const MAX_HELD_MONITORS = 10_000;
 export const MAX_DURATION_STATS = 10_000;
 /** A host's check duration (or an endpoint's attempt duration) assumed until one has finished. */
 export const ASSUMED_DURATION_MS = 1000;
+/** Failure back-off never waits longer than this (unless the interval itself is longer). */
+export const MAX_BACKOFF_MS = 3_600_000;
+/** The next check is at least this far ahead, whatever the interval and jitter. */
+export const MIN_CHECK_DELAY_MS = 1000;
 /** Attempts to record one fetched content when other processes keep recording newer snapshots. */
 export const MAX_STALE_RETRIES = 3;
 
@@ -81,6 +92,8 @@ export const MAX_STALE_RETRIES = 3;
 
 /** The snapshots a monitor's noise is learned from add up to at most this many bytes (see pipeline/noise.ts). */
 export const NOISE_MAX_BYTES = 1024 * 1024;
+/** Longest `rules`, `volatile`, `tolerance` and `unordered` list a policy may have (as PolicyRulesSchema allows). */
+export const POLICY_LIST_MAX = 500;
 /** How many monitors' learned noise one process keeps (least recently used are dropped). */
 export const NOISE_CACHE_ENTRIES = 1000;
 
@@ -102,5 +115,7 @@ export const DELIVERY_BATCH_SIZE = 100;
 export const MAX_DELIVERIES_PER_RUN = 100;
 /** How much of a receiver's answer the default transport reads (so the connection can be reused). */
 export const RECEIVER_DRAIN_BYTES = 64 * 1024;
+/** The longest `Retry-After` honoured; a receiver asking for more is retried after this. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** How long the previous webhook secret keeps signing after a rotation. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 3_600_000;

@@ -1,3 +1,7 @@
+import { MAX_RETRY_AFTER_MS } from "../limits.js";
+
+export { MAX_RETRY_AFTER_MS };
+
 /**
  * The webhook retry schedule: the first attempt at once, then retries after
  * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. Entry `n` is the wait before attempt `n + 1`.
@@ -19,8 +23,6 @@ export const MAX_DELIVERY_ATTEMPTS = DELIVERY_RETRY_DELAYS_MS.length;
 /** Share of each retry delay by which it is moved either way, so retries of many deliveries spread. */
 export const DELIVERY_JITTER_RATIO = 0.2;
 
-/** The longest `Retry-After` honoured; a receiver asking for more is retried after this. */
-export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 /**
  * When to try again after `attempts` failed attempts (1 after the first), or null when the

@@ -12,7 +12,7 @@ import {
   type Store,
   suggestPolicy,
 } from "@driftwatch/core";
-import { NOISE_CACHE_ENTRIES, NOISE_MAX_BYTES } from "../limits.js";
+import { NOISE_CACHE_ENTRIES, NOISE_MAX_BYTES, POLICY_LIST_MAX } from "../limits.js";
 
 export { NOISE_MAX_BYTES };
 
@@ -27,8 +27,6 @@ export { NOISE_MAX_BYTES };
  * the byte budget also bounds how long one learning run holds the event loop.
  */
 
-/** Longest `rules`, `volatile`, `tolerance` and `unordered` list a policy may have (PolicyRulesSchema). */
-const POLICY_LIST_MAX = 500;
 
 
 export interface LearnedNoise {

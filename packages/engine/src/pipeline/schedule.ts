@@ -1,7 +1,9 @@
+import { MAX_BACKOFF_MS, MIN_CHECK_DELAY_MS } from "../limits.js";
+
+export { MAX_BACKOFF_MS };
+
 /** Consecutive failed checks that turn an `active` monitor `failing` (a success turns it `active` again). */
 export const FAILING_THRESHOLD = 3;
-/** Failure back-off never waits longer than this (unless the interval itself is longer). */
-export const MAX_BACKOFF_MS = 3_600_000;
 /** Share of the interval by which the next check time is moved either way. */
 export const CHECK_JITTER_RATIO = 0.1;
 
@@ -23,5 +25,5 @@ export function nextCheckTime(
     delayMs = Math.min(intervalMs * 2 ** Math.min(consecutiveFailures, 30), cap);
   }
   const jitter = (random() * 2 - 1) * CHECK_JITTER_RATIO * delayMs;
-  return new Date(nowMs + Math.max(1000, Math.round(delayMs + jitter))).toISOString();
+  return new Date(nowMs + Math.max(MIN_CHECK_DELAY_MS, Math.round(delayMs + jitter))).toISOString();
 }

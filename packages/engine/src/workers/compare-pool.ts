@@ -1,6 +1,12 @@
 import { Piscina } from "piscina";
 import { compareContent, type CompareResult, type CompareTask } from "./compare.js";
-import { type CompareLimits, DEFAULT_COMPARE_LIMITS } from "../limits.js";
+import {
+  COMPARE_WORKER_IDLE_MS,
+  COMPARE_WORKER_STACK_MB,
+  COMPARE_WORKER_YOUNG_GENERATION_MB,
+  type CompareLimits,
+  DEFAULT_COMPARE_LIMITS,
+} from "../limits.js";
 
 export { type CompareLimits, DEFAULT_COMPARE_LIMITS };
 
@@ -51,8 +57,8 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
         execArgv: entry.execArgv,
         minThreads: 0,
         maxThreads: l.workers,
-        idleTimeout: 30_000,
-        resourceLimits: { maxOldGenerationSizeMb: l.workerMemoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+        idleTimeout: COMPARE_WORKER_IDLE_MS,
+        resourceLimits: { maxOldGenerationSizeMb: l.workerMemoryMb, maxYoungGenerationSizeMb: COMPARE_WORKER_YOUNG_GENERATION_MB, stackSizeMb: COMPARE_WORKER_STACK_MB },
       });
       // An error of the pool itself (a worker that failed to start) must not crash the process:
       // the task that needed it rejects and is recorded.

@@ -3,7 +3,7 @@
 // (store-url.ts) and `driftwatch serve`'s resolved configuration (serve.ts).
 export { parseArgs, SERVE_OPTIONS, type OptionSpec, type ParsedArgs } from "./cli-flags.js";
 export { ENV, type Env } from "./env.js";
-export { DEFAULT_LIMITS, LIMIT_ENV, resolveLimits, type ServerLimits } from "./limits.js";
+export * from "./limits.js";
 export {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,

@@ -10,9 +10,12 @@ export interface ServerLimits extends EngineLimits {
   maxListResponseBytes: number;
 }
 
+/** Default of `maxListResponseBytes`. */
+export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
+
 export const DEFAULT_LIMITS: ServerLimits = {
   ...DEFAULT_ENGINE_LIMITS,
-  maxListResponseBytes: 4 * 1024 * 1024,
+  maxListResponseBytes: DEFAULT_MAX_LIST_RESPONSE_BYTES,
 };
 
 /** Each limit's environment variable and accepted range. */
@@ -38,3 +41,40 @@ export function resolveLimits(env: Env): ServerLimits {
   }
   return limits;
 }
+
+// Bounds of the HTTP API that are not settings.
+
+/** Diffs read from the store at a time while a list response fills up (each at most the diff size cap). */
+export const LIST_CHUNK = 10;
+/** Fixed one-minute rate-limit windows: the limits are configured per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Idempotency keys are honoured for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** A token's `lastUsedAt` is written at most this often (it is a write on every request otherwise). */
+export const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How long a token found in the store is trusted without asking the store again. A token revoked
+ * through this process (`DELETE /api/tokens/{id}`) is refused at once; one revoked by another
+ * process on the same database (another server, a script) is refused within this delay.
+ */
+export const TOKEN_CACHE_TTL_MS = 5_000;
+/** Tokens kept in the cache at most (the oldest entry goes first). */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * Failed authentications (missing, malformed, unknown or revoked token) one client address may
+ * make per one-minute window; beyond it every request of that address is answered
+ * `429 rate_limited` (without a store lookup) until the window ends.
+ */
+export const AUTH_FAILURE_LIMIT = 60;
+export const AUTH_FAILURE_WINDOW_MS = 60_000;
+/** Client addresses whose failed authentications are tracked at most (the oldest entry goes first). */
+export const AUTH_FAILURE_MAX_ENTRIES = 100_000;
+
+// Bounds of `driftwatch learn`.
+
+/** Most `--samples`. */
+export const LEARN_MAX_SAMPLES = 50;
+/** All answers together: a large target asked many times must not exhaust memory. */
+export const LEARN_MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+/** Longest `--interval`. */
+export const LEARN_MAX_INTERVAL_MS = 10 * 60_000;

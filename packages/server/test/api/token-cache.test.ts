@@ -1,6 +1,6 @@
 import type { Store } from "@driftwatch/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { TOKEN_CACHE_TTL_MS } from "../../src/http/auth.js";
+import { TOKEN_CACHE_TTL_MS } from "../../src/config/limits.js";
 import { generateTokenSecret, hashTokenSecret } from "../../src/index.js";
 import { createHarness, expectProblem, type Harness, type HarnessOptions } from "./harness.js";
 
