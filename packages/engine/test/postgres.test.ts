@@ -4,7 +4,7 @@ import { createPostgresStore } from "@driftwatch/store-postgres";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCheckService, createDeliveryService, createDeliveryWorker, createScheduler, type EngineDeliveryService } from "../src/index.js";
-import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "./support/postgres.js";
+import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../../../tooling/test-postgres.js";
 import { createMonitor, createWebhook, startReceiver, startTarget, type Receiver, type Target } from "./fixtures.js";
 
 const skip = await postgresSkipReason();

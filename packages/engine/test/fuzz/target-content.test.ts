@@ -11,7 +11,7 @@ import { createPostgresStore } from "@driftwatch/store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckService, createMetrics } from "../../src/index.js";
 import { createMonitor, manualClock, openTempStore } from "../fixtures.js";
-import { createPostgresDatabase, postgresSkipReason } from "../support/postgres.js";
+import { createPostgresDatabase, postgresSkipReason } from "../../../../tooling/test-postgres.js";
 
 interface Answer {
   status: number;

@@ -1,5 +1,6 @@
-// One PostgreSQL database per test file: created on the test server under a unique name and
-// dropped (with FORCE, so pools a failed test left open do not block it) when the file is done.
+// One PostgreSQL database per test file, for the tests of the engine and the server: created on
+// the test server under a unique name and dropped (with FORCE, so pools a failed test left open do
+// not block it) when the file is done.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 
