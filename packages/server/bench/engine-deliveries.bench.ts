@@ -95,7 +95,14 @@ async function seed(count: number): Promise<void> {
 }
 
 // The server's transport: undici through the SSRF-guarded dispatcher (lifted for the loopback receiver).
-const deliveries = createDeliveryService({ store, transport: createWebhookTransport({ allowPrivateNetworks: true }), concurrency: CONCURRENCY });
+// One receiver takes all 2000: it may have every slot (the per-endpoint cap, 4 by default, is for
+// fairness between tenants' receivers; at 4 a burst beyond its queue waits for its lease to expire).
+const deliveries = createDeliveryService({
+  store,
+  transport: createWebhookTransport({ allowPrivateNetworks: true }),
+  concurrency: CONCURRENCY,
+  endpointConcurrency: CONCURRENCY,
+});
 
 async function engineRound(): Promise<number> {
   await seed(DELIVERIES);
