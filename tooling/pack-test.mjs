@@ -46,9 +46,12 @@ try {
   const rootPkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
   const typescript = rootPkg.devDependencies.typescript;
   const nodeTypes = rootPkg.devDependencies["@types/node"];
+  // @driftwatch/store-testkit has vitest as a peer: its users have vitest already (the repository's
+  // version here); left to itself npm would add the newest, whose types need a newer @types/node.
+  const vitest = rootPkg.devDependencies.vitest;
   // No overrides here: a consumer installs what the registry resolves for it.
   const installStart = Date.now();
-  const result = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...tarballs, `typescript@${typescript}`, `@types/node@${nodeTypes}`], {
+  const result = spawnSync(npm, ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...tarballs, `typescript@${typescript}`, `@types/node@${nodeTypes}`, `vitest@${vitest}`], {
     cwd: app,
     encoding: "utf8",
     // A hung install (a registry or download that never answers) fails the test instead of CI.

@@ -1,24 +1,16 @@
 import { defineDriftwatchConfig } from "../../tooling/tsup";
 
 /**
- * The library (ESM + CJS + .d.ts), the `driftwatch` binary (ESM only, with a shebang) and the
- * worker thread of the compare pool (dist/compare-worker.js, found next to the module that starts
- * it; `shims` gives the CJS build an `import.meta.url` to find it by). None cleans dist (they
- * build in parallel); the `build` script clears it first.
+ * The library (ESM + CJS + .d.ts) and the `driftwatch` binary (ESM only, with a shebang).
+ * Neither cleans dist (they build in parallel); the `build` script clears it first.
  */
 export default [
-  defineDriftwatchConfig({ clean: false, shims: true }),
+  defineDriftwatchConfig({ clean: false }),
   defineDriftwatchConfig({
     entry: { cli: "src/cli.ts" },
     format: ["esm"],
     dts: false,
     clean: false,
     banner: { js: "#!/usr/bin/env node" },
-  }),
-  defineDriftwatchConfig({
-    entry: { "compare-worker": "src/workers/compare-worker.ts" },
-    format: ["esm"],
-    dts: false,
-    clean: false,
   }),
 ];

@@ -1,5 +1,5 @@
 // npm run bench: diffJson against fast-json-patch `compare`, microdiff and jsondiffpatch, side by
-// side in one process on the same inputs (SPEC section 7). diffJson also validates the input,
+// side in one process on the same inputs (targets in docs/benchmarks.md). diffJson also validates the input,
 // classifies, applies a small policy and fingerprints; the peers only find the operations.
 import os from "node:os";
 import path from "node:path";

@@ -62,7 +62,7 @@ describe("@driftwatch/core exports", () => {
   it.each(schemas)("%s is a zod schema", (name) => {
     expect(typeof (core[name] as { safeParse?: unknown }).safeParse).toBe("function");
   });
-  it("exposes the enums of SPEC section 2", () => {
+  it("exposes the enums of the resources", () => {
     expect(core.ClassificationSchema.options).toEqual(["schema_change", "value_change", "content_change"]);
     expect(core.CategorySchema.options).toEqual(["schema", "value"]);
     expect(core.OpSchema.options).toEqual(["add", "remove", "replace", "move"]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyPolicy, type Change, diffJson, type DriftwatchError, isDriftwatchError, validatePolicyRules } from "../src/index.js";
+import { applyPolicy, type Change, compilePolicy, diffJson, type DriftwatchError, isDriftwatchError, policyContentKey, validatePolicyRules } from "../src/index.js";
 
 function change(path: string, op: Change["op"], category: Change["category"] = "value", severity: Change["severity"] = "info"): Change {
   return { path, category, op, severity };
@@ -127,7 +127,7 @@ describe("validatePolicyRules", () => {
     throw new Error("expected invalid_policy_rules");
   }
 
-  it("accepts the SPEC example and fills defaults", () => {
+  it("accepts the documented example and fills defaults", () => {
     const rules = validatePolicyRules({
       rules: [
         { path: "$..updatedAt", action: "ignore" },
@@ -167,5 +167,28 @@ describe("validatePolicyRules", () => {
   it("reports every problem, not only the first", () => {
     const error = errorOf({ rules: [{ action: "ignore" }, { path: "$.a", action: "set" }] });
     expect(error.details.map((d) => d.path)).toEqual(["rules[0]", "rules[1].severity"]);
+  });
+});
+
+describe("compilePolicy cache", () => {
+  it("is keyed by content: equal rules in another object, or with keys in another order, share one compiled policy", () => {
+    const rules = { rules: [{ path: "$.cache.a", action: "ignore" as const }, { path: "$.cache.b", severity: "critical" as const }], arrayKeys: { "$.items": "sku" } };
+    const first = compilePolicy(validatePolicyRules(rules));
+    // what a check gets: the policy read again from the store, or copied into a worker thread
+    expect(compilePolicy(validatePolicyRules(structuredClone(rules)))).toBe(first);
+    const reordered = { arrayKeys: { "$.items": "sku" }, rules: [{ severity: "critical" as const, path: "$.cache.b" }, { action: "ignore" as const, path: "$.cache.a" }].reverse() };
+    expect(policyContentKey(validatePolicyRules(reordered))).toBe(policyContentKey(validatePolicyRules(rules)));
+    expect(compilePolicy(validatePolicyRules(reordered))).toBe(first);
+  });
+
+  it("compiles other content anew", () => {
+    const a = compilePolicy(validatePolicyRules({ rules: [{ path: "$.cache.c", action: "ignore" }] }));
+    const b = compilePolicy(validatePolicyRules({ rules: [{ path: "$.cache.d", action: "ignore" }] }));
+    expect(b).not.toBe(a);
+    expect(b.rules[0]?.path).not.toEqual(a.rules[0]?.path);
+    // rule order is content: a different order is a different policy
+    const ab = validatePolicyRules({ rules: [{ path: "$.x", action: "ignore" }, { path: "$.y", action: "ignore" }] });
+    const ba = validatePolicyRules({ rules: [{ path: "$.y", action: "ignore" }, { path: "$.x", action: "ignore" }] });
+    expect(policyContentKey(ab)).not.toBe(policyContentKey(ba));
   });
 });

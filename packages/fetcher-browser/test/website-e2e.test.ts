@@ -76,7 +76,7 @@ it("sees script-inserted content and its changes only when rendered", async () =
     // Outside the selector nothing changed: the whole-page diff finds the same elements.
     expect(diffHtml(renderedBefore.body, renderedAfter.body)?.changedTargets.length).toBe(2);
 
-    // The website diff a monitor records (specification 2.4): the engine's result plus the render
+    // The website diff a monitor records: the engine's result plus the render
     // context that produced it, so a client can reproduce the conditions.
     const websiteDiff = WebsiteDiffSchema.parse({
       id: "dif_e2e",

@@ -28,7 +28,7 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "coo
 /**
  * True for a header that carries credentials and must not follow a redirect to another origin:
  * `authorization`, `proxy-authorization`, `cookie`, `x-api-key`, and any name containing
- * `token`, `secret` or `key` (the rule SPEC uses to mask header values).
+ * `token`, `secret` or `key` (the rule the API uses to mask header values in responses).
  */
 export function isCredentialHeader(name: string): boolean {
   const n = name.toLowerCase();

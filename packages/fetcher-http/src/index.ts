@@ -28,3 +28,10 @@ export {
   type HttpFetcherOptions,
   type RedirectingRequest,
 } from "./http-fetcher.js";
+export {
+  createWebhookTransport,
+  type GuardedWebhookTransport,
+  type WebhookPost,
+  type WebhookPostResult,
+  type WebhookTransportOptions,
+} from "./webhook-transport.js";

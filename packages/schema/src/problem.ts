@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Every machine-readable code the HTTP API answers with (SPEC section 3). */
+/** Every machine-readable code the HTTP API answers with (the `code` of a problem+json body). */
 export const API_ERROR_CODES = [
   "invalid_json",
   "invalid_request",

@@ -185,7 +185,7 @@ const diffCommon = {
   createdAt: TimestampSchema,
 };
 
-/** Diff of an API (JSON) monitor (specification 2.2). */
+/** Diff of an API (JSON) monitor: schema and value change counts, the changes, the top severity. */
 export const ApiDiffSchema = z.object({
   ...diffCommon,
   classification: z.enum(["schema_change", "value_change"]),
@@ -194,7 +194,7 @@ export const ApiDiffSchema = z.object({
 });
 export type ApiDiff = z.infer<typeof ApiDiffSchema>;
 
-/** Diff of a website monitor (specification 2.4). */
+/** Diff of a website monitor: added, removed and modified blocks, the changed selectors, how the page was rendered. */
 export const WebsiteDiffSchema = z.object({
   ...diffCommon,
   classification: z.literal("content_change"),
@@ -297,7 +297,7 @@ export const SettingsSchema = z.object({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
-/** Body of `PATCH /api/monitors/{id}/settings` (specification 4.1 for `policyRules`). */
+/** Body of `PATCH /api/monitors/{id}/settings` (`policyRules`: see PolicyRulesSchema and docs/policy-rules.md). */
 export const SettingsUpdateSchema = z.strictObject({
   policyRules: PolicyRulesSchema.optional(),
   snapshotRetention: z.number().int().min(1).max(10000).optional(),
@@ -440,7 +440,7 @@ export const TokenCreateSchema = z.strictObject({
 export type TokenCreate = z.input<typeof TokenCreateSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// The diff.detected event (specification 6.1)
+// The diff.detected event: the webhook payload sent for a recorded diff (docs/webhooks.md)
 
 export const EventChangeSchema = z.object({
   path: z.string(),

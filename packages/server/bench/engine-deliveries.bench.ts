@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { buildPendingDiffDetectedEvent, createSignedDelivery, diffJson, generateWebhookSecret, newId } from "@driftwatch/core";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { Agent, request } from "undici";
-import { createDeliveryService } from "../src/engine/index.js";
+import { createDeliveryService } from "@driftwatch/engine";
+import { createWebhookTransport } from "@driftwatch/fetcher-http";
 
 const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
 const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
@@ -93,7 +94,15 @@ async function seed(count: number): Promise<void> {
   }
 }
 
-const deliveries = createDeliveryService({ store, guard: { allowPrivateNetworks: true }, concurrency: CONCURRENCY });
+// The server's transport: undici through the SSRF-guarded dispatcher (lifted for the loopback receiver).
+// One receiver takes all 2000: it may have every slot (the per-endpoint cap, 4 by default, is for
+// fairness between tenants' receivers; at 4 a burst beyond its queue waits for its lease to expire).
+const deliveries = createDeliveryService({
+  store,
+  transport: createWebhookTransport({ allowPrivateNetworks: true }),
+  concurrency: CONCURRENCY,
+  endpointConcurrency: CONCURRENCY,
+});
 
 async function engineRound(): Promise<number> {
   await seed(DELIVERIES);
@@ -158,7 +167,7 @@ attempt recorded; the receiver on loopback answers 204. Median of 3 rounds.
 | peer: bare undici POST of the same signed bodies, same concurrency, no store | ${peerPerSecond.toFixed(0)} |
 | ratio (engine / peer) | ${(perSecond / peerPerSecond).toFixed(2)} |
 
-Target (SPEC section 7): at least ${String(TARGET_PER_SECOND)} deliveries/s: **${verdict}** (${perSecond.toFixed(0)}/s).
+Target (the server's performance budget): at least ${String(TARGET_PER_SECOND)} deliveries/s: **${verdict}** (${perSecond.toFixed(0)}/s).
 Load average during the run: ${loadBefore} before, ${os.loadavg()[0]!.toFixed(2)} after (other work on the machine lowers both columns).`;
 
 writeBenchSection("server-engine-deliveries", markdown);

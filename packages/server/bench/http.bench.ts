@@ -1,6 +1,6 @@
 // npm run bench (server): GET /api/monitors/{id}/diffs/{diffId} of the reference server on SQLite
 // (auth, rate limiting, store read, presentation) against a bare Fastify route returning the same
-// JSON bytes, both at 50 connections with autocannon, side by side in one run. SPEC section 7: at
+// JSON bytes, both at 50 connections with autocannon, side by side in one run. The budget: at
 // least 0.5 x the bare route's requests/s, p99 under 20 ms.
 //
 // The server runs as `driftwatch serve` runs it by default on SQLite: scheduler and delivery
@@ -170,7 +170,7 @@ medians over the rounds. Load average (1 min) before: ${loadBefore}, after: ${lo
 | driftwatch server | ${Math.round(dw.rps)} | ${dw.p50} ms | ${dw.p99} ms | ${Math.round(dw.cpuUs)} µs |
 | bare Fastify route | ${Math.round(peer.rps)} | ${peer.p50} ms | ${peer.p99} ms | ${Math.round(peer.cpuUs)} µs |
 
-| budget (SPEC section 7) | measured | met |
+| budget | measured | met |
 |---|---:|---|
 | requests/s at least ${RATIO_BUDGET} x the bare route (median of the rounds' ratios) | ${ratio.toFixed(2)} x | ${ok(ratio >= RATIO_BUDGET)} |
 | p99 under ${P99_BUDGET_MS} ms (median) | ${dw.p99} ms | ${ok(dw.p99 < P99_BUDGET_MS)} |

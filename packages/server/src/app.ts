@@ -43,7 +43,7 @@ class AccessLogController extends LogController {
 export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 
 /**
- * Builds the HTTP API of the reference server (SPEC section 3) on the given dependencies.
+ * Builds the HTTP API of the reference server (the routes of src/routes, docs/api.md) on the given dependencies.
  * The caller listens (or uses `inject`) and closes the app; the store is not closed by it.
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {

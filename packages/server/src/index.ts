@@ -1,5 +1,6 @@
-// The public API of @driftwatch/server: the composition root, the HTTP app on its own, the engine
-// factories (check pipeline, scheduler, delivery service and worker, metrics) and the seams' types.
+// The public API of @driftwatch/server: the composition root, the HTTP app on its own, the seams'
+// types, and (re-exported from @driftwatch/engine, where new code should import them from) the
+// engine factories: check pipeline, scheduler, delivery service and worker, metrics.
 export {
   ALL_SCOPES,
   createDriftwatchServer,
@@ -9,7 +10,60 @@ export {
   type DriftwatchServerOptions,
 } from "./service.js";
 export { buildApp, SUPPORTED_API_VERSIONS } from "./app.js";
-export * from "./engine/index.js";
+// The engine's API, as the server exported it before the engine became @driftwatch/engine.
+export {
+  CheckError,
+  contentHash,
+  createCheckService,
+  toPublicSnapshot,
+  type CheckErrorCode,
+  type CheckObserver,
+  type CheckOutcome,
+  type CheckServiceOptions,
+  type EngineCheckService,
+  createNoiseLearner,
+  mergeSuggestedPolicy,
+  NOISE_MAX_BYTES,
+  type LearnedNoise,
+  type NoiseLearner,
+  type NoiseLearnerOptions,
+  CHECK_JITTER_RATIO,
+  FAILING_THRESHOLD,
+  MAX_BACKOFF_MS,
+  nextCheckTime,
+  createMetrics,
+  type CheckMetricResult,
+  type DeliveryMetricOutcome,
+  type EngineMetrics,
+  type MetricsOptions,
+  DEFAULT_ENDPOINT_CONCURRENCY,
+  DELIVERY_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  type DeliverDueOptions,
+  type DeliverDueResult,
+  type EngineDeliveryService,
+  createDeliveryWorker,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+  type StopOptions,
+  DELIVERY_JITTER_RATIO,
+  DELIVERY_RETRY_DELAYS_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  nextDeliveryDelayMs,
+  parseRetryAfter,
+  createScheduler,
+  DEFAULT_SPREAD_WINDOW_MS,
+  MONITOR_LEASE_MS,
+  type Scheduler,
+  type SchedulerOptions,
+  type SchedulerStopOptions,
+  generateTokenSecret,
+  hashTokenSecret,
+  isWellFormedToken,
+  TOKEN_PREFIX,
+} from "@driftwatch/engine";
+export { createDeliveryService, type DeliveryServiceOptions } from "./delivery-compat.js";
 export {
   ConfigError,
   DEFAULT_BODY_LIMIT_BYTES,
@@ -22,13 +76,15 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   ENV,
   openDatabase,
+  openStore,
+  redactUrl,
   parseDatabaseUrl,
   resolveServeConfig,
   type ConfigErrorCode,
   type DatabaseLocation,
   type DriftwatchConfig,
-} from "./config.js";
-export { generateTokenSecret, hashTokenSecret, isWellFormedToken, TOKEN_PREFIX } from "./tokens.js";
+  type OpenStoreOptions,
+} from "./config/index.js";
 export type {
   AppDependencies,
   CheckService,

@@ -1,6 +1,7 @@
 import type { Fetcher, FetchRequest, FetchResponse, Store } from "@driftwatch/core";
 import { createBrowserFetcher } from "@driftwatch/fetcher-browser";
-import { assertSafeUrl, createHttpFetcher, type GuardOptions } from "@driftwatch/fetcher-http";
+import { ALL_SCOPES, type BootstrapResult, createEngine, DELIVERY_TIMEOUT_MS, type EngineMetrics, type UrlGuard } from "@driftwatch/engine";
+import { assertSafeUrl, createHttpFetcher, createWebhookTransport, type GuardOptions } from "@driftwatch/fetcher-http";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
@@ -18,11 +19,7 @@ import {
   type DriftwatchConfig,
   openDatabase,
   type ServerLimits,
-} from "./config.js";
-import { createCheckService, createDeliveryService, createDeliveryWorker, createMetrics, createNoiseLearner, createScheduler, type EngineMetrics } from "./engine/index.js";
-import { generateTokenSecret, hashTokenSecret } from "./tokens.js";
-import { createComparePool } from "./workers/compare-pool.js";
-import type { UrlGuard } from "./types.js";
+} from "./config/index.js";
 
 export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, "limits">> {
   /** Limits to change; the rest keep their defaults (`DEFAULT_LIMITS`). */
@@ -46,18 +43,12 @@ export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, 
   /**
    * Keep rate-limit counters in the store, shared by every process on it (default: for a
    * `postgres://` databaseUrl, where several machines serve one database, and for a `store` you pass). Otherwise they stay in memory:
-   * SPEC section 3, and a SQLite write per request would cost more than the request itself.
+   * a SQLite write per request would cost more than the request itself.
    */
   sharedRateLimits?: boolean;
 }
 
-export interface BootstrapResult {
-  /** True when the database was empty and organization `default` was created. */
-  created: boolean;
-  orgId: string | null;
-  /** The admin token secret, only when it was generated here (never when taken from the environment). */
-  generatedToken: string | null;
-}
+export { ALL_SCOPES, type BootstrapResult };
 
 export interface DriftwatchServer {
   readonly app: FastifyInstance;
@@ -79,8 +70,6 @@ export interface DriftwatchServer {
    */
   close(): Promise<void>;
 }
-
-export const ALL_SCOPES = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"] as const;
 
 function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
   return {
@@ -150,8 +139,8 @@ function trustedAddresses(origins: ReadonlySet<string>): string[] {
 }
 
 /**
- * The composition root of the reference server: store, fetchers, engine (checks, scheduler,
- * deliveries, metrics) and the HTTP app, with a graceful `close()`.
+ * The composition root of the reference server: store, fetchers, the engine (@driftwatch/engine:
+ * checks, scheduler, deliveries, metrics) and the HTTP app, with a graceful `close()`.
  */
 export async function createDriftwatchServer(options: DriftwatchServerOptions = {}): Promise<DriftwatchServer> {
   const config = withDefaults(options);
@@ -166,7 +155,6 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const trustedGuard: GuardOptions = { ...guard, allowAddresses: [...config.allowAddresses, ...trustedAddresses(trustedOrigins)] };
   const urlGuard = createUrlGuard(guard, trustedOrigins);
 
-  const metrics = createMetrics({ store });
   const httpFetcher =
     options.httpFetcher ??
     routeTrustedOrigins(
@@ -176,58 +164,28 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     );
   // Chromium is launched by the browser fetcher on its first render, never at startup.
   const browserFetcher = options.browserFetcher ?? createBrowserFetcher({ ...guard, executablePath: config.chromiumPath });
+  const webhookTransport = createWebhookTransport({ ...(trustedOrigins.size > 0 ? trustedGuard : guard), connectTimeoutMs: DELIVERY_TIMEOUT_MS });
 
-  // one learner for the checks and the API: the noise profile is learned once per new snapshot
-  const noise = createNoiseLearner(store, { onError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "noise learning failed") });
-  const checks = createCheckService({
+  const engine = createEngine({
     store,
-    httpFetcher,
-    browserFetcher,
-    metrics,
-    noise,
-    compare: createComparePool(config.limits),
-    maxWebhookPayloadBytes: config.limits.maxWebhookPayloadBytes,
-    publicUrl: config.publicUrl,
-  });
-  const deliveries = createDeliveryService({
-    store,
-    guard: trustedOrigins.size > 0 ? trustedGuard : guard,
+    fetchers: { http: httpFetcher, browser: browserFetcher, webhooks: webhookTransport },
+    logger,
+    limits: config.limits,
     urlGuard,
-    metrics,
+    publicUrl: config.publicUrl,
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
     ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
+    ...(options.deliveryPollMs === undefined ? {} : { deliveryPollMs: options.deliveryPollMs }),
   });
   const background = options.background ?? true;
-  const worker = createDeliveryWorker({
-    deliveries,
-    ...(options.deliveryPollMs === undefined ? {} : { pollIntervalMs: options.deliveryPollMs }),
-    onError: (error) => logger.error({ err: error }, "delivery worker batch failed"),
-  });
-  const scheduler = createScheduler({
-    store,
-    checks,
-    metrics,
-    ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
-    onError: (error: unknown) => logger.error({ err: error }, "scheduler tick failed"),
-    // A check that wrote to the outbox wakes the delivery worker at once.
-    onCheck: (outcome) => {
-      if (outcome.result === "changed") worker.wake();
-    },
-  });
 
   const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
   const app = await buildApp({
     store,
-    checks: {
-      async checkNow(orgId, monitorId, context) {
-        const result = await checks.checkNow(orgId, monitorId, context);
-        if (result?.diff != null) worker.wake();
-        return result;
-      },
-    },
-    deliveries,
+    checks: engine,
+    deliveries: engine.deliveries,
     urlGuard,
-    noise,
+    noise: engine.noise,
     config: {
       allowPrivateNetworks: config.allowPrivateNetworks,
       rateLimitReads: config.rateLimitReads,
@@ -238,7 +196,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       // SQLite and memory keep them in this process, saving a write per request.
       rateLimitCounters: sharedRateLimits ? "store" : "memory",
     },
-    metrics,
+    metrics: engine.metrics,
     logger,
     events,
   });
@@ -249,25 +207,16 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     app,
     store,
     config,
-    metrics,
+    metrics: engine.metrics,
     logger,
 
-    async bootstrap() {
-      if ((await store.countOrganizations()) > 0) return { created: false, orgId: null, generatedToken: null };
-      const org = await store.ensureOrganization("default", "Default organization");
-      const existing = await store.listTokens(org.id, { limit: 1 });
-      if (existing.data.length > 0) return { created: false, orgId: org.id, generatedToken: null };
-      const secret = config.adminToken ?? generateTokenSecret();
-      await store.createToken(org.id, { name: "admin", scopes: [...ALL_SCOPES], tokenHash: hashTokenSecret(secret) });
-      return { created: true, orgId: org.id, generatedToken: config.adminToken === null ? secret : null };
+    bootstrap() {
+      return engine.bootstrap({ adminToken: config.adminToken });
     },
 
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      if (background) {
-        scheduler.start();
-        worker.start();
-      }
+      if (background) engine.start();
       return address;
     },
 
@@ -280,8 +229,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
         // every connection once the grace period is over.
         const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
         const deadline = setTimeout(() => app.server.closeAllConnections(), graceMs);
-        const stopped = Promise.allSettled([app.close(), scheduler.stop({ graceMs }), worker.stop({ graceMs })]);
-        const results = await stopped;
+        const results = await Promise.allSettled([app.close(), engine.close({ graceMs })]);
         clearInterval(sweeper);
         clearTimeout(deadline);
         for (const result of results) {
@@ -290,8 +238,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
         await Promise.allSettled([
           options.httpFetcher === undefined ? httpFetcher.close() : undefined,
           options.browserFetcher === undefined ? browserFetcher.close() : undefined,
-          deliveries.close(),
-          checks.close(),
+          webhookTransport.close(),
         ]);
         if (ownsStore) await store.close();
       })();

@@ -1,32 +1,14 @@
-import type { CheckResult, Store, WorkerRunResult } from "@driftwatch/core";
+import type { Store } from "@driftwatch/core";
+import type { CheckService, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
 import type { EventHub } from "./live/events.js";
-import type { NoiseLearner } from "./pipeline/noise.js";
 
 /**
- * The seams between the HTTP API (src/app.ts, src/routes) and the engine (check pipeline,
- * scheduler, delivery worker). The API only calls these; the composition root (src/service.ts)
- * wires real implementations.
+ * The seams between the HTTP API (src/app.ts, src/routes) and the engine (@driftwatch/engine:
+ * checks, deliveries, the URL guard, metrics). The API only calls these; the composition root
+ * (src/service.ts) wires real implementations.
  */
-export interface CheckService {
-  /**
-   * Runs one check of the monitor now (fetch, diff with its policy, atomic record, outbox)
-   * and returns the latest snapshot and the new diff (null when nothing changed). Returns null
-   * when the monitor does not exist in this organization. Fetch failures are recorded on the
-   * monitor (lastError, consecutiveFailures, state) and raised as `FetchError`.
-   */
-  checkNow(orgId: string, monitorId: string, context: { requestId: string }): Promise<CheckResult | null>;
-}
-
-export interface DeliveryService {
-  /** Runs the delivery worker once for one organization (`POST /api/webhooks/worker/run`). */
-  runWorker(orgId: string, options: { webhookId?: string | undefined; force: boolean }): Promise<WorkerRunResult>;
-}
-
-export interface UrlGuard {
-  /** Throws `FetchError` (`unsafe_url` or `invalid_url`) for a URL the SSRF guard refuses. */
-  assertSafeUrl(url: string): Promise<void>;
-}
+export type { CheckService, DeliveryService, MetricsRegistry, UrlGuard };
 
 export interface ServerConfig {
   /** Lifts the SSRF guard (development and tests only). */
@@ -50,14 +32,6 @@ export interface ServerConfig {
    * at once; one revoked by another process on the same database within this delay.
    */
   tokenCacheTtlMs?: number;
-}
-
-/** Prometheus metrics (src/engine/metrics.ts); the app serves them at `/metrics`. */
-export interface MetricsRegistry {
-  contentType: string;
-  render(): Promise<string>;
-  /** Called by the app once per finished HTTP request. */
-  observeRequest?(route: string, method: string, status: number, durationSeconds: number): void;
 }
 
 export interface AppDependencies {

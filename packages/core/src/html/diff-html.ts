@@ -52,7 +52,7 @@ export interface HtmlDiffSummary {
   modifications: number;
 }
 
-/** What `diffHtml` finds: the engine's part of a website diff (specification 2.4). */
+/** What `diffHtml` finds: the engine's part of a website diff (the store and the render add the rest). */
 export interface HtmlDiffResult {
   classification: "content_change";
   summary: HtmlDiffSummary;

@@ -1,5 +1,7 @@
+import { hash } from "node:crypto";
 import { type Category, type Change, type Op, type PolicyRules, PolicyRulesSchema, type Severity } from "@driftwatch/schema";
 import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
+import { canonicalJson } from "../fingerprint/index.js";
 import { optionsObject, requireChanges } from "../guards.js";
 import { type PathSegment, parsePath } from "../paths/index.js";
 import {
@@ -79,15 +81,44 @@ export interface PolicyContext {
   matchSelector?: (ruleSelector: string, change: PolicyTarget) => boolean;
 }
 
-const compiledCache = new WeakMap<PolicyRules, CompiledPolicy>();
+/** Most distinct policies (by content) whose compiled form is kept; the least recently used go first. */
+export const POLICY_CACHE_ENTRIES = 512;
 
 /**
- * Compiles validated policy rules (cached per rules object). Throws `invalid_policy_rules` when a
- * rule path does not parse.
+ * A stable key of a policy's content: the SHA-256 of its canonical JSON (object keys sorted), so
+ * equal rules share one key however they were built: read again from a store for every check,
+ * copied into a worker thread, or written with their keys in another order.
+ */
+export function policyContentKey(policy: PolicyRules): string {
+  return hash("sha256", canonicalJson(policy), "base64url");
+}
+
+const compiledByContent = new Map<string, CompiledPolicy>();
+/** A shortcut for a rules object compiled before (its content key is not computed again). */
+const compiledByObject = new WeakMap<PolicyRules, CompiledPolicy>();
+
+/**
+ * Compiles validated policy rules, cached by content (`policyContentKey`). Rules objects are
+ * treated as immutable once given: the same object is looked up without hashing it again.
+ * Throws `invalid_policy_rules` when a rule path does not parse.
  */
 export function compilePolicy(policy: PolicyRules): CompiledPolicy {
-  const cached = compiledCache.get(policy);
-  if (cached) return cached;
+  const same = compiledByObject.get(policy);
+  if (same) return same;
+  const key = policyContentKey(policy);
+  let compiled = compiledByContent.get(key);
+  if (compiled === undefined) {
+    compiled = compileUncached(policy);
+    if (compiledByContent.size >= POLICY_CACHE_ENTRIES) compiledByContent.delete(compiledByContent.keys().next().value!);
+  } else {
+    compiledByContent.delete(key);
+  }
+  compiledByContent.set(key, compiled);
+  compiledByObject.set(policy, compiled);
+  return compiled;
+}
+
+function compileUncached(policy: PolicyRules): CompiledPolicy {
   const problems: DriftwatchErrorDetail[] = [];
   const rules: CompiledRule[] = (policy.rules ?? []).map((rule, index) => {
     let path: CompiledPath | undefined;
@@ -148,7 +179,6 @@ export function compilePolicy(policy: PolicyRules): CompiledPolicy {
     unordered,
     needsDocuments: rules.some((r) => r.path?.kind === "query"),
   };
-  compiledCache.set(policy, result);
   return result;
 }
 

@@ -29,8 +29,11 @@ export interface OpenStoreOptions {
   importAdapter?: (specifier: string) => Promise<unknown>;
 }
 
-/** A URL without its password, for error messages. */
-function redact(url: string): string {
+/**
+ * A store URL without its password (`postgres://user:***@host/db`), for logs and error messages.
+ * Anything that is not a URL with credentials comes back as it is.
+ */
+export function redactStoreUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^@/?#]*@/i, "$1***@");
 }
 
@@ -54,7 +57,7 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
     try {
       filename = value.startsWith("file://") ? fileURLToPath(value) : path.resolve(cwd, decodeURIComponent(value.slice("file:".length)));
     } catch (error) {
-      throw new OpenStoreError("invalid_store_url", `${redact(value)} is not a valid file URL.`, { cause: error });
+      throw new OpenStoreError("invalid_store_url", `${redactStoreUrl(value)} is not a valid file URL.`, { cause: error });
     }
     if (filename === cwd || value === "file:") throw new OpenStoreError("invalid_store_url", "A file: URL needs a file path.");
     return { kind: "sqlite", adapter: "@driftwatch/store-sqlite", filename };
@@ -64,10 +67,10 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
     try {
       parsed = new URL(value);
     } catch (error) {
-      throw new OpenStoreError("invalid_store_url", `${redact(value)} is not a valid PostgreSQL URL (postgres://user:password@host:5432/database).`, { cause: error });
+      throw new OpenStoreError("invalid_store_url", `${redactStoreUrl(value)} is not a valid PostgreSQL URL (postgres://user:password@host:5432/database).`, { cause: error });
     }
     if (parsed.hostname === "" && !parsed.searchParams.has("host")) {
-      throw new OpenStoreError("invalid_store_url", `${redact(value)} names no host (postgres://user:password@host:5432/database).`);
+      throw new OpenStoreError("invalid_store_url", `${redactStoreUrl(value)} names no host (postgres://user:password@host:5432/database).`);
     }
     return { kind: "postgres", adapter: "@driftwatch/store-postgres", connectionString: value };
   }
@@ -75,7 +78,7 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
   throw new OpenStoreError(
     "invalid_store_url",
     scheme === undefined
-      ? `${JSON.stringify(redact(value))} is not a store URL: use memory:, sqlite:./path.db or postgres://user@host/database.`
+      ? `${JSON.stringify(redactStoreUrl(value))} is not a store URL: use memory:, sqlite:./path.db or postgres://user@host/database.`
       : `Unknown store URL scheme "${scheme}:": use memory:, sqlite:./path.db or postgres://user@host/database.`
   );
 }
@@ -96,6 +99,9 @@ function isMissingModule(error: unknown, specifier: string): boolean {
  * ```ts
  * const store = await openStore(process.env.DATABASE_URL ?? "sqlite:./data/driftwatch.db");
  * ```
+ *
+ * @deprecated Use `openStore` of `@driftwatch/server` (the same function and options): core is the
+ * lowest package and should not name its adapters. This one goes with the next minor release.
  */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const location = parseStoreUrl(url, options.cwd);

@@ -16,7 +16,7 @@ export type ChangeKind =
 export type JsonType = "null" | "boolean" | "number" | "string" | "array" | "object";
 
 /**
- * Default severities (SPEC section 2, after oasdiff's response rules): a consumer breaks when a
+ * Default severities (after oasdiff's response rules): a consumer breaks when a
  * member disappears or changes type; a value becoming null or an array element changing type
  * often does; additions, value changes and moves do not.
  */

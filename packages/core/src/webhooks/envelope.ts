@@ -74,7 +74,7 @@ const PendingEventSchema = DiffDetectedEventSchema.omit({ deliveredAt: true });
 /**
  * The `diff.detected` envelope without `deliveredAt`: what the store writes to the outbox in the
  * same transaction as the diff. `data.changes` carry only path, category, op and severity (no
- * detail, no before/after) and `data` has no `topSeverity` (specification 6.1). Website diffs
+ * detail, no before/after) and `data` has no `topSeverity`. Website diffs
  * count as 0 schema changes and `changes.length` value changes.
  */
 export function buildPendingDiffDetectedEvent(diff: DiffForEvent, options: PendingEventOptions): PendingDiffDetectedEvent {
@@ -110,7 +110,7 @@ export function buildPendingDiffDetectedEvent(diff: DiffForEvent, options: Pendi
   return candidate;
 }
 
-/** The complete `diff.detected` envelope (specification 6.1), ready to serialise and sign. */
+/** The complete `diff.detected` envelope (`DiffDetectedEventSchema`), ready to serialise and sign. */
 export function buildDiffDetectedEvent(diff: DiffForEvent, options: BuildEventOptions): DiffDetectedEvent {
   return withDeliveredAt(buildPendingDiffDetectedEvent(diff, options), options.deliveredAt);
 }

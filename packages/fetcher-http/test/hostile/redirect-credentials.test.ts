@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpFetcher, isCredentialHeader } from "../../src/index.js";
 import { startServer, type TestServer } from "../server.js";
 
-/** Monitor headers a tenant may set: every credential spelling SPEC masks, and two plain ones. */
+/** Monitor headers a tenant may set: every credential spelling the API masks, and two plain ones. */
 const SENT: Record<string, string> = {
   Authorization: "Bearer a",
   Cookie: "session=b",
@@ -46,7 +46,7 @@ describe("credential headers on redirects", () => {
   const fetcher = createHttpFetcher({ allowPrivateNetworks: true });
   afterAll(() => fetcher.close());
 
-  it("classifies credential header names as SPEC's masking rule does", () => {
+  it("classifies credential header names as the API's masking rule does", () => {
     for (const name of CREDENTIALS) expect(isCredentialHeader(name)).toBe(true);
     expect(isCredentialHeader("X-API-KEY")).toBe(true);
     for (const name of ["accept", "x-trace", "user-agent", "content-type"]) expect(isCredentialHeader(name)).toBe(false);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { SQLITE_SCHEMA_VERSION } from "@driftwatch/store-sqlite";
-import { ConfigError, DEFAULT_DATABASE_URL, ENV, parseArgs, parseDatabaseUrl, redactUrl } from "../config.js";
+import { ConfigError, DEFAULT_DATABASE_URL, ENV, parseArgs, parseDatabaseUrl, redactUrl } from "../config/index.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const BACKUP_USAGE = `Usage: driftwatch backup <file> [--database sqlite:...] [--force]

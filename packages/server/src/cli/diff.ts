@@ -10,7 +10,7 @@ import {
   type PolicyRules,
   validatePolicyRules,
 } from "@driftwatch/core";
-import { ConfigError, parseArgs } from "../config.js";
+import { ConfigError, parseArgs } from "../config/index.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const DIFF_USAGE = `Usage: driftwatch diff <before.json> <after.json> [--rules rules.json] [--explain] [--json]

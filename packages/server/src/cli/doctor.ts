@@ -4,7 +4,7 @@ import fs from "node:fs";
 import { POSTGRES_SCHEMA_VERSION, quoteIdentifier } from "@driftwatch/store-postgres";
 import { SQLITE_SCHEMA_VERSION } from "@driftwatch/store-sqlite";
 import pg from "pg";
-import { DEFAULT_CHROMIUM_PATH, DEFAULT_DATABASE_URL, ENV, parseArgs, parseBoolean, parseDatabaseUrl, redactUrl } from "../config.js";
+import { DEFAULT_CHROMIUM_PATH, DEFAULT_DATABASE_URL, ENV, parseArgs, parseBoolean, parseDatabaseUrl, redactUrl } from "../config/index.js";
 import { inspectSqliteFile } from "./backup.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 

@@ -1,6 +1,6 @@
 import { type Fetcher, type FetchResponse, isDriftwatchError, type PolicyEvidence, type PolicySuggestion, suggestPolicy } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
-import { ConfigError, parseArgs, parseBoolean } from "../config.js";
+import { ConfigError, LEARN_MAX_INTERVAL_MS, LEARN_MAX_SAMPLES, LEARN_MAX_TOTAL_BYTES, parseArgs, parseBoolean } from "../config/index.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const LEARN_USAGE = `Usage: driftwatch learn <url> [--samples 5] [--interval 2s] [--selector css] [--kind json|html]
@@ -24,10 +24,6 @@ by itself with autoApplySuggestions: true.
 Exit status: 0 learned, 2 error (bad usage, a fetch that failed or answered non-2xx).
 `;
 
-const MAX_SAMPLES = 50;
-/** All answers together: a large target asked many times must not exhaust memory. */
-export const LEARN_MAX_TOTAL_BYTES = 64 * 1024 * 1024;
-const MAX_INTERVAL_MS = 10 * 60_000;
 
 class LearnError extends Error {}
 
@@ -37,13 +33,13 @@ export function parseDuration(text: string, option: string): number {
   if (match === null) throw new LearnError(`${option} must be a duration such as 500ms, 2s or 1m (got ${JSON.stringify(text)}).`);
   const value = Number(match[1]);
   const ms = match[2] === "ms" ? value : match[2] === "m" ? value * 60_000 : value * 1000;
-  if (ms > MAX_INTERVAL_MS) throw new LearnError(`${option} is at most 10m (got ${text}).`);
+  if (ms > LEARN_MAX_INTERVAL_MS) throw new LearnError(`${option} is at most 10m (got ${text}).`);
   return Math.round(ms);
 }
 
 function parseSamples(text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 2 || n > MAX_SAMPLES) throw new LearnError(`--samples must be an integer from 2 to ${MAX_SAMPLES} (got ${JSON.stringify(text)}).`);
+  if (!Number.isInteger(n) || n < 2 || n > LEARN_MAX_SAMPLES) throw new LearnError(`--samples must be an integer from 2 to ${LEARN_MAX_SAMPLES} (got ${JSON.stringify(text)}).`);
   return n;
 }
 

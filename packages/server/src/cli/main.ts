@@ -3,36 +3,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliIo, EXIT_ERROR, processIo } from "./io.js";
 import { runDiff } from "./diff.js";
+import { USAGE } from "./usage.js";
 
-export const USAGE = `Usage: driftwatch <command> [options]
-
-Commands:
-  serve          Run the server (API, scheduler, webhook delivery)
-                   --port 8080  --host 127.0.0.1
-                   --database sqlite:./.driftwatch/driftwatch.db | postgres://... | memory:
-                   --allow-private-networks  --rate-limit-reads 600  --rate-limit-writes 120
-                   --demo (built-in demo target, monitors and webhook receiver)
-                   --log-format pretty|json (default: pretty on a terminal, else json)
-  token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
-  backup         Online backup of a SQLite store: <file> [--database sqlite:...] [--force]
-  restore        Put a backup back (server stopped): <file> [--database sqlite:...] [--force]
-  doctor         Check store, browser, egress and clock; print what to fix [--database url]
-  diff           Diff two JSON files: <before.json> <after.json> [--rules rules.json] [--explain] [--json]
-                   exit 0 no change, 1 changed, 2 error; --explain: which rule or inference hid or rated each change
-  learn          Fetch a target a few times and print the policy learned from its noise, with evidence:
-                   <url> [--samples 5] [--interval 2s] [--selector css] [--kind json|html]
-                   [--allow-private-networks] [--json]
-
-Options:
-  --help, -h     Show this help (also: driftwatch <command> --help)
-  --version, -v  Show the version
-
-Environment: DRIFTWATCH_PORT, DRIFTWATCH_HOST, DRIFTWATCH_DATABASE_URL,
-DRIFTWATCH_ALLOW_PRIVATE_NETWORKS, DRIFTWATCH_RATE_LIMIT_READS, DRIFTWATCH_RATE_LIMIT_WRITES,
-DRIFTWATCH_ADMIN_TOKEN, DRIFTWATCH_CHROMIUM_PATH. Flags win over the environment.
-Tuning: DRIFTWATCH_LOG_LEVEL, DRIFTWATCH_LOG_FORMAT, DRIFTWATCH_BODY_LIMIT_BYTES, DRIFTWATCH_SHUTDOWN_TIMEOUT_MS,
-DRIFTWATCH_LEASE_MS (see docs/deployment.md).
-`;
+export { USAGE };
 
 /** The version in @driftwatch/server's package.json (found from src/cli or dist). */
 export function packageVersion(): string {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { activeWebhookSecrets, isDriftwatchError } from "@driftwatch/core";
-import { ConfigError, ENV, redactUrl, resolveServeConfig } from "../config.js";
+import { ConfigError, ENV, redactUrl, resolveServeConfig } from "../config/index.js";
 import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
 import { seedDemo, type DemoSetup } from "../demo/seed.js";
 import { startDemoTarget, type DemoTarget } from "../demo/target.js";
@@ -8,7 +8,7 @@ import { resolveDashboardDir } from "../http/dashboard.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { createCliLogger, defaultLogFormat } from "./log.js";
-import { USAGE } from "./main.js";
+import { USAGE } from "./usage.js";
 
 export interface ServeHooks {
   /** Called once the server listens (tests use it to stop an in-process server). */

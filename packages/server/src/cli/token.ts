@@ -1,6 +1,6 @@
 import { isDriftwatchError, ScopeSchema, type Scope } from "@driftwatch/core";
-import { DEFAULT_DATABASE_URL, ENV, openDatabase, parseArgs, parseDatabaseUrl } from "../config.js";
-import { generateTokenSecret, hashTokenSecret } from "../tokens.js";
+import { DEFAULT_DATABASE_URL, ENV, openDatabase, parseArgs, parseDatabaseUrl } from "../config/index.js";
+import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const TOKEN_USAGE = `Usage: driftwatch token create --org <slug> [--name name] [--scopes a,b] [--database url]

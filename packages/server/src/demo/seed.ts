@@ -1,6 +1,6 @@
 import type { MonitorRecord, PolicyRules, Store, WebhookRecord } from "@driftwatch/core";
 import { generateWebhookSecret } from "@driftwatch/core";
-import { generateTokenSecret, hashTokenSecret } from "../tokens.js";
+import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
 
 export const DEMO_ORG_SLUG = "default";
 export const DEMO_API_MONITOR = "Demo: prices API";

@@ -1,6 +1,7 @@
 import type { Scope, Store, TokenRecord } from "@driftwatch/core";
 import type { FastifyRequest } from "fastify";
-import { hashTokenSecret, isWellFormedToken } from "../tokens.js";
+import { hashTokenSecret, isWellFormedToken } from "@driftwatch/engine";
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_MAX_ENTRIES, AUTH_FAILURE_WINDOW_MS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_CACHE_TTL_MS, TOUCH_INTERVAL_MS } from "../config/limits.js";
 import { ApiError } from "./problem.js";
 
 /** Who is calling: resolved from the bearer token by `authenticate`. */
@@ -23,17 +24,6 @@ declare module "fastify" {
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
-/** `lastUsedAt` is written at most this often per token (it is a write on every request otherwise). */
-const TOUCH_INTERVAL_MS = 60_000;
-
-/**
- * How long a token found in the store is trusted without asking the store again. A token revoked
- * through this process (`DELETE /api/tokens/{id}`) is refused at once; one revoked by another
- * process on the same database (another server, a script) is refused within this delay.
- */
-export const TOKEN_CACHE_TTL_MS = 5_000;
-/** Tokens kept at most (the oldest entry goes first). */
-const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 export interface Authenticator {
   /** `at`: the request's time in ms (default `now()`). */
@@ -49,15 +39,6 @@ export interface AuthenticatorOptions {
   authFailureLimit?: number;
 }
 
-/**
- * Failed authentications (missing, malformed, unknown or revoked token) one client address may
- * make per one-minute window; beyond it every request of that address is answered
- * `429 rate_limited` (without a store lookup) until the window ends.
- */
-export const AUTH_FAILURE_LIMIT = 60;
-const AUTH_FAILURE_WINDOW_MS = 60_000;
-/** Client addresses tracked at most (the oldest entry goes first). */
-const AUTH_FAILURE_MAX_ENTRIES = 100_000;
 
 interface CachedToken {
   record: TokenRecord;

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Store } from "@driftwatch/core";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { IDEMPOTENCY_TTL_MS } from "../config/limits.js";
 import { ApiError } from "./problem.js";
 
-/** Keys are honoured for 24 hours. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** JSON with object keys sorted, so equal bodies hash equally whatever their key order. */

@@ -1,9 +1,8 @@
 import type { RateLimitHit, Store } from "@driftwatch/core";
 import type { FastifyReply } from "fastify";
+import { RATE_LIMIT_WINDOW_MS } from "../config/limits.js";
 import { ApiError } from "./problem.js";
 
-/** Fixed one-minute windows: the limits are configured per minute. */
-export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export interface RateLimitCounter {
   hit(key: string, windowMs: number, now: number): Promise<RateLimitHit>;

@@ -2,7 +2,7 @@ import { isDriftwatchError } from "@driftwatch/core";
 import { idSchema, ProblemSchema } from "@driftwatch/schema";
 import { z } from "zod";
 import { ApiError } from "../http/problem.js";
-import type { UrlGuard } from "../types.js";
+import type { UrlGuard } from "@driftwatch/engine";
 
 /** Path parameter schemas; a malformed id answers 404 (see validationProblem). */
 export const MonitorParams = z.strictObject({ id: idSchema("monitor") });

@@ -15,9 +15,10 @@ import {
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { DEFAULT_MAX_LIST_RESPONSE_BYTES, LIST_CHUNK } from "../config/limits.js";
 import { authOf } from "../http/auth.js";
 import { ApiError, notFound } from "../http/problem.js";
-import { createNoiseLearner } from "../pipeline/noise.js";
+import { createNoiseLearner } from "@driftwatch/engine";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, pageOf, problems, security } from "./common.js";
 import { presentDiff, presentSnapshot } from "./present.js";
@@ -41,10 +42,6 @@ function diffJsonReaderOf(store: Store): ((orgId: string, monitorId: string, id:
   return typeof store.getDiffJson === "function" ? store.getDiffJson.bind(store) : null;
 }
 
-/** Default of `AppConfig.maxListResponseBytes`. */
-export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
-/** Diffs read from the store at a time while a list fills up (each at most the diff size cap). */
-const LIST_CHUNK = 10;
 
 /**
  * A page of at most `limit` items and at most about `maxBytes` of JSON: items are read from the

@@ -4,7 +4,7 @@ import type { Delivery, Diff, Monitor, Snapshot, Token, Webhook } from "@driftwa
 /** What credential-bearing header values are replaced with in responses. */
 export const MASK = "***";
 
-/** Header names whose values are credentials (SPEC section 2): returned masked. */
+/** Header names whose values are credentials (`authorization`, `cookie`, names with token, secret or key): returned masked. */
 export function isCredentialHeader(name: string): boolean {
   const n = name.toLowerCase();
   return n === "authorization" || n === "proxy-authorization" || n === "cookie" || n === "x-api-key" || /token|secret|key/.test(n);

@@ -1,12 +1,11 @@
 import { type DiffRecord, type PolicyRules, type Store, validatePolicyRules } from "@driftwatch/core";
 import { type Change, type PreviewDiff, SettingsPreviewRequestSchema, SettingsPreviewSchema, type SettingsPreview } from "@driftwatch/schema";
+import { compareContent, createNoiseLearner, mergeSuggestedPolicy } from "@driftwatch/engine";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { authOf } from "../http/auth.js";
 import { notFound } from "../http/problem.js";
-import { createNoiseLearner, mergeSuggestedPolicy } from "../pipeline/noise.js";
 import type { AppDependencies } from "../types.js";
-import { compareContent } from "../workers/compare.js";
 import { MonitorParams, problems, security } from "./common.js";
 
 /** Bytes of snapshot bodies one preview compares at most (the newest diffs first). */

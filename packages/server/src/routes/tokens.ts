@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { notFound } from "../http/problem.js";
-import { generateTokenSecret, hashTokenSecret } from "../tokens.js";
+import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
 import type { AppDependencies } from "../types.js";
 import { pageOf, problems, security, TokenParams } from "./common.js";
 import { presentToken } from "./present.js";

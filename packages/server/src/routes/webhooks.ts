@@ -1,4 +1,5 @@
 import { generateWebhookSecret, type Store, type WebhookPatch } from "@driftwatch/core";
+import { rotateWebhookSecret } from "@driftwatch/engine";
 import {
   DeliverySchema,
   idSchema,
@@ -22,9 +23,6 @@ import { optionalBody } from "../http/validation.js";
 import type { AppDependencies } from "../types.js";
 import { assertSafeUrl, pageOf, problems, security, WebhookParams } from "./common.js";
 import { presentDelivery, presentWebhook } from "./present.js";
-
-/** How long the previous secret keeps signing after a rotation. */
-export const SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
 const DeliveryParams = z.strictObject({ id: idSchema("webhook"), deliveryId: idSchema("delivery") });
 const WebhookWithSecretSchema = WebhookSchema.extend({ secret: z.string() });
@@ -166,19 +164,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencie
       },
     },
     async (request) => {
-      const { orgId } = authOf(request);
-      const current = await store.getWebhook(orgId, request.params.id);
-      if (current === null) throw notFound("webhook");
-      const at = now();
-      const secret = generateWebhookSecret();
-      const updated = await store.updateWebhook(orgId, current.id, {
-        secret,
-        previousSecret: current.secret,
-        previousSecretExpiresAt: new Date(at.getTime() + SECRET_ROTATION_GRACE_MS).toISOString(),
-        updatedAt: at.toISOString(),
-      });
-      if (updated === null) throw notFound("webhook");
-      return { ...presentWebhook(updated), secret };
+      const rotated = await rotateWebhookSecret(store, authOf(request).orgId, request.params.id, { now: now() });
+      if (rotated === null) throw notFound("webhook");
+      return { ...presentWebhook(rotated.webhook), secret: rotated.secret };
     },
   );
 

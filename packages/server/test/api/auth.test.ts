@@ -15,7 +15,7 @@ interface RouteCase {
   payload?: () => unknown;
 }
 
-/** Every authenticated route of SPEC section 3 with the scope it needs. Mutating cases are harmless (no-op bodies, unknown ids). */
+/** Every authenticated route of the API with the scope it needs. Mutating cases are harmless (no-op bodies, unknown ids). */
 const ROUTES: RouteCase[] = [
   { method: "POST", url: () => "/api/monitors", scope: "monitors:write", payload: () => apiMonitor },
   { method: "GET", url: () => "/api/monitors", scope: "monitors:read" },

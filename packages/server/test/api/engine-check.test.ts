@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createHttpFetcher, assertSafeUrl } from "@driftwatch/fetcher-http";
 import type { Fetcher } from "@driftwatch/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService, createMetrics } from "../../src/engine/index.js";
+import { createCheckService, createMetrics } from "../../src/index.js";
 import { createHarness, expectProblem, json, type Harness } from "./harness.js";
 
 /** The check endpoint on the real engine (check pipeline, HTTP fetcher, metrics) against a local target. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { assertSafeUrl } from "@driftwatch/fetcher-http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliveryService } from "../../src/engine/index.js";
+import { createDeliveryService } from "../../src/index.js";
 import { apiMonitor, createHarness, json, seedCheck, type Harness } from "./harness.js";
 
 /** The webhook endpoints on the real delivery service, against a local receiver. */

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_FAILURE_LIMIT } from "../../src/http/auth.js";
+import { AUTH_FAILURE_LIMIT } from "../../src/config/limits.js";
 import { apiMonitor, createHarness, expectProblem, json, type Harness } from "./harness.js";
 
 // Regression tests of the LOW findings of the hardening pass (issue 12), against the real app.

@@ -9,7 +9,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { pino } from "pino";
 import { buildApp } from "../../src/app.js";
 import type { EventHub } from "../../src/live/events.js";
-import { generateTokenSecret, hashTokenSecret } from "../../src/tokens.js";
+import { generateTokenSecret, hashTokenSecret } from "../../src/index.js";
 import type { AppDependencies, CheckService, DeliveryService, MetricsRegistry, ServerConfig, UrlGuard } from "../../src/types.js";
 
 export const ALL_SCOPES: Scope[] = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"];

@@ -8,7 +8,7 @@ import { DeliveryDetailSchema, SettingsPreviewSchema } from "@driftwatch/schema"
 import { assertSafeUrl, createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService } from "../../src/engine/index.js";
+import { createCheckService } from "../../src/index.js";
 import { createEventHub, observeStore } from "../../src/live/events.js";
 import { MAX_STREAMS_PER_ORG } from "../../src/routes/events.js";
 import { createHarness, expectProblem, json, type Harness } from "./harness.js";

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 const settingsUrl = () => `/api/monitors/${monitorId}/settings`;
 
-describe("settings (specification 4.1)", () => {
+describe("settings (policy rules, retention, auto-applied suggestions)", () => {
   it("reads defaults for a monitor never configured", async () => {
     const res = await h.request(h.a.admin, { method: "GET", url: settingsUrl() });
     expect(res.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 // GET /api/monitors/{id}/noise and the autoApplySuggestions setting, on the real SQLite store.
 import { NoiseProfileSchema, SettingsSchema } from "@driftwatch/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNoiseLearner } from "../../src/engine/index.js";
+import { createNoiseLearner } from "../../src/index.js";
 import { apiMonitor, createHarness, expectProblem, json, seedCheck, type Harness } from "./harness.js";
 
 let h: Harness;

@@ -10,7 +10,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** Every route of SPEC section 3, as OpenAPI paths. */
+/** Every route of the API (src/routes), as OpenAPI paths. */
 const EXPECTED: Record<string, string[]> = {
   "/api/monitors": ["post", "get"],
   "/api/monitors/{id}": ["get", "patch", "delete"],

@@ -1,6 +1,6 @@
 import { createPostgresStore } from "@driftwatch/store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../support/postgres.js";
+import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../../../../tooling/test-postgres.js";
 import { apiMonitor, createHarness, expectProblem, json, seedCheck, websiteMonitor, type Harness } from "./harness.js";
 
 /** The API on a real PostgreSQL store (its own database, dropped afterwards). */

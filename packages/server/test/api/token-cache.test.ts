@@ -1,7 +1,7 @@
 import type { Store } from "@driftwatch/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { TOKEN_CACHE_TTL_MS } from "../../src/http/auth.js";
-import { generateTokenSecret, hashTokenSecret } from "../../src/tokens.js";
+import { TOKEN_CACHE_TTL_MS } from "../../src/config/limits.js";
+import { generateTokenSecret, hashTokenSecret } from "../../src/index.js";
 import { createHarness, expectProblem, type Harness, type HarnessOptions } from "./harness.js";
 
 // The authenticator keeps tokens it read from the store for TOKEN_CACHE_TTL_MS. These tests move

@@ -1,7 +1,7 @@
 import { activeWebhookSecrets } from "@driftwatch/core";
 import { TokenSchema, WebhookSchema } from "@driftwatch/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashTokenSecret } from "../../src/tokens.js";
+import { hashTokenSecret } from "../../src/index.js";
 import { apiMonitor, createHarness, expectProblem, json, seedCheck, type Harness } from "./harness.js";
 
 let h: Harness;

@@ -6,7 +6,7 @@ import {
   parseDatabaseUrl,
   redactUrl,
   resolveServeConfig,
-} from "../../src/config.js";
+} from "../../src/config/index.js";
 
 const TOKEN = "dw_" + "A".repeat(43);
 

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import type { Fetcher } from "@driftwatch/core";
-import { LEARN_MAX_TOTAL_BYTES, parseDuration, runLearn } from "../../src/cli/learn.js";
+import { LEARN_MAX_TOTAL_BYTES } from "../../src/config/limits.js";
+import { parseDuration, runLearn } from "../../src/cli/learn.js";
 import { runCli } from "../../src/cli/main.js";
 
 let server: http.Server;

@@ -6,7 +6,7 @@ import { createPostgresStore } from "@driftwatch/store-postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
-import { hashTokenSecret } from "../../src/tokens.js";
+import { hashTokenSecret } from "../../src/index.js";
 import { createPostgresDatabase } from "../e2e/support.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-cli-token-"));

@@ -20,7 +20,7 @@ import {
   startTarget,
   tempDir,
 } from "./support.js";
-import { postgresSkipReason } from "../support/postgres.js";
+import { postgresSkipReason } from "../../../../tooling/test-postgres.js";
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

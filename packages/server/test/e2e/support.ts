@@ -214,7 +214,7 @@ export async function startReceiver() {
   };
 }
 
-export { createPostgresDatabase, POSTGRES_ADMIN_URL } from "../support/postgres.js";
+export { createPostgresDatabase, POSTGRES_ADMIN_URL } from "../../../../tooling/test-postgres.js";
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? "/tmp"), prefix));

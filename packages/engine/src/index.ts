@@ -1,0 +1,61 @@
+// The public API of @driftwatch/engine: `createEngine`, and the parts it is made of for callers
+// that compose their own (check pipeline, scheduler, delivery service and worker, metrics).
+export {
+  createEngine,
+  type Engine,
+  type EngineFetchers,
+  type EngineOptions,
+  type EngineStopOptions,
+} from "./engine.js";
+export type { CheckService, DeliveryService, EngineLogger, MetricsRegistry, UrlGuard, WebhookPost, WebhookTransport } from "./ports.js";
+export * from "./limits.js";
+export {
+  ALL_SCOPES,
+  bootstrapStore,
+  rotateWebhookSecret,
+  type BootstrapOptions,
+  type BootstrapResult,
+} from "./accounts.js";
+export { generateTokenSecret, hashTokenSecret, isWellFormedToken, TOKEN_PREFIX, tokenHashesEqual } from "./tokens.js";
+export {
+  boundEvent,
+  CheckError,
+  contentHash,
+  createCheckService,
+  toPublicSnapshot,
+  type CheckErrorCode,
+  type CheckObserver,
+  type CheckOutcome,
+  type CheckServiceOptions,
+  type EngineCheckService,
+} from "./pipeline/check-service.js";
+export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
+export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
+export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledCompareResult } from "./workers/compare-pool.js";
+export { compareContent, truncateChanges, type CompareErrorCode, type CompareResult, type CompareTask, type ComparedDiff } from "./workers/compare.js";
+export {
+  createMetrics,
+  type CheckMetricResult,
+  type DeliveryMetricOutcome,
+  type EngineMetrics,
+  type MetricsOptions,
+} from "./metrics.js";
+export {
+  createDeliveryService,
+  defaultOwner,
+  type DeliverDueOptions,
+  type DeliverDueResult,
+  type DeliveryServiceOptions,
+  type EngineDeliveryService,
+} from "./delivery/delivery.js";
+export { createFetchTransport } from "./delivery/fetch-transport.js";
+export { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions, type StopOptions } from "./delivery/delivery-worker.js";
+export {
+  DELIVERY_JITTER_RATIO,
+  DELIVERY_RETRY_DELAYS_MS,
+  MAX_DELIVERY_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  nextDeliveryDelayMs,
+  parseRetryAfter,
+} from "./delivery/retry.js";
+export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";

@@ -1,0 +1,478 @@
+import { createHash } from "node:crypto";
+import {
+  buildPendingDiffDetectedEvent,
+  compareSeverity,
+  DriftwatchError,
+  type DriftwatchErrorOptions,
+  FetchError,
+  type Fetcher,
+  type FetchResponse,
+  isDriftwatchError,
+  type MonitorPatch,
+  type MonitorRecord,
+  newId,
+  type NewDiff,
+  type NewSnapshot,
+  type PendingDiffDetectedEvent,
+  type PolicyRules,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type SnapshotRecord,
+  type Store,
+  StoreError,
+} from "@driftwatch/core";
+import type { CheckResult } from "@driftwatch/schema";
+import { DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
+import type { EngineMetrics } from "../metrics.js";
+import type { CheckService } from "../ports.js";
+import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
+import { mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
+import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
+
+/** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
+const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
+
+export type CheckErrorCode =
+  | "bad_status"
+  | "invalid_body"
+  | "diff_failed"
+  /** The content is larger than the comparison limit, or its comparison needs too much memory. */
+  | "target_too_large"
+  /** The comparison ran past its time limit in a worker thread and was stopped. */
+  | "analysis_timeout"
+  /** The page nests elements (or the JSON document containers) past the depth limit. */
+  | "too_deep"
+  /** The policy's selectors would take too much work to match on this page. */
+  | "rule_budget_exceeded"
+  /** The stored policy or selector cannot be applied (e.g. a selector the CSS engine refuses). */
+  | "invalid_policy_rules"
+  | "invalid_input"
+  /** The store refused the check's result (e.g. a value the database cannot hold). */
+  | "store_rejected";
+
+/** A check that reached the target but could not use its answer (error status, non-JSON body). */
+export class CheckError extends DriftwatchError<CheckErrorCode> {
+  override readonly name = "CheckError";
+  constructor(code: CheckErrorCode, message: string, options?: DriftwatchErrorOptions) {
+    super(code, message, options);
+  }
+}
+
+/** What one check did, for the scheduler and the metrics. */
+export interface CheckOutcome {
+  monitor: MonitorRecord;
+  /** `changed`: a new diff; `new_snapshot`: first or policy-silent content; `unchanged`: same hash or 304. */
+  result: "changed" | "new_snapshot" | "unchanged" | "failed";
+  /** The latest snapshot after the check (null only when no check ever succeeded). */
+  snapshot: SnapshotRecord | null;
+  diff: RecordCheckResult["diff"];
+  deliveries: number;
+  /** The error of a failed check (already recorded on the monitor). */
+  error: FetchError | CheckError | null;
+  durationMs: number;
+}
+
+export interface CheckObserver {
+  onCheck?(outcome: CheckOutcome): void;
+}
+
+export interface CheckServiceOptions {
+  store: Store;
+  /** Fetches `api` monitors and `website` monitors without browser options. */
+  httpFetcher: Fetcher;
+  /** Renders `website` monitors that have `browserOptionsJson`; without it they are fetched over HTTP. */
+  browserFetcher?: Fetcher | undefined;
+  now?: () => Date;
+  random?: () => number;
+  observer?: CheckObserver;
+  /** Counts checks and diffs and times them. */
+  metrics?: Pick<EngineMetrics, "observeCheck" | "observeDiff">;
+  /** Learns noise from recent snapshots for monitors with `autoApplySuggestions` (without it the setting has no effect). */
+  noise?: NoiseLearner;
+  /**
+   * Parses and compares contents (in worker threads above a size threshold) and caps diffs.
+   * Without it the service makes one with the default limits and closes it in `close()`.
+   */
+  compare?: ComparePool;
+  /** A webhook payload lists changes up to this size (default 256 KB); past it, `data.truncated` and `data.diffUrl`. */
+  maxWebhookPayloadBytes?: number;
+  /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
+  publicUrl?: string | null;
+}
+
+/**
+ * The outbox event of a diff, bounded: when the diff was truncated or the event would pass
+ * `maxBytes`, `data.changes` lists the first changes that fit, `data.truncated` is true and
+ * `data.diffUrl` links to the stored diff. The counts always cover every change.
+ */
+export function boundEvent(
+  event: PendingDiffDetectedEvent,
+  diff: NewDiff,
+  options: { maxBytes: number; publicUrl: string | null },
+): PendingDiffDetectedEvent {
+  const total = Buffer.byteLength(JSON.stringify(event), "utf8");
+  if (diff.truncated !== true && total <= options.maxBytes) return event;
+  const data = { ...event.data };
+  if (diff.classification === "content_change") {
+    data.valueChanges = diff.summary.additions + diff.summary.removals + diff.summary.modifications;
+  }
+  const path = `/api/monitors/${encodeURIComponent(event.monitorId)}/diffs/${encodeURIComponent(event.diffId)}`;
+  data.truncated = true;
+  data.diffUrl = `${options.publicUrl ?? ""}${path}`;
+  const all = data.changes;
+  data.changes = [];
+  // Room left for the changes ("deliveredAt" is added at delivery: 60 bytes are kept for it).
+  let bytes = Buffer.byteLength(JSON.stringify({ ...event, data }), "utf8") + 60;
+  const kept: typeof all = [];
+  for (const change of all) {
+    const size = Buffer.byteLength(JSON.stringify(change), "utf8") + 1;
+    if (bytes + size > options.maxBytes) break;
+    bytes += size;
+    kept.push(change);
+  }
+  data.changes = kept;
+  return { ...event, data };
+}
+
+export interface EngineCheckService extends CheckService {
+  /**
+   * Runs one check of a monitor record the caller already holds (the scheduler's path). Never
+   * throws for fetch, content or comparison problems: they are recorded with a code (a result the
+   * store refuses too: `store_rejected`). Throws when `signal` aborts the fetch (nothing
+   * recorded) and for store errors that are not the content's doing (`not_found` when the
+   * monitor was deleted, `store_unavailable`, `store_closed`, `stale_snapshot` after retries).
+   */
+  runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome>;
+  /** Ends the comparison worker threads this service started (not a `compare` pool passed in). */
+  close(): Promise<void>;
+}
+
+export function contentHash(body: string): string {
+  return `sha256:${createHash("sha256").update(body, "utf8").digest("hex")}`;
+}
+
+function errorMessage(error: unknown): string {
+  if (isDriftwatchError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The check pipeline: fetch (conditional GET with the previous snapshot's validators) -> hash ->
+ * parse and diff with the monitor's policy -> one atomic `store.recordCheck` with the snapshot,
+ * the diff, the outbox event and the monitor's new state.
+ */
+export function createCheckService(options: CheckServiceOptions): EngineCheckService {
+  const { store, httpFetcher, browserFetcher } = options;
+  const now = options.now ?? ((): Date => new Date());
+  const random = options.random ?? Math.random;
+  const compare = options.compare ?? createComparePool();
+
+  function fetcherFor(monitor: MonitorRecord): Fetcher {
+    if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
+    return httpFetcher;
+  }
+
+  async function recordFailure(
+    monitor: MonitorRecord,
+    error: FetchError | CheckError,
+    status: number | null,
+    at: Date,
+    retention: number,
+  ): Promise<MonitorRecord> {
+    const failures = monitor.consecutiveFailures + 1;
+    const patch: MonitorPatch = {
+      lastCheckedAt: at.toISOString(),
+      lastStatus: status,
+      lastError: errorMessage(error),
+      consecutiveFailures: failures,
+      // Only a transition writes `state`: a pause made while the check ran must not be undone.
+      ...(monitor.state === "active" && failures >= FAILING_THRESHOLD ? { state: "failing" as const } : {}),
+      nextCheckAt: nextCheckTime(monitor.intervalSeconds, failures, at.getTime(), random),
+      updatedAt: at.toISOString(),
+    };
+    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, retention });
+    return recorded.monitor;
+  }
+
+  function successPatch(monitor: MonitorRecord, response: FetchResponse, at: Date, changed: boolean): MonitorPatch {
+    return {
+      lastCheckedAt: at.toISOString(),
+      lastStatus: response.status,
+      lastError: null,
+      consecutiveFailures: 0,
+      ...(monitor.state === "failing" ? { state: "active" as const } : {}),
+      nextCheckAt: nextCheckTime(monitor.intervalSeconds, 0, at.getTime(), random),
+      updatedAt: at.toISOString(),
+      ...(changed ? { lastChangedAt: at.toISOString() } : {}),
+    };
+  }
+
+  /**
+   * Parses the new content and compares it with `previous` (inline, or in a worker thread for
+   * big contents): a diff, null for no diff (first snapshot, nothing changed after the policy,
+   * previous content not JSON), or the CheckError to record.
+   */
+  async function analyze(
+    monitor: MonitorRecord,
+    previous: SnapshotRecord | null,
+    response: FetchResponse,
+    policy: PolicyRules,
+    context: { requestId: string; at: Date },
+  ): Promise<NewDiff | null | CheckError> {
+    let result: PooledCompareResult;
+    try {
+      result = await compare.compare({
+        type: monitor.type === "api" ? "api" : "website",
+        body: response.body,
+        previousBody: previous === null ? null : (previous.body ?? ""),
+        policy,
+        selector: monitor.selector,
+      });
+    } catch (cause) {
+      return new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
+    }
+    if (!result.ok) {
+      const message =
+        result.code === "invalid_body" ? `${result.message} (${response.contentType ?? "no content-type"}, ${String(response.size)} bytes)` : result.message;
+      return new CheckError(result.code, message);
+    }
+    const found = result.diff;
+    if (found === null || previous === null) return null;
+    const common = {
+      id: newId("diff", context.at.getTime()),
+      previousSnapshotId: previous.id,
+      requestId: context.requestId,
+      status: response.status,
+      latencyMs: response.latencyMs,
+      createdAt: context.at.toISOString(),
+    };
+    if (found.classification !== "content_change") return { ...common, ...found };
+    return {
+      ...common,
+      ...found,
+      browserRender: response.browserRender,
+      waitStrategy: response.waitStrategy,
+      selector: monitor.selector,
+    };
+  }
+
+  /**
+   * Checks of one monitor in this process run one after the other (a "check now" while the
+   * scheduler checks the same monitor): two checks reading the same previous snapshot would
+   * record the same change twice. A check that waited re-reads the monitor first.
+   */
+  const tails = new Map<string, Promise<void>>();
+  async function runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
+    const key = `${monitor.orgId}/${monitor.id}`;
+    const previousTail = tails.get(key);
+    let done!: () => void;
+    const tail = new Promise<void>((resolve) => (done = resolve));
+    tails.set(key, tail);
+    try {
+      let current = monitor;
+      if (previousTail !== undefined) {
+        await previousTail;
+        const fresh = await store.getMonitor(monitor.orgId, monitor.id);
+        if (fresh === null) throw new StoreError("not_found", `Monitor ${monitor.id} no longer exists`);
+        current = fresh;
+      }
+      return await runCheckAlone(current, context);
+    } finally {
+      done();
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  }
+
+  async function runCheckAlone(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
+    const started = performance.now();
+    const settings = await store.getSettings(monitor.orgId, monitor.id);
+    let policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
+    if (settings?.autoApplySuggestions === true && options.noise !== undefined) {
+      // learned from the snapshots before this check: the user's rules first, so they always win
+      const learned = await options.noise.profile(monitor);
+      policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
+    }
+    const retention = settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION;
+    let previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+    const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
+      const outcome = { ...partial, durationMs: performance.now() - started };
+      options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000);
+      if (outcome.diff) options.metrics?.observeDiff(outcome.diff.classification);
+      options.observer?.onCheck?.(outcome);
+      return outcome;
+    };
+
+    let response: FetchResponse;
+    try {
+      response = await fetcherFor(monitor).fetch({
+        url: monitor.url,
+        method: monitor.method,
+        headers: monitor.headers,
+        body: monitor.body,
+        browserOptions: monitor.type === "website" ? monitor.browserOptionsJson : null,
+        etag: previous?.etag ?? null,
+        lastModified: previous?.lastModified ?? null,
+        ...(context.signal ? { signal: context.signal } : {}),
+      });
+    } catch (error) {
+      // Cancelled by the caller (shutdown): not the target's fault, so nothing is recorded.
+      if (context.signal?.aborted) throw error;
+      const fetchError =
+        error instanceof FetchError || (isDriftwatchError(error) && error.name === "FetchError")
+          ? (error as FetchError)
+          : new FetchError("connection_failed", errorMessage(error), { cause: error });
+      const updated = await recordFailure(monitor, fetchError, null, now(), retention);
+      return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: fetchError });
+    }
+    const at = now();
+
+    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, retention));
+    if (response.status < 200 || response.status >= 300) {
+      const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
+      const updated = await recordFailure(monitor, error, response.status, at, retention);
+      return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+    }
+    const hash = contentHash(response.body);
+    // The store records a new snapshot only if `previous` is still the newest: a check of this
+    // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
+    // content is compared again with that snapshot, so one change is recorded (and sent) once.
+    for (let attempt = 1; ; attempt++) {
+      // Parsed and compared only when the content changed (an unchanged hash means the same valid document).
+      let diff: NewDiff | null = null;
+      if (previous?.contentHash !== hash) {
+        const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at });
+        if (analyzed instanceof CheckError) {
+          const updated = await recordFailure(monitor, analyzed, response.status, at, retention);
+          return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
+        }
+        diff = analyzed;
+      }
+      try {
+        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, retention, at }));
+      } catch (error) {
+        if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
+          // The content was parsed above: it differed from the snapshot this attempt compared with.
+          previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+          continue;
+        }
+        // The monitor is gone, the store is down or closing, or checks keep racing: the caller's
+        // concern. Anything else is the store refusing what this content made of the check (a
+        // value the database cannot hold): recorded as the check's failure, when that works.
+        if (isDriftwatchError(error) && INFRASTRUCTURE_CODES.has(error.code)) throw error;
+        const failure = new CheckError("store_rejected", `The store refused the check's result: ${errorMessage(error)}`, { cause: error });
+        let updated: MonitorRecord;
+        try {
+          updated = await recordFailure(monitor, failure, response.status, at, retention);
+        } catch {
+          throw error;
+        }
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: failure });
+      }
+    }
+  }
+
+  /** A successful check that found the newest snapshot's content again: only the monitor's fields change. */
+  async function recordUnchanged(
+    monitor: MonitorRecord,
+    response: FetchResponse,
+    previous: SnapshotRecord,
+    at: Date,
+    retention: number,
+  ): Promise<Omit<CheckOutcome, "durationMs">> {
+    const recorded = await store.recordCheck(monitor.orgId, {
+      monitorId: monitor.id,
+      monitor: successPatch(monitor, response, at, false),
+      snapshot: null,
+      diff: null,
+      event: null,
+      retention,
+    });
+    return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
+  }
+
+  async function compareAndRecord(
+    monitor: MonitorRecord,
+    response: FetchResponse,
+    previous: SnapshotRecord | null,
+    hash: string,
+    diff: NewDiff | null,
+    context: { policy: PolicyRules; retention: number; at: Date },
+  ): Promise<Omit<CheckOutcome, "durationMs">> {
+    const { policy, retention, at } = context;
+    if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, retention);
+    const snapshot: NewSnapshot = {
+      id: newId("snapshot", at.getTime()),
+      fetchedAt: at.toISOString(),
+      status: response.status,
+      latencyMs: response.latencyMs,
+      contentType: response.contentType,
+      contentHash: hash,
+      size: response.size,
+      browserRender: response.browserRender,
+      body: response.body,
+      etag: response.headers["etag"] ?? null,
+      lastModified: response.headers["last-modified"] ?? null,
+    };
+    const minSeverity = policy.notify?.minSeverity;
+    const notify = diff !== null && (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0);
+    const input: RecordCheckInput = {
+      monitorId: monitor.id,
+      monitor: successPatch(monitor, response, at, diff !== null),
+      snapshot,
+      diff,
+      event:
+        diff && notify
+          ? boundEvent(buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at }), diff, {
+              maxBytes: options.maxWebhookPayloadBytes ?? DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES,
+              publicUrl: options.publicUrl ?? null,
+            })
+          : null,
+      retention,
+      previousSnapshotId: previous?.id ?? null,
+    };
+    const recorded = await store.recordCheck(monitor.orgId, input);
+    return {
+      monitor: recorded.monitor,
+      result: recorded.diff ? "changed" : "new_snapshot",
+      snapshot: recorded.snapshot,
+      diff: recorded.diff,
+      deliveries: recorded.deliveries.length,
+      error: null,
+    };
+  }
+
+  return {
+    runCheck,
+    async close(): Promise<void> {
+      if (options.compare === undefined) await compare.close();
+    },
+    async checkNow(orgId, monitorId, context): Promise<CheckResult | null> {
+      const monitor = await store.getMonitor(orgId, monitorId);
+      if (!monitor) return null;
+      const outcome = await runCheck(monitor, context);
+      if (outcome.error) throw outcome.error;
+      if (!outcome.snapshot) throw new CheckError("invalid_body", "The check stored no snapshot");
+      return { snapshot: toPublicSnapshot(outcome.snapshot), diff: outcome.diff ? toPublicDiff(outcome.diff) : null };
+    },
+  };
+}
+
+/** A stored snapshot as the API returns it from a check (no body, no store fields). */
+export function toPublicSnapshot(record: SnapshotRecord): CheckResult["snapshot"] {
+  return {
+    id: record.id,
+    monitorId: record.monitorId,
+    fetchedAt: record.fetchedAt,
+    status: record.status,
+    latencyMs: record.latencyMs,
+    contentType: record.contentType,
+    contentHash: record.contentHash,
+    size: record.size,
+    browserRender: record.browserRender,
+  };
+}
+
+function toPublicDiff(record: NonNullable<RecordCheckResult["diff"]>): NonNullable<CheckResult["diff"]> {
+  const { orgId: _orgId, ...diff } = record;
+  return diff;
+}

@@ -1,0 +1,106 @@
+import { Piscina } from "piscina";
+import { compareContent, type CompareResult, type CompareTask } from "./compare.js";
+import {
+  COMPARE_WORKER_IDLE_MS,
+  COMPARE_WORKER_STACK_MB,
+  COMPARE_WORKER_YOUNG_GENERATION_MB,
+  type CompareLimits,
+  DEFAULT_COMPARE_LIMITS,
+} from "../limits.js";
+
+export { type CompareLimits, DEFAULT_COMPARE_LIMITS };
+
+/** Codes the pool adds to those of `compareContent`. */
+export type ComparePoolErrorCode = "target_too_large" | "analysis_timeout";
+
+export type PooledCompareResult = CompareResult | { ok: false; code: ComparePoolErrorCode; message: string };
+
+export interface ComparePool {
+  /** Compares inline, or in a worker thread for big contents and for rules with filters. Never rejects. */
+  compare(task: Omit<CompareTask, "maxDiffChanges" | "maxDiffBytes">): Promise<PooledCompareResult>;
+  /** Tasks that ran in worker threads so far (for tests and metrics). */
+  readonly offloaded: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The worker file next to this module: `compare-worker.ts` when running from the TypeScript
+ * sources (tests), loaded through tsx with the workspace's source condition, or
+ * `compare-worker.js` in the build (dist/compare-worker.js, an entry of the tsup build).
+ */
+function workerEntry(): { filename: string; execArgv: string[] } {
+  const here = import.meta.url;
+  if (/\.ts$/.test(new URL(here).pathname)) {
+    return {
+      filename: new URL("./compare-worker.ts", here).href,
+      execArgv: ["--import", "tsx", "--conditions=@driftwatch/source"],
+    };
+  }
+  return { filename: new URL("./compare-worker.js", here).href, execArgv: [] };
+}
+
+function byteSize(text: string | null): number {
+  // UTF-16 length is a bound within a factor of 3 of the UTF-8 size, and free to compute.
+  return text === null ? 0 : text.length;
+}
+
+export function createComparePool(limits: Partial<CompareLimits> = {}): ComparePool {
+  const l: CompareLimits = { ...DEFAULT_COMPARE_LIMITS, ...limits };
+  let pool: Piscina | undefined;
+  let offloaded = 0;
+
+  function getPool(): Piscina {
+    if (pool === undefined) {
+      const entry = workerEntry();
+      pool = new Piscina({
+        filename: entry.filename,
+        execArgv: entry.execArgv,
+        minThreads: 0,
+        maxThreads: l.workers,
+        idleTimeout: COMPARE_WORKER_IDLE_MS,
+        resourceLimits: { maxOldGenerationSizeMb: l.workerMemoryMb, maxYoungGenerationSizeMb: COMPARE_WORKER_YOUNG_GENERATION_MB, stackSizeMb: COMPARE_WORKER_STACK_MB },
+      });
+      // An error of the pool itself (a worker that failed to start) must not crash the process:
+      // the task that needed it rejects and is recorded.
+      pool.on("error", () => undefined);
+    }
+    return pool;
+  }
+
+  return {
+    get offloaded() {
+      return offloaded;
+    },
+    async compare(input): Promise<PooledCompareResult> {
+      const task: CompareTask = { ...input, maxDiffChanges: l.maxDiffChanges, maxDiffBytes: l.maxDiffBytes };
+      const size = Math.max(byteSize(task.body), byteSize(task.previousBody));
+      const bodyBytes = Buffer.byteLength(task.body, "utf8");
+      if (bodyBytes > l.maxTargetBytes) {
+        return { ok: false, code: "target_too_large", message: `The content (${String(bodyBytes)} bytes) is larger than the comparison limit (${String(l.maxTargetBytes)} bytes)` };
+      }
+      // Filter expressions cost up to their step budget whatever the document's size, so rules
+      // with one (a `?` in the path: conservative, a quoted name may hold one too) run off the loop.
+      const filters = task.policy.rules.some((rule) => rule.path?.includes("?") === true);
+      if (size <= l.workerThresholdBytes && !filters) return compareContent(task);
+      offloaded++;
+      try {
+        return (await getPool().run(task, { signal: AbortSignal.timeout(l.compareTimeoutMs) })) as CompareResult;
+      } catch (error) {
+        const name = (error as { name?: unknown } | null)?.name;
+        const code = (error as { code?: unknown } | null)?.code;
+        if (name === "AbortError" || name === "TimeoutError") {
+          return { ok: false, code: "analysis_timeout", message: `Comparing the content took longer than ${String(l.compareTimeoutMs)} ms and was stopped` };
+        }
+        if (code === "ERR_WORKER_OUT_OF_MEMORY") {
+          return { ok: false, code: "target_too_large", message: `Comparing the content needs more than ${String(l.workerMemoryMb)} MB of memory` };
+        }
+        return { ok: false, code: "diff_failed", message: `The comparison worker failed: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
+    async close(): Promise<void> {
+      const current = pool;
+      pool = undefined;
+      if (current !== undefined) await current.destroy();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+// The environment variables the server reads (limits: see limits.ts).
+
+/** An environment to read configuration from (default `process.env`). */
+export type Env = Record<string, string | undefined>;
+
+/** The environment variables `serve` reads. */
+export const ENV = {
+  port: "DRIFTWATCH_PORT",
+  host: "DRIFTWATCH_HOST",
+  database: "DRIFTWATCH_DATABASE_URL",
+  allowPrivateNetworks: "DRIFTWATCH_ALLOW_PRIVATE_NETWORKS",
+  rateLimitReads: "DRIFTWATCH_RATE_LIMIT_READS",
+  rateLimitWrites: "DRIFTWATCH_RATE_LIMIT_WRITES",
+  adminToken: "DRIFTWATCH_ADMIN_TOKEN",
+  chromiumPath: "DRIFTWATCH_CHROMIUM_PATH",
+  bodyLimit: "DRIFTWATCH_BODY_LIMIT_BYTES",
+  shutdownTimeout: "DRIFTWATCH_SHUTDOWN_TIMEOUT_MS",
+  lease: "DRIFTWATCH_LEASE_MS",
+  webhookEndpointConcurrency: "DRIFTWATCH_WEBHOOK_ENDPOINT_CONCURRENCY",
+  publicUrl: "DRIFTWATCH_PUBLIC_URL",
+  logFormat: "DRIFTWATCH_LOG_FORMAT",
+} as const;

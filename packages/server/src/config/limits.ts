@@ -1,0 +1,80 @@
+// The server's limits: the engine's (@driftwatch/engine) and the API's, each settable by an
+// environment variable within a range.
+import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from "@driftwatch/engine";
+import type { Env } from "./env.js";
+import { parseInteger } from "./values.js";
+
+/** Bounds on what targets and tenants can make the server compute, store and send (docs/deployment.md, "Limits"). */
+export interface ServerLimits extends EngineLimits {
+  /** A list response (diffs, snapshots, ...) stops early before passing this many bytes; `nextCursor` continues. */
+  maxListResponseBytes: number;
+}
+
+/** Default of `maxListResponseBytes`. */
+export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  ...DEFAULT_ENGINE_LIMITS,
+  maxListResponseBytes: DEFAULT_MAX_LIST_RESPONSE_BYTES,
+};
+
+/** Each limit's environment variable and accepted range. */
+export const LIMIT_ENV: Record<keyof ServerLimits, { variable: string; min: number; max: number }> = {
+  workerThresholdBytes: { variable: "DRIFTWATCH_WORKER_THRESHOLD_BYTES", min: 0, max: 1024 * 1024 * 1024 },
+  compareTimeoutMs: { variable: "DRIFTWATCH_COMPARE_TIMEOUT_MS", min: 100, max: 600_000 },
+  maxTargetBytes: { variable: "DRIFTWATCH_MAX_TARGET_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  workerMemoryMb: { variable: "DRIFTWATCH_WORKER_MEMORY_MB", min: 64, max: 16_384 },
+  workers: { variable: "DRIFTWATCH_COMPARE_WORKERS", min: 1, max: 64 },
+  maxDiffChanges: { variable: "DRIFTWATCH_MAX_DIFF_CHANGES", min: 1, max: 1_000_000 },
+  maxDiffBytes: { variable: "DRIFTWATCH_MAX_DIFF_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  maxWebhookPayloadBytes: { variable: "DRIFTWATCH_MAX_WEBHOOK_PAYLOAD_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
+  maxListResponseBytes: { variable: "DRIFTWATCH_MAX_LIST_RESPONSE_BYTES", min: 64 * 1024, max: 1024 * 1024 * 1024 },
+};
+
+/** The limits from the environment (each `LIMIT_ENV` variable), defaults for the rest. */
+export function resolveLimits(env: Env): ServerLimits {
+  const limits: ServerLimits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(LIMIT_ENV) as Array<keyof ServerLimits>) {
+    const { variable, min, max } = LIMIT_ENV[key];
+    const value = env[variable];
+    if (value !== undefined && value !== "") limits[key] = parseInteger(value, variable, min, max);
+  }
+  return limits;
+}
+
+// Bounds of the HTTP API that are not settings.
+
+/** Diffs read from the store at a time while a list response fills up (each at most the diff size cap). */
+export const LIST_CHUNK = 10;
+/** Fixed one-minute rate-limit windows: the limits are configured per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Idempotency keys are honoured for 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** A token's `lastUsedAt` is written at most this often (it is a write on every request otherwise). */
+export const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How long a token found in the store is trusted without asking the store again. A token revoked
+ * through this process (`DELETE /api/tokens/{id}`) is refused at once; one revoked by another
+ * process on the same database (another server, a script) is refused within this delay.
+ */
+export const TOKEN_CACHE_TTL_MS = 5_000;
+/** Tokens kept in the cache at most (the oldest entry goes first). */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+/**
+ * Failed authentications (missing, malformed, unknown or revoked token) one client address may
+ * make per one-minute window; beyond it every request of that address is answered
+ * `429 rate_limited` (without a store lookup) until the window ends.
+ */
+export const AUTH_FAILURE_LIMIT = 60;
+export const AUTH_FAILURE_WINDOW_MS = 60_000;
+/** Client addresses whose failed authentications are tracked at most (the oldest entry goes first). */
+export const AUTH_FAILURE_MAX_ENTRIES = 100_000;
+
+// Bounds of `driftwatch learn`.
+
+/** Most `--samples`. */
+export const LEARN_MAX_SAMPLES = 50;
+/** All answers together: a large target asked many times must not exhaust memory. */
+export const LEARN_MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+/** Longest `--interval`. */
+export const LEARN_MAX_INTERVAL_MS = 10 * 60_000;

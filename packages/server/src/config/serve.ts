@@ -1,0 +1,133 @@
+// The configuration of `driftwatch serve`, from its flags, the environment and the defaults.
+import { isWellFormedToken } from "@driftwatch/engine";
+import { SERVE_OPTIONS, parseArgs } from "./cli-flags.js";
+import { ENV, type Env } from "./env.js";
+import { resolveLimits, type ServerLimits } from "./limits.js";
+import { parseDatabaseUrl } from "./store-url.js";
+import { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl } from "./values.js";
+
+/**
+ * Configuration of `driftwatch serve`: command-line flags win over environment
+ * variables, which win over the defaults. Every bad value is a `ConfigError` naming the flag or
+ * variable, so the CLI can print it and exit 2 before anything starts.
+ */
+export interface DriftwatchConfig {
+  port: number;
+  host: string;
+  /** `sqlite:<path>`, `postgres://...` / `postgresql://...`, or `memory:`. */
+  databaseUrl: string;
+  /** Lifts the SSRF guard for every address (development and tests only). */
+  allowPrivateNetworks: boolean;
+  /** Exact IP addresses exempted from the SSRF guard without lifting it (the demo's own loopback target). */
+  allowAddresses: string[];
+  /** Requests per minute per organization and endpoint. */
+  rateLimitReads: number;
+  rateLimitWrites: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Used as the bootstrap admin token on an empty database instead of a random one. */
+  adminToken: string | null;
+  /** Chromium for website monitors with `browserOptions`. */
+  chromiumPath: string;
+  /** Grace period of a graceful shutdown before in-flight work is abandoned (it stays pending). */
+  shutdownTimeoutMs: number;
+  /** Serve the built-in demo (target, monitors, webhook receiver). */
+  demo: boolean;
+  /**
+   * How long a claimed check or delivery stays leased to this process (null: the engine's
+   * defaults). After a crash, another process takes the work over once the lease expires.
+   */
+  leaseMs: number | null;
+  /** Webhook attempts in flight at once to one receiver URL (absent: the engine's default, 4). */
+  webhookEndpointConcurrency?: number;
+  /** Size, time and memory limits of checks, diffs, webhook payloads and list responses. */
+  limits: ServerLimits;
+  /**
+   * The API's public base URL (`https://driftwatch.example.com`), for absolute links in webhook
+   * payloads; null: links are paths.
+   */
+  publicUrl: string | null;
+  /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
+  logFormat?: "pretty" | "json";
+}
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_DATABASE_URL = "sqlite:./.driftwatch/driftwatch.db";
+export const DEFAULT_RATE_LIMIT_READS = 600;
+export const DEFAULT_RATE_LIMIT_WRITES = 120;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** Resolves `serve`'s configuration from its arguments (after `serve`) and the environment. */
+export function resolveServeConfig(args: readonly string[], env: Env = process.env): DriftwatchConfig {
+  const { options, positionals } = parseArgs(args, SERVE_OPTIONS);
+  if (positionals.length > 0) throw new ConfigError("unexpected_argument", `serve takes no arguments (got ${positionals[0]}).`);
+  const pick = (flag: string, variable: string): { value: string; source: string } | undefined => {
+    const fromFlag = options[flag];
+    if (typeof fromFlag === "string") return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[variable];
+    if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: variable };
+    return undefined;
+  };
+
+  const port = pick("port", ENV.port);
+  const host = pick("host", ENV.host);
+  const database = pick("database", ENV.database);
+  const reads = pick("rate-limit-reads", ENV.rateLimitReads);
+  const writes = pick("rate-limit-writes", ENV.rateLimitWrites);
+  const logFormat = pick("log-format", ENV.logFormat);
+  if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
+    throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
+  }
+
+  const allowFlag = options["allow-private-networks"];
+  const allowEnv = env[ENV.allowPrivateNetworks];
+  const allowPrivateNetworks =
+    typeof allowFlag === "boolean"
+      ? allowFlag
+      : allowEnv !== undefined && allowEnv !== ""
+        ? parseBoolean(allowEnv, ENV.allowPrivateNetworks)
+        : false;
+
+  const adminToken = env[ENV.adminToken];
+  if (adminToken !== undefined && adminToken !== "" && !isWellFormedToken(adminToken)) {
+    throw new ConfigError(
+      "invalid_value",
+      `${ENV.adminToken} must be a driftwatch token: "dw_" followed by 43 base64url characters (32 random bytes).`,
+    );
+  }
+  const chromiumPath = env[ENV.chromiumPath];
+  const bodyLimit = env[ENV.bodyLimit];
+  const shutdownTimeout = env[ENV.shutdownTimeout];
+  const lease = env[ENV.lease];
+  const endpointConcurrency = env[ENV.webhookEndpointConcurrency];
+  const publicUrl = env[ENV.publicUrl];
+
+  return {
+    port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
+    host: host === undefined ? DEFAULT_HOST : parseHost(host.value, host.source),
+    databaseUrl: database === undefined ? DEFAULT_DATABASE_URL : parseDatabaseUrl(database.value, database.source).url,
+    allowPrivateNetworks,
+    allowAddresses: [],
+    rateLimitReads: reads === undefined ? DEFAULT_RATE_LIMIT_READS : parseInteger(reads.value, reads.source, 1, 1_000_000),
+    rateLimitWrites: writes === undefined ? DEFAULT_RATE_LIMIT_WRITES : parseInteger(writes.value, writes.source, 1, 1_000_000),
+    bodyLimitBytes:
+      bodyLimit === undefined || bodyLimit === "" ? DEFAULT_BODY_LIMIT_BYTES : parseInteger(bodyLimit, ENV.bodyLimit, 1024, 100 * 1024 * 1024),
+    adminToken: adminToken === undefined || adminToken === "" ? null : adminToken,
+    chromiumPath: chromiumPath === undefined || chromiumPath === "" ? DEFAULT_CHROMIUM_PATH : chromiumPath,
+    shutdownTimeoutMs:
+      shutdownTimeout === undefined || shutdownTimeout === ""
+        ? DEFAULT_SHUTDOWN_TIMEOUT_MS
+        : parseInteger(shutdownTimeout, ENV.shutdownTimeout, 0, 600_000),
+    demo: options.demo === true,
+    leaseMs: lease === undefined || lease === "" ? null : parseInteger(lease, ENV.lease, 1000, 3_600_000),
+    ...(endpointConcurrency === undefined || endpointConcurrency === ""
+      ? {}
+      : { webhookEndpointConcurrency: parseInteger(endpointConcurrency, ENV.webhookEndpointConcurrency, 1, 1000) }),
+    limits: resolveLimits(env),
+    publicUrl: publicUrl === undefined || publicUrl === "" ? null : parsePublicUrl(publicUrl, ENV.publicUrl),
+    ...(logFormat === undefined ? {} : { logFormat: logFormat.value as "pretty" | "json" }),
+  };
+}
