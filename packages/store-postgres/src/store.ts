@@ -3,6 +3,7 @@ import type { Pool, PoolClient, QueryResultRow } from "pg";
 import {
   StoreError,
   decodeCursor,
+  diffJsonOf,
   encodeCursor,
   isDriftwatchError,
   newId,
@@ -460,6 +461,11 @@ class PostgresStore implements Store {
       [orgId, monitorId, id],
       toDiff
     );
+  }
+
+  async getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
+    const diff = await this.getDiff(orgId, monitorId, id);
+    return diff === null ? null : diffJsonOf(diff);
   }
 
   // the check --------------------------------------------------------------------------------

@@ -36,11 +36,6 @@ function presentSettings(s: SettingsRecord): Settings {
   };
 }
 
-/** The store's optional `getDiffJson` fast path (store-sqlite has it), bound, or null. */
-function diffJsonReaderOf(store: Store): ((orgId: string, monitorId: string, id: string) => Promise<string | null>) | null {
-  return typeof store.getDiffJson === "function" ? store.getDiffJson.bind(store) : null;
-}
-
 /** Default of `AppConfig.maxListResponseBytes`. */
 export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** Diffs read from the store at a time while a list fills up (each at most the diff size cap). */
@@ -81,7 +76,6 @@ export async function boundedPage<T extends { id: string }, P>(
 export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
-  const diffJson = diffJsonReaderOf(store);
   const noise = deps.noise ?? createNoiseLearner(store);
   const tags = ["monitors"];
 
@@ -134,16 +128,11 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
     },
     async (request, reply) => {
       const { orgId } = authOf(request);
-      if (diffJson !== null) {
-        // the store's stored text is already presentDiff's JSON: no parse and stringify per request
-        const body = await diffJson(orgId, request.params.id, request.params.diffId);
-        if (body === null) throw notFound("diff");
-        // (untyped reply: the body is the DiffSchema object, already serialised)
-        return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
-      }
-      const diff = await store.getDiff(orgId, request.params.id, request.params.diffId);
-      if (diff === null) throw notFound("diff");
-      return presentDiff(diff);
+      // the store answers presentDiff's JSON text (a SQL store without parsing the stored JSON)
+      const body = await store.getDiffJson(orgId, request.params.id, request.params.diffId);
+      if (body === null) throw notFound("diff");
+      // (untyped reply: the body is the DiffSchema object, already serialised)
+      return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
     },
   );
 
