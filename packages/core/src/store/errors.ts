@@ -18,13 +18,11 @@ export class StoreError extends DriftwatchError<StoreErrorCode> {
 }
 
 /**
- * Any failure as a driftwatch error: driftwatch errors pass through, `mapError` turns what it
- * knows (a driver's error codes) into a `StoreError`, and the rest is `store_unavailable`.
+ * A failure as the store raises it: driftwatch errors pass through, `mapError` turns what it
+ * knows (a driver's error codes) into a `StoreError`, and anything else (an error of the
+ * caller's own hook, say) passes through as it is.
  */
-export function toStoreError(error: unknown, mapError?: (error: unknown) => StoreError | undefined): Error {
-  if (isDriftwatchError(error)) return error as Error;
-  const mapped = mapError?.(error);
-  if (mapped !== undefined) return mapped;
-  const message = error instanceof Error ? error.message : String(error);
-  return new StoreError("store_unavailable", `The store failed: ${message}`, { cause: error });
+export function toStoreError(error: unknown, mapError?: (error: unknown) => StoreError | undefined): unknown {
+  if (isDriftwatchError(error)) return error;
+  return mapError?.(error) ?? error;
 }
