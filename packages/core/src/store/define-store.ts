@@ -59,10 +59,13 @@ class DefinedStore implements Store {
   readonly #mapError: DefineStoreOptions["mapError"];
   #closed = false;
   #closing: Promise<void> | null = null;
+  /** A plain property (not a getter), so a `Proxy` around the store reads it too. */
+  readonly capabilities: StoreCapabilities;
   readonly hitRateLimit?: (key: string, windowMs: number, now: number) => Promise<RateLimitHit>;
 
   constructor(adapter: StoreAdapter, options: DefineStoreOptions) {
     this.#a = adapter;
+    this.capabilities = adapter.capabilities;
     this.#mapError = options.mapError;
     const hit = adapter.hitRateLimit;
     if (hit !== undefined) {
@@ -74,10 +77,6 @@ class DefinedStore implements Store {
           return hit.call(adapter, key, windowMs, now);
         });
     }
-  }
-
-  get capabilities(): StoreCapabilities {
-    return this.#a.capabilities;
   }
 
   /** Runs one adapter call: refused after close, any failure mapped. */
