@@ -2,8 +2,6 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   checkShapeError,
-  encodeText,
-  encodeTextOrNull,
   newId,
   severityRank,
   snapshotRecordOf,
@@ -16,7 +14,7 @@ import {
   type SnapshotRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { MONITOR_PATCH_COLUMNS, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
+import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
 
 // PostgreSQL's hot path, kept from before the shared SQL store: recordCheck in two round trips
 // (the monitor's write, then one statement of data-modifying CTEs) instead of one per write, each
@@ -79,25 +77,8 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
   let snapshotRecord: SnapshotRecord | null = null;
   if (snapshot !== null) {
     const record = snapshotRecordOf(orgId, monitorId, snapshot);
-    const values = [
-      record.id,
-      orgId,
-      monitorId,
-      record.fetchedAt,
-      record.status,
-      record.latencyMs,
-      encodeTextOrNull(record.contentType),
-      record.contentHash,
-      record.size,
-      record.browserRender,
-      encodeText(record.body),
-      encodeTextOrNull(record.etag),
-      encodeTextOrNull(record.lastModified),
-    ];
-    writes.push(
-      `snapshot AS (INSERT INTO ${ctx.t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type,
-         content_hash, size, browser_render, body, etag, last_modified) VALUES (${values.map((v) => params.add(v)).join(", ")}))`,
-    );
+    const values = ctx.rows.snapshotValues(record);
+    writes.push(`snapshot AS (INSERT INTO ${ctx.t.snapshots} (${SNAPSHOT_INSERT_COLUMNS}) VALUES (${values.map((v) => params.add(v)).join(", ")}))`);
     snapshotRecord = record;
   }
 

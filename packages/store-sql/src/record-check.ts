@@ -2,8 +2,6 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   checkShapeError,
-  encodeText,
-  encodeTextOrNull,
   newId,
   normalizeStoreTime,
   severityRank,
@@ -19,6 +17,7 @@ import {
 } from "@driftwatch/core";
 import type { SqlContext } from "./adapter.js";
 import type { SqlExecutor } from "./dialect.js";
+import { SNAPSHOT_INSERT_COLUMNS } from "./rows.js";
 
 /**
  * The writes of `recordCheck`, inside the store's transaction on `tx` (times already normalised
@@ -64,26 +63,8 @@ export async function recordCheckRows(
   let snapshotRecord: SnapshotRecord | null = null;
   if (snapshot !== null) {
     const record = snapshotRecordOf(orgId, monitorId, snapshot);
-    await ctx.run(
-      tx,
-      `INSERT INTO ${t.snapshots} (id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size,
-         browser_render, body, etag, last_modified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        record.id,
-        orgId,
-        monitorId,
-        record.fetchedAt,
-        record.status,
-        record.latencyMs,
-        encodeTextOrNull(record.contentType),
-        record.contentHash,
-        record.size,
-        d.bool(record.browserRender),
-        encodeText(record.body),
-        encodeTextOrNull(record.etag),
-        encodeTextOrNull(record.lastModified),
-      ],
-    );
+    const values = rows.snapshotValues(record);
+    await ctx.run(tx, `INSERT INTO ${t.snapshots} (${SNAPSHOT_INSERT_COLUMNS}) VALUES (${values.map(() => "?").join(", ")})`, values);
     snapshotRecord = record;
     stage("snapshot");
   }

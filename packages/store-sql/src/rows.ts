@@ -2,6 +2,7 @@ import {
   decodeText,
   decodeTextOrNull,
   encodeText,
+  encodeTextOrNull,
   type DeliveryAttemptRecord,
   type DeliveryRecord,
   type DiffRecord,
@@ -63,6 +64,9 @@ export const WEBHOOK_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
 export const SNAPSHOT_LIST_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
 export const DIFF_COLUMNS = "id, org_id, monitor_id, snapshot_id, data";
+/** The columns a new snapshot is inserted with, in the order of `RowCodec.snapshotValues`. */
+export const SNAPSHOT_INSERT_COLUMNS =
+  "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified";
 
 /** The row mappers and parameter encoders of one dialect. */
 export class RowCodec {
@@ -155,6 +159,25 @@ export class RowCodec {
     };
     if (row.body !== undefined) record.body = decodeText(row.body as string);
     return record;
+  }
+
+  /** A new snapshot's parameters, in the order of `SNAPSHOT_INSERT_COLUMNS` (text encoded, see `encodeText`). */
+  snapshotValues(record: SnapshotRecord & { body: string }): unknown[] {
+    return [
+      record.id,
+      record.orgId,
+      record.monitorId,
+      record.fetchedAt,
+      record.status,
+      record.latencyMs,
+      encodeTextOrNull(record.contentType),
+      record.contentHash,
+      record.size,
+      this.#d.bool(record.browserRender),
+      encodeText(record.body),
+      encodeTextOrNull(record.etag),
+      encodeTextOrNull(record.lastModified),
+    ];
   }
 
   /** `data` holds the whole diff; the indexed columns are copies used for filtering. */
