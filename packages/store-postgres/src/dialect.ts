@@ -33,6 +33,7 @@ export function createPostgresDialect(schema: string): SqlDialect {
   const t = (name: string): string => `${s}.${name}`;
   return {
     name: "postgres",
+    groupWrites: false,
     placeholder: (n) => `$${String(n)}`,
     table: t,
     bool: (value) => value,

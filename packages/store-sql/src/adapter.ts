@@ -168,6 +168,11 @@ export class SqlStoreAdapter implements StoreAdapter {
     return rows[0];
   }
 
+  /** Runs the statements of one call: in one transaction where the dialect groups writes, else each on its own. */
+  #writes<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#d.groupWrites ? this.driver.transaction(work) : work(this.driver);
+  }
+
   #one<T>(rows: Row[], map: (row: Row) => T): T | null {
     return rows.length === 0 ? null : map(rows[0]!);
   }
@@ -191,14 +196,18 @@ export class SqlStoreAdapter implements StoreAdapter {
     return this.#find(`SELECT * FROM ${this.#t.organizations} WHERE slug = ?`, [slug], (row) => this.#rows.organization(row));
   }
 
-  async ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+  ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+    return this.#writes((db) => this.#ensureOrganization(db, slug, name));
+  }
+
+  async #ensureOrganization(db: SqlExecutor, slug: string, name?: string): Promise<OrganizationRecord> {
     // ON CONFLICT waits for a racing insert to commit, so the SELECT that follows sees the winner.
     const inserted = await this.#all(
-      this.driver,
+      db,
       `INSERT INTO ${this.#t.organizations} (id, slug, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING RETURNING *`,
       [newId("organization"), slug, name ?? slug, this.ctx.now()],
     );
-    const row = inserted[0] ?? (await this.#all(this.driver, `SELECT * FROM ${this.#t.organizations} WHERE slug = ?`, [slug]))[0];
+    const row = inserted[0] ?? (await this.#all(db, `SELECT * FROM ${this.#t.organizations} WHERE slug = ?`, [slug]))[0];
     if (row === undefined) throw new StoreError("conflict", `The organization ${slug} was deleted while being ensured.`);
     return this.#rows.organization(row);
   }
@@ -527,12 +536,16 @@ export class SqlStoreAdapter implements StoreAdapter {
 
   // idempotency ------------------------------------------------------------------------------
 
-  async claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+  claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    return this.#writes((db) => this.#claimIdempotencyKey(db, orgId, input));
+  }
+
+  async #claimIdempotencyKey(db: SqlExecutor, orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
     // A racing claim of the same key waits on the conflict and then finds it taken. The loop
     // covers a key released between our insert attempt and our read.
     for (let attempt = 0; attempt < 5; attempt++) {
       const claimed = await this.#all(
-        this.driver,
+        db,
         `INSERT INTO ${this.#t.idempotency_keys} AS k (org_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (org_id, key) DO UPDATE SET request_hash = excluded.request_hash, response_status = NULL,
            response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
@@ -542,7 +555,7 @@ export class SqlStoreAdapter implements StoreAdapter {
       );
       if (claimed.length > 0) return { state: "new" };
       const existing = await this.#all(
-        this.driver,
+        db,
         `SELECT request_hash, response_status, response_body FROM ${this.#t.idempotency_keys} WHERE org_id = ? AND key = ?`,
         [orgId, input.key],
       );
@@ -574,17 +587,19 @@ export class SqlStoreAdapter implements StoreAdapter {
   // rate limits ------------------------------------------------------------------------------
 
   /** Fixed windows; expired windows of every key are dropped as we go, so the table stays small. */
-  async hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const resetAt = windowStart + windowMs;
-    const rows = await this.#all<{ count: number }>(
-      this.driver,
-      `INSERT INTO ${this.#t.rate_limits} AS r (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
-       ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1 RETURNING count`,
-      [key, windowStart, resetAt],
-    );
-    await this.ctx.run(this.driver, `DELETE FROM ${this.#t.rate_limits} WHERE reset_at <= ?`, [now]);
-    return { count: Number(rows[0]!.count), resetAt };
+  hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
+    return this.#writes(async (db) => {
+      const windowStart = Math.floor(now / windowMs) * windowMs;
+      const resetAt = windowStart + windowMs;
+      const rows = await this.#all<{ count: number }>(
+        db,
+        `INSERT INTO ${this.#t.rate_limits} AS r (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1 RETURNING count`,
+        [key, windowStart, resetAt],
+      );
+      await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE reset_at <= ?`, [now]);
+      return { count: Number(rows[0]!.count), resetAt };
+    });
   }
 
   // lifecycle --------------------------------------------------------------------------------

@@ -53,6 +53,12 @@ export interface SqlDialect {
   readonly name: string;
   /** The placeholder of the n-th parameter (1-based), e.g. `$1`; absent: `?` as written. */
   placeholder?(n: number): string;
+  /**
+   * Whether the writes of one call share a transaction: true where each commit is the cost
+   * (SQLite appends to its WAL once per transaction, and rate-limit counting runs per request),
+   * false where a transaction costs round trips of its own (PostgreSQL's `BEGIN` and `COMMIT`).
+   */
+  readonly groupWrites: boolean;
   /** A table as statements name it (quoted, schema-qualified where the database has schemas). */
   table(name: TableName | "driftwatch_migrations"): string;
   /** A boolean as a parameter. */

@@ -5,6 +5,7 @@ import { RowCodec, SqlStoreAdapter, type SqlDialect, type SqlDriver, type SqlExe
 /** A dialect shaped like PostgreSQL's, for checking what the shared statements send. */
 const numbered: SqlDialect = {
   name: "numbered",
+  groupWrites: false,
   placeholder: (n) => `$${String(n)}`,
   table: (name) => `"s".${name}`,
   bool: (value) => value,

@@ -8,6 +8,7 @@ import type { SqlDialect, SqlStatement } from "@driftwatch/store-sql";
  */
 export const sqliteDialect: SqlDialect = {
   name: "sqlite",
+  groupWrites: true,
   table: (name) => name,
   bool: (value) => (value ? 1 : 0),
   readBool: (value) => value === 1,
