@@ -8,7 +8,7 @@ export * from "./fingerprint/index.js";
 export * from "./diff/index.js";
 export * from "./html/index.js";
 export * from "./webhooks/index.js";
-export * from "./ports/store.js";
+export * from "./store/index.js";
 export * from "./ports/fetcher.js";
 export * from "./ports/open-store.js";
 export * from "./learn/index.js";

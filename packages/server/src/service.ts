@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
 import { createEventHub, observeStore } from "./live/events.js";
+import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -16,6 +17,9 @@ import {
   DEFAULT_RATE_LIMIT_READS,
   DEFAULT_RATE_LIMIT_WRITES,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_PER_HOST_CONCURRENCY,
+  DEFAULT_CHECK_WAIT_MS,
+  defaultCheckConcurrency,
   type DriftwatchConfig,
   openDatabase,
   type ServerLimits,
@@ -88,6 +92,10 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     leaseMs: options.leaseMs ?? null,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     publicUrl: options.publicUrl ?? null,
+    role: options.role ?? "all",
+    checkConcurrency: options.checkConcurrency ?? defaultCheckConcurrency(),
+    perHostConcurrency: options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY,
+    checkWaitMs: options.checkWaitMs ?? DEFAULT_CHECK_WAIT_MS,
   };
 }
 
@@ -173,6 +181,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     limits: config.limits,
     urlGuard,
     publicUrl: config.publicUrl,
+    checkConcurrency: config.checkConcurrency,
+    perHostConcurrency: config.perHostConcurrency,
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
     ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
     ...(options.deliveryPollMs === undefined ? {} : { deliveryPollMs: options.deliveryPollMs }),
@@ -182,7 +192,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
   const app = await buildApp({
     store,
-    checks: engine,
+    // An api-only process runs no checks: "check now" makes the monitor due and waits for a worker.
+    checks: config.role === "api" ? createDelegatedChecks({ store, waitMs: config.checkWaitMs }) : engine,
     deliveries: engine.deliveries,
     urlGuard,
     noise: engine.noise,
@@ -201,6 +212,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     events,
   });
 
+  if (config.role === "worker") restrictToWorkerPaths(app);
+
   let closing: Promise<void> | null = null;
 
   return {
@@ -216,7 +229,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
 
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      if (background) engine.start();
+      if (background && runsBackgroundWork(config.role)) engine.start();
       return address;
     },
 

@@ -1,16 +1,4 @@
-import {
-  StoreError,
-  decodeCursor,
-  encodeCursor,
-  clampPageLimit as clampLimit,
-  normalizeStoreTime as isoTime,
-  normalizeStoreTimeOrNull as isoTimeOrNull,
-  type Page,
-  type PageRequest,
-} from "@driftwatch/core";
-
-// The shared store helpers of core, under the names this adapter uses.
-export { clampLimit, isoTime, isoTimeOrNull };
+import type { KeysetPage } from "@driftwatch/core";
 
 /** A deep copy, so records handed out never alias the stored rows. */
 export function copy<T>(value: T): T {
@@ -18,27 +6,22 @@ export function copy<T>(value: T): T {
 }
 
 /**
- * One page, newest first (ids sort by creation time), of the rows `matches` accepts, after the
- * cursor. `map` turns a stored row into the returned record (and must copy it).
+ * The rows `matches` accepts below the page's `after`, newest first (ids sort by creation time),
+ * at most `take`. `map` turns a stored row into the returned record (and must copy it).
  */
-export function pageOf<Row extends { id: string }, T>(
+export function listOf<Row extends { id: string }, T>(
   rows: Iterable<Row>,
   matches: (row: Row) => boolean,
-  page: PageRequest,
+  page: KeysetPage,
   map: (row: Row) => T
-): Page<T> {
-  const limit = clampLimit(page.limit);
-  const after = page.cursor === undefined || page.cursor === null ? null : decodeCursor(page.cursor);
+): T[] {
   const selected: Row[] = [];
   for (const row of rows) {
-    if (after !== null && !(row.id < after)) continue;
+    if (page.after !== null && !(row.id < page.after)) continue;
     if (matches(row)) selected.push(row);
   }
   selected.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  const more = selected.length > limit;
-  const data = selected.slice(0, limit).map(map);
-  const last = more ? selected[limit - 1] : undefined;
-  return { data, nextCursor: last === undefined ? null : encodeCursor(last.id) };
+  return selected.slice(0, page.take).map(map);
 }
 
 /** Drops `undefined` values, so `{ ...row, ...defined(patch) }` leaves omitted fields alone. */

@@ -7,7 +7,7 @@ import type {
   RateLimitHit,
 } from "@driftwatch/core";
 import type { MemoryDatabase } from "./database.js";
-import { fairTake, isoTime, isoTimeOrNull } from "./helpers.js";
+import { fairTake } from "./helpers.js";
 import { toDeliveryRecord } from "./record-check.js";
 
 // The delivery outbox, idempotency keys and rate-limit counters, with the SQL adapters' semantics.
@@ -17,7 +17,7 @@ export function claimDueDeliveries(
   db: MemoryDatabase,
   input: ClaimDeliveriesInput
 ): DeliveryRecord[] {
-  const now = isoTime(input.now);
+  const now = input.now;
   const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
   const limit = Math.max(0, Math.floor(input.limit));
   const due = fairTake(
@@ -61,11 +61,11 @@ export function recordDeliveryAttempt(
 ): DeliveryRecord | null {
   const row = db.deliveries.get(id);
   if (row === undefined || row.leaseOwner !== owner) return null;
-  const at = isoTime(attempt.at);
+  const at = attempt.at;
   row.state = attempt.state;
   row.attempts += 1;
   row.nextAttemptAt =
-    attempt.state === "pending" ? isoTimeOrNull(attempt.nextAttemptAt) : null;
+    attempt.state === "pending" ? attempt.nextAttemptAt : null;
   row.lastAttemptAt = at;
   row.lastResponseStatus = attempt.responseStatus;
   row.lastError = attempt.error;
@@ -95,7 +95,7 @@ export function requeueDelivery(
   if (row === undefined || row.orgId !== orgId || row.webhookId !== webhookId)
     return null;
   row.state = "pending";
-  row.nextAttemptAt = isoTime(now);
+  row.nextAttemptAt = now;
   row.leaseOwner = null;
   row.leaseExpiresAt = null;
   return toDeliveryRecord(row);
@@ -109,7 +109,7 @@ export function claimIdempotencyKey(
   orgId: string,
   input: IdempotencyClaim
 ): IdempotencyClaimResult {
-  const now = isoTime(input.now);
+  const now = input.now;
   const existing = db.idempotencyKeys.get(idempotencyKey(orgId, input.key));
   if (existing !== undefined && existing.expiresAt > now) {
     return {
@@ -129,7 +129,7 @@ export function claimIdempotencyKey(
     responseStatus: null,
     responseBody: null,
     createdAt: now,
-    expiresAt: isoTime(input.expiresAt),
+    expiresAt: input.expiresAt,
   });
   return { state: "new" };
 }

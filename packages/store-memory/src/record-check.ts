@@ -2,6 +2,7 @@ import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
   newId,
+  normalizeStoreTime,
   staleSnapshotError,
   snapshotRecordOf,
   webhookReceives,
@@ -15,7 +16,7 @@ import {
   type StoreHooks,
 } from "@driftwatch/core";
 import { transaction, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
-import { copy, isoTime } from "./helpers.js";
+import { copy } from "./helpers.js";
 
 /** Monitor fields a patch may set; everything else in a patch (id, type, orgId, createdAt) is ignored, as in the SQL adapters. */
 const MONITOR_PATCH_FIELDS = [
@@ -36,16 +37,14 @@ const MONITOR_PATCH_FIELDS = [
   "lastError",
   "updatedAt",
 ] as const;
-const MONITOR_TIME_FIELDS = new Set<string>(["lastCheckedAt", "lastChangedAt", "nextCheckAt", "updatedAt"]);
 
-/** The row after applying the defined, allowed fields of `patch` (times normalized); the input row is not changed. */
+/** The row after applying the defined, allowed fields of `patch` (times come normalised by `defineStore`); the input row is not changed. */
 export function patchedMonitor(row: MonitorRow, patch: MonitorPatch): MonitorRow {
   const next: MonitorRow = { ...row };
   for (const field of MONITOR_PATCH_FIELDS) {
     const value = patch[field];
     if (value === undefined) continue;
-    (next as unknown as Record<string, unknown>)[field] =
-      MONITOR_TIME_FIELDS.has(field) && typeof value === "string" ? isoTime(value) : copy(value);
+    (next as unknown as Record<string, unknown>)[field] = copy(value);
   }
   return next;
 }
@@ -107,7 +106,7 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
     let diffRecord: DiffRecord | null = null;
     if (diff !== null && snapshot !== null) {
       if (db.diffs.has(diff.id)) throw new StoreError("conflict", `A diff with id ${diff.id} exists.`);
-      const row = { ...copy(diff), createdAt: isoTime(diff.createdAt), monitorId, snapshotId: snapshot.id, orgId } as DiffRecord;
+      const row = { ...copy(diff), createdAt: diff.createdAt, monitorId, snapshotId: snapshot.id, orgId } as DiffRecord;
       journal.set(db.diffs, row.id, row);
       diffRecord = copy(row);
       stage("diff");
@@ -131,7 +130,7 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
           diffId: diffRecord.id,
           state: "pending",
           attempts: 0,
-          nextAttemptAt: isoTime(event.occurredAt),
+          nextAttemptAt: normalizeStoreTime(event.occurredAt),
           lastAttemptAt: null,
           lastResponseStatus: null,
           lastError: null,

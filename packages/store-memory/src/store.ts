@@ -6,7 +6,10 @@ import {
   type ClaimMonitorsInput,
   type DeliveryAttemptRecord,
   type DeliveryRecord,
-  type DiffQuery,
+  type DiffFilter,
+  type KeysetPage,
+  defineStore,
+  diffJsonOf,
   type DiffRecord,
   type IdempotencyClaim,
   type IdempotencyClaimResult,
@@ -17,8 +20,6 @@ import {
   type NewToken,
   type NewWebhook,
   type OrganizationRecord,
-  type Page,
-  type PageRequest,
   type RateLimitHit,
   type RecordCheckInput,
   type RecordCheckResult,
@@ -26,6 +27,7 @@ import {
   type SettingsRecord,
   type SnapshotRecord,
   type Store,
+  type StoreAdapter,
   type StoreCapabilities,
   type StoreHooks,
   type TokenRecord,
@@ -33,14 +35,7 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { MemoryDatabase, type MonitorRow } from "./database.js";
-import {
-  copy,
-  defined,
-  fairTake,
-  isoTime,
-  isoTimeOrNull,
-  pageOf,
-} from "./helpers.js";
+import { copy, defined, fairTake, listOf } from "./helpers.js";
 import * as outbox from "./outbox.js";
 import {
   patchedMonitor,
@@ -79,17 +74,20 @@ const WEBHOOK_PATCH_FIELDS = [
 export async function createMemoryStore(
   options: MemoryStoreOptions = {}
 ): Promise<Store> {
-  return new MemoryStore(
-    options.database ?? new MemoryDatabase(),
-    options.hooks ?? {},
-    options.now ?? (() => new Date())
+  return defineStore(
+    new MemoryStore(
+      options.database ?? new MemoryDatabase(),
+      options.hooks ?? {},
+      options.now ?? (() => new Date())
+    )
   );
 }
 
 /** The name `openStore` looks for in every adapter package. */
 export const createStore = createMemoryStore;
 
-class MemoryStore implements Store {
+/** The adapter `defineStore` wraps: ids, times, paging and the closed state come checked. */
+class MemoryStore implements StoreAdapter {
   readonly capabilities: StoreCapabilities = {
     rateLimits: true,
     durable: false,
@@ -97,20 +95,14 @@ class MemoryStore implements Store {
   readonly #db: MemoryDatabase;
   readonly #hooks: StoreHooks;
   readonly #clock: () => Date;
-  #closed = false;
-
   constructor(db: MemoryDatabase, hooks: StoreHooks, clock: () => Date) {
     this.#db = db;
     this.#hooks = hooks;
     this.#clock = clock;
   }
 
-  /** Runs `work` with the closed check; a throw becomes a rejection, as with the SQL adapters. */
+  /** Runs `work`; a throw becomes a rejection, as with the SQL adapters. */
   #call<T>(work: () => T): Promise<T> {
-    if (this.#closed)
-      return Promise.reject(
-        new StoreError("store_closed", "The store is closed.")
-      );
     try {
       return Promise.resolve(work());
     } catch (error) {
@@ -239,9 +231,9 @@ class MemoryStore implements Store {
     });
   }
 
-  listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>> {
+  listTokens(orgId: string, page: KeysetPage): Promise<TokenRecord[]> {
     return this.#call(() =>
-      pageOf(this.#db.tokens.values(), (t) => t.orgId === orgId, page, copy)
+      listOf(this.#db.tokens.values(), (t) => t.orgId === orgId, page, copy)
     );
   }
 
@@ -253,7 +245,7 @@ class MemoryStore implements Store {
     return this.#call(() => {
       const token = this.#db.tokens.get(id);
       if (token === undefined || token.orgId !== orgId) return null;
-      token.revokedAt ??= isoTime(at);
+      token.revokedAt ??= at;
       return copy(token);
     });
   }
@@ -261,7 +253,7 @@ class MemoryStore implements Store {
   touchToken(id: string, at: string): Promise<void> {
     return this.#call(() => {
       const token = this.#db.tokens.get(id);
-      if (token !== undefined) token.lastUsedAt = isoTime(at);
+      if (token !== undefined) token.lastUsedAt = at;
     });
   }
 
@@ -287,7 +279,7 @@ class MemoryStore implements Store {
         consecutiveFailures: 0,
         lastCheckedAt: null,
         lastChangedAt: null,
-        nextCheckAt: isoTimeOrNull(input.nextCheckAt),
+        nextCheckAt: input.nextCheckAt,
         lastStatus: null,
         lastError: null,
         createdAt: now,
@@ -335,9 +327,9 @@ class MemoryStore implements Store {
     });
   }
 
-  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
+  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]> {
     return this.#call(() =>
-      pageOf(
+      listOf(
         this.#db.monitors.values(),
         (m) => m.orgId === orgId,
         page,
@@ -348,7 +340,7 @@ class MemoryStore implements Store {
 
   claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
     return this.#call(() => {
-      const now = isoTime(input.now);
+      const now = input.now;
       const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
       const due = fairTake(
         [...this.#db.monitors.values()]
@@ -388,7 +380,7 @@ class MemoryStore implements Store {
       if (row === undefined || row.leaseOwner !== owner) return false;
       row.leaseOwner = null;
       row.leaseExpiresAt = null;
-      row.nextCheckAt = isoTimeOrNull(nextCheckAt);
+      row.nextCheckAt = nextCheckAt;
       return true;
     });
   }
@@ -416,10 +408,10 @@ class MemoryStore implements Store {
   listSnapshots(
     orgId: string,
     monitorId: string,
-    page: PageRequest
-  ): Promise<Page<SnapshotRecord>> {
+    page: KeysetPage
+  ): Promise<SnapshotRecord[]> {
     return this.#call(() =>
-      pageOf(
+      listOf(
         this.#db.snapshots.values(),
         (s) => s.orgId === orgId && s.monitorId === monitorId,
         page,
@@ -446,18 +438,15 @@ class MemoryStore implements Store {
   listDiffs(
     orgId: string,
     monitorId: string,
-    query: DiffQuery
-  ): Promise<Page<DiffRecord>> {
+    query: DiffFilter & KeysetPage
+  ): Promise<DiffRecord[]> {
     return this.#call(() => {
-      const since =
-        query.since === undefined ? undefined : isoTime(query.since);
-      const until =
-        query.until === undefined ? undefined : isoTime(query.until);
+      const { since, until } = query;
       const minRank =
         query.minSeverity === undefined
           ? undefined
           : severityRank(query.minSeverity);
-      return pageOf(
+      return listOf(
         this.#db.diffs.values(),
         (d) =>
           d.orgId === orgId &&
@@ -482,6 +471,19 @@ class MemoryStore implements Store {
       const d = this.#db.diffs.get(id);
       return d !== undefined && d.orgId === orgId && d.monitorId === monitorId
         ? copy(d)
+        : null;
+    });
+  }
+
+  getDiffJson(
+    orgId: string,
+    monitorId: string,
+    id: string
+  ): Promise<string | null> {
+    return this.#call(() => {
+      const d = this.#db.diffs.get(id);
+      return d !== undefined && d.orgId === orgId && d.monitorId === monitorId
+        ? diffJsonOf(d)
         : null;
     });
   }
@@ -535,7 +537,7 @@ class MemoryStore implements Store {
         policyRulesJson: copy(patch.policyRulesJson ?? current.policyRulesJson),
         snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
         autoApplySuggestions: patch.autoApplySuggestions ?? current.autoApplySuggestions,
-        updatedAt: isoTime(patch.updatedAt),
+        updatedAt: patch.updatedAt,
       };
       this.#db.settings.set(monitorId, next);
       return copy(next);
@@ -572,9 +574,9 @@ class MemoryStore implements Store {
     return this.#call(() => copy(this.#webhook(orgId, id) ?? null));
   }
 
-  listWebhooks(orgId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
+  listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]> {
     return this.#call(() =>
-      pageOf(this.#db.webhooks.values(), (w) => w.orgId === orgId, page, copy)
+      listOf(this.#db.webhooks.values(), (w) => w.orgId === orgId, page, copy)
     );
   }
 
@@ -591,11 +593,7 @@ class MemoryStore implements Store {
       for (const field of WEBHOOK_PATCH_FIELDS) {
         if (!(field in changes)) continue;
         const value = changes[field];
-        (next as unknown as Record<string, unknown>)[field] =
-          (field === "updatedAt" || field === "previousSecretExpiresAt") &&
-          typeof value === "string"
-            ? isoTime(value)
-            : copy(value);
+        (next as unknown as Record<string, unknown>)[field] = copy(value);
       }
       this.#db.webhooks.set(id, next);
       return copy(next);
@@ -649,10 +647,10 @@ class MemoryStore implements Store {
   listDeliveries(
     orgId: string,
     webhookId: string,
-    page: PageRequest
-  ): Promise<Page<DeliveryRecord>> {
+    page: KeysetPage
+  ): Promise<DeliveryRecord[]> {
     return this.#call(() =>
-      pageOf(
+      listOf(
         this.#db.deliveries.values(),
         (d) => d.orgId === orgId && d.webhookId === webhookId,
         page,
@@ -728,11 +726,10 @@ class MemoryStore implements Store {
   // lifecycle --------------------------------------------------------------------------------
 
   ping(): Promise<void> {
-    return this.#call(() => undefined);
+    return Promise.resolve();
   }
 
   close(): Promise<void> {
-    this.#closed = true;
     return Promise.resolve();
   }
 }

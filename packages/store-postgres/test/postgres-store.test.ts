@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError, type RecordCheckStage, type Store } from "@driftwatch/core";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore, migratePostgres } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, seedOrganization } from "@driftwatch/store-testkit";
 
 const skipReason = await postgresSkipReason();
 
@@ -60,35 +60,25 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
       const schema = freshSchema();
       const client = await admin.connect();
+      const at = "2026-01-01T00:00:00.000Z";
       try {
         expect(await migratePostgres(client, schema, POSTGRES_MIGRATIONS.filter((m) => m.version === 1))).toEqual([1]);
-        const at = "2026-01-01T00:00:00.000Z";
         await client.query(`INSERT INTO "${schema}".organizations (id, slug, name, created_at) VALUES ('org_1', 'old', 'old', $1)`, [at]);
         await client.query(
           `INSERT INTO "${schema}".monitors (id, org_id, type, name, url, method, headers, interval_seconds, state, created_at, updated_at)
            VALUES ('mon_1', 'org_1', 'api', 'm', 'https://example.com/', 'GET', '{}', 60, 'active', $1, $1)`,
           [at]
         );
-        await client.query(`INSERT INTO "${schema}".settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', $1, 7, $2)`, [
-          JSON.stringify({ rules: [{ path: "$.a", action: "ignore" }] }),
+        await client.query(`INSERT INTO "${schema}".settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', $1, $2, $3)`, [
+          JSON.stringify(FIRST_VERSION_SETTINGS.policyRules),
+          FIRST_VERSION_SETTINGS.snapshotRetention,
           at,
         ]);
       } finally {
         client.release();
       }
       const store = await open({ schema });
-      expect(await store.getSettings("org_1", "mon_1")).toEqual({
-        orgId: "org_1",
-        monitorId: "mon_1",
-        policyRulesJson: { rules: [{ path: "$.a", action: "ignore" }] },
-        snapshotRetention: 7,
-        autoApplySuggestions: false,
-        updatedAt: "2026-01-01T00:00:00.000Z",
-      });
-      expect(await store.updateSettings("org_1", "mon_1", { autoApplySuggestions: true, updatedAt: "2026-01-02T00:00:00.000Z" })).toMatchObject({
-        snapshotRetention: 7,
-        autoApplySuggestions: true,
-      });
+      await expectFirstVersionSettingsMigrated(store, at);
       expect(await count(schema, "driftwatch_migrations")).toBe(2);
     });
 

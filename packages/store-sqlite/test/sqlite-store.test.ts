@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDriftwatchError, type Store } from "@driftwatch/core";
 import { LOCK_SPIN_MS, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, createSqliteStore, createStore, migrateSqlite } from "../src/index.js";
-import { apiMonitor, changedCheck, seedOrganization } from "@driftwatch/store-testkit";
+import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, seedOrganization } from "@driftwatch/store-testkit";
 
 let dir: string;
 const opened: Store[] = [];
@@ -122,22 +122,15 @@ describe("opening a file", () => {
          VALUES ('mon_1', 'org_1', 'api', 'm', 'https://example.com/', 'GET', '{}', 60, 'active', ?, ?)`
       )
       .run(at, at);
-    old.prepare("INSERT INTO settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', ?, 7, ?)").run(
-      JSON.stringify({ rules: [{ path: "$.a", action: "ignore" }] }),
+    old.prepare("INSERT INTO settings (monitor_id, org_id, policy_rules, snapshot_retention, updated_at) VALUES ('mon_1', 'org_1', ?, ?, ?)").run(
+      JSON.stringify(FIRST_VERSION_SETTINGS.policyRules),
+      FIRST_VERSION_SETTINGS.snapshotRetention,
       at
     );
     old.close();
 
     const store = await open({ filename: file });
-    expect(await store.getSettings("org_1", "mon_1")).toEqual({
-      orgId: "org_1",
-      monitorId: "mon_1",
-      policyRulesJson: { rules: [{ path: "$.a", action: "ignore" }] },
-      snapshotRetention: 7,
-      autoApplySuggestions: false,
-      updatedAt: at,
-    });
-    expect(await store.updateSettings("org_1", "mon_1", { autoApplySuggestions: true, updatedAt: at })).toMatchObject({ snapshotRetention: 7, autoApplySuggestions: true });
+    await expectFirstVersionSettingsMigrated(store, at);
     const db = new BetterSqlite3(file, { readonly: true });
     expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
     db.close();

@@ -1,15 +1,15 @@
 import { describe } from "vitest";
-import { claimCases } from "./cases/claims.js";
-import { concurrencyCases } from "./cases/concurrency.js";
-import { deliveryCases } from "./cases/deliveries.js";
-import { idempotencyCases } from "./cases/idempotency.js";
-import { isolationCases } from "./cases/isolation.js";
-import { monitorCases } from "./cases/monitors.js";
-import { organizationCases } from "./cases/organizations.js";
-import { recordCheckCases } from "./cases/record-check.js";
-import { settingsCases, webhookCases } from "./cases/settings-webhooks.js";
-import { diffCases, snapshotCases } from "./cases/snapshots-diffs.js";
-import { textCases } from "./cases/text.js";
+import { claimCases } from "./cases/claims.case.js";
+import { concurrencyCases } from "./cases/concurrency.case.js";
+import { deliveryCases } from "./cases/deliveries.case.js";
+import { idempotencyCases } from "./cases/idempotency.case.js";
+import { isolationCases } from "./cases/isolation.case.js";
+import { monitorCases } from "./cases/monitors.case.js";
+import { organizationCases } from "./cases/organizations.case.js";
+import { recordCheckCases } from "./cases/record-check.case.js";
+import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
+import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
+import { textCases } from "./cases/text.case.js";
 import { assertCapabilities, createContext, type StoreContractOptions } from "./harness.js";
 
 /**

@@ -41,3 +41,4 @@ export {
   type ClaimRoundOptions,
 } from "./bench.js";
 export { runNodeScript, type NodeScript } from "./processes.js";
+export { FIRST_VERSION_SETTINGS, expectFirstVersionSettingsMigrated } from "./migrations.js";

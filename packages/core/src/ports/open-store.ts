@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DriftwatchError, type DriftwatchErrorOptions } from "../errors.js";
-import type { Store, StoreHooks } from "./store.js";
+import type { Store, StoreHooks } from "../store/index.js";
 
 export type OpenStoreErrorCode = "invalid_store_url" | "store_unavailable";
 

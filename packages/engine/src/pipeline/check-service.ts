@@ -36,6 +36,8 @@ export type CheckErrorCode =
   | "bad_status"
   | "invalid_body"
   | "diff_failed"
+  /** Another process checked the monitor on this one's behalf and recorded a failure (api-only servers). */
+  | "check_failed"
   /** The content is larger than the comparison limit, or its comparison needs too much memory. */
   | "target_too_large"
   /** The comparison ran past its time limit in a worker thread and was stopped. */

@@ -143,7 +143,8 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       url: baseUrl,
       dashboard: resolveDashboardDir() === null ? "not built (npm run build -w @driftwatch/dashboard)" : `${baseUrl}/`,
       database: redactUrl(config.databaseUrl),
-      roles: ["api", "scheduler", "delivery worker"],
+      role: config.role,
+      roles: config.role === "api" ? ["api"] : config.role === "worker" ? ["scheduler", "delivery worker"] : ["api", "scheduler", "delivery worker"],
       privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
       openapi: `${baseUrl}/api/openapi.json`,
     };

@@ -8,6 +8,9 @@ Commands:
                    --allow-private-networks  --rate-limit-reads 600  --rate-limit-writes 120
                    --demo (built-in demo target, monitors and webhook receiver)
                    --log-format pretty|json (default: pretty on a terminal, else json)
+                   --role all|api|worker (default all; api: no checks or deliveries;
+                     worker: checks and deliveries, HTTP only /healthz /readyz /metrics)
+                   --check-concurrency n (default 4 per core, 4..64)  --per-host-concurrency 2
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
   backup         Online backup of a SQLite store: <file> [--database sqlite:...] [--force]
   restore        Put a backup back (server stopped): <file> [--database sqlite:...] [--force]
@@ -26,5 +29,6 @@ Environment: DRIFTWATCH_PORT, DRIFTWATCH_HOST, DRIFTWATCH_DATABASE_URL,
 DRIFTWATCH_ALLOW_PRIVATE_NETWORKS, DRIFTWATCH_RATE_LIMIT_READS, DRIFTWATCH_RATE_LIMIT_WRITES,
 DRIFTWATCH_ADMIN_TOKEN, DRIFTWATCH_CHROMIUM_PATH. Flags win over the environment.
 Tuning: DRIFTWATCH_LOG_LEVEL, DRIFTWATCH_LOG_FORMAT, DRIFTWATCH_BODY_LIMIT_BYTES, DRIFTWATCH_SHUTDOWN_TIMEOUT_MS,
-DRIFTWATCH_LEASE_MS (see docs/deployment.md).
+DRIFTWATCH_LEASE_MS, DRIFTWATCH_ROLE, DRIFTWATCH_CHECK_CONCURRENCY, DRIFTWATCH_PER_HOST_CONCURRENCY,
+DRIFTWATCH_CHECK_WAIT_MS (see docs/deployment.md).
 `;

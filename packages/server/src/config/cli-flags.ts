@@ -59,4 +59,7 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   "rate-limit-writes": { type: "string" },
   demo: { type: "boolean" },
   "log-format": { type: "string" },
+  role: { type: "string" },
+  "check-concurrency": { type: "string" },
+  "per-host-concurrency": { type: "string" },
 };

@@ -19,4 +19,8 @@ export const ENV = {
   webhookEndpointConcurrency: "DRIFTWATCH_WEBHOOK_ENDPOINT_CONCURRENCY",
   publicUrl: "DRIFTWATCH_PUBLIC_URL",
   logFormat: "DRIFTWATCH_LOG_FORMAT",
+  role: "DRIFTWATCH_ROLE",
+  checkConcurrency: "DRIFTWATCH_CHECK_CONCURRENCY",
+  perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
+  checkWait: "DRIFTWATCH_CHECK_WAIT_MS",
 } as const;

@@ -13,6 +13,9 @@ export {
   DEFAULT_RATE_LIMIT_READS,
   DEFAULT_RATE_LIMIT_WRITES,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_PER_HOST_CONCURRENCY,
+  DEFAULT_CHECK_WAIT_MS,
+  defaultCheckConcurrency,
   resolveServeConfig,
   type DriftwatchConfig,
 } from "./serve.js";

@@ -4,6 +4,8 @@ import { SERVE_OPTIONS, parseArgs } from "./cli-flags.js";
 import { ENV, type Env } from "./env.js";
 import { resolveLimits, type ServerLimits } from "./limits.js";
 import { parseDatabaseUrl } from "./store-url.js";
+import os from "node:os";
+import { SERVER_ROLES, type ServerRole } from "../roles.js";
 import { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl } from "./values.js";
 
 /**
@@ -47,6 +49,14 @@ export interface DriftwatchConfig {
    * payloads; null: links are paths.
    */
   publicUrl: string | null;
+  /** What this process runs: `all` (default), `api` (no checks, no deliveries) or `worker` (checks and deliveries; only /healthz, /readyz, /metrics over HTTP). */
+  role: ServerRole;
+  /** Checks in flight at once in this process (default: 4 per CPU core, at least 4, at most 64). */
+  checkConcurrency: number;
+  /** Checks in flight at once against one host (`hostname:port`); never limits how many of its monitors get checked. */
+  perHostConcurrency: number;
+  /** How long an api-only process waits for a worker to run a "check now" (default 30 s). */
+  checkWaitMs: number;
   /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
   logFormat?: "pretty" | "json";
 }
@@ -59,6 +69,13 @@ export const DEFAULT_RATE_LIMIT_WRITES = 120;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+export const DEFAULT_PER_HOST_CONCURRENCY = 2;
+export const DEFAULT_CHECK_WAIT_MS = 30_000;
+
+/** Checks in flight by default: 4 per CPU core (checks mostly wait on the network), 4 to 64. */
+export function defaultCheckConcurrency(cores: number = os.availableParallelism()): number {
+  return Math.max(4, Math.min(64, 4 * cores));
+}
 
 /** Resolves `serve`'s configuration from its arguments (after `serve`) and the environment. */
 export function resolveServeConfig(args: readonly string[], env: Env = process.env): DriftwatchConfig {
@@ -78,6 +95,13 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const reads = pick("rate-limit-reads", ENV.rateLimitReads);
   const writes = pick("rate-limit-writes", ENV.rateLimitWrites);
   const logFormat = pick("log-format", ENV.logFormat);
+  const role = pick("role", ENV.role);
+  if (role !== undefined && !(SERVER_ROLES as readonly string[]).includes(role.value)) {
+    throw new ConfigError("invalid_value", `${role.source} must be one of ${SERVER_ROLES.join(", ")} (got ${JSON.stringify(role.value)}).`);
+  }
+  const checkConcurrency = pick("check-concurrency", ENV.checkConcurrency);
+  const perHostConcurrency = pick("per-host-concurrency", ENV.perHostConcurrency);
+  const checkWait = env[ENV.checkWait];
   if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
     throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
   }
@@ -129,5 +153,10 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     limits: resolveLimits(env),
     publicUrl: publicUrl === undefined || publicUrl === "" ? null : parsePublicUrl(publicUrl, ENV.publicUrl),
     ...(logFormat === undefined ? {} : { logFormat: logFormat.value as "pretty" | "json" }),
+    role: role === undefined ? "all" : (role.value as ServerRole),
+    checkConcurrency: checkConcurrency === undefined ? defaultCheckConcurrency() : parseInteger(checkConcurrency.value, checkConcurrency.source, 1, 1000),
+    perHostConcurrency:
+      perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
+    checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
   };
 }

@@ -1,4 +1,4 @@
-import { encodeCursor, validatePolicyRules, type SettingsPatch, type SettingsRecord, type Store } from "@driftwatch/core";
+import { encodeCursor, validatePolicyRules, type SettingsPatch, type SettingsRecord } from "@driftwatch/core";
 import {
   DiffListQuerySchema,
   DiffSchema,
@@ -37,11 +37,6 @@ function presentSettings(s: SettingsRecord): Settings {
   };
 }
 
-/** The store's optional `getDiffJson` fast path (store-sqlite has it), bound, or null. */
-function diffJsonReaderOf(store: Store): ((orgId: string, monitorId: string, id: string) => Promise<string | null>) | null {
-  return typeof store.getDiffJson === "function" ? store.getDiffJson.bind(store) : null;
-}
-
 
 /**
  * A page of at most `limit` items and at most about `maxBytes` of JSON: items are read from the
@@ -78,7 +73,6 @@ export async function boundedPage<T extends { id: string }, P>(
 export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
-  const diffJson = diffJsonReaderOf(store);
   const noise = deps.noise ?? createNoiseLearner(store);
   const tags = ["monitors"];
 
@@ -131,16 +125,11 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
     },
     async (request, reply) => {
       const { orgId } = authOf(request);
-      if (diffJson !== null) {
-        // the store's stored text is already presentDiff's JSON: no parse and stringify per request
-        const body = await diffJson(orgId, request.params.id, request.params.diffId);
-        if (body === null) throw notFound("diff");
-        // (untyped reply: the body is the DiffSchema object, already serialised)
-        return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
-      }
-      const diff = await store.getDiff(orgId, request.params.id, request.params.diffId);
-      if (diff === null) throw notFound("diff");
-      return presentDiff(diff);
+      // the store answers presentDiff's JSON text (a SQL store without parsing the stored JSON)
+      const body = await store.getDiffJson(orgId, request.params.id, request.params.diffId);
+      if (body === null) throw notFound("diff");
+      // (untyped reply: the body is the DiffSchema object, already serialised)
+      return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
     },
   );
 

@@ -146,3 +146,33 @@ describe("serve configuration: limits", () => {
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_PUBLIC_URL: "https://x/?a=1" })).code).toBe("invalid_value");
   });
 });
+
+describe("process roles and concurrency", () => {
+  it("defaults to every role, with concurrency derived from the machine", async () => {
+    const { defaultCheckConcurrency } = await import("../../src/config/index.js");
+    const config = resolveServeConfig([], {});
+    expect(config.role).toBe("all");
+    expect(config.perHostConcurrency).toBe(2);
+    expect(config.checkWaitMs).toBe(30_000);
+    expect(config.checkConcurrency).toBe(defaultCheckConcurrency());
+    expect([defaultCheckConcurrency(1), defaultCheckConcurrency(2), defaultCheckConcurrency(8), defaultCheckConcurrency(64)]).toEqual([4, 8, 32, 64]);
+  });
+
+  it("reads --role, --check-concurrency and --per-host-concurrency, over the environment", () => {
+    const env = { DRIFTWATCH_ROLE: "worker", DRIFTWATCH_CHECK_CONCURRENCY: "16", DRIFTWATCH_PER_HOST_CONCURRENCY: "3", DRIFTWATCH_CHECK_WAIT_MS: "5000" };
+    expect(resolveServeConfig([], env)).toMatchObject({ role: "worker", checkConcurrency: 16, perHostConcurrency: 3, checkWaitMs: 5000 });
+    expect(resolveServeConfig(["--role", "api", "--check-concurrency=2", "--per-host-concurrency", "1"], env)).toMatchObject({
+      role: "api",
+      checkConcurrency: 2,
+      perHostConcurrency: 1,
+    });
+  });
+
+  it("names the flag or variable of a bad role or concurrency", () => {
+    expect(configError(() => resolveServeConfig(["--role", "scheduler"], {})).message).toMatch(/--role must be one of all, api, worker/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ROLE: "API" })).message).toMatch(/DRIFTWATCH_ROLE/);
+    expect(configError(() => resolveServeConfig(["--check-concurrency", "0"], {})).message).toMatch(/--check-concurrency/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_PER_HOST_CONCURRENCY: "x" })).message).toMatch(/DRIFTWATCH_PER_HOST_CONCURRENCY/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_CHECK_WAIT_MS: "10" })).message).toMatch(/DRIFTWATCH_CHECK_WAIT_MS/);
+  });
+});

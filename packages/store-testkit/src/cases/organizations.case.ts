@@ -63,6 +63,17 @@ export function organizationCases(ctx: ContractContext): void {
       await expect(store.touchToken("tok_00000000000000000000000000", "2026-03-02T10:00:00.000Z")).resolves.toBeUndefined();
     });
 
+    it("revokes at a time given with an offset as ISO UTC with milliseconds, and refuses a value that is no time", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const token = await store.createToken(org.id, { name: "ci", scopes: ["admin"], tokenHash: "c".repeat(64) });
+      await expect(store.revokeToken(org.id, token.id, "yesterday")).rejects.toMatchObject({ name: "StoreError", code: "invariant_violation" });
+      expect((await store.getToken(org.id, token.id))?.revokedAt).toBeNull();
+      const revoked = await store.revokeToken(org.id, token.id, "2026-03-02T12:30:00+02:00");
+      expect(revoked?.revokedAt).toBe("2026-03-02T10:30:00.000Z");
+      expect((await store.findTokenByHash("c".repeat(64)))?.revokedAt).toBe("2026-03-02T10:30:00.000Z");
+    });
+
     it("lists tokens newest first with cursors", async () => {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");

@@ -1,0 +1,287 @@
+import type { Page } from "@driftwatch/schema";
+import { StoreError, toStoreError } from "./errors.js";
+import type { ClaimDeliveriesInput, ClaimMonitorsInput, DeliveryAttempt } from "./leases.js";
+import { MONITOR_TIME_FIELDS, type MonitorPatch, type MonitorRecord, type NewMonitor } from "./monitors.js";
+import type { NewOrganization, NewToken, OrganizationRecord, TokenRecord } from "./organizations.js";
+import { keysetPageOf, pageFromRecords, type KeysetPage, type PageRequest } from "./paging.js";
+import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
+import type { SettingsPatch, SettingsRecord } from "./settings.js";
+import type { DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
+import type { Store, StoreCapabilities } from "./store.js";
+import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
+import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
+
+/** The filters of a diff list, without its paging. */
+export type DiffFilter = Omit<DiffQuery, "limit" | "cursor">;
+
+type PagedMethods = "listTokens" | "listMonitors" | "listSnapshots" | "listDiffs" | "listWebhooks" | "listDeliveries";
+
+/**
+ * What an adapter implements: the `Store` port, with what `defineStore` does for it taken out.
+ * Its methods receive ids that are strings, times normalised to ISO 8601 UTC with milliseconds
+ * (`normalizeStoreTime`), and lists as a decoded `KeysetPage` (records below `after`, newest
+ * first, at most `take`); they are never called after `close`.
+ */
+export interface StoreAdapter extends Omit<Store, PagedMethods> {
+  listTokens(orgId: string, page: KeysetPage): Promise<TokenRecord[]>;
+  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]>;
+  listSnapshots(orgId: string, monitorId: string, page: KeysetPage): Promise<SnapshotRecord[]>;
+  listDiffs(orgId: string, monitorId: string, query: DiffFilter & KeysetPage): Promise<DiffRecord[]>;
+  listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]>;
+  listDeliveries(orgId: string, webhookId: string, page: KeysetPage): Promise<DeliveryRecord[]>;
+}
+
+export interface DefineStoreOptions {
+  /** Turns an adapter's own failure (a driver's error code) into a `StoreError`; undefined leaves it as is. */
+  mapError?(error: unknown): StoreError | undefined;
+}
+
+/** Ids must be non-empty strings: anything else is refused before the adapter sees it. */
+function requireIds(...ids: unknown[]): void {
+  for (const id of ids) {
+    if (typeof id !== "string" || id.length === 0 || id.length > 200) {
+      throw new StoreError("invariant_violation", `${JSON.stringify(id) ?? String(id)} is not an id.`);
+    }
+  }
+}
+
+/**
+ * Wraps an adapter into a `Store`, adding what every adapter would otherwise repeat: ids
+ * checked, times normalised, paging cursors decoded and encoded with the limit clamped, errors
+ * mapped to `StoreError` codes (driftwatch errors pass through), and `store_closed` after `close`.
+ */
+export function defineStore(adapter: StoreAdapter, options: DefineStoreOptions = {}): Store {
+  return new DefinedStore(adapter, options);
+}
+
+class DefinedStore implements Store {
+  readonly #a: StoreAdapter;
+  readonly #mapError: DefineStoreOptions["mapError"];
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  /** A plain property (not a getter), so a `Proxy` around the store reads it too. */
+  readonly capabilities: StoreCapabilities;
+  readonly hitRateLimit?: (key: string, windowMs: number, now: number) => Promise<RateLimitHit>;
+
+  constructor(adapter: StoreAdapter, options: DefineStoreOptions) {
+    this.#a = adapter;
+    this.capabilities = adapter.capabilities;
+    this.#mapError = options.mapError;
+    const hit = adapter.hitRateLimit;
+    if (hit !== undefined) {
+      this.hitRateLimit = (key, windowMs, now) =>
+        this.#run(() => {
+          if (typeof key !== "string" || !(windowMs > 0) || !Number.isFinite(now)) {
+            throw new StoreError("invariant_violation", "hitRateLimit needs a key, a positive window and a time.");
+          }
+          return hit.call(adapter, key, windowMs, now);
+        });
+    }
+  }
+
+  /** Runs one adapter call: refused after close, any failure mapped. */
+  #run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new StoreError("store_closed", "The store is closed."));
+    let result: Promise<T>;
+    try {
+      result = call();
+    } catch (error) {
+      return Promise.reject(toStoreError(error, this.#mapError));
+    }
+    return result.then(undefined, (error: unknown) => {
+      throw toStoreError(error, this.#mapError);
+    });
+  }
+
+  async #page<T extends { id: string }>(page: PageRequest, read: (page: KeysetPage) => Promise<T[]>): Promise<Page<T>> {
+    const keyset = keysetPageOf(page);
+    return pageFromRecords(await read(keyset), keyset);
+  }
+
+  // organizations and tokens
+
+  createOrganization(input: NewOrganization): Promise<OrganizationRecord> {
+    return this.#run(() => this.#a.createOrganization(input));
+  }
+  getOrganization(id: string): Promise<OrganizationRecord | null> {
+    return this.#run(() => (requireIds(id), this.#a.getOrganization(id)));
+  }
+  getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null> {
+    return this.#run(() => this.#a.getOrganizationBySlug(slug));
+  }
+  ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+    return this.#run(() => this.#a.ensureOrganization(slug, name));
+  }
+  countOrganizations(): Promise<number> {
+    return this.#run(() => this.#a.countOrganizations());
+  }
+  createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
+    return this.#run(() => (requireIds(orgId), this.#a.createToken(orgId, input)));
+  }
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
+    return this.#run(() => this.#a.findTokenByHash(tokenHash));
+  }
+  getToken(orgId: string, id: string): Promise<TokenRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.getToken(orgId, id)));
+  }
+  listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listTokens(orgId, p))));
+  }
+  revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.revokeToken(orgId, id, normalizeStoreTime(at))));
+  }
+  touchToken(id: string, at: string): Promise<void> {
+    return this.#run(() => (requireIds(id), this.#a.touchToken(id, normalizeStoreTime(at))));
+  }
+
+  // monitors
+
+  createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
+    return this.#run(() => (requireIds(orgId), this.#a.createMonitor(orgId, { ...input, nextCheckAt: normalizeStoreTimeOrNull(input.nextCheckAt) })));
+  }
+  getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.getMonitor(orgId, id)));
+  }
+  updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.updateMonitor(orgId, id, normalizeTimeFields(patch, MONITOR_TIME_FIELDS))));
+  }
+  deleteMonitor(orgId: string, id: string): Promise<boolean> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.deleteMonitor(orgId, id)));
+  }
+  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listMonitors(orgId, p))));
+  }
+
+  // snapshots, diffs and the check
+
+  getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.getLatestSnapshot(orgId, monitorId)));
+  }
+  listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#page(page, (p) => this.#a.listSnapshots(orgId, monitorId, p))));
+  }
+  getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId, id), this.#a.getSnapshot(orgId, monitorId, id)));
+  }
+  listDiffs(orgId: string, monitorId: string, query: DiffQuery): Promise<Page<DiffRecord>> {
+    return this.#run(() => {
+      requireIds(orgId, monitorId);
+      const filter: DiffFilter = {
+        since: query.since === undefined ? undefined : normalizeStoreTime(query.since),
+        until: query.until === undefined ? undefined : normalizeStoreTime(query.until),
+        minSeverity: query.minSeverity,
+        classification: query.classification,
+      };
+      return this.#page(query, (p) => this.#a.listDiffs(orgId, monitorId, { ...filter, ...p }));
+    });
+  }
+  getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId, id), this.#a.getDiff(orgId, monitorId, id)));
+  }
+  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
+    return this.#run(() => (requireIds(orgId, monitorId, id), this.#a.getDiffJson(orgId, monitorId, id)));
+  }
+  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    return this.#run(() => {
+      requireIds(orgId, input.monitorId);
+      const { snapshot, diff, event } = input;
+      if (snapshot !== null) requireIds(snapshot.id);
+      if (diff !== null) requireIds(diff.id);
+      if (event !== null) normalizeStoreTime(event.occurredAt); // refused before anything is written
+      return this.#a.recordCheck(orgId, {
+        ...input,
+        monitor: normalizeTimeFields(input.monitor, MONITOR_TIME_FIELDS),
+        snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
+        diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },
+      });
+    });
+  }
+
+  // settings
+
+  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.getSettings(orgId, monitorId)));
+  }
+  updateSettings(orgId: string, monitorId: string, patch: SettingsPatch): Promise<SettingsRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.updateSettings(orgId, monitorId, { ...patch, updatedAt: normalizeStoreTime(patch.updatedAt) })));
+  }
+
+  // webhooks and deliveries
+
+  createWebhook(orgId: string, input: NewWebhook): Promise<WebhookRecord> {
+    return this.#run(() => (requireIds(orgId), this.#a.createWebhook(orgId, input)));
+  }
+  getWebhook(orgId: string, id: string): Promise<WebhookRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.getWebhook(orgId, id)));
+  }
+  listWebhooks(orgId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listWebhooks(orgId, p))));
+  }
+  updateWebhook(orgId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.updateWebhook(orgId, id, normalizeTimeFields(patch, WEBHOOK_TIME_FIELDS))));
+  }
+  deleteWebhook(orgId: string, id: string): Promise<boolean> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.deleteWebhook(orgId, id)));
+  }
+  getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    return this.#run(() => (requireIds(orgId, webhookId, id), this.#a.getDelivery(orgId, webhookId, id)));
+  }
+  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Promise<Page<DeliveryRecord>> {
+    return this.#run(() => (requireIds(orgId, webhookId), this.#page(page, (p) => this.#a.listDeliveries(orgId, webhookId, p))));
+  }
+  listDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.#run(() => (requireIds(orgId, deliveryId), this.#a.listDeliveryAttempts(orgId, deliveryId)));
+  }
+  requeueDelivery(orgId: string, webhookId: string, id: string, now: string): Promise<DeliveryRecord | null> {
+    return this.#run(() => (requireIds(orgId, webhookId, id), this.#a.requeueDelivery(orgId, webhookId, id, normalizeStoreTime(now))));
+  }
+  countPendingDeliveries(orgId?: string): Promise<number> {
+    return this.#run(() => (orgId === undefined || requireIds(orgId), this.#a.countPendingDeliveries(orgId)));
+  }
+
+  // leases
+
+  claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+    return this.#run(() => this.#a.claimDueMonitors({ ...input, now: normalizeStoreTime(input.now) }));
+  }
+  releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
+    return this.#run(() => (requireIds(id), this.#a.releaseMonitor(id, owner, normalizeStoreTimeOrNull(nextCheckAt))));
+  }
+  claimDueDeliveries(input: ClaimDeliveriesInput): Promise<DeliveryRecord[]> {
+    return this.#run(() => this.#a.claimDueDeliveries({ ...input, now: normalizeStoreTime(input.now) }));
+  }
+  recordDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
+    return this.#run(() => {
+      requireIds(id);
+      const at = normalizeStoreTime(attempt.at);
+      const nextAttemptAt = attempt.state === "pending" ? normalizeStoreTimeOrNull(attempt.nextAttemptAt) : null;
+      return this.#a.recordDeliveryAttempt(id, owner, { ...attempt, at, nextAttemptAt });
+    });
+  }
+
+  // idempotency
+
+  claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    return this.#run(() => {
+      requireIds(orgId);
+      return this.#a.claimIdempotencyKey(orgId, { ...input, now: normalizeStoreTime(input.now), expiresAt: normalizeStoreTime(input.expiresAt) });
+    });
+  }
+  completeIdempotencyKey(orgId: string, key: string, response: IdempotentResponse): Promise<void> {
+    return this.#run(() => (requireIds(orgId), this.#a.completeIdempotencyKey(orgId, key, response)));
+  }
+  releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
+    return this.#run(() => (requireIds(orgId), this.#a.releaseIdempotencyKey(orgId, key)));
+  }
+
+  // lifecycle
+
+  ping(): Promise<void> {
+    return this.#run(() => this.#a.ping());
+  }
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= this.#a.close();
+    return this.#closing;
+  }
+}

@@ -1,0 +1,35 @@
+import type { BrowserOptions, HttpMethod, Monitor, MonitorState, MonitorType, Page } from "@driftwatch/schema";
+import type { PageRequest } from "./paging.js";
+
+/** Monitors: what to fetch, how often, and the outcome of the last check. */
+export interface MonitorStore {
+  createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord>;
+  getMonitor(orgId: string, id: string): Promise<MonitorRecord | null>;
+  /** Partial update; returns null when unknown. `updatedAt` is set by the caller in `patch`. */
+  updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null>;
+  /** Deletes the monitor with its snapshots, diffs and settings (deliveries stay in the log). */
+  deleteMonitor(orgId: string, id: string): Promise<boolean>;
+  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>>;
+}
+
+export interface NewMonitor {
+  type: MonitorType;
+  name: string;
+  url: string;
+  method: HttpMethod;
+  /** Unmasked: the store keeps real values; masking happens when serving. */
+  headers: Record<string, string>;
+  body: string | null;
+  intervalSeconds: number;
+  selector: string | null;
+  browserOptionsJson: BrowserOptions | null;
+  state: MonitorState;
+  nextCheckAt: string | null;
+}
+export interface MonitorRecord extends Monitor {
+  orgId: string;
+}
+export type MonitorPatch = Partial<Omit<Monitor, "id" | "type" | "createdAt">>;
+
+/** The time fields of a monitor patch (normalised by `defineStore`). */
+export const MONITOR_TIME_FIELDS = ["lastCheckedAt", "lastChangedAt", "nextCheckAt", "updatedAt"] as const satisfies readonly (keyof MonitorPatch)[];

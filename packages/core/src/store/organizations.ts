@@ -1,0 +1,48 @@
+import type { Page, Scope, Token } from "@driftwatch/schema";
+import type { PageRequest } from "./paging.js";
+
+/** Organizations: the tenants every other record belongs to. */
+export interface OrganizationStore {
+  createOrganization(input: NewOrganization): Promise<OrganizationRecord>;
+  getOrganization(id: string): Promise<OrganizationRecord | null>;
+  getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null>;
+  /** The organization with this slug, created when missing; safe when two processes race. */
+  ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord>;
+  /** Number of organizations (used to decide first-run bootstrap). */
+  countOrganizations(): Promise<number>;
+}
+
+/** API tokens of an organization, kept as hashes. */
+export interface TokenStore {
+  createToken(orgId: string, input: NewToken): Promise<TokenRecord>;
+  /** Looked up by the hash of the secret; revoked tokens are returned too (caller decides). */
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null>;
+  getToken(orgId: string, id: string): Promise<TokenRecord | null>;
+  listTokens(orgId: string, page: PageRequest): Promise<Page<TokenRecord>>;
+  /** Sets `revokedAt`; returns the token, or null when unknown. Revoking twice keeps the first time. */
+  revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null>;
+  /** Records `lastUsedAt`. */
+  touchToken(id: string, at: string): Promise<void>;
+}
+
+export interface NewOrganization {
+  slug: string;
+  name?: string;
+}
+export interface OrganizationRecord {
+  id: string;
+  slug: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface NewToken {
+  name: string;
+  scopes: Scope[];
+  /** sha256 hex of the secret; the secret itself is never stored. */
+  tokenHash: string;
+}
+export interface TokenRecord extends Omit<Token, "token"> {
+  orgId: string;
+  tokenHash: string;
+}

@@ -1,0 +1,25 @@
+import type { PolicyRules } from "@driftwatch/schema";
+
+/** Per-monitor settings: policy rules, snapshot retention, auto-applied suggestions. */
+export interface SettingsStore {
+  /** Settings of a monitor: defaults (`{ rules: [] }`, retention 100, `autoApplySuggestions` false, `updatedAt` null) when never set; null when the monitor is unknown. */
+  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null>;
+  /** Replaces the given fields (an omitted field stays); null when the monitor is unknown. */
+  updateSettings(orgId: string, monitorId: string, patch: SettingsPatch): Promise<SettingsRecord | null>;
+}
+
+export interface SettingsRecord {
+  orgId: string;
+  monitorId: string;
+  policyRulesJson: PolicyRules;
+  snapshotRetention: number;
+  /** Future diffs use the policy merged with the one learned from recent snapshots (default false). */
+  autoApplySuggestions: boolean;
+  updatedAt: string | null;
+}
+export interface SettingsPatch {
+  policyRulesJson?: PolicyRules;
+  snapshotRetention?: number;
+  autoApplySuggestions?: boolean;
+  updatedAt: string;
+}

@@ -1,0 +1,155 @@
+import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Snapshot, WebsiteDiff } from "@driftwatch/schema";
+import { StoreError } from "./errors.js";
+import type { DeliveryRecord } from "./webhooks.js";
+import type { MonitorPatch, MonitorRecord } from "./monitors.js";
+import type { PageRequest } from "./paging.js";
+import { normalizeStoreTime } from "./time.js";
+
+/** Snapshots of a monitor's content, newest first. */
+export interface SnapshotStore {
+  getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null>;
+  /** Newest first; records without `body`. */
+  listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>>;
+  /** With `body`. */
+  getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null>;
+}
+
+/** Diffs between a monitor's snapshots, and the check that records them. */
+export interface DiffStore {
+  /** Newest first, filtered. */
+  listDiffs(orgId: string, monitorId: string, query: DiffQuery): Promise<Page<DiffRecord>>;
+  getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null>;
+  /**
+   * The diff as the API serialises it: `JSON.stringify` of `getDiff`'s record without `orgId`
+   * (members in `getDiff`'s order), same scoping as `getDiff`. An adapter that keeps the diff as
+   * JSON text can return it without parsing and re-serialising it.
+   */
+  getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null>;
+
+  /**
+   * Records one check atomically: the monitor's check fields, the new snapshot (if any),
+   * the diff (if any), and, when `event` is given, one pending delivery for every webhook of the
+   * organization that is enabled, subscribed to `diff.detected`, covers the monitor
+   * (`monitorIds` null or containing it) and whose `minSeverity` is at most the diff's
+   * `topSeverity`. All or nothing. Then applies snapshot retention (keep the newest
+   * `retention` snapshots of the monitor; the diffs recorded with dropped snapshots go too).
+   * Raises `StoreError` `not_found` for an unknown or foreign monitor, and
+   * `invariant_violation` for a diff without a snapshot, an event without a diff, or a diff
+   * whose `previousSnapshotId` belongs to another monitor.
+   */
+  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult>;
+}
+
+export interface DiffQuery extends PageRequest {
+  since?: string | undefined;
+  until?: string | undefined;
+  minSeverity?: Severity | undefined;
+  classification?: Classification | undefined;
+}
+
+export interface NewSnapshot {
+  id: string;
+  fetchedAt: string;
+  status: number;
+  latencyMs: number;
+  contentType: string | null;
+  contentHash: string;
+  size: number;
+  browserRender: boolean;
+  body: string;
+  /** Validators for the next conditional GET. */
+  etag?: string | null;
+  lastModified?: string | null;
+}
+export interface SnapshotRecord extends Snapshot {
+  orgId: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+type DiffInput<D> = Omit<D, "monitorId" | "snapshotId">;
+/** A diff to record; `monitorId` and `snapshotId` come from the check. */
+export type NewDiff = DiffInput<ApiDiff> | DiffInput<WebsiteDiff>;
+export type DiffRecord = (ApiDiff | WebsiteDiff) & { orgId: string };
+
+export interface RecordCheckInput {
+  monitorId: string;
+  /** The check's effect on the monitor (lastCheckedAt, lastStatus, state, ...). */
+  monitor: MonitorPatch;
+  /** The new snapshot, or null when the content did not change (or the check failed). */
+  snapshot: NewSnapshot | null;
+  diff: NewDiff | null;
+  /** The `diff.detected` event, without `deliveredAt` (set when sent). */
+  event: Omit<DiffDetectedEvent, "deliveredAt"> | null;
+  /** Snapshots to keep for this monitor (default 100). */
+  retention?: number;
+  /**
+   * The monitor's newest snapshot when the check began (null: it had none), the one its diff was
+   * computed against. When given together with a snapshot to record, the store writes nothing
+   * and throws `StoreError` `stale_snapshot` if by then the newest snapshot is another one: a
+   * check of the same monitor (in another process) recorded first, so this check's diff is
+   * against an outdated snapshot. Omitted: no such check.
+   */
+  previousSnapshotId?: string | null;
+}
+export interface RecordCheckResult {
+  monitor: MonitorRecord;
+  snapshot: SnapshotRecord | null;
+  diff: DiffRecord | null;
+  deliveries: DeliveryRecord[];
+}
+
+/** The writes of `recordCheck`, in order. */
+export type RecordCheckStage = "monitor" | "snapshot" | "diff" | "deliveries" | "retention";
+
+/**
+ * Instrumentation adapters accept in their options (`hooks`), for the contract suite: called
+ * synchronously inside the transaction after each write of `recordCheck`; a hook that throws
+ * must make the whole check roll back.
+ */
+export interface StoreHooks {
+  onRecordCheckStage?(stage: RecordCheckStage): void;
+}
+
+/** The record `recordCheck` stores for a new snapshot: times normalised, absent validators null. */
+export function snapshotRecordOf(orgId: string, monitorId: string, snapshot: NewSnapshot): SnapshotRecord & { body: string } {
+  return {
+    id: snapshot.id,
+    orgId,
+    monitorId,
+    fetchedAt: normalizeStoreTime(snapshot.fetchedAt),
+    status: snapshot.status,
+    latencyMs: snapshot.latencyMs,
+    contentType: snapshot.contentType,
+    contentHash: snapshot.contentHash,
+    size: snapshot.size,
+    browserRender: snapshot.browserRender,
+    body: snapshot.body,
+    etag: snapshot.etag ?? null,
+    lastModified: snapshot.lastModified ?? null,
+  };
+}
+
+/** The diff as the API serialises it: the record without `orgId`, through `JSON.stringify`. */
+export function diffJsonOf(diff: DiffRecord): string {
+  const { orgId: _orgId, ...rest } = diff;
+  return JSON.stringify(rest);
+}
+
+/**
+ * The refusal of `recordCheck` when `previousSnapshotId` is no longer the monitor's newest
+ * snapshot (`latest`): nothing was written.
+ */
+export function staleSnapshotError(expected: string | null, latest: string | null): StoreError {
+  return new StoreError(
+    "stale_snapshot",
+    `The check was compared with snapshot ${expected ?? "(none)"}, but the monitor's newest snapshot is now ${latest ?? "(none)"}; nothing was recorded.`,
+  );
+}
+
+/** The refusals of `recordCheck` that need no data: a diff without its snapshot, an event without its diff. */
+export function checkShapeError(input: RecordCheckInput): StoreError | null {
+  if (input.diff !== null && input.snapshot === null) return new StoreError("invariant_violation", "A diff needs the snapshot it was computed on.");
+  if (input.event !== null && input.diff === null) return new StoreError("invariant_violation", "A diff.detected event needs its diff.");
+  return null;
+}

@@ -1,0 +1,91 @@
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
+import { StoreError } from "@driftwatch/core";
+import type { SqlDriver, SqlExecutor } from "@driftwatch/store-sql";
+import { postgresError } from "./dialect.js";
+
+type Db = Pool | PoolClient;
+
+async function query<R extends QueryResultRow>(db: Db, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+  try {
+    return await db.query<R>(text, values as unknown[]);
+  } catch (error) {
+    throw postgresError(error);
+  }
+}
+
+/** A connection of the pool; failing to get one is `store_unavailable`. */
+export async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw postgresError(error);
+  }
+}
+
+function executor(db: Db): SqlExecutor {
+  return {
+    all: async <R>(sql: string, params: readonly unknown[]) => (await query<R & QueryResultRow>(db, sql, params)).rows as R[],
+    run: async (sql: string, params: readonly unknown[]) => (await query(db, sql, params)).rowCount ?? 0,
+  };
+}
+
+/**
+ * The node-postgres driver of the SQL store: statements outside a transaction run on the pool;
+ * a transaction runs between `BEGIN` and `COMMIT` on one client of it, and any error (a throwing
+ * hook too) rolls it back. Statement failures become `StoreError`s where they happen, so an
+ * error of the caller's own code passes through a transaction as it is.
+ */
+export class PostgresDriver implements SqlDriver {
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #onPool: SqlExecutor;
+  #closed = false;
+
+  constructor(pool: Pool, ownsPool: boolean) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#onPool = executor(pool);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StoreError("store_closed", "The store is closed.");
+  }
+
+  all<R>(sql: string, params: readonly unknown[]): Promise<R[]> {
+    this.#checkOpen();
+    return this.#onPool.all<R>(sql, params);
+  }
+
+  run(sql: string, params: readonly unknown[]): Promise<number> {
+    this.#checkOpen();
+    return this.#onPool.run(sql, params);
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    this.#checkOpen();
+    const client = await connect(this.#pool);
+    let broken = false;
+    try {
+      await query(client, "BEGIN", []);
+      const result = await work(executor(client));
+      await query(client, "COMMIT", []);
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        // the connection is gone; the server rolls the transaction back when it notices
+        broken = true;
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}

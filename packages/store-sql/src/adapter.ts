@@ -1,0 +1,624 @@
+import {
+  DEFAULT_SNAPSHOT_RETENTION,
+  StoreError,
+  encodeText,
+  encodeTextOrNull,
+  newId,
+  severityRank,
+  type ClaimDeliveriesInput,
+  type ClaimMonitorsInput,
+  type DeliveryAttempt,
+  type DeliveryAttemptRecord,
+  type DeliveryRecord,
+  type DiffFilter,
+  type DiffRecord,
+  type IdempotencyClaim,
+  type IdempotencyClaimResult,
+  type IdempotentResponse,
+  type KeysetPage,
+  type MonitorPatch,
+  type MonitorRecord,
+  type NewMonitor,
+  type NewOrganization,
+  type NewToken,
+  type NewWebhook,
+  type OrganizationRecord,
+  type RateLimitHit,
+  type RecordCheckInput,
+  type RecordCheckResult,
+  type SettingsPatch,
+  type SettingsRecord,
+  type SnapshotRecord,
+  type StoreAdapter,
+  type StoreHooks,
+  type TokenRecord,
+  type WebhookPatch,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type TableName } from "./dialect.js";
+import { recordCheckRows } from "./record-check.js";
+import {
+  DIFF_COLUMNS,
+  MONITOR_PATCH_COLUMNS,
+  RowCodec,
+  SNAPSHOT_LIST_COLUMNS,
+  WEBHOOK_PATCH_COLUMNS,
+  type ColumnKind,
+  type IdRow,
+  type Row,
+} from "./rows.js";
+
+export interface SqlStoreOptions {
+  driver: SqlDriver;
+  dialect: SqlDialect;
+  /** The migration version this build writes; `ping` fails below it. */
+  schemaVersion: number;
+  /** Test instrumentation (see `StoreHooks`). */
+  hooks?: StoreHooks | undefined;
+  /** Clock for `createdAt` fields (default `() => new Date()`). */
+  now?: (() => Date) | undefined;
+  /** Told which diffs a write deleted (null: every diff of a monitor), e.g. to drop them from a cache. */
+  onDiffsDeleted?: ((ids: readonly string[] | null) => void) | undefined;
+}
+
+/** What the shared statements need: the driver or a transaction, tables, codecs, the clock. */
+export interface SqlContext {
+  readonly dialect: SqlDialect;
+  readonly rows: RowCodec;
+  readonly t: Readonly<Record<TableName, string>>;
+  readonly hooks: StoreHooks;
+  now(): string;
+  all<R extends Row>(db: SqlExecutor, sql: string, params: readonly unknown[]): Promise<R[]>;
+  run(db: SqlExecutor, sql: string, params: readonly unknown[]): Promise<number>;
+  /** `UPDATE <table> SET <patch> WHERE org_id AND id RETURNING *`; with nothing to set, the row as is (locked when `lock`). */
+  patchRow(db: SqlExecutor, table: "monitors" | "webhooks", orgId: string, id: string, patch: object, lock?: boolean): Promise<Row | undefined>;
+}
+
+/**
+ * The one SQL implementation of the `Store` port, for every SQL database: statements are
+ * written once with `?` placeholders and run through a `SqlDriver`; what differs between
+ * databases comes from the `SqlDialect`. Wrap it with `defineStore` (see `createSqlStore`).
+ * Adapter packages may extend it to replace a method with a measured faster one.
+ */
+export class SqlStoreAdapter implements StoreAdapter {
+  readonly capabilities = { rateLimits: true, durable: true } as const;
+  protected readonly driver: SqlDriver;
+  protected readonly ctx: SqlContext;
+  readonly #d: SqlDialect;
+  readonly #rows: RowCodec;
+  readonly #t: Readonly<Record<TableName, string>>;
+  readonly #schemaVersion: number;
+  readonly #onDiffsDeleted: (ids: readonly string[] | null) => void;
+  /** Statements with the dialect's placeholders, by their `?` text. */
+  readonly #compiled = new Map<string, string>();
+
+  constructor(options: SqlStoreOptions) {
+    this.driver = options.driver;
+    this.#d = options.dialect;
+    this.#rows = new RowCodec(options.dialect);
+    this.#schemaVersion = options.schemaVersion;
+    this.#onDiffsDeleted = options.onDiffsDeleted ?? (() => undefined);
+    this.#t = Object.fromEntries(TABLE_NAMES.map((name) => [name, options.dialect.table(name)])) as Record<TableName, string>;
+    const clock = options.now ?? (() => new Date());
+    this.ctx = {
+      dialect: this.#d,
+      rows: this.#rows,
+      t: this.#t,
+      hooks: options.hooks ?? {},
+      now: () => clock().toISOString(),
+      all: (db, sql, params) => this.#all(db, sql, params),
+      run: (db, sql, params) => db.run(this.#sql(sql), params),
+      patchRow: (db, table, orgId, id, patch, lock = false) => this.#patchRow(db, table, orgId, id, patch, lock),
+    };
+  }
+
+  // plumbing ---------------------------------------------------------------------------------
+
+  /** `sql` with the dialect's placeholders (cached: most statements are the same text every time). */
+  #sql(sql: string): string {
+    const placeholder = this.#d.placeholder;
+    if (placeholder === undefined) return sql;
+    let compiled = this.#compiled.get(sql);
+    if (compiled === undefined) {
+      let n = 0;
+      compiled = sql.replace(/\?/g, () => placeholder(++n));
+      if (this.#compiled.size < 1000) this.#compiled.set(sql, compiled);
+    }
+    return compiled;
+  }
+
+  #all<R extends Row>(db: SqlExecutor, sql: string, params: readonly unknown[]): Promise<R[]> {
+    return db.all<R>(this.#sql(sql), params);
+  }
+
+  /** The first row of a statement on the driver, mapped, or null. */
+  async #find<T>(sql: string, params: readonly unknown[], map: (row: Row) => T): Promise<T | null> {
+    const rows = await this.#all(this.driver, sql, params);
+    return rows.length === 0 ? null : map(rows[0]!);
+  }
+
+  async #count(sql: string, params: readonly unknown[]): Promise<number> {
+    const rows = await this.#all<{ n: unknown }>(this.driver, sql, params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Newest first, below the page's `after`, at most `take`: `<select> WHERE <where>` binding `params` first. */
+  async #page<T>(select: string, where: string, params: readonly unknown[], page: KeysetPage, map: (row: Row) => T): Promise<T[]> {
+    const rows =
+      page.after === null
+        ? await this.#all(this.driver, `${select} WHERE ${where} ORDER BY id DESC LIMIT ?`, [...params, page.take])
+        : await this.#all(this.driver, `${select} WHERE ${where} AND id < ? ORDER BY id DESC LIMIT ?`, [...params, page.after, page.take]);
+    return rows.map(map);
+  }
+
+  async #patchRow(db: SqlExecutor, table: "monitors" | "webhooks", orgId: string, id: string, patch: object, lock = false): Promise<Row | undefined> {
+    const columns: Readonly<Record<string, readonly [string, ColumnKind]>> = table === "monitors" ? MONITOR_PATCH_COLUMNS : WEBHOOK_PATCH_COLUMNS;
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [field, value] of Object.entries(patch)) {
+      const column = columns[field];
+      if (column === undefined || value === undefined) continue;
+      sets.push(`${column[0]} = ?`);
+      values.push(this.#rows.param(value, column[1]));
+    }
+    const rows =
+      sets.length === 0
+        ? await this.#all(db, `SELECT * FROM ${this.#t[table]} WHERE org_id = ? AND id = ?${lock ? this.#d.lockRows() : ""}`, [orgId, id])
+        : await this.#all(db, `UPDATE ${this.#t[table]} SET ${sets.join(", ")} WHERE org_id = ? AND id = ? RETURNING *`, [...values, orgId, id]);
+    return rows[0];
+  }
+
+  /** Runs the statements of one call: in one transaction where the dialect groups writes, else each on its own. */
+  #writes<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#d.groupWrites ? this.driver.transaction(work) : work(this.driver);
+  }
+
+  #one<T>(rows: Row[], map: (row: Row) => T): T | null {
+    return rows.length === 0 ? null : map(rows[0]!);
+  }
+
+  // organizations ----------------------------------------------------------------------------
+
+  async createOrganization(input: NewOrganization): Promise<OrganizationRecord> {
+    const rows = await this.#all(
+      this.driver,
+      `INSERT INTO ${this.#t.organizations} (id, slug, name, created_at) VALUES (?, ?, ?, ?) RETURNING *`,
+      [newId("organization"), input.slug, input.name ?? input.slug, this.ctx.now()],
+    );
+    return this.#rows.organization(rows[0]!);
+  }
+
+  getOrganization(id: string): Promise<OrganizationRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.organizations} WHERE id = ?`, [id], (row) => this.#rows.organization(row));
+  }
+
+  getOrganizationBySlug(slug: string): Promise<OrganizationRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.organizations} WHERE slug = ?`, [slug], (row) => this.#rows.organization(row));
+  }
+
+  ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord> {
+    return this.#writes((db) => this.#ensureOrganization(db, slug, name));
+  }
+
+  async #ensureOrganization(db: SqlExecutor, slug: string, name?: string): Promise<OrganizationRecord> {
+    // ON CONFLICT waits for a racing insert to commit, so the SELECT that follows sees the winner.
+    const inserted = await this.#all(
+      db,
+      `INSERT INTO ${this.#t.organizations} (id, slug, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING RETURNING *`,
+      [newId("organization"), slug, name ?? slug, this.ctx.now()],
+    );
+    const row = inserted[0] ?? (await this.#all(db, `SELECT * FROM ${this.#t.organizations} WHERE slug = ?`, [slug]))[0];
+    if (row === undefined) throw new StoreError("conflict", `The organization ${slug} was deleted while being ensured.`);
+    return this.#rows.organization(row);
+  }
+
+  countOrganizations(): Promise<number> {
+    return this.#count(`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM ${this.#t.organizations}`, []);
+  }
+
+  // tokens -----------------------------------------------------------------------------------
+
+  async createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
+    const rows = await this.#all(
+      this.driver,
+      `INSERT INTO ${this.#t.tokens} (id, org_id, name, scopes, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+      [newId("token"), orgId, input.name, this.#d.writeJson(input.scopes), input.tokenHash, this.ctx.now()],
+    );
+    return this.#rows.token(rows[0]!);
+  }
+
+  findTokenByHash(tokenHash: string): Promise<TokenRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.tokens} WHERE token_hash = ?`, [tokenHash], (row) => this.#rows.token(row));
+  }
+
+  getToken(orgId: string, id: string): Promise<TokenRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.tokens} WHERE org_id = ? AND id = ?`, [orgId, id], (row) => this.#rows.token(row));
+  }
+
+  listTokens(orgId: string, page: KeysetPage): Promise<TokenRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.tokens}`, "org_id = ?", [orgId], page, (row) => this.#rows.token(row));
+  }
+
+  revokeToken(orgId: string, id: string, at: string): Promise<TokenRecord | null> {
+    return this.#find(
+      `UPDATE ${this.#t.tokens} SET revoked_at = COALESCE(revoked_at, ?) WHERE org_id = ? AND id = ? RETURNING *`,
+      [at, orgId, id],
+      (row) => this.#rows.token(row),
+    );
+  }
+
+  async touchToken(id: string, at: string): Promise<void> {
+    await this.ctx.run(this.driver, `UPDATE ${this.#t.tokens} SET last_used_at = ? WHERE id = ?`, [at, id]);
+  }
+
+  // monitors ---------------------------------------------------------------------------------
+
+  async createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
+    const now = this.ctx.now();
+    const rows = await this.#all(
+      this.driver,
+      `INSERT INTO ${this.#t.monitors} (id, org_id, type, name, url, method, headers, body, interval_seconds, selector,
+         browser_options, state, consecutive_failures, next_check_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING *`,
+      [
+        newId("monitor"),
+        orgId,
+        input.type,
+        encodeText(input.name),
+        input.url,
+        input.method,
+        this.#d.writeJson(input.headers),
+        encodeTextOrNull(input.body),
+        input.intervalSeconds,
+        encodeTextOrNull(input.selector),
+        this.#rows.param(input.browserOptionsJson, "json"),
+        input.state,
+        input.nextCheckAt,
+        now,
+        now,
+      ],
+    );
+    return this.#rows.monitor(rows[0]!);
+  }
+
+  getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.monitors} WHERE org_id = ? AND id = ?`, [orgId, id], (row) => this.#rows.monitor(row));
+  }
+
+  async updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
+    const row = await this.#patchRow(this.driver, "monitors", orgId, id, patch);
+    return row === undefined ? null : this.#rows.monitor(row);
+  }
+
+  async deleteMonitor(orgId: string, id: string): Promise<boolean> {
+    // snapshots, diffs and settings go by ON DELETE CASCADE; deliveries have no foreign key to monitors.
+    this.#onDiffsDeleted(null);
+    return (await this.ctx.run(this.driver, `DELETE FROM ${this.#t.monitors} WHERE org_id = ? AND id = ?`, [orgId, id])) > 0;
+  }
+
+  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.monitors}`, "org_id = ?", [orgId], page, (row) => this.#rows.monitor(row));
+  }
+
+  // leases -----------------------------------------------------------------------------------
+
+  /** Oldest due first, organizations in turn (each one's oldest, then each one's second, ...). */
+  async claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+    const limit = Math.max(0, Math.floor(input.limit));
+    if (limit === 0) return [];
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    const claim = this.#d.claimDueMonitors({ owner: input.owner, until, now: input.now, limit });
+    const rows = await this.driver.transaction((tx) => this.#all(tx, claim.sql, claim.params));
+    return rows
+      .map((row) => this.#rows.monitor(row))
+      .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1));
+  }
+
+  async releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
+    const changed = await this.ctx.run(
+      this.driver,
+      `UPDATE ${this.#t.monitors} SET lease_owner = NULL, lease_expires_at = NULL, next_check_at = ? WHERE id = ? AND lease_owner = ?`,
+      [nextCheckAt, id, owner],
+    );
+    return changed > 0;
+  }
+
+  /** Oldest first, organizations in turn, so one tenant's backlog cannot fill a claim. */
+  async claimDueDeliveries(input: ClaimDeliveriesInput): Promise<DeliveryRecord[]> {
+    if (Math.max(0, Math.floor(input.limit)) === 0) return [];
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    const claim = this.#d.claimDueDeliveries({ ...input, limit: Math.floor(input.limit), until });
+    const rows = await this.driver.transaction((tx) => this.#all(tx, claim.sql, claim.params));
+    return rows.map((row) => this.#rows.delivery(row)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  recordDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
+    return this.driver.transaction(async (tx) => {
+      const error = encodeTextOrNull(attempt.error);
+      const rows = await this.#all(
+        tx,
+        `UPDATE ${this.#t.deliveries} SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
+           last_response_status = ?, last_error = ?, lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = ? AND lease_owner = ? RETURNING *`,
+        [attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, error, id, owner],
+      );
+      const row = rows[0];
+      if (row === undefined) return null;
+      await this.ctx.run(
+        tx,
+        `INSERT INTO ${this.#t.delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, error, Math.round(attempt.durationMs)],
+      );
+      return this.#rows.delivery(row);
+    });
+  }
+
+  // snapshots --------------------------------------------------------------------------------
+
+  getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.snapshots} WHERE org_id = ? AND monitor_id = ? ORDER BY id DESC LIMIT 1`,
+      [orgId, monitorId],
+      (row) => this.#rows.snapshot(row),
+    );
+  }
+
+  listSnapshots(orgId: string, monitorId: string, page: KeysetPage): Promise<SnapshotRecord[]> {
+    return this.#page(`SELECT ${SNAPSHOT_LIST_COLUMNS} FROM ${this.#t.snapshots}`, "org_id = ? AND monitor_id = ?", [orgId, monitorId], page, (row) =>
+      this.#rows.snapshot(row),
+    );
+  }
+
+  getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.snapshots} WHERE org_id = ? AND monitor_id = ? AND id = ?`,
+      [orgId, monitorId, id],
+      (row) => this.#rows.snapshot(row),
+    );
+  }
+
+  // diffs ------------------------------------------------------------------------------------
+
+  listDiffs(orgId: string, monitorId: string, query: DiffFilter & KeysetPage): Promise<DiffRecord[]> {
+    const conditions = ["org_id = ?", "monitor_id = ?"];
+    const params: unknown[] = [orgId, monitorId];
+    if (query.since !== undefined) conditions.push("created_at >= ?"), params.push(query.since);
+    if (query.until !== undefined) conditions.push("created_at <= ?"), params.push(query.until);
+    if (query.minSeverity !== undefined) conditions.push("top_severity_rank >= ?"), params.push(severityRank(query.minSeverity));
+    if (query.classification !== undefined) conditions.push("classification = ?"), params.push(query.classification);
+    return this.#page(`SELECT ${DIFF_COLUMNS} FROM ${this.#t.diffs}`, conditions.join(" AND "), params, query, (row) => this.#rows.diff(row));
+  }
+
+  #diffRow(orgId: string, monitorId: string, id: string): Promise<Row[]> {
+    return this.#all(this.driver, `SELECT ${DIFF_COLUMNS} FROM ${this.#t.diffs} WHERE org_id = ? AND monitor_id = ? AND id = ?`, [orgId, monitorId, id]);
+  }
+
+  async getDiff(orgId: string, monitorId: string, id: string): Promise<DiffRecord | null> {
+    return this.#one(await this.#diffRow(orgId, monitorId, id), (row) => this.#rows.diff(row));
+  }
+
+  async getDiffJson(orgId: string, monitorId: string, id: string): Promise<string | null> {
+    return this.#one(await this.#diffRow(orgId, monitorId, id), (row) => this.#rows.diffJson(row));
+  }
+
+  // the check --------------------------------------------------------------------------------
+
+  recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    return this.driver.transaction((tx) => recordCheckRows(this.ctx, tx, orgId, input, this.#onDiffsDeleted));
+  }
+
+  // settings ---------------------------------------------------------------------------------
+
+  async #settings(db: SqlExecutor, orgId: string, monitorId: string, lock: boolean): Promise<SettingsRecord | null> {
+    const rows = await this.#all(
+      db,
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
+         s.monitor_id AS settings_of
+       FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
+       WHERE m.org_id = ? AND m.id = ?${lock ? this.#d.lockRows("m") : ""}`,
+      [orgId, monitorId],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    return row.settings_of !== null
+      ? this.#rows.settings(row)
+      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
+  }
+
+  getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
+    return this.#settings(this.driver, orgId, monitorId, false);
+  }
+
+  updateSettings(orgId: string, monitorId: string, patch: SettingsPatch): Promise<SettingsRecord | null> {
+    return this.driver.transaction(async (tx) => {
+      // the monitor's row stays locked, so a concurrent delete cannot slip between the read and the upsert
+      const current = await this.#settings(tx, orgId, monitorId, true);
+      if (current === null) return null;
+      const rows = await this.#all(
+        tx,
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (monitor_id) DO UPDATE SET policy_rules = excluded.policy_rules, snapshot_retention = excluded.snapshot_retention,
+           auto_apply_suggestions = excluded.auto_apply_suggestions, updated_at = excluded.updated_at
+         RETURNING *`,
+        [
+          monitorId,
+          orgId,
+          this.#d.writeJson(patch.policyRulesJson ?? current.policyRulesJson),
+          patch.snapshotRetention ?? current.snapshotRetention,
+          this.#d.bool(patch.autoApplySuggestions ?? current.autoApplySuggestions),
+          patch.updatedAt,
+        ],
+      );
+      return this.#rows.settings(rows[0]!);
+    });
+  }
+
+  // webhooks ---------------------------------------------------------------------------------
+
+  async createWebhook(orgId: string, input: NewWebhook): Promise<WebhookRecord> {
+    const now = this.ctx.now();
+    const rows = await this.#all(
+      this.driver,
+      `INSERT INTO ${this.#t.webhooks} (id, org_id, url, description, events, monitor_ids, min_severity, enabled, secret, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [
+        newId("webhook"),
+        orgId,
+        input.url,
+        encodeTextOrNull(input.description),
+        this.#d.writeJson(input.events),
+        this.#rows.param(input.monitorIds, "json"),
+        input.minSeverity,
+        this.#d.bool(input.enabled),
+        input.secret,
+        now,
+        now,
+      ],
+    );
+    return this.#rows.webhook(rows[0]!);
+  }
+
+  getWebhook(orgId: string, id: string): Promise<WebhookRecord | null> {
+    return this.#find(`SELECT * FROM ${this.#t.webhooks} WHERE org_id = ? AND id = ?`, [orgId, id], (row) => this.#rows.webhook(row));
+  }
+
+  listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.webhooks}`, "org_id = ?", [orgId], page, (row) => this.#rows.webhook(row));
+  }
+
+  async updateWebhook(orgId: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
+    const row = await this.#patchRow(this.driver, "webhooks", orgId, id, patch);
+    return row === undefined ? null : this.#rows.webhook(row);
+  }
+
+  async deleteWebhook(orgId: string, id: string): Promise<boolean> {
+    // deliveries and their attempts go by ON DELETE CASCADE
+    return (await this.ctx.run(this.driver, `DELETE FROM ${this.#t.webhooks} WHERE org_id = ? AND id = ?`, [orgId, id])) > 0;
+  }
+
+  // deliveries -------------------------------------------------------------------------------
+
+  getDelivery(orgId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    return this.#find(
+      `SELECT * FROM ${this.#t.deliveries} WHERE org_id = ? AND webhook_id = ? AND id = ?`,
+      [orgId, webhookId, id],
+      (row) => this.#rows.delivery(row),
+    );
+  }
+
+  listDeliveries(orgId: string, webhookId: string, page: KeysetPage): Promise<DeliveryRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.deliveries}`, "org_id = ? AND webhook_id = ?", [orgId, webhookId], page, (row) => this.#rows.delivery(row));
+  }
+
+  async listDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    const rows = await this.#all(
+      this.driver,
+      `SELECT * FROM ${this.#t.delivery_attempts} WHERE org_id = ? AND delivery_id = ? ORDER BY attempt`,
+      [orgId, deliveryId],
+    );
+    return rows.map((row) => this.#rows.deliveryAttempt(row));
+  }
+
+  requeueDelivery(orgId: string, webhookId: string, id: string, now: string): Promise<DeliveryRecord | null> {
+    return this.#find(
+      `UPDATE ${this.#t.deliveries} SET state = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE org_id = ? AND webhook_id = ? AND id = ? RETURNING *`,
+      [now, orgId, webhookId, id],
+      (row) => this.#rows.delivery(row),
+    );
+  }
+
+  countPendingDeliveries(orgId?: string): Promise<number> {
+    const sql = `SELECT CAST(COUNT(*) AS INTEGER) AS n FROM ${this.#t.deliveries} WHERE state = 'pending'`;
+    return orgId === undefined ? this.#count(sql, []) : this.#count(`${sql} AND org_id = ?`, [orgId]);
+  }
+
+  // idempotency ------------------------------------------------------------------------------
+
+  claimIdempotencyKey(orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    return this.#writes((db) => this.#claimIdempotencyKey(db, orgId, input));
+  }
+
+  async #claimIdempotencyKey(db: SqlExecutor, orgId: string, input: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    // A racing claim of the same key waits on the conflict and then finds it taken. The loop
+    // covers a key released between our insert attempt and our read.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const claimed = await this.#all(
+        db,
+        `INSERT INTO ${this.#t.idempotency_keys} AS k (org_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (org_id, key) DO UPDATE SET request_hash = excluded.request_hash, response_status = NULL,
+           response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+         WHERE k.expires_at <= excluded.created_at
+         RETURNING key`,
+        [orgId, input.key, input.requestHash, input.now, input.expiresAt],
+      );
+      if (claimed.length > 0) return { state: "new" };
+      const existing = await this.#all(
+        db,
+        `SELECT request_hash, response_status, response_body FROM ${this.#t.idempotency_keys} WHERE org_id = ? AND key = ?`,
+        [orgId, input.key],
+      );
+      const row = existing[0];
+      if (row !== undefined) {
+        const status = row.response_status as number | null;
+        return {
+          state: "existing",
+          requestHash: row.request_hash as string,
+          response: status === null ? null : { status, body: (row.response_body as string | null) ?? "" },
+        };
+      }
+    }
+    throw new StoreError("conflict", `The idempotency key ${input.key} keeps changing hands; retry the request.`);
+  }
+
+  async completeIdempotencyKey(orgId: string, key: string, response: IdempotentResponse): Promise<void> {
+    await this.ctx.run(
+      this.driver,
+      `UPDATE ${this.#t.idempotency_keys} SET response_status = ?, response_body = ? WHERE org_id = ? AND key = ?`,
+      [response.status, response.body, orgId, key],
+    );
+  }
+
+  async releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
+    await this.ctx.run(this.driver, `DELETE FROM ${this.#t.idempotency_keys} WHERE org_id = ? AND key = ?`, [orgId, key]);
+  }
+
+  // rate limits ------------------------------------------------------------------------------
+
+  /** Fixed windows; expired windows of every key are dropped as we go, so the table stays small. */
+  hitRateLimit(key: string, windowMs: number, now: number): Promise<RateLimitHit> {
+    return this.#writes(async (db) => {
+      const windowStart = Math.floor(now / windowMs) * windowMs;
+      const resetAt = windowStart + windowMs;
+      const rows = await this.#all<{ count: number }>(
+        db,
+        `INSERT INTO ${this.#t.rate_limits} AS r (key, window_start, count, reset_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (key, window_start) DO UPDATE SET count = r.count + 1 RETURNING count`,
+        [key, windowStart, resetAt],
+      );
+      await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE reset_at <= ?`, [now]);
+      return { count: Number(rows[0]!.count), resetAt };
+    });
+  }
+
+  // lifecycle --------------------------------------------------------------------------------
+
+  /** Answers only when the schema is there: every table, at this build's migration version. */
+  async ping(): Promise<void> {
+    const check = this.#d.schemaCheck(TABLE_NAMES);
+    const [row] = await this.#all<{ version: number | null; tables: number }>(this.driver, check.sql, check.params);
+    const version = row?.version ?? null;
+    const tables = Number(row?.tables ?? 0);
+    if (version === null || version < this.#schemaVersion || tables < TABLE_NAMES.length) {
+      throw new StoreError(
+        "store_unavailable",
+        `The database schema is missing or incomplete (version ${String(version ?? "none")}, ${String(tables)} of ${String(TABLE_NAMES.length)} tables).`,
+      );
+    }
+  }
+
+  close(): Promise<void> {
+    return this.driver.close();
+  }
+}

@@ -1,0 +1,86 @@
+import type { ClaimDeliveriesInput, StoreError } from "@driftwatch/core";
+
+/** The tables of the schema both SQL adapters migrate to. */
+export const TABLE_NAMES = [
+  "organizations",
+  "tokens",
+  "monitors",
+  "snapshots",
+  "diffs",
+  "settings",
+  "webhooks",
+  "deliveries",
+  "delivery_attempts",
+  "idempotency_keys",
+  "rate_limits",
+] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
+
+/** One statement with `?` placeholders and its parameters in order. */
+export interface SqlStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Runs statements. SQL reaches it with the dialect's placeholders already in place. */
+export interface SqlExecutor {
+  /** The rows of one statement (a write with `RETURNING` too). */
+  all<R>(sql: string, params: readonly unknown[]): Promise<R[]>;
+  /** Runs one write; the number of rows it changed. */
+  run(sql: string, params: readonly unknown[]): Promise<number>;
+}
+
+/**
+ * A connection to a database (better-sqlite3, a `pg.Pool`): statements, and transactions that
+ * take the write lock up front where the database has one. `transaction` commits when `work`
+ * resolves and rolls back when it throws; statements inside it go through the executor it
+ * passes, never through the driver itself.
+ */
+export interface SqlDriver extends SqlExecutor {
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * What differs between the SQL databases, for statements the shared store writes once:
+ * placeholders, how tables are named, how booleans, JSON and times are stored, how a read locks
+ * the rows its transaction then changes, the claim queries, the schema check, and how driver
+ * errors map to `StoreError` codes. (Upserts are shared: both databases speak
+ * `INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING`.)
+ */
+export interface SqlDialect {
+  /** For messages: `sqlite`, `postgres`. */
+  readonly name: string;
+  /** The placeholder of the n-th parameter (1-based), e.g. `$1`; absent: `?` as written. */
+  placeholder?(n: number): string;
+  /**
+   * Whether the writes of one call share a transaction: true where each commit is the cost
+   * (SQLite appends to its WAL once per transaction, and rate-limit counting runs per request),
+   * false where a transaction costs round trips of its own (PostgreSQL's `BEGIN` and `COMMIT`).
+   */
+  readonly groupWrites: boolean;
+  /** A table as statements name it (quoted, schema-qualified where the database has schemas). */
+  table(name: TableName | "driftwatch_migrations"): string;
+  /** A boolean as a parameter. */
+  bool(value: boolean): unknown;
+  readBool(value: unknown): boolean;
+  /** A value as the text of a JSON column. */
+  writeJson(value: unknown): string;
+  /** A JSON column as read (text, or already parsed by the driver) as a fresh value. */
+  readJson<T>(value: unknown): T;
+  /** A time column as read (ISO text or `Date`) as ISO 8601 UTC with milliseconds. */
+  readTime(value: unknown): string;
+  /**
+   * Appended to a `SELECT` of rows its transaction then changes (of the table `alias` when
+   * given): ` FOR UPDATE`, or empty where a write transaction locks the whole database.
+   */
+  lockRows(alias?: string): string;
+  /** The claim of due monitors: sets the lease and returns the claimed rows. */
+  claimDueMonitors(input: { owner: string; until: string; now: string; limit: number }): SqlStatement;
+  /** The claim of due deliveries: sets the lease and returns the claimed rows. */
+  claimDueDeliveries(input: ClaimDeliveriesInput & { until: string }): SqlStatement;
+  /** A statement answering one row `{ version, tables }`: the newest migration and how many of `tables` exist. */
+  schemaCheck(tables: readonly TableName[]): SqlStatement;
+  /** A driver's error as a `StoreError` with a code; undefined when it is none of the driver's. */
+  mapError(error: unknown): StoreError | undefined;
+}

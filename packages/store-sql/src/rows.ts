@@ -1,0 +1,267 @@
+import {
+  decodeText,
+  decodeTextOrNull,
+  encodeText,
+  encodeTextOrNull,
+  type DeliveryAttemptRecord,
+  type DeliveryRecord,
+  type DiffRecord,
+  type MonitorRecord,
+  type OrganizationRecord,
+  type SettingsRecord,
+  type SnapshotRecord,
+  type TokenRecord,
+  type WebhookRecord,
+} from "@driftwatch/core";
+import type { SqlDialect } from "./dialect.js";
+
+// Rows as the drivers return them (snake_case; JSON, times and booleans as the dialect stores
+// them) and their mapping to the port's records. JSON is parsed per row, so records are copies.
+
+export type Row = Record<string, unknown>;
+export interface IdRow extends Row {
+  id: string;
+}
+
+/** How a patch value is written: `json` as JSON text, `time` as a time, `text` encoded (NUL, lone surrogates), `bool` as the dialect's boolean, `plain` as is. */
+export type ColumnKind = "plain" | "json" | "time" | "text" | "bool";
+
+/** Monitor fields a patch may set: their column and kind. */
+export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKind]>> = {
+  name: ["name", "text"],
+  url: ["url", "plain"],
+  method: ["method", "plain"],
+  headers: ["headers", "json"],
+  body: ["body", "text"],
+  intervalSeconds: ["interval_seconds", "plain"],
+  selector: ["selector", "text"],
+  browserOptionsJson: ["browser_options", "json"],
+  state: ["state", "plain"],
+  consecutiveFailures: ["consecutive_failures", "plain"],
+  lastCheckedAt: ["last_checked_at", "time"],
+  lastChangedAt: ["last_changed_at", "time"],
+  nextCheckAt: ["next_check_at", "time"],
+  lastStatus: ["last_status", "plain"],
+  lastError: ["last_error", "text"],
+  updatedAt: ["updated_at", "time"],
+};
+
+/** Webhook fields a patch may set: their column and kind. */
+export const WEBHOOK_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKind]>> = {
+  url: ["url", "plain"],
+  description: ["description", "text"],
+  events: ["events", "json"],
+  monitorIds: ["monitor_ids", "json"],
+  minSeverity: ["min_severity", "plain"],
+  enabled: ["enabled", "bool"],
+  secret: ["secret", "plain"],
+  previousSecret: ["previous_secret", "plain"],
+  previousSecretExpiresAt: ["previous_secret_expires_at", "time"],
+  updatedAt: ["updated_at", "time"],
+};
+
+/** The columns of a snapshot without its body (lists). */
+export const SNAPSHOT_LIST_COLUMNS =
+  "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, etag, last_modified";
+export const DIFF_COLUMNS = "id, org_id, monitor_id, snapshot_id, data";
+/** The columns a new snapshot is inserted with, in the order of `RowCodec.snapshotValues`. */
+export const SNAPSHOT_INSERT_COLUMNS =
+  "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified";
+
+/** The row mappers and parameter encoders of one dialect. */
+export class RowCodec {
+  readonly #d: SqlDialect;
+  constructor(dialect: SqlDialect) {
+    this.#d = dialect;
+  }
+
+  #time(value: unknown): string {
+    return this.#d.readTime(value);
+  }
+  #timeOrNull(value: unknown): string | null {
+    return value === null || value === undefined ? null : this.#d.readTime(value);
+  }
+  #jsonOrNull<T>(value: unknown): T | null {
+    return value === null || value === undefined ? null : this.#d.readJson<T>(value);
+  }
+
+  /** A value as a parameter for a column of `kind`. */
+  param(value: unknown, kind: ColumnKind): unknown {
+    if (value === null || value === undefined) return null;
+    switch (kind) {
+      case "json":
+        return this.#d.writeJson(value);
+      case "text":
+        return encodeText(value as string);
+      case "bool":
+        return this.#d.bool(value as boolean);
+      default:
+        return value;
+    }
+  }
+
+  organization(row: Row): OrganizationRecord {
+    return { id: row.id as string, slug: row.slug as string, name: row.name as string, createdAt: this.#time(row.created_at) };
+  }
+
+  token(row: Row): TokenRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      name: row.name as string,
+      scopes: this.#d.readJson(row.scopes),
+      tokenHash: row.token_hash as string,
+      createdAt: this.#time(row.created_at),
+      lastUsedAt: this.#timeOrNull(row.last_used_at),
+      revokedAt: this.#timeOrNull(row.revoked_at),
+    };
+  }
+
+  monitor(row: Row): MonitorRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      type: row.type as MonitorRecord["type"],
+      name: decodeText(row.name as string),
+      url: row.url as string,
+      method: row.method as MonitorRecord["method"],
+      headers: this.#d.readJson(row.headers),
+      body: decodeTextOrNull(row.body as string | null),
+      intervalSeconds: row.interval_seconds as number,
+      selector: decodeTextOrNull(row.selector as string | null),
+      browserOptionsJson: this.#jsonOrNull(row.browser_options),
+      state: row.state as MonitorRecord["state"],
+      consecutiveFailures: row.consecutive_failures as number,
+      lastCheckedAt: this.#timeOrNull(row.last_checked_at),
+      lastChangedAt: this.#timeOrNull(row.last_changed_at),
+      nextCheckAt: this.#timeOrNull(row.next_check_at),
+      lastStatus: row.last_status as number | null,
+      lastError: decodeTextOrNull(row.last_error as string | null),
+      createdAt: this.#time(row.created_at),
+      updatedAt: this.#time(row.updated_at),
+    };
+  }
+
+  snapshot(row: Row): SnapshotRecord {
+    const record: SnapshotRecord = {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      monitorId: row.monitor_id as string,
+      fetchedAt: this.#time(row.fetched_at),
+      status: row.status as number,
+      latencyMs: row.latency_ms as number,
+      contentType: decodeTextOrNull(row.content_type as string | null),
+      contentHash: row.content_hash as string,
+      size: row.size as number,
+      browserRender: this.#d.readBool(row.browser_render),
+      etag: decodeTextOrNull(row.etag as string | null),
+      lastModified: decodeTextOrNull(row.last_modified as string | null),
+    };
+    if (row.body !== undefined) record.body = decodeText(row.body as string);
+    return record;
+  }
+
+  /** A new snapshot's parameters, in the order of `SNAPSHOT_INSERT_COLUMNS` (text encoded, see `encodeText`). */
+  snapshotValues(record: SnapshotRecord & { body: string }): unknown[] {
+    return [
+      record.id,
+      record.orgId,
+      record.monitorId,
+      record.fetchedAt,
+      record.status,
+      record.latencyMs,
+      encodeTextOrNull(record.contentType),
+      record.contentHash,
+      record.size,
+      this.#d.bool(record.browserRender),
+      encodeText(record.body),
+      encodeTextOrNull(record.etag),
+      encodeTextOrNull(record.lastModified),
+    ];
+  }
+
+  /** `data` holds the whole diff; the indexed columns are copies used for filtering. */
+  diff(row: Row): DiffRecord {
+    const diff = this.#d.readJson<DiffRecord>(row.data);
+    return { ...diff, id: row.id as string, monitorId: row.monitor_id as string, snapshotId: row.snapshot_id as string, orgId: row.org_id as string };
+  }
+
+  /**
+   * The diff as the API serialises it: `JSON.stringify` of the record without `orgId`.
+   * `recordCheck` stores `JSON.stringify({ ...diff, createdAt, monitorId, snapshotId })`, which
+   * is exactly that text, so where the driver returns the column as text it is returned as
+   * stored when it visibly is: it starts with the row's id, ends with its monitorId and
+   * snapshotId, and has no `"orgId"` anywhere. Any other row goes through `diff` and
+   * `JSON.stringify`, with the same result.
+   */
+  diffJson(row: Row): string {
+    const data = row.data;
+    if (typeof data === "string") {
+      const head = `{"id":${JSON.stringify(row.id)},`;
+      const tail = `,"monitorId":${JSON.stringify(row.monitor_id)},"snapshotId":${JSON.stringify(row.snapshot_id)}}`;
+      if (data.startsWith(head) && data.endsWith(tail) && !data.includes('"orgId"')) return data;
+    }
+    const { orgId: _orgId, ...diff } = this.diff(row);
+    return JSON.stringify(diff);
+  }
+
+  settings(row: Row): SettingsRecord {
+    return {
+      orgId: row.org_id as string,
+      monitorId: row.monitor_id as string,
+      policyRulesJson: this.#d.readJson(row.policy_rules),
+      snapshotRetention: row.snapshot_retention as number,
+      autoApplySuggestions: this.#d.readBool(row.auto_apply_suggestions),
+      updatedAt: this.#timeOrNull(row.updated_at),
+    };
+  }
+
+  webhook(row: Row): WebhookRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      url: row.url as string,
+      description: decodeTextOrNull(row.description as string | null),
+      events: this.#d.readJson(row.events),
+      monitorIds: this.#jsonOrNull(row.monitor_ids),
+      minSeverity: row.min_severity as WebhookRecord["minSeverity"],
+      enabled: this.#d.readBool(row.enabled),
+      secret: row.secret as string,
+      previousSecret: row.previous_secret as string | null,
+      previousSecretExpiresAt: this.#timeOrNull(row.previous_secret_expires_at),
+      createdAt: this.#time(row.created_at),
+      updatedAt: this.#time(row.updated_at),
+    };
+  }
+
+  delivery(row: Row): DeliveryRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      webhookId: row.webhook_id as string,
+      eventId: row.event_id as string,
+      eventType: row.event_type as DeliveryRecord["eventType"],
+      monitorId: row.monitor_id as string,
+      diffId: row.diff_id as string,
+      state: row.state as DeliveryRecord["state"],
+      attempts: row.attempts as number,
+      nextAttemptAt: this.#timeOrNull(row.next_attempt_at),
+      lastAttemptAt: this.#timeOrNull(row.last_attempt_at),
+      lastResponseStatus: row.last_response_status as number | null,
+      lastError: decodeTextOrNull(row.last_error as string | null),
+      createdAt: this.#time(row.created_at),
+      payload: row.payload as string,
+    };
+  }
+
+  deliveryAttempt(row: Row): DeliveryAttemptRecord {
+    return {
+      deliveryId: row.delivery_id as string,
+      attempt: row.attempt as number,
+      at: this.#time(row.at),
+      responseStatus: row.response_status as number | null,
+      error: decodeTextOrNull(row.error as string | null),
+      durationMs: row.duration_ms as number,
+    };
+  }
+}
