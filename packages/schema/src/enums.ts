@@ -53,6 +53,10 @@ export type DeliveryState = z.infer<typeof DeliveryStateSchema>;
 export const ScopeSchema = z.enum(["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"]);
 export type Scope = z.infer<typeof ScopeSchema>;
 
+/** A person's role in an organization, from least to most: viewer, member, admin, owner. */
+export const RoleSchema = z.enum(["viewer", "member", "admin", "owner"]);
+export type Role = z.infer<typeof RoleSchema>;
+
 export const EventTypeSchema = z.enum(["diff.detected"]);
 export type EventType = z.infer<typeof EventTypeSchema>;
 

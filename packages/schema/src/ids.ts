@@ -11,6 +11,10 @@ export const ID_PREFIXES = {
   delivery: "dlv",
   token: "tok",
   organization: "org",
+  user: "usr",
+  session: "ses",
+  invite: "inv",
+  audit: "aud",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
@@ -38,3 +42,7 @@ export const WebhookIdSchema = idSchema("webhook");
 export const DeliveryIdSchema = idSchema("delivery");
 export const TokenIdSchema = idSchema("token");
 export const OrganizationIdSchema = idSchema("organization");
+export const UserIdSchema = idSchema("user");
+export const SessionIdSchema = idSchema("session");
+export const InviteIdSchema = idSchema("invite");
+export const AuditIdSchema = idSchema("audit");

@@ -3,6 +3,7 @@ import { DriftwatchError, type DriftwatchErrorOptions, isDriftwatchError } from 
 export type StoreErrorCode =
   | "not_found"
   | "conflict"
+  | "last_owner"
   | "stale_snapshot"
   | "invalid_cursor"
   | "invariant_violation"

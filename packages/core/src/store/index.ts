@@ -1,5 +1,6 @@
 export * from "./store.js";
 export * from "./organizations.js";
+export * from "./people.js";
 export * from "./monitors.js";
 export * from "./snapshots-diffs.js";
 export * from "./settings.js";
