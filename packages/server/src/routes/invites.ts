@@ -18,7 +18,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { actorOf, audit, orgOf, type PeopleContext, presentInvite, publicOrigin, startSession } from "../people/context.js";
+import { actorOf, assertNotCrossOrigin, audit, orgOf, type PeopleContext, presentInvite, publicOrigin, startSession } from "../people/context.js";
 import { hashPassword } from "../people/password.js";
 import { assertPasswordPolicy } from "../people/policy.js";
 import { hashSecret, isWellFormedSecret, newSecret } from "../people/secrets.js";
@@ -160,6 +160,7 @@ export function registerInviteRoutes(app: FastifyInstance, people: PeopleContext
     },
     async (request, reply) => {
       const body = request.body;
+      assertNotCrossOrigin(people, request);
       const invite = await usableInvite(people, body.token);
       const at = people.now();
       let user: UserRecord | null = await store.getUserByEmail(invite.email);

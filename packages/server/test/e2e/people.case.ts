@@ -91,6 +91,8 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
 
     it("the cookie is Secure when the request came over TLS (through a trusted proxy)", async () => {
       const browser = new Browser(base);
+      // The page the browser signs in from is https too.
+      browser.origin = base.replace(/^http:/, "https:");
       const answer = await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-proto": "https" } });
       expect(answer.status).toBe(200);
       const cookie = answer.cookies.find((c) => c.startsWith("dw_session="))!;
@@ -154,6 +156,17 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const signedIn = await planted.signIn(owner.email, owner.password);
       expect(planted.cookie).not.toBe("P".repeat(43));
       expect(signedIn.status).toBe(200);
+    });
+
+    it("login CSRF: sign-in from another origin is refused; without Origin (a script) it works", async () => {
+      const browser = new Browser(base);
+      browser.origin = "https://evil.example";
+      const refused = await browser.send("POST", "/api/auth/sign-in", owner);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: "csrf_failed" });
+      expect(refused.cookies).toEqual([]);
+      const script = await new Browser(base).send("POST", "/api/auth/sign-in", owner, { origin: null });
+      expect(script.status).toBe(200);
     });
 
     it("wrong email and wrong password get the same 401 invalid_credentials", async () => {
