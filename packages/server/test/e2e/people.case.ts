@@ -112,6 +112,19 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const nobody = await new Browser(base).send("GET", "/api/auth/me");
       expect(nobody.status).toBe(401);
       expect(nobody.body).toMatchObject({ code: "unauthenticated" });
+      // Malformed, oversized or unknown cookies: 401 with the cookie cleared, never a crash.
+      for (const value of ["%", "x".repeat(5000), "A".repeat(43), "\"quoted\""]) {
+        const forged = new Browser(base);
+        forged.cookie = value;
+        const answer = await forged.send("GET", "/api/monitors");
+        expect(answer.status, value.slice(0, 20)).toBe(401);
+        expect(answer.body.code).toBe("unauthenticated");
+        expect(forged.cookie).toBeNull();
+      }
+      // A bearer token wins over a cookie: the cookie is not even looked at.
+      const both = new Browser(base, running.adminToken);
+      both.cookie = "A".repeat(43);
+      expect((await both.send("GET", "/api/auth/me")).body.via).toBe("token");
     });
 
     it("CSRF: a signed-in write needs the header and a same-origin Origin; reads and bearer requests do not", async () => {
