@@ -48,9 +48,14 @@ export function createPeopleContext(options: PeopleOptions): PeopleContext {
   };
 }
 
-/** The origin links point to: the public URL, else the origin the request was addressed to. */
+/** The server's own origin: the public URL's, else the one the request was addressed to. */
 export function publicOrigin(people: PeopleContext, request: FastifyRequest): string {
   return people.publicUrl === null ? requestOrigin(request) : new URL(people.publicUrl).origin;
+}
+
+/** Where links to the dashboard start: the public URL (a path prefix included), else the request's origin. */
+export function linkBase(people: PeopleContext, request: FastifyRequest): string {
+  return people.publicUrl ?? requestOrigin(request);
 }
 
 export function presentUser(user: UserRecord): User {
