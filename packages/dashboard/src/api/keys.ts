@@ -22,3 +22,10 @@ export const tokenKeys = {
   all: ["tokens"] as const,
   list: () => [...tokenKeys.all, "list"] as const,
 };
+
+export const peopleKeys = {
+  members: (orgId: string) => ["people", "members", orgId] as const,
+  invites: () => ["people", "invites"] as const,
+  org: (orgId: string) => ["people", "org", orgId] as const,
+  audit: (cursor: string | null) => ["people", "audit", cursor] as const,
+};

@@ -4,6 +4,7 @@ import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useMemo, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 import { useClient } from "../../api/context";
+import { useCan } from "../../auth/session-context";
 import { monitorKeys } from "../../api/keys";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
@@ -17,6 +18,7 @@ import { Fact } from "../../ui/Fact";
 const SEVERITY_LOOKUPS = 200;
 
 export function MonitorsPage(): ReactNode {
+  const canWrite = useCan("monitors:write");
   const monitors = useMonitors();
   const [filter, setFilter] = useState<MonitorFilter>(NO_FILTER);
   const deferred = useDeferredValue(filter);
@@ -38,9 +40,11 @@ export function MonitorsPage(): ReactNode {
     <Page
       title="Monitors"
       actions={
-        <Link className="button primary" to="/monitors/new">
-          New monitor
-        </Link>
+        canWrite ? (
+          <Link className="button primary" to="/monitors/new">
+            New monitor
+          </Link>
+        ) : null
       }
     >
       <form className="filters" role="search" aria-label="Filter monitors" onSubmit={(e) => e.preventDefault()}>
@@ -80,7 +84,8 @@ export function MonitorsPage(): ReactNode {
       ) : all.length === 0 ? (
         <EmptyState title="No monitors yet">
           <p>
-            A monitor checks a JSON API or a web page on a schedule and records what changed. <Link to="/monitors/new">Create your first monitor</Link>.
+            A monitor checks a JSON API or a web page on a schedule and records what changed.{" "}
+            {canWrite ? <Link to="/monitors/new">Create your first monitor</Link> : "Your role can read monitors; a member or admin creates them."}
           </p>
         </EmptyState>
       ) : (
@@ -128,6 +133,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
   const setState = useSetMonitorState();
   const check = useCheckNow();
   const paused = monitor.state === "paused";
+  const canWrite = useCan("monitors:write");
   const error = setState.error ?? check.error;
   return (
     <article className="monitor-row" aria-labelledby={`m-${monitor.id}`}>
@@ -153,6 +159,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         </Fact>
         <Fact label="Top severity">{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</Fact>
       </dl>
+      {canWrite ? (
       <div className="row-actions">
         <button type="button" disabled={setState.isPending} onClick={() => setState.mutate({ id: monitor.id, state: paused ? "active" : "paused" })}>
           {paused ? "Resume" : "Pause"}
@@ -163,6 +170,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
           <span className="sr-only"> {monitor.name}</span>
         </button>
       </div>
+      ) : null}
       {error ? (
         <p className="row-error" role="alert">
           {(error as { detail?: string }).detail ?? error.message}

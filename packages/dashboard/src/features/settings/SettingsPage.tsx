@@ -13,7 +13,7 @@ import { Fact } from "../../ui/Fact";
  */
 export function SettingsPage(): ReactNode {
   const client = useClient();
-  const { signOut } = useSessionActions();
+  const { signOut, session } = useSessionActions();
   const access = useQuery({
     queryKey: ["access"],
     queryFn: async () => {
@@ -59,7 +59,11 @@ export function SettingsPage(): ReactNode {
             <li>Tokens: {access.data.admin ? "can manage (admin)" : "no access"}</li>
           </ul>
         ) : null}
-        <p className="hint">Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked.</p>
+        <p className="hint">
+          {session?.kind === "account"
+            ? "Signed in with your account (a session cookie the page cannot read). Signing out ends the session on the server."
+            : "Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked."}
+        </p>
         <button type="button" onClick={signOut}>
           Sign out
         </button>
