@@ -6,6 +6,7 @@ export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, typ
 export { parseEventBlock } from "./resources.js";
 export type { DiffListParams, ListParams, LiveEvent, StreamEvent } from "./resources.js";
 export type {
+  AuditAction,
   AuditEntry,
   Invite,
   InviteAcceptRequest,
@@ -26,8 +27,10 @@ export type {
   SetupRequest,
   SetupStatus,
   SignInRequest,
+  SwitchOrgRequest,
+  TransferOwnershipRequest,
   User,
-} from "./people-types.js";
+} from "@driftwatch/schema";
 export type {
   ApiDiff,
   Change,

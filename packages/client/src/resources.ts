@@ -41,7 +41,7 @@ import type {
   SetupRequest,
   SetupStatus,
   SignInRequest,
-} from "./people-types.js";
+} from "@driftwatch/schema";
 
 export interface ListParams {
   /** 1..100, default 20. */
