@@ -152,10 +152,16 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   });
 }
 
+/** Opens the sign-in page's second way, the API token form. */
+export async function openTokenForm(page: Page): Promise<void> {
+  await page.getByText("Sign in with an API token instead").click();
+}
+
 /** Signs in through the sign-in page with a token. */
 export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(baseUrl);
+  await openTokenForm(page);
   await page.getByLabel("API token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with token" }).click();
   await page.getByRole("heading", { name: "Monitors", level: 1 }).waitFor();
 }
