@@ -10,7 +10,8 @@ import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
-import { latestDiffQuery, useCheckNow, useLatestDiff, useMonitors, useSetMonitorState } from "./api";
+import { Sparkline, countPerDay } from "../../ui/Sparkline";
+import { latestDiffQuery, SPARKLINE_DAYS, useCheckNow, useLatestDiff, useMonitors, useRecentDiffs, useSetMonitorState } from "./api";
 import { filterMonitors, NO_FILTER, type MonitorFilter } from "./filter";
 import { Fact } from "../../ui/Fact";
 
@@ -130,6 +131,9 @@ function stateLabel(m: Monitor): string {
 
 export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
   const latest = useLatestDiff(monitor);
+  const recent = useRecentDiffs(monitor);
+  const perDay = countPerDay((recent.data ?? []).map((d) => d.createdAt), Date.now(), SPARKLINE_DAYS);
+  const total = perDay.reduce((a, b) => a + b, 0);
   const setState = useSetMonitorState();
   const check = useCheckNow();
   const paused = monitor.state === "paused";
@@ -156,6 +160,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         </Fact>
         <Fact label="Last change">
           <RelativeTime value={monitor.lastChangedAt} />
+          <Sparkline counts={perDay} label={`${String(total)}${recent.data?.length === 100 ? " or more" : ""} change${total === 1 ? "" : "s"} in the last ${String(SPARKLINE_DAYS)} days`} />
         </Fact>
         <Fact label="Top severity">{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</Fact>
       </dl>
