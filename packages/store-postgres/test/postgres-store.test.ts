@@ -51,10 +51,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(rows).toEqual([
         { version: 1, name: "initial" },
         { version: 2, name: "settings_auto_apply_suggestions" },
+        { version: 3, name: "people" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(3);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -79,7 +80,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       }
       const store = await open({ schema });
       await expectFirstVersionSettingsMigrated(store, at);
-      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {
@@ -109,7 +110,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("schema_too_new");
       expect(await count(schema, "organizations")).toBe(1);
-      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_SCHEMA_VERSION + 1);
     });
 
     it("stores JSON as jsonb, times as timestamptz, and returns ISO strings with milliseconds", async () => {

@@ -13,6 +13,11 @@ export const TABLE_NAMES = [
   "delivery_attempts",
   "idempotency_keys",
   "rate_limits",
+  "users",
+  "memberships",
+  "sessions",
+  "invites",
+  "audit_log",
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

@@ -47,8 +47,9 @@ describe("opening a file", () => {
     expect(versions).toEqual([
       { version: 1, name: "initial" },
       { version: 2, name: "settings_auto_apply_suggestions" },
+      { version: 3, name: "people" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(2);
+    expect(SQLITE_SCHEMA_VERSION).toBe(3);
     db.close();
   });
 
@@ -132,7 +133,7 @@ describe("opening a file", () => {
     const store = await open({ filename: file });
     await expectFirstVersionSettingsMigrated(store, at);
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     db.close();
   });
 

@@ -28,7 +28,7 @@ export interface MembershipStore {
   /** `StoreError` `conflict` when the user is already a member; `not_found` when the user is unknown. */
   addMembership(orgId: string, userId: string, role: Role, at: string): Promise<MembershipRecord>;
   getMembership(orgId: string, userId: string): Promise<MembershipRecord | null>;
-  /** Members of an organization with their email and name, newest membership first. */
+  /** Members of an organization with their email and name, newest membership first (ties: user id descending). */
   listMembers(orgId: string, page: PageRequest): Promise<Page<MemberRecord>>;
   /** Every organization the user belongs to, oldest membership first. */
   listMembershipsOfUser(userId: string): Promise<MembershipRecord[]>;
@@ -76,7 +76,7 @@ export interface AuditStore {
   listAudit(orgId: string, page: PageRequest): Promise<Page<AuditRecord>>;
 }
 
-/** Everything people-related a store keeps (composed into `Store` once every adapter implements it). */
+/** Everything people-related a store keeps (part of `Store`). */
 export interface PeopleStore extends UserStore, MembershipStore, SessionStore, InviteStore, AuditStore {}
 
 /** Trimmed and lower-cased: the form emails are stored and compared in. */

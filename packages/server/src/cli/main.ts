@@ -46,6 +46,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       const { runToken } = await import("./token.js");
       return runToken(rest, io);
     }
+    case "user": {
+      const { runUser } = await import("./user.js");
+      return runUser(rest, io);
+    }
     case "serve": {
       const { runServe } = await import("./serve.js");
       return runServe(rest, io);
