@@ -45,11 +45,15 @@ export function AccountPage(): ReactNode {
       <section className="card" aria-labelledby="a-who">
         <h2 id="a-who">You</h2>
         <dl className="summary">
-          <Fact label="Name">{me.user.displayName}</Fact>
+          <Fact label="Name" valueClass="break">
+            {me.user.displayName}
+          </Fact>
           <Fact label="Email" valueClass="break">
             {me.user.email}
           </Fact>
-          <Fact label="Organization">{me.org.name}</Fact>
+          <Fact label="Organization" valueClass="break">
+            {me.org.name}
+          </Fact>
           <Fact label="Role">{me.role}</Fact>
         </dl>
         <button type="button" onClick={signOut}>

@@ -60,7 +60,7 @@ function MemberList({ orgId, selfId }: { orgId: string; selfId: string | null })
             const editable = isOwner || m.role !== "owner";
             return (
               <li key={m.userId} className="card member">
-                <h3>
+                <h3 className="break">
                   {m.displayName}
                   {m.userId === selfId ? <span className="muted"> (you)</span> : null}
                 </h3>

@@ -42,10 +42,12 @@ export function OrgPage(): ReactNode {
   return (
     <Page title="Organization">
       <section className="card" aria-labelledby="o-facts">
-        <h2 id="o-facts">{org.name}</h2>
+        <h2 id="o-facts" className="break">{org.name}</h2>
         <dl className="summary">
-          <Fact label="Slug">{org.slug}</Fact>
-          <Fact label="Id">
+          <Fact label="Slug" valueClass="break">
+            {org.slug}
+          </Fact>
+          <Fact label="Id" valueClass="break">
             <code>{org.id}</code>
           </Fact>
           <Fact label="Created">
@@ -80,8 +82,8 @@ export function OrgPage(): ReactNode {
           }}
         >
           <h2 id="o-delete">Delete this organization</h2>
-          <p>Deletes every monitor, diff, webhook, token, member and invitation of {org.name}, for good. There is no undo.</p>
-          <label htmlFor="o-confirm">
+          <p className="break">Deletes every monitor, diff, webhook, token, member and invitation of {org.name}, for good. There is no undo.</p>
+          <label htmlFor="o-confirm" className="break">
             Type <code>{org.name}</code> to confirm
           </label>
           <input id="o-confirm" autoComplete="off" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
