@@ -160,7 +160,9 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         </Fact>
         <Fact label="Last change">
           <RelativeTime value={monitor.lastChangedAt} />
-          <Sparkline counts={perDay} label={`${String(total)}${recent.data?.length === 100 ? " or more" : ""} change${total === 1 ? "" : "s"} in the last ${String(SPARKLINE_DAYS)} days`} />
+          {monitor.lastChangedAt === null ? null : (
+            <Sparkline counts={perDay} label={`${String(total)}${recent.data?.length === 100 ? " or more" : ""} change${total === 1 ? "" : "s"} in the last ${String(SPARKLINE_DAYS)} days`} />
+          )}
         </Fact>
         <Fact label="Top severity">{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</Fact>
       </dl>

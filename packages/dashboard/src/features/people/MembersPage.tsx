@@ -188,7 +188,12 @@ function Invitations(): ReactNode {
                 <span className="tag">{i.role}</span> <span className={`tag invite-${i.status}`}>{i.status}</span>
               </p>
               <p className="muted">
-                Sent <RelativeTime value={i.createdAt} />, {i.status === "pending" ? "expires" : "expiry"} <RelativeTime value={i.expiresAt} />
+                Sent <RelativeTime value={i.createdAt} />
+                {i.status === "pending" ? (
+                  <>
+                    , expires <RelativeTime value={i.expiresAt} />
+                  </>
+                ) : null}
               </p>
               {i.status === "pending" ? (
                 <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(i.id)}>
