@@ -22,7 +22,7 @@ function browser(): { client: Driftwatch; csrf: { token: string | null } } {
   const jar = new Map<string, string>();
   const csrf: { token: string | null } = { token: null };
   const fetch: FetchLike = async (input, init) => {
-    const headers = { ...(init.headers as Record<string, string>), origin: server.baseUrl };
+    const headers: Record<string, string> = { ...(init.headers as Record<string, string>), origin: server.baseUrl };
     if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
     const response = await globalThis.fetch(input, { ...init, headers });
     for (const line of response.headers.getSetCookie()) {
