@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { NavLink, Outlet } from "react-router";
-import { useCan, useSessionActions } from "../auth/session-context";
+import { useCan } from "../auth/session-context";
+import { SignOutButton } from "../auth/SignOutButton";
 import { useLiveEvents } from "../live/useLiveEvents";
 
 /** The pages of the main navigation; `admin` ones are hidden from other roles. */
@@ -16,7 +17,6 @@ const NAV: Array<[string, string, "admin" | null]> = [
 ];
 
 export function Layout(): ReactNode {
-  const { signOut } = useSessionActions();
   const isAdmin = useCan("admin");
   const live = useLiveEvents();
   return (
@@ -40,9 +40,7 @@ export function Layout(): ReactNode {
         <span className={`live live-${live}`} role="status" title="Live updates from the server">
           {live === "open" ? "Live" : live === "connecting" ? "Connecting…" : "Offline, retrying"}
         </span>
-        <button type="button" className="link" onClick={signOut}>
-          Sign out
-        </button>
+        <SignOutButton className="link" />
       </header>
       <main id="main" tabIndex={-1}>
         <Outlet />

@@ -2,6 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useClient } from "../../api/context";
 import { useSessionActions } from "../../auth/session-context";
+import { SignOutButton } from "../../auth/SignOutButton";
 import { Fact } from "../../ui/Fact";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
@@ -9,7 +10,7 @@ import { Page } from "../../ui/Page";
 /** The signed-in person: who, which organization (switch among theirs), password, sign out. */
 export function AccountPage(): ReactNode {
   const client = useClient();
-  const { me, session, signOut, switched } = useSessionActions();
+  const { me, session, switched } = useSessionActions();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [changed, setChanged] = useState(false);
@@ -32,9 +33,7 @@ export function AccountPage(): ReactNode {
       <Page title="Account">
         <section className="card">
           <p>This tab is signed in with an API token, not an account: there is no password or organization to change here.</p>
-          <button type="button" onClick={signOut}>
-            Sign out
-          </button>
+          <SignOutButton />
         </section>
       </Page>
     );
@@ -56,9 +55,7 @@ export function AccountPage(): ReactNode {
           </Fact>
           <Fact label="Role">{me.role}</Fact>
         </dl>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <SignOutButton />
       </section>
       <section className="card" aria-labelledby="a-orgs">
         <h2 id="a-orgs">Organizations</h2>

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useClient } from "../../api/context";
 import { useSessionActions } from "../../auth/session-context";
+import { SignOutButton } from "../../auth/SignOutButton";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
 import { Fact } from "../../ui/Fact";
@@ -13,7 +14,7 @@ import { Fact } from "../../ui/Fact";
  */
 export function SettingsPage(): ReactNode {
   const client = useClient();
-  const { signOut, session } = useSessionActions();
+  const { session } = useSessionActions();
   const access = useQuery({
     queryKey: ["access"],
     queryFn: async () => {
@@ -64,9 +65,7 @@ export function SettingsPage(): ReactNode {
             ? "Signed in with your account (a session cookie the page cannot read). Signing out ends the session on the server."
             : "Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked."}
         </p>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <SignOutButton />
       </section>
       <section className="card" aria-labelledby="s-theme">
         <h2 id="s-theme">Appearance</h2>
