@@ -135,9 +135,9 @@ export class RowCodec {
     return {
       id: row.id as string,
       userId: row.user_id as string,
-      sessionHash: row.session_hash as string,
       orgId: row.org_id as string,
       createdAt: this.#time(row.created_at),
+      sessionHash: row.session_hash as string,
       expiresAt: this.#time(row.expires_at),
       lastSeenAt: this.#time(row.last_seen_at),
       revokedAt: this.#timeOrNull(row.revoked_at),

@@ -47,7 +47,7 @@ export interface SessionStore {
   createSession(input: NewSession): Promise<SessionRecord>;
   /** By the hash of the cookie's secret; revoked and expired sessions are returned too (caller decides). */
   findSessionByHash(sessionHash: string): Promise<SessionRecord | null>;
-  /** Records activity (`lastSeenAt`, which moves the idle expiry) and optionally the active org. */
+  /** Records activity (`lastSeenAt`, which moves the idle expiry) and optionally the active org (`not_found` when unknown); nothing for an unknown session. */
   touchSession(id: string, patch: SessionPatch): Promise<void>;
   /** Sets `revokedAt` (the first time is kept); false when unknown. */
   revokeSession(id: string, at: string): Promise<boolean>;
@@ -113,7 +113,7 @@ export interface MembershipRecord {
   createdAt: string;
 }
 export interface MemberRecord extends MembershipRecord {
-  /** The user id (paging key). */
+  /** The user id (with `createdAt`, the paging key). */
   id: string;
   email: string;
   displayName: string;

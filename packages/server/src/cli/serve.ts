@@ -204,7 +204,7 @@ function demoBanner(baseUrl: string, dashboard: string, demo: DemoSetup, target:
   const auth = `-H "authorization: Bearer ${demo.token}"`;
   return `
 driftwatch demo
-  Dashboard   ${dashboard}   (sign in with the admin token below)
+  Dashboard   ${dashboard}   (sign in with the admin token below, or create an account with the setup link)
   API         ${baseUrl}   (open ${baseUrl}/api/openapi.json for every endpoint)
   Demo target ${target.apiUrl} and ${target.pageUrl} (change every 15 s)
   Monitors    ${demo.apiMonitor.id} (api), ${demo.pageMonitor.id} (website), checked every 10 s

@@ -48,9 +48,14 @@ export function createPeopleContext(options: PeopleOptions): PeopleContext {
   };
 }
 
-/** The origin links point to: the public URL, else the origin the request was addressed to. */
+/** The server's own origin: the public URL's, else the one the request was addressed to. */
 export function publicOrigin(people: PeopleContext, request: FastifyRequest): string {
   return people.publicUrl === null ? requestOrigin(request) : new URL(people.publicUrl).origin;
+}
+
+/** Where links to the dashboard start: the public URL (a path prefix included), else the request's origin. */
+export function linkBase(people: PeopleContext, request: FastifyRequest): string {
+  return people.publicUrl ?? requestOrigin(request);
 }
 
 export function presentUser(user: UserRecord): User {
@@ -110,11 +115,24 @@ async function orgsOf(store: Store, userId: string): Promise<Me["orgs"]> {
 }
 
 /**
+ * Login CSRF defence of the routes that sign in (setup, sign-in, invitation acceptance): a
+ * browser always sends `Origin` on a cross-site POST, so one naming another origin is refused;
+ * clients that send none (curl, scripts) are not browsers carrying someone's cookies.
+ */
+export function assertNotCrossOrigin(people: PeopleContext, request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (typeof origin !== "string" || origin === "") return;
+  const expected = publicOrigin(people, request);
+  if (origin !== expected) throw new ApiError("csrf_failed", `Sign-in is accepted only from ${expected}, not from ${origin}.`);
+}
+
+/**
  * Signs `user` in to `orgId`: a new session (a new random id: whatever session cookie the request
  * carried is revoked, never reused), its cookie, and the `Session` answer.
  */
 export async function startSession(people: PeopleContext, request: FastifyRequest, reply: FastifyReply, user: UserRecord, orgId: string): Promise<Session> {
   const { store } = people;
+  assertNotCrossOrigin(people, request);
   const at = people.now();
   const previous = request.cookies?.[SESSION_COOKIE];
   if (previous !== undefined && previous !== "") {

@@ -16,7 +16,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf, requireSession } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { actorOf, audit, clearSessionCookie, type PeopleContext, presentMe, startSession } from "../people/context.js";
+import { actorOf, assertNotCrossOrigin, audit, clearSessionCookie, type PeopleContext, presentMe, startSession } from "../people/context.js";
 import { hashPassword, needsRehash, verifyPassword } from "../people/password.js";
 import { assertPasswordPolicy } from "../people/policy.js";
 import { hashSecret, SESSION_COOKIE } from "../people/secrets.js";
@@ -49,6 +49,19 @@ export async function checkPassword(people: PeopleContext, request: FastifyReque
   return user;
 }
 
+/** `auth.sign_in_failed` in each organization of the account, when the email is one. */
+async function auditFailedSignIn(people: PeopleContext, request: FastifyRequest, email: string): Promise<void> {
+  try {
+    const known = await people.store.getUserByEmail(normalizeEmail(email));
+    if (known === null) return;
+    for (const membership of await people.store.listMembershipsOfUser(known.id)) {
+      await audit(people, request, membership.orgId, { actorType: "user", actorId: known.id }, "auth.sign_in_failed", known.id, {});
+    }
+  } catch (error) {
+    request.log.error({ err: error }, "could not record the failed sign-in");
+  }
+}
+
 /** Setups run one at a time in a process: two racing requests cannot both create a first owner. */
 let setupQueue: Promise<unknown> = Promise.resolve();
 
@@ -76,6 +89,7 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
       },
     },
     async (request, reply) => {
+      assertNotCrossOrigin(people, request);
       const run = setupQueue.then(async () => {
         const body = request.body;
         if ((await store.countUsers()) > 0) throw new ApiError("setup_closed", "Setup is done: an account exists. Sign in instead.");
@@ -119,14 +133,11 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
     },
     async (request, reply) => {
       const { email, password, orgId } = request.body;
+      assertNotCrossOrigin(people, request);
       const user = await checkPassword(people, request, email, password);
       if (user === null) {
-        const known = await store.getUserByEmail(normalizeEmail(email));
-        if (known !== null) {
-          for (const membership of await store.listMembershipsOfUser(known.id)) {
-            await audit(people, request, membership.orgId, { actorType: "user", actorId: known.id }, "auth.sign_in_failed", known.id, {});
-          }
-        }
+        // Recorded after the answer is decided and not awaited: a known email must not answer slower than an unknown one.
+        void auditFailedSignIn(people, request, email);
         throw invalidCredentials();
       }
       const memberships = await store.listMembershipsOfUser(user.id);

@@ -18,7 +18,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { actorOf, audit, orgOf, type PeopleContext, presentInvite, publicOrigin, startSession } from "../people/context.js";
+import { actorOf, assertNotCrossOrigin, audit, orgOf, type PeopleContext, presentInvite, linkBase, startSession } from "../people/context.js";
 import { hashPassword } from "../people/password.js";
 import { assertPasswordPolicy } from "../people/policy.js";
 import { hashSecret, isWellFormedSecret, newSecret } from "../people/secrets.js";
@@ -66,6 +66,10 @@ export function registerInviteRoutes(app: FastifyInstance, people: PeopleContext
       const at = people.now();
       const secret = newSecret();
       const email = normalizeEmail(request.body.email);
+      const existing = await store.getUserByEmail(email);
+      if (existing !== null && (await store.getMembership(auth.orgId, existing.id)) !== null) {
+        throw new ApiError("conflict", "This email belongs to a member of the organization already.");
+      }
       const invite = await store.createInvite(auth.orgId, {
         email,
         role: request.body.role,
@@ -74,7 +78,7 @@ export function registerInviteRoutes(app: FastifyInstance, people: PeopleContext
         createdAt: at.toISOString(),
         expiresAt: new Date(at.getTime() + people.limits.inviteTtlSeconds * 1000).toISOString(),
       });
-      const url = `${publicOrigin(people, request)}/invite#token=${secret}`;
+      const url = `${linkBase(people, request)}/invite#token=${secret}`;
       let mailed = false;
       if (people.mailer !== null) {
         const org = await orgOf(store, auth.orgId);
@@ -160,6 +164,7 @@ export function registerInviteRoutes(app: FastifyInstance, people: PeopleContext
     },
     async (request, reply) => {
       const body = request.body;
+      assertNotCrossOrigin(people, request);
       const invite = await usableInvite(people, body.token);
       const at = people.now();
       let user: UserRecord | null = await store.getUserByEmail(invite.email);

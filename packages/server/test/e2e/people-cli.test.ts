@@ -67,7 +67,7 @@ describe("driftwatch user create", () => {
     const bad = io();
     expect(await runCli(["user", "create", "--email", "nope", "--org", "ops", "--database", database], bad.io)).toBe(2);
     expect(bad.out.stderr).toMatch(/--email must be an email address/);
-    const weak = io({ DRIFTWATCH_USER_PASSWORD: "password1" });
+    const weak = io({ DRIFTWATCH_USER_PASSWORD: "1234567890" });
     expect(await runCli(["user", "create", "--email", "weak@example.com", "--org", "ops", "--database", database], weak.io)).toBe(2);
     expect(weak.out.stderr).toMatch(/common/);
     const role = io();

@@ -73,7 +73,9 @@ describe("invitation mail", () => {
     const body = mail.data.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
     expect(body).toContain(created.body.url);
     // And it works.
-    const accepted = await new Browser(running.baseUrl).send("POST", "/api/invites/accept", { token: tokenOfLink(created.body.url), displayName: "New", password: STRONG });
+    const invitee = new Browser(running.baseUrl);
+    invitee.origin = "https://driftwatch.example.com";
+    const accepted = await invitee.send("POST", "/api/invites/accept", { token: tokenOfLink(created.body.url), displayName: "New", password: STRONG });
     expect(accepted.status).toBe(200);
   });
 

@@ -91,6 +91,8 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
 
     it("the cookie is Secure when the request came over TLS (through a trusted proxy)", async () => {
       const browser = new Browser(base);
+      // The page the browser signs in from is https too.
+      browser.origin = base.replace(/^http:/, "https:");
       const answer = await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-proto": "https" } });
       expect(answer.status).toBe(200);
       const cookie = answer.cookies.find((c) => c.startsWith("dw_session="))!;
@@ -110,6 +112,19 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const nobody = await new Browser(base).send("GET", "/api/auth/me");
       expect(nobody.status).toBe(401);
       expect(nobody.body).toMatchObject({ code: "unauthenticated" });
+      // Malformed, oversized or unknown cookies: 401 with the cookie cleared, never a crash.
+      for (const value of ["%", "x".repeat(5000), "A".repeat(43), "\"quoted\""]) {
+        const forged = new Browser(base);
+        forged.cookie = value;
+        const answer = await forged.send("GET", "/api/monitors");
+        expect(answer.status, value.slice(0, 20)).toBe(401);
+        expect(answer.body.code).toBe("unauthenticated");
+        expect(forged.cookie).toBeNull();
+      }
+      // A bearer token wins over a cookie: the cookie is not even looked at.
+      const both = new Browser(base, running.adminToken);
+      both.cookie = "A".repeat(43);
+      expect((await both.send("GET", "/api/auth/me")).body.via).toBe("token");
     });
 
     it("CSRF: a signed-in write needs the header and a same-origin Origin; reads and bearer requests do not", async () => {
@@ -154,6 +169,17 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const signedIn = await planted.signIn(owner.email, owner.password);
       expect(planted.cookie).not.toBe("P".repeat(43));
       expect(signedIn.status).toBe(200);
+    });
+
+    it("login CSRF: sign-in from another origin is refused; without Origin (a script) it works", async () => {
+      const browser = new Browser(base);
+      browser.origin = "https://evil.example";
+      const refused = await browser.send("POST", "/api/auth/sign-in", owner);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: "csrf_failed" });
+      expect(refused.cookies).toEqual([]);
+      const script = await new Browser(base).send("POST", "/api/auth/sign-in", owner, { origin: null });
+      expect(script.status).toBe(200);
     });
 
     it("wrong email and wrong password get the same 401 invalid_credentials", async () => {
@@ -275,18 +301,10 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
     });
 
     it("an existing user accepts with their own password and gains the membership", async () => {
-      // Vera (a user since the last test) is invited to a second organization.
-      const other = await new Browser(base).send("POST", "/api/invites", { email: "vera@example.com", role: "member" }, { bearer: running.adminToken });
-      expect(other.status).toBe(201);
-      // The same org: Vera is already a member.
-      const token = tokenOfLink(other.body.url);
-      const lookup = await new Browser(base).send("GET", `/api/invites/lookup?token=${token}`);
-      expect(lookup.body.userExists).toBe(true);
-      const wrong = await new Browser(base).send("POST", "/api/invites/accept", { token, password: "not-veras-password" });
-      expect(wrong.status).toBe(401);
-      expect(wrong.body.code).toBe("invalid_credentials");
-      const already = await new Browser(base).send("POST", "/api/invites/accept", { token, password: STRONG });
-      expect(already.status).toBe(409);
+      // Vera is a member already: inviting her again is a conflict.
+      const again = await new Browser(base).send("POST", "/api/invites", { email: "vera@example.com", role: "member" }, { bearer: running.adminToken });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe("conflict");
 
       // A user of another organization joins this one with their password.
       const store = running.server.store;
@@ -295,6 +313,11 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const gus = await store.createUser({ email: "gus@example.com", displayName: "Gus", passwordHash: await hashPassword(STRONG, { logN: 12, r: 8, p: 1 }), createdAt: new Date().toISOString() });
       await store.addMembership(globex.id, gus.id, "owner", new Date().toISOString());
       const gusToken = await invite(ownerBrowser, "gus@example.com", "member");
+      const lookup = await new Browser(base).send("GET", `/api/invites/lookup?token=${gusToken}`);
+      expect(lookup.body.userExists).toBe(true);
+      const wrong = await new Browser(base).send("POST", "/api/invites/accept", { token: gusToken, password: "not-guss-password" });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.code).toBe("invalid_credentials");
       const gusBrowser = new Browser(base);
       const joined = await gusBrowser.send("POST", "/api/invites/accept", { token: gusToken, password: STRONG });
       expect(joined.status, JSON.stringify(joined.body)).toBe(200);

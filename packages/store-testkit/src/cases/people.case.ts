@@ -182,6 +182,8 @@ export function peopleCases(ctx: ContractContext): void {
       await store.touchSession(created.id, { orgId: other.id });
       expect(await store.findSessionByHash(input.sessionHash)).toEqual({ ...created, lastSeenAt: at(5), orgId: other.id });
       await expect(store.touchSession("ses_00000000000000000000000000", { lastSeenAt: at(6) })).resolves.toBeUndefined();
+      expect(await rejectionCode(store.touchSession(created.id, { orgId: UNKNOWN_ORG }))).toBe("not_found");
+      expect((await store.findSessionByHash(input.sessionHash))?.orgId).toBe(other.id);
 
       expect(await store.revokeSession(created.id, at(10))).toBe(true);
       expect(await store.revokeSession(created.id, at(20))).toBe(true);
