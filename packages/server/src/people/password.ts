@@ -1,6 +1,7 @@
 // Password hashing with scrypt (node:crypto), stored as a PHC string that carries its own
 // parameters, so a hash made with other parameters still verifies after the defaults change.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { ApiError } from "../http/problem.js";
 
 /**
  * scrypt parameters. The defaults follow the OWASP Password Storage Cheat Sheet's scrypt
@@ -23,7 +24,42 @@ const KEY_BYTES = 32;
 const MIN_LOG_N = 10;
 const MAX_LOG_N = 20;
 
+/**
+ * At most this many derivations run at once. Each takes 128 * N * r bytes (128 MiB at the
+ * defaults) and one thread of libuv's pool (4 by default), which file access and DNS lookups of
+ * checks share: a burst of sign-ins must neither exhaust memory nor stall the checks.
+ */
+export const MAX_CONCURRENT_HASHES = 2;
+/** Derivations waiting for a slot; beyond this a sign-in gets 503 with Retry-After. */
+export const MAX_QUEUED_HASHES = 64;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) {
+    if (waiting.length >= MAX_QUEUED_HASHES) {
+      throw new ApiError("unavailable", "Too many passwords are being checked at once: retry in a moment.", { headers: { "retry-after": "2" } });
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    // the slot passes straight to the next waiter; otherwise it is freed
+    if (next !== undefined) next();
+    else running--;
+  }
+}
+
 function derive(password: string, salt: Buffer, params: ScryptParams, keyBytes: number): Promise<Buffer> {
+  return withHashSlot(() => deriveNow(password, salt, params, keyBytes));
+}
+
+function deriveNow(password: string, salt: Buffer, params: ScryptParams, keyBytes: number): Promise<Buffer> {
   const N = 2 ** params.logN;
   // scrypt needs 128 * N * r bytes; Node refuses anything above maxmem (32 MiB by default).
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 128 * N * params.r * params.p + 1024 * 1024 };

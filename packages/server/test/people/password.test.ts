@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLoginLimiter } from "../../src/people/login-limiter.js";
-import { DEFAULT_SCRYPT_PARAMS, hashPassword, needsRehash, verifyPassword } from "../../src/people/password.js";
+import { DEFAULT_SCRYPT_PARAMS, hashPassword, MAX_QUEUED_HASHES, needsRehash, verifyPassword } from "../../src/people/password.js";
+import { ApiError } from "../../src/http/problem.js";
 import { commonPasswords, PASSWORD_MIN_LENGTH, passwordProblem } from "../../src/people/policy.js";
 import { csrfTokenOf, hashSecret, isWellFormedSecret, newSecret } from "../../src/people/secrets.js";
 
@@ -31,6 +32,23 @@ describe("password hashing (scrypt)", () => {
     expect(await verifyPassword("whatever", "plaintext", fast)).toBe(false);
     // A cost of 2^31 would run for hours: refused before any work.
     expect(await verifyPassword("whatever", "$scrypt$ln=31,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", fast)).toBe(false);
+  });
+
+  it("runs a bounded number of derivations at once and refuses a burst beyond the queue with 503", async () => {
+    const burst = Array.from({ length: MAX_QUEUED_HASHES + 12 }, (_, i) => hashPassword(`burst password ${String(i)}`, fast).then(
+      () => "ok",
+      (error: unknown) => error,
+    ));
+    const results = await Promise.all(burst);
+    const refused = results.filter((r) => r !== "ok");
+    // two run and 64 wait: the rest are refused at once, with a retry hint, and nothing hangs
+    expect(refused.length).toBe(10);
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe("unavailable");
+    }
+    // the slots are all free again afterwards
+    expect(await verifyPassword("after the burst", await hashPassword("after the burst", fast), fast)).toBe(true);
   });
 
   it("normalizes Unicode so the same typed password verifies in any normal form", async () => {
