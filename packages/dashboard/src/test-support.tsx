@@ -69,6 +69,7 @@ export function monitor(i: number, patch: Record<string, unknown> = {}) {
     intervalSeconds: 300,
     selector: null,
     browserOptionsJson: null,
+    tags: [] as string[],
     state: "active" as const,
     consecutiveFailures: 0,
     lastCheckedAt: "2026-11-25T09:00:00.000Z",

@@ -46,6 +46,33 @@ export type BrowserOptionsInput = z.input<typeof BrowserOptionsSchema>;
 const HeaderNameSchema = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
 export const HeadersSchema = z.record(HeaderNameSchema, z.string().max(8192));
 
+/** Longest tag, and most tags on one monitor. */
+export const MAX_TAG_LENGTH = 64;
+export const MAX_MONITOR_TAGS = 20;
+/** What a tag is once normalised: lowercase letters, digits, `-`, `_`, `:` and `.`. */
+export const TAG_PATTERN = /^[a-z0-9_.:-]+$/;
+
+/** One tag as a caller may send it: trimmed and lower-cased, then 1..64 characters of `TAG_PATTERN`. */
+export const TagSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(MAX_TAG_LENGTH)
+  .regex(TAG_PATTERN, "may hold only lowercase letters, digits, '-', '_', ':' and '.'");
+
+/** Tags as a caller may send them: each normalised, duplicates dropped (first place kept), at most 20. */
+export const TagsSchema = z
+  .array(TagSchema)
+  .transform((tags) => [...new Set(tags)])
+  .pipe(z.array(z.string()).max(MAX_MONITOR_TAGS));
+
+/** The tags `TagsSchema` keeps from `tags`, or null when they are not valid tags. */
+export function normalizeTags(tags: readonly unknown[]): string[] | null {
+  const parsed = TagsSchema.safeParse(tags);
+  return parsed.success ? parsed.data : null;
+}
+
 export const MonitorSchema = z.object({
   id: z.string(),
   type: MonitorTypeSchema,
@@ -58,6 +85,8 @@ export const MonitorSchema = z.object({
   intervalSeconds: z.number().int(),
   selector: z.string().nullable(),
   browserOptionsJson: BrowserOptionsSchema.nullable(),
+  /** Normalised tags (see `TagSchema`), in the order they were given. */
+  tags: z.array(z.string()),
   state: MonitorStateSchema,
   consecutiveFailures: z.number().int(),
   lastCheckedAt: TimestampSchema.nullable(),
@@ -94,6 +123,7 @@ const monitorFields = {
   intervalSeconds: z.number().int().min(MIN_INTERVAL_SECONDS).max(MAX_INTERVAL_SECONDS),
   selector: z.string().min(1).max(1000).nullable(),
   browserOptions: BrowserOptionsSchema.nullable(),
+  tags: TagsSchema,
 };
 
 /** Body of `POST /api/monitors`. `browserOptions` only for `website` monitors. */
@@ -107,6 +137,7 @@ export const MonitorCreateSchema = z.strictObject({
   intervalSeconds: monitorFields.intervalSeconds.default(300),
   selector: monitorFields.selector.default(null),
   browserOptions: monitorFields.browserOptions.optional(),
+  tags: monitorFields.tags.default([]),
   state: z.enum(["active", "paused"]).default("active"),
 });
 export type MonitorCreate = z.input<typeof MonitorCreateSchema>;
@@ -122,6 +153,8 @@ export const MonitorUpdateSchema = z.strictObject({
   intervalSeconds: monitorFields.intervalSeconds.optional(),
   selector: monitorFields.selector.optional(),
   browserOptions: monitorFields.browserOptions.optional(),
+  /** Replaces the monitor's tags (`[]` removes them all). */
+  tags: monitorFields.tags.optional(),
   state: z.enum(["active", "paused"]).optional(),
 });
 export type MonitorUpdate = z.input<typeof MonitorUpdateSchema>;
@@ -499,6 +532,12 @@ export const DiffListQuerySchema = PageQuerySchema.extend({
   classification: z.enum(["schema_change", "value_change", "content_change"]).optional(),
 });
 export type DiffListQuery = z.input<typeof DiffListQuerySchema>;
+
+/** Query of `GET /api/monitors`: `tag` keeps the monitors that have that tag (normalised as `TagSchema`). */
+export const MonitorListQuerySchema = PageQuerySchema.extend({
+  tag: TagSchema.optional(),
+});
+export type MonitorListQuery = z.input<typeof MonitorListQuerySchema>;
 
 export const CheckResultSchema = z.object({
   snapshot: SnapshotSchema,

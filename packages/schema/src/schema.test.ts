@@ -4,6 +4,8 @@ import {
   BrowserOptionsSchema,
   InviteCreateSchema,
   MonitorCreateSchema,
+  MonitorListQuerySchema,
+  MonitorUpdateSchema,
   NoiseProfileSchema,
   PolicyRulesSchema,
   ROLE_ORDER,
@@ -14,6 +16,7 @@ import {
   compareSeverity,
   isId,
   maxSeverity,
+  normalizeTags,
 } from "./index.js";
 
 describe("schemas", () => {
@@ -29,6 +32,26 @@ describe("schemas", () => {
     expect(m).toMatchObject({ type: "api", method: "GET", intervalSeconds: 300, headers: {}, state: "active" });
     expect(MonitorCreateSchema.safeParse({ url: "ftp://x" }).success).toBe(false);
     expect(MonitorCreateSchema.safeParse({ url: "https://x", extra: 1 }).success).toBe(false);
+  });
+  it("normalises monitor tags: trimmed, lower-cased, deduplicated, at most 20", () => {
+    expect(MonitorCreateSchema.parse({ url: "https://example.com/api" }).tags).toEqual([]);
+    expect(MonitorCreateSchema.parse({ url: "https://x.test", tags: [" Prod ", "team:payments", "prod", "v1.2_a-b"] }).tags).toEqual([
+      "prod",
+      "team:payments",
+      "v1.2_a-b",
+    ]);
+    expect(MonitorUpdateSchema.parse({ tags: [] }).tags).toEqual([]);
+    expect(MonitorUpdateSchema.parse({}).tags).toBeUndefined();
+    for (const bad of [[""], ["   "], ["a b"], ["café"], ["x".repeat(65)], [1], "prod"]) {
+      expect(MonitorCreateSchema.safeParse({ url: "https://x.test", tags: bad }).success, JSON.stringify(bad)).toBe(false);
+    }
+    const twenty = Array.from({ length: 20 }, (_, i) => `t${i}`);
+    expect(MonitorCreateSchema.parse({ url: "https://x.test", tags: [...twenty, "T0"] }).tags).toEqual(twenty);
+    expect(MonitorCreateSchema.safeParse({ url: "https://x.test", tags: [...twenty, "t20"] }).success).toBe(false);
+    expect(MonitorListQuerySchema.parse({ tag: " Prod" })).toEqual({ limit: 20, tag: "prod" });
+    expect(MonitorListQuerySchema.safeParse({ tag: "a/b" }).success).toBe(false);
+    expect(normalizeTags(["B", "a", "b"])).toEqual(["b", "a"]);
+    expect(normalizeTags(["no spaces"])).toBeNull();
   });
   it("orders severities", () => {
     expect(compareSeverity("critical", "info")).toBeGreaterThan(0);

@@ -28,6 +28,7 @@ const MONITOR_PATCH_FIELDS = [
   "intervalSeconds",
   "selector",
   "browserOptionsJson",
+  "tags",
   "state",
   "consecutiveFailures",
   "lastCheckedAt",

@@ -13,6 +13,7 @@ import {
   type DiffRecord,
   type IdempotencyClaim,
   type IdempotencyClaimResult,
+  type MonitorFilter,
   type MonitorPatch,
   type MonitorRecord,
   type NewMonitor,
@@ -294,6 +295,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         intervalSeconds: input.intervalSeconds,
         selector: input.selector,
         browserOptionsJson: copy(input.browserOptionsJson),
+        tags: [...(input.tags ?? [])],
         state: input.state,
         consecutiveFailures: 0,
         lastCheckedAt: null,
@@ -346,12 +348,13 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     });
   }
 
-  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]> {
+  listMonitors(orgId: string, query: MonitorFilter & KeysetPage): Promise<MonitorRecord[]> {
+    const tag = query.tag;
     return this.#call(() =>
       listOf(
         this.#db.monitors.values(),
-        (m) => m.orgId === orgId,
-        page,
+        (m) => m.orgId === orgId && (tag === undefined || m.tags.includes(tag)),
+        query,
         toMonitorRecord
       )
     );

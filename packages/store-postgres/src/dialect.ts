@@ -54,6 +54,8 @@ export function createPostgresDialect(schema: string): SqlDialect {
     readBool: (value) => value === true,
     writeJson: (value) => encodeJson(value),
     readJson: <T>(value: unknown) => decodeJson((typeof value === "string" ? JSON.parse(value) : value) as T),
+    // jsonb containment: `["x"]` is contained in the array when one element equals "x"
+    jsonArrayHas: (column) => `${column} @> jsonb_build_array(?::text)`,
     readTime: (value) => (value as Date).toISOString(),
     lockRows: (alias) => (alias === undefined ? " FOR UPDATE" : ` FOR UPDATE OF ${alias}`),
 

@@ -257,6 +257,14 @@ CREATE TABLE {schema}.audit_log (
 CREATE INDEX audit_log_org ON {schema}.audit_log (org_id, id);
 `,
   },
+  {
+    version: 4,
+    name: "monitor_tags",
+    sql: `
+-- A JSON array of normalised tags; monitors of earlier versions have none.
+ALTER TABLE {schema}.monitors ADD COLUMN tags jsonb NOT NULL DEFAULT '[]'::jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -55,10 +55,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 1, name: "initial" },
         { version: 2, name: "settings_auto_apply_suggestions" },
         { version: 3, name: "people" },
+        { version: 4, name: "monitor_tags" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(4);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+      expect(await count(schema, "driftwatch_migrations")).toBe(4);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -83,7 +84,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       }
       const store = await open({ schema });
       await expectFirstVersionSettingsMigrated(store, at);
-      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+      // the monitor written before the tags column has none
+      expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
+      expect(await count(schema, "driftwatch_migrations")).toBe(4);
     });
 
     it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
@@ -101,7 +104,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         countRows: () => Promise.all(tables.map((table) => count(schema, table))),
         openMigrated: () => open({ schema }),
       });
-      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+      expect(await count(schema, "driftwatch_migrations")).toBe(4);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {

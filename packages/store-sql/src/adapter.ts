@@ -16,6 +16,7 @@ import {
   type IdempotencyClaimResult,
   type IdempotentResponse,
   type KeysetPage,
+  type MonitorFilter,
   type MonitorPatch,
   type MonitorRecord,
   type NewMonitor,
@@ -48,6 +49,9 @@ import {
   type IdRow,
   type Row,
 } from "./rows.js";
+
+/** The migration (4, `monitor_tags`) that adds `monitors.tags` in both SQL schemas. */
+export const MONITOR_TAGS_VERSION = 4;
 
 export interface SqlStoreOptions {
   driver: SqlDriver;
@@ -261,28 +265,31 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
 
   async createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
     const now = this.ctx.now();
+    const values: Record<string, unknown> = {
+      id: newId("monitor"),
+      org_id: orgId,
+      type: input.type,
+      name: encodeText(input.name),
+      url: input.url,
+      method: input.method,
+      headers: this.#d.writeJson(input.headers),
+      body: encodeTextOrNull(input.body),
+      interval_seconds: input.intervalSeconds,
+      selector: encodeTextOrNull(input.selector),
+      browser_options: this.#rows.param(input.browserOptionsJson, "json"),
+      state: input.state,
+      consecutive_failures: 0,
+      next_check_at: input.nextCheckAt,
+      created_at: now,
+      updated_at: now,
+    };
+    // A store opened at a schema before the tags column (the migration tests write old databases through one) writes none.
+    if (this.#schemaVersion >= MONITOR_TAGS_VERSION) values.tags = this.#d.writeJson(input.tags ?? []);
+    const columns = Object.keys(values);
     const rows = await this.#all(
       this.driver,
-      `INSERT INTO ${this.#t.monitors} (id, org_id, type, name, url, method, headers, body, interval_seconds, selector,
-         browser_options, state, consecutive_failures, next_check_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING *`,
-      [
-        newId("monitor"),
-        orgId,
-        input.type,
-        encodeText(input.name),
-        input.url,
-        input.method,
-        this.#d.writeJson(input.headers),
-        encodeTextOrNull(input.body),
-        input.intervalSeconds,
-        encodeTextOrNull(input.selector),
-        this.#rows.param(input.browserOptionsJson, "json"),
-        input.state,
-        input.nextCheckAt,
-        now,
-        now,
-      ],
+      `INSERT INTO ${this.#t.monitors} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING *`,
+      Object.values(values),
     );
     return this.#rows.monitor(rows[0]!);
   }
@@ -302,8 +309,11 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     return (await this.ctx.run(this.driver, `DELETE FROM ${this.#t.monitors} WHERE org_id = ? AND id = ?`, [orgId, id])) > 0;
   }
 
-  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]> {
-    return this.#page(`SELECT * FROM ${this.#t.monitors}`, "org_id = ?", [orgId], page, (row) => this.#rows.monitor(row));
+  listMonitors(orgId: string, query: MonitorFilter & KeysetPage): Promise<MonitorRecord[]> {
+    const conditions = ["org_id = ?"];
+    const params: unknown[] = [orgId];
+    if (query.tag !== undefined) conditions.push(this.#d.jsonArrayHas("tags")), params.push(query.tag);
+    return this.#page(`SELECT * FROM ${this.#t.monitors}`, conditions.join(" AND "), params, query, (row) => this.#rows.monitor(row));
   }
 
   // leases -----------------------------------------------------------------------------------

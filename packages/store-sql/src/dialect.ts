@@ -73,6 +73,8 @@ export interface SqlDialect {
   writeJson(value: unknown): string;
   /** A JSON column as read (text, or already parsed by the driver) as a fresh value. */
   readJson<T>(value: unknown): T;
+  /** A condition true when the JSON array in `column` holds the string bound to its one `?`. */
+  jsonArrayHas(column: string): string;
   /** A time column as read (ISO text or `Date`) as ISO 8601 UTC with milliseconds. */
   readTime(value: unknown): string;
   /**

@@ -43,6 +43,7 @@ export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
   intervalSeconds: ["interval_seconds", "plain"],
   selector: ["selector", "text"],
   browserOptionsJson: ["browser_options", "json"],
+  tags: ["tags", "json"],
   state: ["state", "plain"],
   consecutiveFailures: ["consecutive_failures", "plain"],
   lastCheckedAt: ["last_checked_at", "time"],
@@ -202,6 +203,8 @@ export class RowCodec {
       intervalSeconds: row.interval_seconds as number,
       selector: decodeTextOrNull(row.selector as string | null),
       browserOptionsJson: this.#jsonOrNull(row.browser_options),
+      // no column before schema version 4 (MONITOR_TAGS_VERSION): such monitors have no tags
+      tags: row.tags === undefined ? [] : this.#d.readJson(row.tags),
       state: row.state as MonitorRecord["state"],
       consecutiveFailures: row.consecutive_failures as number,
       lastCheckedAt: this.#timeOrNull(row.last_checked_at),

@@ -12,6 +12,7 @@ const numbered: SqlDialect = {
   readBool: (value) => value === true,
   writeJson: (value) => JSON.stringify(value),
   readJson: <T>(value: unknown) => (typeof value === "string" ? JSON.parse(value) : structuredClone(value)) as T,
+  jsonArrayHas: (column) => `${column} @> jsonb_build_array(?::text)`,
   readTime: (value) => (value instanceof Date ? value.toISOString() : (value as string)),
   lockRows: (alias) => (alias === undefined ? " FOR UPDATE" : ` FOR UPDATE OF ${alias}`),
   claimDueMonitors: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),

@@ -14,6 +14,7 @@ export const sqliteDialect: SqlDialect = {
   readBool: (value) => value === 1,
   writeJson: (value) => JSON.stringify(value),
   readJson: <T>(value: unknown) => JSON.parse(value as string) as T,
+  jsonArrayHas: (column) => `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value = ?)`,
   readTime: (value) => value as string,
   lockRows: () => "",
 

@@ -255,6 +255,14 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_org ON audit_log (org_id, id);
 `,
   },
+  {
+    version: 4,
+    name: "monitor_tags",
+    sql: `
+-- A JSON array of normalised tags; monitors of earlier versions have none.
+ALTER TABLE monitors ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -51,8 +51,9 @@ describe("opening a file", () => {
       { version: 1, name: "initial" },
       { version: 2, name: "settings_auto_apply_suggestions" },
       { version: 3, name: "people" },
+      { version: 4, name: "monitor_tags" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(3);
+    expect(SQLITE_SCHEMA_VERSION).toBe(4);
     db.close();
   });
 
@@ -135,8 +136,10 @@ describe("opening a file", () => {
 
     const store = await open({ filename: file });
     await expectFirstVersionSettingsMigrated(store, at);
+    // the monitor written before the tags column has none
+    expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     db.close();
   });
 
@@ -160,7 +163,7 @@ describe("opening a file", () => {
       openMigrated: () => open({ filename: file }),
     });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     db.close();
   });
 

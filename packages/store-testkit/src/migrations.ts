@@ -125,6 +125,15 @@ async function expectPeopleOnVersion2Organization(store: Store, data: Version2Da
   expect(await store.getUser(owner.id)).toEqual(owner);
 }
 
+/** After the migration that adds tags: the monitor written before it reads back with none, then takes tags and is found by them. */
+async function expectTagsOnVersion2Monitor(store: Store, data: Version2Data): Promise<void> {
+  const { orgId, monitorId } = data;
+  expect((await store.listMonitors(orgId, { limit: 10 })).data.map((m) => [m.id, m.tags])).toEqual([[monitorId, []]]);
+  expect(await store.listMonitors(orgId, { limit: 10, tag: "legacy" })).toEqual({ data: [], nextCursor: null });
+  expect((await store.updateMonitor(orgId, monitorId, { tags: ["legacy"] }))?.tags).toEqual(["legacy"]);
+  expect((await store.listMonitors(orgId, { limit: 10, tag: "legacy" })).data.map((m) => m.id)).toEqual([monitorId]);
+}
+
 /** What `expectVersion2UpgradeKeepsData` needs of an adapter's migration test. */
 export interface Version2UpgradeHarness {
   /** The tables of schema version 2. */
@@ -139,8 +148,8 @@ export interface Version2UpgradeHarness {
 
 /**
  * A database at schema version 2 with rows in every table, migrated up by opening the store,
- * keeps every row (counted in the database and read through the store); then people work on its
- * organization and deleting it removes the old rows with the new.
+ * keeps every row (counted in the database and read through the store); its monitor has no tags
+ * and can take some; then people work on its organization and deleting it removes the old rows with the new.
  */
 export async function expectVersion2UpgradeKeepsData(harness: Version2UpgradeHarness): Promise<void> {
   const v2 = await harness.openVersion2();
@@ -153,5 +162,6 @@ export async function expectVersion2UpgradeKeepsData(harness: Version2UpgradeHar
   const store = await harness.openMigrated();
   expect(await harness.countRows()).toEqual(counts);
   expect(await readVersion2Data(store, data)).toEqual(before);
+  await expectTagsOnVersion2Monitor(store, data);
   await expectPeopleOnVersion2Organization(store, data);
 }

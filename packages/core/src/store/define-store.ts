@@ -1,7 +1,7 @@
-import { RoleSchema, type Page, type Role } from "@driftwatch/schema";
+import { normalizeTags, RoleSchema, TagSchema, type Page, type Role } from "@driftwatch/schema";
 import { StoreError, toStoreError } from "./errors.js";
 import type { ClaimDeliveriesInput, ClaimMonitorsInput, DeliveryAttempt } from "./leases.js";
-import { MONITOR_TIME_FIELDS, type MonitorPatch, type MonitorRecord, type NewMonitor } from "./monitors.js";
+import { MONITOR_TIME_FIELDS, type MonitorFilter, type MonitorPatch, type MonitorQuery, type MonitorRecord, type NewMonitor } from "./monitors.js";
 import type { NewOrganization, NewToken, OrganizationPatch, OrganizationRecord, TokenRecord } from "./organizations.js";
 import { keysetPageOf, pageFromRecords, pageFromTimeRecords, timeKeysetPageOf, type KeysetPage, type PageRequest, type TimeKeysetPage } from "./paging.js";
 import { normalizeEmail, type AuditRecord, type InviteRecord, type MemberRecord, type MembershipRecord, type NewAuditEntry } from "./people.js";
@@ -35,7 +35,8 @@ type PagedMethods =
  */
 export interface StoreAdapter extends Omit<Store, PagedMethods> {
   listTokens(orgId: string, page: KeysetPage): Promise<TokenRecord[]>;
-  listMonitors(orgId: string, page: KeysetPage): Promise<MonitorRecord[]>;
+  /** `tag`, when given, is normalised: keep only the monitors whose tags include it. */
+  listMonitors(orgId: string, query: MonitorFilter & KeysetPage): Promise<MonitorRecord[]>;
   listSnapshots(orgId: string, monitorId: string, page: KeysetPage): Promise<SnapshotRecord[]>;
   listDiffs(orgId: string, monitorId: string, query: DiffFilter & KeysetPage): Promise<DiffRecord[]>;
   listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]>;
@@ -73,6 +74,19 @@ function requireText(value: unknown, what: string, max = 1000): string {
     throw new StoreError("invariant_violation", `${what} must be a non-empty string of at most ${max} characters.`);
   }
   return value;
+}
+
+/** Tags as `TagsSchema` keeps them (trimmed, lower-cased, deduplicated); anything else is refused. */
+function requireTags(tags: unknown): string[] {
+  const normalized = Array.isArray(tags) ? normalizeTags(tags) : null;
+  if (normalized === null) throw new StoreError("invariant_violation", `${JSON.stringify(tags) ?? String(tags)} are not valid monitor tags.`);
+  return normalized;
+}
+
+/** A monitor patch with its times and tags normalised. */
+function normalizeMonitorPatch<P extends MonitorPatch>(patch: P): P {
+  const normalized = normalizeTimeFields(patch, MONITOR_TIME_FIELDS);
+  return patch.tags === undefined ? normalized : { ...normalized, tags: requireTags(patch.tags) };
 }
 
 function optionalText(value: unknown, what: string): string | null {
@@ -181,19 +195,31 @@ class DefinedStore implements Store {
   // monitors
 
   createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
-    return this.#run(() => (requireIds(orgId), this.#a.createMonitor(orgId, { ...input, nextCheckAt: normalizeStoreTimeOrNull(input.nextCheckAt) })));
+    return this.#run(() =>
+      (requireIds(orgId),
+      this.#a.createMonitor(orgId, { ...input, tags: requireTags(input.tags ?? []), nextCheckAt: normalizeStoreTimeOrNull(input.nextCheckAt) })),
+    );
   }
   getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
     return this.#run(() => (requireIds(orgId, id), this.#a.getMonitor(orgId, id)));
   }
   updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
-    return this.#run(() => (requireIds(orgId, id), this.#a.updateMonitor(orgId, id, normalizeTimeFields(patch, MONITOR_TIME_FIELDS))));
+    return this.#run(() => (requireIds(orgId, id), this.#a.updateMonitor(orgId, id, normalizeMonitorPatch(patch))));
   }
   deleteMonitor(orgId: string, id: string): Promise<boolean> {
     return this.#run(() => (requireIds(orgId, id), this.#a.deleteMonitor(orgId, id)));
   }
-  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>> {
-    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listMonitors(orgId, p))));
+  listMonitors(orgId: string, query: MonitorQuery): Promise<Page<MonitorRecord>> {
+    return this.#run(() => {
+      requireIds(orgId);
+      const filter: MonitorFilter = {};
+      if (query.tag !== undefined) {
+        const tag = TagSchema.safeParse(query.tag);
+        if (!tag.success) throw new StoreError("invariant_violation", `${JSON.stringify(query.tag) ?? String(query.tag)} is not a tag.`);
+        filter.tag = tag.data;
+      }
+      return this.#page(query, (p) => this.#a.listMonitors(orgId, { ...filter, ...p }));
+    });
   }
 
   // snapshots, diffs and the check
@@ -234,7 +260,7 @@ class DefinedStore implements Store {
       if (event !== null) normalizeStoreTime(event.occurredAt); // refused before anything is written
       return this.#a.recordCheck(orgId, {
         ...input,
-        monitor: normalizeTimeFields(input.monitor, MONITOR_TIME_FIELDS),
+        monitor: normalizeMonitorPatch(input.monitor),
         snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
         diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },
       });

@@ -9,8 +9,16 @@ export interface MonitorStore {
   updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null>;
   /** Deletes the monitor with its snapshots, diffs and settings (deliveries stay in the log). */
   deleteMonitor(orgId: string, id: string): Promise<boolean>;
-  listMonitors(orgId: string, page: PageRequest): Promise<Page<MonitorRecord>>;
+  /** Newest first; `tag` keeps the monitors that have that tag (paging counts only those). */
+  listMonitors(orgId: string, query: MonitorQuery): Promise<Page<MonitorRecord>>;
 }
+
+/** The filter of a monitor list, without its paging. */
+export interface MonitorFilter {
+  /** Only monitors with this tag (normalised by `defineStore`: trimmed, lower-cased). */
+  tag?: string | undefined;
+}
+export type MonitorQuery = PageRequest & MonitorFilter;
 
 export interface NewMonitor {
   type: MonitorType;
@@ -23,6 +31,8 @@ export interface NewMonitor {
   intervalSeconds: number;
   selector: string | null;
   browserOptionsJson: BrowserOptions | null;
+  /** Normalised by `defineStore` (`normalizeTags` of `@driftwatch/schema`); absent means none. */
+  tags?: string[];
   state: MonitorState;
   nextCheckAt: string | null;
 }

@@ -2,9 +2,9 @@ import { isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
 import {
   CheckResultSchema,
   MonitorCreateSchema,
+  MonitorListQuerySchema,
   MonitorSchema,
   MonitorUpdateSchema,
-  PageQuerySchema,
   pageSchema,
   type MonitorType,
 } from "@driftwatch/schema";
@@ -121,6 +121,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
           intervalSeconds: body.intervalSeconds,
           selector: body.selector,
           browserOptionsJson: body.browserOptions ?? null,
+          tags: body.tags,
           state: body.state,
           nextCheckAt: body.state === "active" ? at : null,
         });
@@ -133,10 +134,17 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
     "/api/monitors",
     {
       config: { scope: "monitors:read" },
-      schema: { tags, security, summary: "List monitors", querystring: PageQuerySchema, response: { 200: pageSchema(MonitorSchema), ...problems() } },
+      schema: {
+        tags,
+        security,
+        summary: "List monitors",
+        description: "Newest first. `tag` keeps the monitors that have that tag (a tag no monitor has gives an empty page).",
+        querystring: MonitorListQuerySchema,
+        response: { 200: pageSchema(MonitorSchema), ...problems() },
+      },
     },
     async (request) => {
-      const page = await store.listMonitors(authOf(request).orgId, pageOf(request.query));
+      const page = await store.listMonitors(authOf(request).orgId, { ...pageOf(request.query), tag: request.query.tag });
       return { data: page.data.map(presentMonitor), nextCursor: page.nextCursor };
     },
   );
@@ -188,6 +196,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.intervalSeconds !== undefined) patch.intervalSeconds = body.intervalSeconds;
       if (body.selector !== undefined) patch.selector = body.selector;
       if (body.browserOptions !== undefined) patch.browserOptionsJson = body.browserOptions;
+      if (body.tags !== undefined) patch.tags = body.tags;
       if (body.state === "paused" && current.state !== "paused") patch.state = "paused";
       if (body.state === "active" && current.state === "paused") {
         // resuming: due now; a failing monitor stays failing until a check succeeds

@@ -42,6 +42,7 @@ export function presentMonitor(m: MonitorRecord): Monitor {
     intervalSeconds: m.intervalSeconds,
     selector: m.selector,
     browserOptionsJson: m.browserOptionsJson,
+    tags: [...m.tags],
     state: m.state,
     consecutiveFailures: m.consecutiveFailures,
     lastCheckedAt: m.lastCheckedAt,

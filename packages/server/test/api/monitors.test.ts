@@ -123,4 +123,57 @@ describe("monitors", () => {
       await fresh.close();
     }
   });
+
+  it("takes tags on create and update, shows them, and lists by tag (GET /api/monitors?tag=)", async () => {
+    const fresh = await createHarness();
+    try {
+      const create = (payload: object) => fresh.request(fresh.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, ...payload } });
+      const untagged = json(await create({ name: "untagged" }));
+      expect(untagged.tags).toEqual([]);
+      const first = await create({ name: "a", tags: [" Prod", "team:payments", "prod"] });
+      expect(first.statusCode).toBe(201);
+      const a = json(first);
+      expect(a.tags).toEqual(["prod", "team:payments"]);
+      const b = json(await create({ name: "b", tags: ["prod", "eu"] }));
+      expect(json(await fresh.request(fresh.a.admin, { method: "GET", url: `/api/monitors/${a.id}` })).tags).toEqual(["prod", "team:payments"]);
+
+      const list = (query: string) => fresh.request(fresh.a.admin, { method: "GET", url: `/api/monitors${query}` });
+      expect(json(await list("?tag=prod")).data.map((m: { name: string }) => m.name)).toEqual(["b", "a"]);
+      expect(json(await list("?tag=PROD&limit=1")).data.map((m: { name: string }) => m.name)).toEqual(["b"]);
+      const second = json(await list(`?tag=prod&limit=1&cursor=${encodeURIComponent(json(await list("?tag=prod&limit=1")).nextCursor)}`));
+      expect(second.data.map((m: { name: string }) => m.name)).toEqual(["a"]);
+      expect(second.nextCursor).toBeNull();
+      expect(json(await list("?tag=team%3Apayments")).data.map((m: { id: string }) => m.id)).toEqual([a.id]);
+      expect(json(await list("?tag=nobody-has-this"))).toEqual({ data: [], nextCursor: null });
+      expect(json(await list("")).data).toHaveLength(3);
+      // another organization's monitors with the tag are not listed
+      await fresh.request(fresh.b.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, tags: ["prod"] } });
+      expect(json(await list("?tag=prod")).data).toHaveLength(2);
+
+      const patched = await fresh.request(fresh.a.admin, { method: "PATCH", url: `/api/monitors/${b.id}`, payload: { tags: ["EU", "staging"] } });
+      expect(patched.statusCode).toBe(200);
+      expect(json(patched).tags).toEqual(["eu", "staging"]);
+      expect(json(await fresh.request(fresh.a.admin, { method: "PATCH", url: `/api/monitors/${b.id}`, payload: { name: "b2" } })).tags).toEqual(["eu", "staging"]);
+      expect(json(await list("?tag=prod")).data.map((m: { id: string }) => m.id)).toEqual([a.id]);
+      expect(json(await fresh.request(fresh.a.admin, { method: "PATCH", url: `/api/monitors/${b.id}`, payload: { tags: [] } })).tags).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("refuses bad tags with a problem and keeps the stored ones", async () => {
+    const created = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, tags: ["keep"] } }));
+    const tooMany = Array.from({ length: 21 }, (_, i) => `t${i}`);
+    for (const tags of [["has space"], [""], ["x".repeat(65)], ["ünïcode"], tooMany, "prod", [42]]) {
+      const bad = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, tags } });
+      const problem = expectProblem(bad, 422, "validation_failed");
+      expect(problem.errors.map((e: { path: string }) => e.path.split(/[.[]/)[0])).toContain("tags");
+      expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${created.id}`, payload: { tags } }), 422, "validation_failed");
+    }
+    expect((await h.store.getMonitor(h.a.orgId, created.id))!.tags).toEqual(["keep"]);
+    for (const tag of ["a%20b", "a%2Fb", "", "x".repeat(65)]) {
+      const problem = expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors?tag=${tag}` }), 400, "invalid_request");
+      expect(problem.errors.map((e: { path: string }) => e.path)).toContain("tag");
+    }
+  });
 });

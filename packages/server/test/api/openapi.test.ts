@@ -54,7 +54,10 @@ describe("GET /api/openapi.json", () => {
     const create = doc.paths["/api/monitors"].post;
     const body = create.requestBody.content["application/json"].schema;
     expect(body.additionalProperties).toBe(false);
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["url", "type", "browserOptions", "headers"]));
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["url", "type", "browserOptions", "headers", "tags"]));
+    expect(body.properties.tags).toMatchObject({ type: "array", items: { type: "string", maxLength: 64 } });
+    expect(doc.components.schemas.Monitor.required).toContain("tags");
+    expect(doc.paths["/api/monitors"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["limit", "cursor", "tag"]));
     expect(JSON.stringify(body.properties.browserOptions)).toContain("#/components/schemas/BrowserOptionsInput");
     expect(JSON.stringify(doc.components.schemas.BrowserOptionsInput)).toContain("networkidle");
     expect(doc.components.schemas.BrowserOptionsInput.additionalProperties).toBe(false);

@@ -97,6 +97,63 @@ export function monitorCases(ctx: ContractContext): void {
     });
   });
 
+  describe("tags", () => {
+    it("stores tags normalised (trimmed, lower-cased, deduplicated), replaces them on update, and a monitor without any has []", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const plain = await store.createMonitor(org.id, apiMonitor());
+      expect(plain.tags).toEqual([]);
+      const tagged = await store.createMonitor(org.id, apiMonitor({ tags: [" Prod ", "team:payments", "prod", "v1.2_a-b"] }));
+      expect(tagged.tags).toEqual(["prod", "team:payments", "v1.2_a-b"]);
+      expect((await store.getMonitor(org.id, tagged.id))?.tags).toEqual(["prod", "team:payments", "v1.2_a-b"]);
+      expect((await store.updateMonitor(org.id, tagged.id, { name: "renamed" }))?.tags).toEqual(["prod", "team:payments", "v1.2_a-b"]);
+      expect((await store.updateMonitor(org.id, tagged.id, { tags: ["EU"] }))?.tags).toEqual(["eu"]);
+      expect((await store.updateMonitor(org.id, plain.id, { tags: ["eu", "prod"] }))?.tags).toEqual(["eu", "prod"]);
+      expect((await store.updateMonitor(org.id, plain.id, { tags: [] }))?.tags).toEqual([]);
+      expect(await store.getMonitor(org.id, plain.id)).toMatchObject({ tags: [] });
+    });
+
+    it("refuses tags that are not tags (invariant_violation) and keeps the stored ones", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor({ tags: ["keep"] }));
+      for (const tags of [["a b"], [""], ["x".repeat(65)], Array.from({ length: 21 }, (_, i) => `t${i}`)]) {
+        expect(await rejectionCode(store.createMonitor(org.id, apiMonitor({ tags })))).toBe("invariant_violation");
+        expect(await rejectionCode(store.updateMonitor(org.id, monitor.id, { tags }))).toBe("invariant_violation");
+      }
+      expect(await rejectionCode(store.listMonitors(org.id, { limit: 5, tag: "no spaces" }))).toBe("invariant_violation");
+      expect((await store.getMonitor(org.id, monitor.id))?.tags).toEqual(["keep"]);
+      expect((await store.listMonitors(org.id, { limit: 5 })).data).toHaveLength(1);
+    });
+
+    it("lists by tag: only monitors with that exact tag, newest first, paged over the matches, per organization", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const other = await store.ensureOrganization("other");
+      const prod: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const tags = i % 2 === 0 ? ["prod", `n${i}`] : ["production", "staging"];
+        const monitor = await store.createMonitor(org.id, apiMonitor({ name: `m${i}`, tags }));
+        if (i % 2 === 0) prod.push(monitor.id);
+      }
+      await store.createMonitor(other.id, apiMonitor({ tags: ["prod"] }));
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await store.listMonitors(org.id, { limit: 3, cursor, tag: "prod" });
+        pages.push(page.data.map((m) => m.id));
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      expect(pages).toEqual([[...prod].reverse().slice(0, 3), [...prod].reverse().slice(3)]);
+      expect((await store.listMonitors(org.id, { limit: 10, tag: " STAGING" })).data.map((m) => m.name)).toEqual(["m5", "m3", "m1"]);
+      // a tag is matched whole: no prefix, substring or JSON-text matches
+      expect(await store.listMonitors(org.id, { limit: 10, tag: "pro" })).toEqual({ data: [], nextCursor: null });
+      expect(await store.listMonitors(org.id, { limit: 10, tag: "unknown" })).toEqual({ data: [], nextCursor: null });
+      expect((await store.listMonitors(org.id, { limit: 10 })).data).toHaveLength(7);
+      expect((await store.listMonitors(other.id, { limit: 10, tag: "prod" })).data).toHaveLength(1);
+    });
+  });
+
   describe("paging", () => {
     it("empty list: no data, no cursor", async () => {
       const store = await ctx.store();
