@@ -4,7 +4,7 @@ export { PagePromise, PageResult } from "./pagination.js";
 export * from "./errors.js";
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders } from "./webhooks.js";
 export { parseEventBlock } from "./resources.js";
-export type { DiffListParams, ListParams, LiveEvent, StreamEvent } from "./resources.js";
+export type { DiffListParams, ListParams, MonitorListParams, LiveEvent, StreamEvent } from "./resources.js";
 export type {
   AuditAction,
   AuditEntry,

@@ -6,6 +6,7 @@ import type {
   DiffListQuery,
   Monitor,
   MonitorCreate,
+  MonitorListQuery,
   MonitorUpdate,
   NoiseProfile,
   Page,
@@ -65,11 +66,15 @@ abstract class Resource {
   }
 }
 
+/** `tag`: only monitors with that tag (trimmed and lower-cased by the server). */
+export type MonitorListParams = ListParams & Omit<MonitorListQuery, "limit" | "cursor">;
+
 export class Monitors extends Resource {
   create(body: MonitorCreate, options?: RequestOptions): APIPromise<Monitor> {
     return this.http.request({ method: "POST", path: "/api/monitors", body, options });
   }
-  list(params?: ListParams, options?: RequestOptions): PagePromise<Monitor> {
+  /** Newest first; `{ tag }` keeps the monitors that have that tag. */
+  list(params?: MonitorListParams, options?: RequestOptions): PagePromise<Monitor> {
     return this.paged<Monitor>("/api/monitors", params, options);
   }
   get(monitorId: string, options?: RequestOptions): APIPromise<Monitor> {

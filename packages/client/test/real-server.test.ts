@@ -191,6 +191,26 @@ describe("resources against the real server", () => {
     expect(seen).toEqual(expect.arrayContaining(created));
     for (const id of created) await client.monitors.delete(id);
   }, 30_000);
+
+  it("creates and updates tags and lists by tag, across pages with for await", async () => {
+    const tagged: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const tags = i === 4 ? ["other"] : ["Client-Tag", `n${i}`];
+      const monitor = await client.monitors.create({ url: `${target.url}?tag=${i}`, intervalSeconds: 3600, state: "paused", tags });
+      if (i < 4) {
+        expect(monitor.tags).toEqual(["client-tag", `n${i}`]);
+        tagged.push(monitor.id);
+      }
+    }
+    const seen: string[] = [];
+    for await (const monitor of client.monitors.list({ tag: "client-tag", limit: 3 })) seen.push(monitor.id);
+    expect(seen).toEqual([...tagged].reverse());
+    const updated = await client.monitors.update(tagged[0]!, { tags: ["moved"] });
+    expect(updated.tags).toEqual(["moved"]);
+    expect((await client.monitors.list({ tag: "moved" })).data.map((m) => m.id)).toEqual([tagged[0]]);
+    expect((await client.monitors.list({ tag: "client-tag" })).data).toHaveLength(3);
+    await expect(client.monitors.list({ tag: "no spaces" })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+  }, 30_000);
 });
 
 describe("errors from real responses", () => {
