@@ -88,11 +88,13 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     await b.page.getByRole("link", { name: "New monitor" }).click();
     await b.page.getByLabel("URL").fill(`${target.url}/prices.json`);
     await b.page.getByLabel("Name").fill("Prices");
+    await b.page.getByLabel("Tags").fill("Prod, team:pricing");
     await expectAccessible("new monitor");
     await b.page.getByRole("button", { name: "Create monitor" }).click();
     await b.page.getByRole("heading", { name: "Prices", level: 1 }).waitFor();
     monitorId = new URL(b.page.url()).pathname.split("/")[2]!;
     expect(monitorId).toMatch(/^mon_/);
+    expect(await b.page.getByRole("list", { name: "Tags" }).getByRole("listitem").allTextContents()).toEqual(["prod", "team:pricing"]);
     await b.page.getByRole("button", { name: "Check now" }).click();
     await b.page.getByText(/New content, HTTP 200/).waitFor();
     await expectAccessible("monitor detail");

@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   dw = await startDriftwatch();
   const name = `${PAYLOADS[0]!} ${PAYLOADS[1]!}`;
-  apiMonitor = (await dw.api("POST", "/api/monitors", { url: `${target.url}/api.json`, name, headers: { "x-note": PAYLOADS[2] }, intervalSeconds: 3600 })).id;
+  apiMonitor = (await dw.api("POST", "/api/monitors", { url: `${target.url}/api.json`, name, headers: { "x-note": PAYLOADS[2] }, intervalSeconds: 3600, tags: ["prod", `team:${"x".repeat(59)}`] })).id;
   pageMonitor = (await dw.api("POST", "/api/monitors", { type: "website", url: `${target.url}/page`, name: PAYLOADS[4], intervalSeconds: 3600 })).id;
   await dw.api("POST", `/api/monitors/${apiMonitor}/check`);
   await dw.api("POST", `/api/monitors/${pageMonitor}/check`);

@@ -11,6 +11,7 @@ import { SeverityBadge } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from "./api";
 import { Fact } from "../../ui/Fact";
+import { TagList } from "../../ui/Tags";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -115,6 +116,9 @@ export function MonitorDetailPage(): ReactNode {
           <span className={`dot state-${m.state}`} aria-hidden="true" />
           {m.state}
           {m.lastStatus !== null ? `, HTTP ${String(m.lastStatus)}` : ""}
+        </Fact>
+        <Fact label="Tags">
+          <TagList tags={m.tags} empty={<span className="muted">none</span>} />
         </Fact>
         <Fact label="Every">{formatInterval(m.intervalSeconds)}</Fact>
         <Fact label="Last check">

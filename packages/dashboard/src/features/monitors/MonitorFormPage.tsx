@@ -60,6 +60,18 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
         <input id="f-url" type="url" required value={v.url} placeholder="https://api.example.com/v1/status" onChange={(e) => set("url", e.target.value)} />
         <label htmlFor="f-name">Name</label>
         <input id="f-name" value={v.name} maxLength={200} placeholder="Defaults to the URL's host and path" onChange={(e) => set("name", e.target.value)} />
+        <label htmlFor="f-tags">Tags</label>
+        <input
+          id="f-tags"
+          value={v.tags}
+          placeholder="production, team:payments"
+          aria-describedby="f-tags-hint"
+          autoComplete="off"
+          onChange={(e) => set("tags", e.target.value)}
+        />
+        <p className="hint" id="f-tags-hint">
+          Separated by commas; up to 20, each of lowercase letters, digits, -, _, : and . (filter the monitors list by them).
+        </p>
         <div className="grid2">
           <div>
             <label htmlFor="f-method">Method</label>

@@ -55,4 +55,35 @@ describe("the monitors list", () => {
     expect(alert).toHaveTextContent("It broke.");
     expect(alert).toHaveTextContent("req_01BROKEN");
   });
+
+  it("shows each monitor's tags and filters by a tag present, together with search and status", async () => {
+    const all = [
+      monitor(1, { name: "Payments API", tags: ["prod", "team:payments"] }),
+      monitor(2, { name: "Payments sandbox", tags: ["staging", "team:payments"] }),
+      monitor(3, { name: "Search API", tags: ["prod"], state: "paused" }),
+      monitor(4, { name: "Untagged" }),
+    ];
+    const { client } = fakeClient((call) => (call.method === "GET" && call.path.startsWith("/api/monitors?") ? { body: { data: all, nextCursor: null } } : undefined));
+    renderPage(<MonitorsPage />, client);
+    await screen.findByText("4 monitors");
+    const payments = screen.getByRole("article", { name: "Payments API" });
+    expect(within(within(payments).getByRole("list", { name: "Tags" })).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["prod", "team:payments"]);
+    expect(within(screen.getByRole("article", { name: "Untagged" })).queryByRole("list", { name: "Tags" })).toBeNull();
+
+    const tag = screen.getByRole("combobox", { name: "Tag" });
+    expect(within(tag).getAllByRole("option").map((o) => o.textContent)).toEqual(["All", "prod", "staging", "team:payments"]);
+    const user = userEvent.setup();
+    await user.selectOptions(tag, "team:payments");
+    await screen.findByText("2 of 4 monitors");
+    await user.type(screen.getByRole("searchbox", { name: "Search" }), "sandbox");
+    await screen.findByText("1 of 4 monitors");
+    expect(screen.getByRole("article", { name: "Payments sandbox" })).toBeInTheDocument();
+    await user.clear(screen.getByRole("searchbox", { name: "Search" }));
+    await user.selectOptions(tag, "prod");
+    await user.selectOptions(screen.getByRole("combobox", { name: "Status" }), "paused");
+    await screen.findByText("1 of 4 monitors");
+    expect(screen.getByRole("article", { name: "Search API" })).toBeInTheDocument();
+    await user.selectOptions(screen.getByRole("combobox", { name: "Status" }), "failing");
+    expect(await screen.findByText("No monitor matches these filters")).toBeInTheDocument();
+  });
 });

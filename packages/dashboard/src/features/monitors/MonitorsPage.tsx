@@ -12,8 +12,9 @@ import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { Sparkline, countPerDay } from "../../ui/Sparkline";
 import { latestDiffQuery, SPARKLINE_DAYS, useCheckNow, useLatestDiff, useMonitors, useRecentDiffs, useSetMonitorState } from "./api";
-import { filterMonitors, NO_FILTER, type MonitorFilter } from "./filter";
+import { filterMonitors, NO_FILTER, tagsOf, type MonitorFilter } from "./filter";
 import { Fact } from "../../ui/Fact";
+import { TagList } from "../../ui/Tags";
 
 /** With a severity filter on, the newest diffs of at most this many changed monitors are fetched. */
 const SEVERITY_LOOKUPS = 200;
@@ -35,6 +36,7 @@ export function MonitorsPage(): ReactNode {
     // lookupsDone: the cache read above changes as the severity lookups arrive
     [all, deferred, queryClient, lookupsDone],
   );
+  const tags = useMemo(() => tagsOf(all), [all]);
   const set = <K extends keyof MonitorFilter>(key: K, value: MonitorFilter[K]): void => setFilter((f) => ({ ...f, [key]: value }));
 
   return (
@@ -68,6 +70,18 @@ export function MonitorsPage(): ReactNode {
             <option value="active">Active</option>
             <option value="failing">Failing</option>
             <option value="paused">Paused</option>
+          </select>
+        </label>
+        <label>
+          Tag
+          <select value={filter.tag} onChange={(e) => set("tag", e.target.value)}>
+            <option value="">All</option>
+            {filter.tag !== "" && !tags.includes(filter.tag) ? <option value={filter.tag}>{filter.tag}</option> : null}
+            {tags.map((tag) => (
+              <option key={tag} value={tag}>
+                {tag}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -148,6 +162,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         <p className="url" title={monitor.url}>
           <span className="badge">{monitor.type === "api" ? "API" : "Website"}</span> {monitor.url}
         </p>
+        <TagList tags={monitor.tags} />
       </div>
       <dl className="facts">
         <Fact label="Status">

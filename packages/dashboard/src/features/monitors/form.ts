@@ -24,6 +24,8 @@ export interface MonitorFormValues {
   body: string;
   intervalSeconds: number;
   selector: string;
+  /** Comma-separated tags as typed; the server trims, lower-cases and deduplicates them. */
+  tags: string;
   browser: boolean;
   waitStrategy: (typeof WAIT_STRATEGIES)[number];
   waitForSelector: string;
@@ -47,6 +49,7 @@ export function initialValues(monitor?: Monitor): MonitorFormValues {
     body: monitor?.body ?? "",
     intervalSeconds: monitor?.intervalSeconds ?? 300,
     selector: monitor?.selector ?? "",
+    tags: (monitor?.tags ?? []).join(", "),
     browser: b !== null,
     waitStrategy: b?.waitStrategy ?? "networkidle",
     waitForSelector: b?.waitForSelector ?? "",
@@ -60,6 +63,14 @@ export function initialValues(monitor?: Monitor): MonitorFormValues {
   };
 }
 
+/** The tags of a comma-separated text: each trimmed, empty entries dropped (the server normalises the rest). */
+export function parseTags(text: string): string[] {
+  return text
+    .split(",")
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== "");
+}
+
 /** The request body (create or update) of the form's values; masked header values go back as `***` (kept). */
 export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate & { type?: "api" | "website" } {
   const headers: Record<string, string> = {};
@@ -71,6 +82,7 @@ export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate
     body: v.body === "" ? null : v.body,
     intervalSeconds: v.intervalSeconds,
     selector: v.type === "website" && v.selector.trim() !== "" ? v.selector.trim() : null,
+    tags: parseTags(v.tags),
   };
   if (v.name.trim() !== "") body.name = v.name.trim();
   if (v.type === "website") {
