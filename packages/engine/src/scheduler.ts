@@ -1,6 +1,8 @@
 import { performance } from "node:perf_hooks";
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
+import { createSleeper, finishWithin } from "./background-loop.js";
 import { defaultOwner } from "./delivery/delivery.js";
+import { FairQueue, MeanDurations } from "./fair-queue.js";
 import {
   ASSUMED_DURATION_MS,
   DEFAULT_CHECK_CONCURRENCY,
@@ -8,7 +10,6 @@ import {
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_SPREAD_WINDOW_MS,
-  MAX_DURATION_STATS,
   MAX_HELD_MONITORS,
   MAX_HOST_QUEUE,
   MONITOR_LEASE_MS,
@@ -90,42 +91,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const overdueAfterMs = options.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   const report = (error: unknown): void => options.onError?.(error);
 
-  /**
-   * Claimed monitors waiting for a slot: per org, then per host, each queue in claim (due) order.
-   * Orgs and, within an org, hosts take turns (a served entry moves to the end of its Map).
-   */
-  const queues = new Map<string, Map<string, MonitorRecord[]>>();
-  let waitingCount = 0;
-  /** When each queued org was last served (a dispatch counter); orgs take turns by it. */
-  const lastServed = new Map<string, number>();
-  let served = 0;
-  const perHostRunning = new Map<string, number>();
-  const perHostWaiting = new Map<string, number>();
-  /** Mean check duration per host (moving average), to keep a host's queue within its lease. */
-  const hostMs = new Map<string, number>();
+  /** Claimed monitors waiting for a slot, per org and per host (`hostname:port`): orgs and, within an org, hosts take turns. */
+  const queue = new FairQueue<MonitorRecord>(perHost);
+  /** Mean check duration per host, to keep a host's queue within its lease. */
+  const hostMs = new MeanDurations();
   const running = new Set<Promise<void>>();
   let abort = new AbortController();
   let started = false;
   let loop: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const sleeper = createSleeper();
   let lastClaimFull = false;
   let idleWaiters: (() => void)[] = [];
-
-  const bump = (map: Map<string, number>, key: string, by: number): void => {
-    const next = (map.get(key) ?? 0) + by;
-    if (next <= 0) map.delete(key);
-    else map.set(key, next);
-  };
-
-  const saturated = (host: string): boolean => (perHostRunning.get(host) ?? 0) >= perHost;
-
-  /** Waiting monitors that could start now (their host has a free slot). */
-  function runnable(): number {
-    let count = 0;
-    for (const [host, queued] of perHostWaiting) count += Math.min(queued, Math.max(0, perHost - (perHostRunning.get(host) ?? 0)));
-    return count;
-  }
 
   /**
    * Claim room: at most two monitors per slot that could run now (running + runnable waiting).
@@ -133,7 +109,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * slot, so a busy host never stops the claims of other hosts' monitors.
    */
   function room(): number {
-    return Math.min(concurrency * 2 - running.size - runnable(), MAX_HELD_MONITORS - running.size - waitingCount);
+    return Math.min(concurrency * 2 - running.size - queue.runnable(), MAX_HELD_MONITORS - running.size - queue.size);
   }
 
   /**
@@ -147,68 +123,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return Math.max(2 * perHost, Math.min(MAX_HOST_QUEUE, fits));
   }
 
-  function observe(host: string, ms: number): void {
-    const mean = hostMs.get(host);
-    hostMs.delete(host);
-    // Most recently used last; forget the oldest hosts beyond a bound.
-    if (hostMs.size >= MAX_DURATION_STATS) hostMs.delete(hostMs.keys().next().value!);
-    hostMs.set(host, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
-  }
-
-  function enqueue(monitor: MonitorRecord, host: string): void {
-    let byHost = queues.get(monitor.orgId);
-    if (byHost === undefined) queues.set(monitor.orgId, (byHost = new Map()));
-    const queue = byHost.get(host);
-    if (queue === undefined) byHost.set(host, [monitor]);
-    else queue.push(monitor);
-    bump(perHostWaiting, host, 1);
-    waitingCount++;
-  }
-
-  /**
-   * The next monitor to start: the org served least recently (an org new to the queue first) with
-   * a monitor whose host has a free slot; within the org its hosts take turns.
-   */
-  function dequeue(): { monitor: MonitorRecord; host: string } | null {
-    let pick: { orgId: string; byHost: Map<string, MonitorRecord[]>; host: string; queue: MonitorRecord[] } | null = null;
-    let pickTurn = Infinity;
-    for (const [orgId, byHost] of queues) {
-      const turn = lastServed.get(orgId) ?? -1;
-      if (turn >= pickTurn) continue;
-      for (const [host, queue] of byHost) {
-        if (saturated(host)) continue;
-        pick = { orgId, byHost, host, queue };
-        pickTurn = turn;
-        break;
-      }
-    }
-    if (pick === null) return null;
-    const { orgId, byHost, host, queue } = pick;
-    const monitor = queue.shift()!;
-    byHost.delete(host);
-    if (queue.length > 0) byHost.set(host, queue);
-    if (byHost.size > 0) lastServed.set(orgId, ++served);
-    else {
-      queues.delete(orgId);
-      lastServed.delete(orgId);
-    }
-    bump(perHostWaiting, host, -1);
-    waitingCount--;
-    return { monitor, host };
-  }
-
-  function drainQueues(): MonitorRecord[] {
-    const held: MonitorRecord[] = [];
-    for (const byHost of queues.values()) for (const queue of byHost.values()) held.push(...queue);
-    queues.clear();
-    lastServed.clear();
-    perHostWaiting.clear();
-    waitingCount = 0;
-    return held;
-  }
-
   function settleIdle(): void {
-    if (running.size > 0 || waitingCount > 0) return;
+    if (running.size > 0 || queue.size > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -223,7 +139,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   function runOne(monitor: MonitorRecord, host: string): void {
-    bump(perHostRunning, host, 1);
+    queue.started(host);
     const begun = performance.now();
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
@@ -239,7 +155,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }
-      observe(host, performance.now() - begun);
+      hostMs.observe(host, performance.now() - begun);
       await release(monitor, nextCheckAt);
       if (outcome !== null) {
         try {
@@ -252,7 +168,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     running.add(task);
     void task.finally(() => {
       running.delete(task);
-      bump(perHostRunning, host, -1);
+      queue.finished(host);
       pump();
       // Claim again once half the holding room is free, not after every check: one claim per batch.
       if (lastClaimFull && room() >= concurrency) wake();
@@ -263,11 +179,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   /** Starts waiting monitors while slots are free: orgs take turns, saturated hosts are skipped. */
   function pump(): void {
     while (running.size < concurrency) {
-      const next = dequeue();
+      const next = queue.shift();
       if (next === null) break;
-      runOne(next.monitor, next.host);
+      runOne(next.item, next.key);
     }
-    metrics?.setDueMonitors(waitingCount);
+    metrics?.setDueMonitors(queue.size);
   }
 
   async function tick(): Promise<number> {
@@ -280,11 +196,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const host = hostOf(monitor.url);
       // A monitor waits in its host's queue for a host slot. Only beyond what the host can check
       // within half a lease does it give its lease back, for one poll interval.
-      if ((perHostWaiting.get(host) ?? 0) >= hostQueueLimit(host)) {
+      if (queue.waitingFor(host) >= hostQueueLimit(host)) {
         deferred.push(monitor);
         continue;
       }
-      enqueue(monitor, host);
+      queue.push(monitor.orgId, host, monitor);
     }
     pump();
     const retryAt = new Date(now().getTime() + pollIntervalMs).toISOString();
@@ -309,25 +225,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  function sleep(ms: number): Promise<void> {
-    if (woken) {
-      woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        wakeUp = null;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
   function wake(): void {
-    if (wakeUp) wakeUp();
-    else woken = true;
+    sleeper.wake();
   }
 
   async function run(): Promise<void> {
@@ -346,7 +245,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (!started) break;
       // After a full claim more may be due: claim again at once if there is room, else when a check ends.
       if (lastClaimFull && room() >= concurrency) continue;
-      await sleep(pollIntervalMs);
+      await sleeper.sleep(pollIntervalMs);
     }
   }
 
@@ -355,7 +254,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return running.size;
     },
     get waiting() {
-      return waitingCount;
+      return queue.size;
     },
     start() {
       if (started) return;
@@ -365,27 +264,28 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async stop(stopOptions = {}) {
       started = false;
-      wakeUp?.();
+      sleeper.interrupt();
       if (loop !== null) await loop;
       loop = null;
       // Waiting monitors give their lease back untouched: still due, for the next process.
-      const held = drainQueues();
+      const held = queue.drain();
       metrics?.setDueMonitors(0);
       await Promise.all(held.map((monitor) => release(monitor, monitor.nextCheckAt)));
-      let timer: NodeJS.Timeout | undefined;
-      if (stopOptions.graceMs !== undefined) timer = setTimeout(() => abort.abort(new Error("scheduler stopped")), stopOptions.graceMs);
-      try {
-        while (running.size > 0) await Promise.allSettled([...running]);
-      } finally {
-        clearTimeout(timer);
-      }
+      await finishWithin(
+        async () => {
+          while (running.size > 0) await Promise.allSettled([...running]);
+        },
+        abort,
+        stopOptions.graceMs,
+        "scheduler stopped",
+      );
       settleIdle();
     },
     wake,
     spreadOverdue,
     tick,
     idle() {
-      if (running.size === 0 && waitingCount === 0) return Promise.resolve();
+      if (running.size === 0 && queue.size === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };

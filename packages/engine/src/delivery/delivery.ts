@@ -18,11 +18,11 @@ import {
   DELIVERY_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
   MAX_DELIVERIES_PER_RUN,
-  MAX_DURATION_STATS,
   MAX_ENDPOINT_QUEUE,
 } from "../limits.js";
 import type { DeliveryMetricOutcome, EngineMetrics } from "../metrics.js";
 import type { DeliveryService, UrlGuard, WebhookTransport } from "../ports.js";
+import { FairQueue, MeanDurations } from "../fair-queue.js";
 import { createFetchTransport } from "./fetch-transport.js";
 import { MAX_DELIVERY_ATTEMPTS, nextDeliveryDelayMs, parseRetryAfter } from "./retry.js";
 
@@ -188,14 +188,8 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     return saved === null ? "lost" : outcome;
   }
 
-  /** Mean attempt duration per endpoint (moving average), to keep an endpoint's queue within its lease. */
-  const endpointMs = new Map<string, number>();
-  function observe(url: string, ms: number): void {
-    const mean = endpointMs.get(url);
-    endpointMs.delete(url);
-    if (endpointMs.size >= MAX_DURATION_STATS) endpointMs.delete(endpointMs.keys().next().value!);
-    endpointMs.set(url, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
-  }
+  /** Mean attempt duration per endpoint, to keep an endpoint's queue within its lease. */
+  const endpointMs = new MeanDurations();
   /** How many deliveries an endpoint may queue: what its slots can attempt within half a lease. */
   function endpointQueueLimit(url: string): number {
     const mean = Math.min(timeoutMs, endpointMs.get(url) ?? ASSUMED_DURATION_MS);
@@ -235,26 +229,11 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       webhook: WebhookRecord | null;
       claimedAt: number;
     }
-    const queues = new Map<string, Map<string, Queued[]>>();
-    const lastServed = new Map<string, number>();
-    let served = 0;
-    const endpointRunning = new Map<string, number>();
-    const endpointWaiting = new Map<string, number>();
-    const bump = (map: Map<string, number>, key: string, by: number): void => {
-      const next = (map.get(key) ?? 0) + by;
-      if (next <= 0) map.delete(key);
-      else map.set(key, next);
-    };
+    const queue = new FairQueue<Queued>(endpointCap);
     const endpointOf = (entry: Queued): string => entry.webhook?.url ?? `(deleted) ${entry.delivery.webhookId}`;
-    const saturated = (url: string): boolean => (endpointRunning.get(url) ?? 0) >= endpointCap;
-    const runnable = (): number => {
-      let count = 0;
-      for (const [url, queued] of endpointWaiting) count += Math.min(queued, Math.max(0, endpointCap - (endpointRunning.get(url) ?? 0)));
-      return count;
-    };
 
     const start = (entry: Queued, url: string): void => {
-      bump(endpointRunning, url, 1);
+      queue.started(url);
       const begun = performance.now();
       const task = (async () => {
         if (run.signal?.aborted) return;
@@ -268,7 +247,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
           return;
         }
         if (outcome === "aborted" || outcome === "lost") return;
-        if (entry.webhook !== null) observe(url, performance.now() - begun);
+        if (entry.webhook !== null) endpointMs.observe(url, performance.now() - begun);
         result.attempted++;
         if (outcome === "succeeded") result.succeeded++;
         else result.failed++;
@@ -276,60 +255,27 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       inFlight.add(task);
       void task.finally(() => {
         inFlight.delete(task);
-        bump(endpointRunning, url, -1);
+        queue.finished(url);
         pump();
       });
     };
 
-    /** The org served least recently with a queued delivery whose endpoint has a free slot. */
-    const dequeue = (): { entry: Queued; url: string } | null => {
-      let pick: { orgId: string; byUrl: Map<string, Queued[]>; url: string; queue: Queued[] } | null = null;
-      let pickTurn = Infinity;
-      for (const [orgId, byUrl] of queues) {
-        const turn = lastServed.get(orgId) ?? -1;
-        if (turn >= pickTurn) continue;
-        for (const [url, queue] of byUrl) {
-          if (saturated(url)) continue;
-          pick = { orgId, byUrl, url, queue };
-          pickTurn = turn;
-          break;
-        }
-      }
-      if (pick === null) return null;
-      const { orgId, byUrl, url, queue } = pick;
-      const entry = queue.shift()!;
-      byUrl.delete(url);
-      if (queue.length > 0) byUrl.set(url, queue);
-      if (byUrl.size > 0) lastServed.set(orgId, ++served);
-      else {
-        queues.delete(orgId);
-        lastServed.delete(orgId);
-      }
-      bump(endpointWaiting, url, -1);
-      return { entry, url };
-    };
-
     function pump(): void {
       while (inFlight.size < slots && failure === null && run.signal?.aborted !== true) {
-        const next = dequeue();
+        const next = queue.shift();
         if (next === null) return;
         // Waited half its lease already (its endpoint slower than measured): left unattempted,
         // retried once the lease expires, so an attempt never outlives its lease by much.
-        if (Date.now() - next.entry.claimedAt > leaseMs / 2) continue;
-        start(next.entry, next.url);
+        if (Date.now() - next.item.claimedAt > leaseMs / 2) continue;
+        start(next.item, next.key);
       }
     }
 
     const enqueue = (entry: Queued): void => {
       const url = endpointOf(entry);
       // Beyond what the endpoint can attempt within half a lease: left to its lease (no attempt counted).
-      if ((endpointWaiting.get(url) ?? 0) >= endpointQueueLimit(url)) return;
-      let byUrl = queues.get(entry.delivery.orgId);
-      if (byUrl === undefined) queues.set(entry.delivery.orgId, (byUrl = new Map()));
-      const queue = byUrl.get(url);
-      if (queue === undefined) byUrl.set(url, [entry]);
-      else queue.push(entry);
-      bump(endpointWaiting, url, 1);
+      if (queue.waitingFor(url) >= endpointQueueLimit(url)) return;
+      queue.push(entry.delivery.orgId, url, entry);
     };
 
     const idle = (ms: number): Promise<void> =>
@@ -343,7 +289,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
 
     for (;;) {
       while (!exhausted && remaining > 0 && failure === null && run.signal?.aborted !== true) {
-        const free = Math.min(slots - inFlight.size - runnable(), remaining);
+        const free = Math.min(slots - inFlight.size - queue.runnable(), remaining);
         // Claim in chunks (at least half the slots free), not one delivery per finished attempt.
         if (free > 0 && free >= Math.min(remaining, Math.ceil(slots / 2))) {
           const claimedAt = Date.now();
