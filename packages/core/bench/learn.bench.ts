@@ -3,26 +3,10 @@
 // jitter). The target is a median under 50 ms; the peer, measured side by side, is diffJson over
 // the same 9 consecutive pairs (the learner walks the same pairs and judges every field).
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { diffJson, suggestPolicy } from "../src/index.js";
+import { collect, median, rng, WORDS, writeBenchSection } from "./support.js";
 
-const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
 const T0 = Date.UTC(2026, 10, 20, 8);
 const USERS = 400;
 
@@ -56,7 +40,7 @@ const ROUNDS = 5;
 const learnMs: number[] = [];
 const ratios: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  const bench = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 2, setup: () => (globalThis as { gc?: () => void }).gc?.() });
+  const bench = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 2, setup: () => collect?.() });
   const tasks: [string, () => void][] = [
     ["suggestPolicy", () => void suggestPolicy(history, { kind: "json" })],
     ["diffJson x 9 pairs", () => void pairs.forEach(([a, b]) => diffJson(a, b))],
