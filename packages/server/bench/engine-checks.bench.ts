@@ -8,9 +8,9 @@ import { performance } from "node:perf_hooks";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { webhookInput } from "@driftwatch/store-testkit";
-import { Agent, request } from "undici";
+import { request } from "undici";
 import { createCheckService, createScheduler } from "@driftwatch/engine";
-import { benchMonitor, engineSection, listenLoopback, loadAverage, sideBySide, tempDir, writeBenchSection } from "./support.js";
+import { benchMonitor, engineSection, listenLoopback, loadAverage, peerRate, sideBySide, tempDir, writeBenchSection } from "./support.js";
 
 const MONITORS = 400;
 const CONCURRENCY = 16;
@@ -85,20 +85,10 @@ async function engineRound(): Promise<{ perSecond: number; changed: number }> {
 
 /** The peer: bare GET + JSON.parse of the same document, same concurrency. */
 async function peerRound(): Promise<number> {
-  const agent = new Agent();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < ids.length) {
-        const response = await request(url, { dispatcher: agent });
-        JSON.parse(await response.body.text());
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await agent.close();
-  return ids.length / seconds;
+  return peerRate(ids.length, CONCURRENCY, async (_i, agent) => {
+    const response = await request(url, { dispatcher: agent });
+    JSON.parse(await response.body.text());
+  });
 }
 
 const loadBefore = loadAverage();

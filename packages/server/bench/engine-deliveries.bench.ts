@@ -6,10 +6,10 @@ import { performance } from "node:perf_hooks";
 import { createSignedDelivery, generateWebhookSecret } from "@driftwatch/core";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { changedCheck, webhookInput } from "@driftwatch/store-testkit";
-import { Agent, request } from "undici";
+import { request } from "undici";
 import { createDeliveryService } from "@driftwatch/engine";
 import { createWebhookTransport } from "@driftwatch/fetcher-http";
-import { benchMonitor, engineSection, listenLoopback, loadAverage, sideBySide, tempDir, writeBenchSection } from "./support.js";
+import { benchMonitor, engineSection, listenLoopback, loadAverage, peerRate, sideBySide, tempDir, writeBenchSection } from "./support.js";
 
 const DELIVERIES = 2000;
 const CONCURRENCY = 32;
@@ -69,21 +69,11 @@ async function engineRound(): Promise<number> {
 }
 
 async function peerRound(): Promise<number> {
-  const agent = new Agent();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < DELIVERIES; i = next++) {
-        const signed = createSignedDelivery({ event: payloads[i]!, secrets: [secret] });
-        const response = await request(receiverUrl, { method: "POST", body: signed.body, headers: signed.headers, dispatcher: agent });
-        await response.body.dump();
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await agent.close();
-  return DELIVERIES / seconds;
+  return peerRate(DELIVERIES, CONCURRENCY, async (i, agent) => {
+    const signed = createSignedDelivery({ event: payloads[i]!, secrets: [secret] });
+    const response = await request(receiverUrl, { method: "POST", body: signed.body, headers: signed.headers, dispatcher: agent });
+    await response.body.dump();
+  });
 }
 
 const loadBefore = loadAverage();

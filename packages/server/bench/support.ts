@@ -9,11 +9,13 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { NewMonitor } from "@driftwatch/core";
 import { apiMonitor } from "@driftwatch/store-testkit";
 import { pino } from "pino";
+import { Agent } from "undici";
 import type { createDriftwatchServer } from "../src/service.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -64,6 +66,24 @@ export async function sideBySide<T>(engineRound: () => Promise<T>, peerRound: ()
     peer.push(await peerRound());
   }
   return { engine: median(engine), peer: median(peer), last };
+}
+
+/**
+ * A peer's round: `count` operations, `concurrency` at a time, through a fresh undici Agent
+ * (closed after); operations per second.
+ */
+export async function peerRate(count: number, concurrency: number, operation: (i: number, agent: Agent) => Promise<void>): Promise<number> {
+  const agent = new Agent();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) await operation(i, agent);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return count / seconds;
 }
 
 /** The one-minute load average, two decimals. */
