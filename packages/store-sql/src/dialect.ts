@@ -1,4 +1,5 @@
 import type { ClaimDeliveriesInput, StoreError } from "@driftwatch/core";
+import type { CopyColumn } from "./copy.js";
 
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
@@ -81,6 +82,10 @@ export interface SqlDialect {
   claimDueDeliveries(input: ClaimDeliveriesInput & { until: string }): SqlStatement;
   /** A statement answering one row `{ version, tables }`: the newest migration and how many of `tables` exist. */
   schemaCheck(tables: readonly TableName[]): SqlStatement;
+  /** A statement listing a table's columns, one row each, for `readColumn` (used by the copy). */
+  describeTable(table: TableName): SqlStatement;
+  /** A row of `describeTable` as a column: its name, kind and place in the primary key. */
+  readColumn(row: Record<string, unknown>): CopyColumn;
   /** A driver's error as a `StoreError` with a code; undefined when it is none of the driver's. */
   mapError(error: unknown): StoreError | undefined;
 }

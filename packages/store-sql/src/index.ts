@@ -9,3 +9,18 @@ export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, WEBHOOK_PATCH
 export function createSqlStore(options: SqlStoreOptions): Store {
   return defineStore(new SqlStoreAdapter(options), { mapError: (error) => options.dialect.mapError(error) });
 }
+export {
+  canonicalValue,
+  copySqlDatabase,
+  COPY_ORDER,
+  isEmptyDatabase,
+  mergeColumnKinds,
+  verifySqlCopy,
+  type CopyColumn,
+  type CopyColumnKind,
+  type CopyOptions,
+  type CopyResult,
+  type SqlDatabase,
+  type TableCheck,
+  type TableProgress,
+} from "./copy.js";
