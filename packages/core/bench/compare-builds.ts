@@ -11,12 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fastJsonPatch from "fast-json-patch";
-import type { diffJson as DiffJson, validatePolicyRules as ValidatePolicyRules } from "../src/index.js";
-import { BENCH_POLICY, documentOfSize, median, quantile, rotatedRounds, withChangedLeaves, writeBenchSection } from "./support.js";
+import type { diffJson as DiffJson, suggestPolicy as SuggestPolicy, validatePolicyRules as ValidatePolicyRules } from "../src/index.js";
+import { BENCH_POLICY, documentOfSize, median, noisyHistory, quantile, rotatedRounds, withChangedLeaves, writeBenchSection } from "./support.js";
 
 interface Build {
   label: string;
   diff: (before: unknown, after: unknown) => void;
+  learn: (history: unknown[]) => void;
 }
 
 const ROUNDS = Number(process.env.DRIFTWATCH_BENCH_ROUNDS ?? 21);
@@ -29,9 +30,13 @@ if (args.length !== 2 || args.some((a) => !a.includes("="))) {
 const builds: Build[] = [];
 for (const arg of args) {
   const [label, dir] = [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)];
-  const core = (await import(pathToFileURL(path.resolve(dir, "dist/index.js")).href)) as { diffJson: typeof DiffJson; validatePolicyRules: typeof ValidatePolicyRules };
+  const core = (await import(pathToFileURL(path.resolve(dir, "dist/index.js")).href)) as {
+    diffJson: typeof DiffJson;
+    suggestPolicy: typeof SuggestPolicy;
+    validatePolicyRules: typeof ValidatePolicyRules;
+  };
   const policy = core.validatePolicyRules(BENCH_POLICY);
-  builds.push({ label, diff: (before, after) => void core.diffJson(before, after, { policy }) });
+  builds.push({ label, diff: (before, after) => void core.diffJson(before, after, { policy }), learn: (history) => void core.suggestPolicy(history, { kind: "json" }) });
 }
 const [first, second] = builds as [Build, Build];
 
@@ -42,7 +47,12 @@ const cases = [
   { name: "2 KB, one change", before: small, after: withChangedLeaves(small, 0, 4) },
   { name: "1 MB, 1 % of leaves changed", before: big, after: withChangedLeaves(big, 0.01, 3) },
 ];
+// The suggestPolicy bench's 10 snapshots of a noisy 100 KB document, learned from by each build.
+const history = noisyHistory();
 const PEER = "fast-json-patch compare";
+/** Within noise when the middle half of the per-round ratios (second build / first) holds 1. */
+const verdict = (between: number[]): string =>
+  quantile(between, 0.25) <= 1 && quantile(between, 0.75) >= 1 ? "within noise" : median(between) < 1 ? `${second.label} slower` : `${second.label} faster`;
 const rows: string[] = [];
 const loadBefore = os.loadavg()[0]!.toFixed(1);
 
@@ -60,17 +70,23 @@ for (const c of cases) {
   }
   const iqr = (xs: number[]): string => `${quantile(xs, 0.25).toFixed(2)}-${quantile(xs, 0.75).toFixed(2)}`;
   const cell = (xs: number[]): string => `${median(xs).toFixed(2)} x (${iqr(xs)})`;
-  // Within noise when the middle half of the per-round ratios holds 1.
-  const verdict = quantile(between, 0.25) <= 1 && quantile(between, 0.75) >= 1 ? "within noise" : median(between) < 1 ? `${second.label} slower` : `${second.label} faster`;
-  rows.push(`| ${c.name} | ${cell(vsPeer[first.label]!)} | ${cell(vsPeer[second.label]!)} | **${cell(between)}** | ${verdict} |`);
+  rows.push(`| ${c.name} | ${cell(vsPeer[first.label]!)} | ${cell(vsPeer[second.label]!)} | **${cell(between)}** | ${verdict(between)} |`);
   console.log(c.name, `${second.label} / ${first.label}: ${between.map((r) => r.toFixed(2)).join(", ")}`);
+}
+
+{
+  const name = "suggestPolicy, 10 x 100 KB";
+  const tasks: [string, () => void][] = builds.map((build) => [build.label, () => build.learn(history)]);
+  const between = (await rotatedRounds(tasks, ROUNDS)).map((hz) => hz[second.label]! / hz[first.label]!);
+  rows.push(`| ${name} | - | - | **${median(between).toFixed(2)} x (${quantile(between, 0.25).toFixed(2)}-${quantile(between, 0.75).toFixed(2)})** | ${verdict(between)} |`);
+  console.log(name, `${second.label} / ${first.label}: ${between.map((r) => r.toFixed(2)).join(", ")}`);
 }
 
 const markdown = `### @driftwatch/core: diffJson, two builds side by side
 
 \`bench/compare-builds.ts\`: the builds \`${first.label}\` and \`${second.label}\` of @driftwatch/core (their \`dist\`) loaded into one
 process, diffing the same pairs as the diffJson bench with the same three-rule policy, with fast-json-patch
-\`compare\` beside them; ${ROUNDS} rounds, task order rotated each round, a full GC before each task. Each cell is the
+\`compare\` beside them, and learning from the suggestPolicy bench's snapshots (operations per second compared); ${ROUNDS} rounds, task order rotated each round, a full GC before each task. Each cell is the
 median of the per-round ratios, the interquartile range in brackets; "within noise" when that range holds 1.
 Figures of the diffJson section taken in different runs can differ with the machine (its CPU model changes
 between sessions here) and its load; this comparison cannot.

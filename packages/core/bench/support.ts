@@ -66,6 +66,38 @@ function leaves(value: unknown, out: [Record<string, unknown> | unknown[], strin
   return out;
 }
 
+const T0 = Date.UTC(2026, 10, 20, 8);
+/** Users in each snapshot of `noisyHistory`. */
+export const NOISY_USERS = 400;
+
+/** Snapshot `t` of a ~100 KB API response: NOISY_USERS users with stable data and per-fetch noise. */
+function noisySnapshot(t: number): unknown {
+  const random = rng(42);
+  const noise = rng(1000 + t);
+  const users = [];
+  for (let i = 0; i < NOISY_USERS; i++) {
+    const w = (): string => WORDS[Math.floor(random() * WORDS.length)]!;
+    const tags = [w(), w(), w()];
+    users.push({
+      id: `usr_${i.toString(36).padStart(6, "0")}`,
+      name: `${w()} ${w()}`,
+      email: `${w()}.${i}@example.com`,
+      status: random() < 0.8 ? "active" : "invited",
+      plan: { tier: w(), seats: Math.floor(random() * 50), price: "19.00" },
+      last_seen: new Date(T0 + t * 60_000 - Math.floor(noise() * 50_000)).toISOString(),
+      logins: 100 + i + t * 3,
+      score: (50 + random() * 50) * (1 + (noise() - 0.5) * 1e-8),
+      tags: t % 2 === 0 ? tags : [...tags].reverse(),
+    });
+  }
+  return { generated_at: new Date(T0 + t * 60_000).toISOString(), request_id: `req_${Math.floor(noise() * 2 ** 48).toString(16)}a1`, total: users.length, users };
+}
+
+/** The 10 consecutive snapshots suggestPolicy learns from in the benches. */
+export function noisyHistory(): unknown[] {
+  return Array.from({ length: 10 }, (_, t) => noisySnapshot(t));
+}
+
 /** A copy of `doc` with `fraction` of its leaves changed (at least one; same type, new value), ids kept. */
 export function withChangedLeaves<T>(doc: T, fraction: number, seed: number): T {
   const copy = structuredClone(doc);

@@ -7,7 +7,7 @@
 //   node --import tsx bench/compare-builds.ts <label>=<server package dir> <label>=<server package dir>
 //
 // Each directory is a built @driftwatch/server (its dist/index.js is imported, with the workspace
-// packages of its own checkout). The result is printed and written to the server-builds section
+// packages of its own checkout). The result is printed and written to the server-builds-<first label> section
 // of docs/benchmarks.md.
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -94,6 +94,13 @@ for (const side of sides) {
 }
 
 const fmt = (values: number[]): string => values.map((v) => v.toFixed(2)).join(", ");
+/** "within noise" when the middle half of the per-round ratios (interquartile range) holds 1. */
+function verdict(values: number[], below: string, above: string): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  if (q(0.25) <= 1 && q(0.75) >= 1) return `within noise: interquartile range ${q(0.25).toFixed(2)}-${q(0.75).toFixed(2)}`;
+  return `${median(values) < 1 ? below : above}: interquartile range ${q(0.25).toFixed(2)}-${q(0.75).toFixed(2)}`;
+}
 const row = (name: string): string => {
   const r = runs[name]!;
   return `| ${name} | ${Math.round(median(r.map((x) => x.rps)))} | ${median(r.map((x) => x.p99))} ms | ${Math.round(median(r.map((x) => x.cpuUs)))} µs |`;
@@ -113,9 +120,9 @@ ${sides.map((side) => row(side.name)).join("\n")}
 
 | ratio (median of the rounds) | value | per round |
 |---|---:|---|
-| ${second.name} / ${first.name}, requests/s | **${median(ratio.between).toFixed(2)} x** | ${fmt(ratio.between)} |
-| ${second.name} / ${first.name}, CPU per request | ${median(ratio.cpu).toFixed(2)} x | ${fmt(ratio.cpu)} |
+| ${second.name} / ${first.name}, requests/s | **${median(ratio.between).toFixed(2)} x** (${verdict(ratio.between, "slower", "faster")}) | ${fmt(ratio.between)} |
+| ${second.name} / ${first.name}, CPU per request | ${median(ratio.cpu).toFixed(2)} x (${verdict(ratio.cpu, "cheaper", "costlier")}) | ${fmt(ratio.cpu)} |
 | ${first.name} / bare Fastify, requests/s | ${median(ratio.first).toFixed(2)} x | ${fmt(ratio.first)} |
 | ${second.name} / bare Fastify, requests/s | ${median(ratio.second).toFixed(2)} x | ${fmt(ratio.second)} |`;
-writeBenchSection("server-builds", markdown);
+writeBenchSection(`server-builds-${first.name}`, markdown);
 console.log(`\n${markdown}`);
