@@ -1,6 +1,7 @@
 // `npm start` from the repository root: builds @driftwatch/server, the dashboard it serves at / and
 // what they depend on (turbo, cached after the first run), then runs the built `driftwatch serve --demo` on the embedded SQLite
-// default (./.driftwatch/driftwatch.db). Extra arguments are passed on:
+// default (./.driftwatch/driftwatch.db); its output (the demo's admin token and, while no user exists,
+// the one-time setup link that creates the first account) is shown as is. Extra arguments are passed on:
 //   npm start -- --port 9090
 // Ctrl-C (SIGINT) or SIGTERM stops the server gracefully.
 import { spawn } from "node:child_process";

@@ -1,5 +1,5 @@
 import { HttpCore, type ClientOptions } from "./core.js";
-import { Diffs, Events, Monitors, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
+import { Audit, Auth, Diffs, Events, Invites, Monitors, Orgs, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
 
 /**
  * The driftwatch API client.
@@ -10,6 +10,9 @@ import { Diffs, Events, Monitors, SettingsResource, Snapshots, Tokens, Webhooks 
  * const { snapshot, diff } = await client.monitors.check(monitor.id);
  * for await (const d of client.diffs.list(monitor.id)) console.log(d.classification, d.topSeverity);
  * ```
+ *
+ * In a browser signed in with a cookie session, leave `token` out:
+ * `new Driftwatch({ baseUrl: location.origin, credentials: "same-origin", csrfToken: () => csrf })`.
  */
 export class Driftwatch {
   readonly monitors: Monitors;
@@ -18,6 +21,12 @@ export class Driftwatch {
   readonly settings: SettingsResource;
   readonly webhooks: Webhooks;
   readonly tokens: Tokens;
+  /** Setup, sign-in, cookie sessions, the caller's identity. */
+  readonly auth: Auth;
+  /** The active organization and its members. */
+  readonly orgs: Orgs;
+  readonly invites: Invites;
+  readonly audit: Audit;
   /** Live events of the organization (server-sent events over `fetch`). */
   readonly events: Events;
   /** The transport (retries, timeouts); exposed for advanced use and tests. */
@@ -32,5 +41,14 @@ export class Driftwatch {
     this.webhooks = new Webhooks(this.http);
     this.tokens = new Tokens(this.http);
     this.events = new Events(this.http);
+    this.auth = new Auth(this.http);
+    this.orgs = new Orgs(this.http);
+    this.invites = new Invites(this.http);
+    this.audit = new Audit(this.http);
   }
+}
+
+/** `new Driftwatch(options)`. */
+export function createClient(options: ClientOptions): Driftwatch {
+  return new Driftwatch(options);
 }

@@ -6,13 +6,27 @@ import { ConnectionError, DriftwatchApiError, DriftwatchClientError, TimeoutErro
  */
 export const API_VERSION = "2026-11-01";
 
+/** `fetch`'s `credentials`: whether cookies are sent. */
+export type FetchCredentials = "include" | "same-origin" | "omit";
+
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface ClientOptions {
   /** Where the API lives, e.g. `http://127.0.0.1:8080` (without `/api`). */
   baseUrl: string;
-  /** A bearer token (`dw_...`). */
-  token: string;
+  /**
+   * A bearer token (`dw_...`). Leave it out in a browser signed in with a cookie session (then set
+   * `credentials` and `csrfToken`), or to call only the public routes (setup, sign-in, invites).
+   */
+  token?: string;
+  /** Passed to `fetch` as `credentials`: `"include"` or `"same-origin"` sends the session cookie. */
+  credentials?: FetchCredentials;
+  /**
+   * The session's CSRF token (from sign-in, setup, invite acceptance or `auth.me()`), read before
+   * each write: sent as `x-driftwatch-csrf` on every request other than GET and HEAD when no
+   * bearer token is set. Return null when there is none (signed out).
+   */
+  csrfToken?: () => string | null;
   /** A `fetch` implementation; defaults to the global one. */
   fetch?: FetchLike;
   /** Per-attempt timeout. Default 60 s. */
@@ -34,6 +48,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
 }
+
+/** The header that carries the CSRF token of a cookie session on writes. */
+export const CSRF_HEADER = "x-driftwatch-csrf";
 
 export interface FinalRequest {
   method: "GET" | "POST" | "PATCH" | "DELETE";
@@ -127,7 +144,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 export class HttpCore {
   readonly baseUrl: string;
-  readonly #token: string;
+  readonly #token: string | undefined;
+  readonly #credentials: FetchCredentials | undefined;
+  readonly #csrfToken: (() => string | null) | undefined;
   readonly #fetch: FetchLike;
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
@@ -139,11 +158,16 @@ export class HttpCore {
     if (!options || typeof options.baseUrl !== "string" || options.baseUrl === "") {
       throw new DriftwatchClientError("invalid_options", "new Driftwatch({ baseUrl, token }): baseUrl is required");
     }
-    if (typeof options.token !== "string" || options.token === "") {
-      throw new DriftwatchClientError("invalid_options", "new Driftwatch({ baseUrl, token }): token is required");
+    if (options.token !== undefined && (typeof options.token !== "string" || options.token === "")) {
+      throw new DriftwatchClientError("invalid_options", "new Driftwatch({ baseUrl, token }): token must be a non-empty string (or left out for a cookie session)");
+    }
+    if (options.csrfToken !== undefined && typeof options.csrfToken !== "function") {
+      throw new DriftwatchClientError("invalid_options", "new Driftwatch({ csrfToken }): csrfToken must be a function returning the token or null");
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.#token = options.token;
+    this.#credentials = options.credentials;
+    this.#csrfToken = options.csrfToken;
     const f = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (!f) throw new DriftwatchClientError("invalid_options", "no fetch implementation: pass options.fetch");
     // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of
@@ -173,7 +197,7 @@ export class HttpCore {
     const url = this.buildUrl(req.path, req.query);
     const headers: Record<string, string> = {
       accept: "application/json",
-      authorization: `Bearer ${this.#token}`,
+      ...this.#authHeaders(req.method),
       "driftwatch-version": API_VERSION,
       ...this.#headers,
       ...(options.headers ?? {}),
@@ -189,7 +213,11 @@ export class HttpCore {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await this.#fetchOnce(url, { method: req.method, headers, body, signal: options.signal }, options.timeoutMs ?? this.#timeoutMs);
+        response = await this.#fetchOnce(
+          url,
+          { method: req.method, headers, body, signal: options.signal, ...this.#credentialsInit() },
+          options.timeoutMs ?? this.#timeoutMs,
+        );
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (attempt < maxRetries && (error instanceof ConnectionError || error instanceof TimeoutError)) {
@@ -223,19 +251,34 @@ export class HttpCore {
   async openStream(path: string, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = {
       accept: "text/event-stream",
-      authorization: `Bearer ${this.#token}`,
+      ...this.#authHeaders("GET"),
       "driftwatch-version": API_VERSION,
       ...this.#headers,
     };
     let response: Response;
     try {
-      response = await this.#fetch(this.buildUrl(path), { method: "GET", headers, signal: signal ?? null });
+      response = await this.#fetch(this.buildUrl(path), { method: "GET", headers, signal: signal ?? null, ...this.#credentialsInit() });
     } catch (error) {
       if (signal?.aborted) throw error;
       throw new ConnectionError(`Could not reach ${this.baseUrl}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
     }
     if (!response.ok) throw await this.#toApiError(response);
     return response;
+  }
+
+  /**
+   * A bearer token when there is one (the server then ignores any cookie); otherwise, on writes,
+   * the cookie session's CSRF token.
+   */
+  #authHeaders(method: string): Record<string, string> {
+    if (this.#token !== undefined) return { authorization: `Bearer ${this.#token}` };
+    if (method === "GET" || method === "HEAD") return {};
+    const csrf = this.#csrfToken?.() ?? null;
+    return csrf === null || csrf === "" ? {} : { [CSRF_HEADER]: csrf };
+  }
+
+  #credentialsInit(): { credentials?: FetchCredentials } {
+    return this.#credentials === undefined ? {} : { credentials: this.#credentials };
   }
 
   async #fetchOnce(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {

@@ -1,10 +1,36 @@
-export { Driftwatch } from "./client.js";
-export { API_VERSION, APIPromise, backoffDelay, parseRetryAfter, type ClientOptions, type FetchLike, type RequestOptions, type ResponseMeta } from "./core.js";
+export { createClient, Driftwatch } from "./client.js";
+export { API_VERSION, APIPromise, CSRF_HEADER, backoffDelay, parseRetryAfter, type ClientOptions, type FetchCredentials, type FetchLike, type RequestOptions, type ResponseMeta } from "./core.js";
 export { PagePromise, PageResult } from "./pagination.js";
 export * from "./errors.js";
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders } from "./webhooks.js";
 export { parseEventBlock } from "./resources.js";
 export type { DiffListParams, ListParams, LiveEvent, StreamEvent } from "./resources.js";
+export type {
+  AuditAction,
+  AuditEntry,
+  Invite,
+  InviteAcceptRequest,
+  InviteCreate,
+  InviteCreated,
+  InviteLookup,
+  InviteStatus,
+  Me,
+  Member,
+  MembershipSummary,
+  MemberUpdate,
+  Org,
+  OrgUpdate,
+  PasswordChangeRequest,
+  Role,
+  Scope,
+  Session,
+  SetupRequest,
+  SetupStatus,
+  SignInRequest,
+  SwitchOrgRequest,
+  TransferOwnershipRequest,
+  User,
+} from "@driftwatch/schema";
 export type {
   ApiDiff,
   Change,

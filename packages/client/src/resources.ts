@@ -24,6 +24,24 @@ import type {
 } from "@driftwatch/schema";
 import type { APIPromise, HttpCore, RequestOptions } from "./core.js";
 import { PagePromise } from "./pagination.js";
+import type {
+  AuditEntry,
+  Invite,
+  InviteAcceptRequest,
+  InviteCreate,
+  InviteCreated,
+  InviteLookup,
+  Me,
+  Member,
+  MemberUpdate,
+  Org,
+  OrgUpdate,
+  PasswordChangeRequest,
+  Session,
+  SetupRequest,
+  SetupStatus,
+  SignInRequest,
+} from "@driftwatch/schema";
 
 export interface ListParams {
   /** 1..100, default 20. */
@@ -236,5 +254,105 @@ export class Tokens extends Resource {
   /** Revokes the token. */
   delete(tokenId: string, options?: RequestOptions): APIPromise<void> {
     return this.http.request({ method: "DELETE", path: `/api/tokens/${seg(tokenId)}`, options });
+  }
+}
+
+/** Sign-in with accounts: first-run setup, cookie sessions, the caller's identity and organizations. */
+export class Auth extends Resource {
+  /** Whether first-run setup is open (no user exists yet). Public. */
+  setupStatus(options?: RequestOptions): APIPromise<SetupStatus> {
+    return this.http.request({ method: "GET", path: "/api/auth/setup", options });
+  }
+  /** Creates the first user, owner of the bootstrap organization, and signs in. Public. */
+  setup(body: SetupRequest, options?: RequestOptions): APIPromise<Session> {
+    return this.http.request({ method: "POST", path: "/api/auth/setup", body, options });
+  }
+  /** Signs in with email and password: a new cookie session. Public. */
+  signIn(body: SignInRequest, options?: RequestOptions): APIPromise<Session> {
+    return this.http.request({ method: "POST", path: "/api/auth/sign-in", body, options });
+  }
+  /** Ends the cookie session. */
+  signOut(options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "POST", path: "/api/auth/sign-out", options });
+  }
+  /** Who is calling (session or token), in which organization, with which role and scopes. */
+  me(options?: RequestOptions): APIPromise<Me> {
+    return this.http.request({ method: "GET", path: "/api/auth/me", options });
+  }
+  /** Makes another of the user's organizations the session's active one. */
+  switchOrg(orgId: string, options?: RequestOptions): APIPromise<Me> {
+    return this.http.request({ method: "POST", path: "/api/auth/org", body: { orgId }, options });
+  }
+  /** Changes the user's password; the user's other sessions end. */
+  changePassword(body: PasswordChangeRequest, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "POST", path: "/api/auth/password", body, options });
+  }
+}
+
+export class Members extends Resource {
+  /** The organization's members (admins). */
+  list(orgId: string, params?: ListParams, options?: RequestOptions): PagePromise<Member> {
+    return this.paged<Member>(`/api/orgs/${seg(orgId)}/members`, params, options);
+  }
+  /** Changes a member's role (only owners make or change owners). */
+  update(orgId: string, userId: string, body: MemberUpdate, options?: RequestOptions): APIPromise<Member> {
+    return this.http.request({ method: "PATCH", path: `/api/orgs/${seg(orgId)}/members/${seg(userId)}`, body, options });
+  }
+  /** Removes a member (admins; anyone may remove themselves). The last owner cannot go (409 `last_owner`). */
+  remove(orgId: string, userId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/orgs/${seg(orgId)}/members/${seg(userId)}`, options });
+  }
+}
+
+/** The caller's active organization (any other id is a 404). */
+export class Orgs extends Resource {
+  readonly members: Members;
+  constructor(http: HttpCore) {
+    super(http);
+    this.members = new Members(http);
+  }
+  get(orgId: string, options?: RequestOptions): APIPromise<Org> {
+    return this.http.request({ method: "GET", path: `/api/orgs/${seg(orgId)}`, options });
+  }
+  /** Renames the organization (admins). */
+  update(orgId: string, body: OrgUpdate, options?: RequestOptions): APIPromise<Org> {
+    return this.http.request({ method: "PATCH", path: `/api/orgs/${seg(orgId)}`, body, options });
+  }
+  /** Deletes the organization and everything in it (an owner's session). */
+  delete(orgId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/orgs/${seg(orgId)}`, options });
+  }
+  /** Makes a member the owner; the caller becomes admin (an owner's session). Returns the new owner. */
+  transferOwnership(orgId: string, userId: string, options?: RequestOptions): APIPromise<Member> {
+    return this.http.request({ method: "POST", path: `/api/orgs/${seg(orgId)}/transfer-ownership`, body: { userId }, options });
+  }
+}
+
+export class Invites extends Resource {
+  /** Invites someone by email (admins; only owners invite owners). The answer's `url` carries the secret, shown only here. */
+  create(body: InviteCreate, options?: RequestOptions): APIPromise<InviteCreated> {
+    return this.http.request({ method: "POST", path: "/api/invites", body, options });
+  }
+  list(params?: ListParams, options?: RequestOptions): PagePromise<Invite> {
+    return this.paged<Invite>("/api/invites", params, options);
+  }
+  /** Revokes a pending invite; returns it revoked. */
+  revoke(inviteId: string, options?: RequestOptions): APIPromise<Invite> {
+    return this.http.request({ method: "DELETE", path: `/api/invites/${seg(inviteId)}`, options });
+  }
+  /** What an invite link offers (organization, role, whether the email has an account). Public. */
+  lookup(token: string, options?: RequestOptions): APIPromise<InviteLookup> {
+    return this.http.request({ method: "GET", path: "/api/invites/lookup", query: { token }, options });
+  }
+  /** Accepts an invite: creates the user (new email) or checks the existing user's password, then signs in. Public. */
+  accept(body: InviteAcceptRequest, options?: RequestOptions): APIPromise<Session> {
+    return this.http.request({ method: "POST", path: "/api/invites/accept", body, options });
+  }
+}
+
+export class Audit extends Resource {
+  /** The organization's audit log, newest first (admins). */
+  list(params?: ListParams, options?: RequestOptions): PagePromise<AuditEntry> {
+    return this.paged<AuditEntry>("/api/audit", params, options);
   }
 }

@@ -76,8 +76,9 @@ const observe = () =>
 const worst = async () => page.evaluate(() => Math.max(0, ...window.__events));
 
 await page.goto(base);
+await page.getByText("Sign in with an API token instead").click();
 await page.getByLabel("API token").fill(token);
-await page.getByRole("button", { name: "Sign in" }).click();
+await page.getByRole("button", { name: "Sign in with token" }).click();
 let started = Date.now();
 await page.getByText(`${MONITORS + 1} monitors`).waitFor({ timeout: 120_000 });
 const listLoadMs = Date.now() - started;

@@ -1,6 +1,6 @@
 // Screenshots of the dashboard's main pages for the docs (docs/images/dashboard-*.png), desktop and
 // 360 px wide: the built server (packages/server/dist) serving the built dashboard, with monitors,
-// diffs, rules and a webhook made through the API against local targets. Run after a build:
+// diffs, rules, a webhook and members made through the API against local targets. Run after a build:
 //   npm run build -w @driftwatch/dashboard && npm run screenshots -w @driftwatch/dashboard
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -94,6 +94,22 @@ await api("PATCH", `/api/monitors/${shop.id}/settings`, {
     arrayKeys: { "$.items": "sku" },
   },
 });
+// people: an admin (who signs in below), a member and a viewer who accepted their invitations, one pending
+const password = "screenshots only passphrase 2026";
+for (const [displayName, email, role] of [
+  ["Ada Lovelace", "ada@example.com", "admin"],
+  ["Grace Hopper", "grace@example.com", "member"],
+  ["Alan Turing", "alan@example.com", "viewer"],
+]) {
+  const { url } = await api("POST", "/api/invites", { email, role });
+  const accepted = await fetch(`${base}/api/invites/accept`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token: new URL(url).hash.slice("#token=".length), displayName, password }),
+  });
+  if (!accepted.ok) throw new Error(`accepting the invitation of ${email}: ${accepted.status} ${await accepted.text()}`);
+}
+await api("POST", "/api/invites", { email: "new.hire@example.com", role: "member" });
 const diffs = (await api("GET", `/api/monitors/${shop.id}/diffs?limit=1`)).data;
 const hooks = (await api("GET", "/api/webhooks")).data;
 await api("POST", "/api/webhooks/worker/run", { force: true });
@@ -114,6 +130,7 @@ const shots = [
   ["diff", `/monitors/${shop.id}/diffs/${diffs[0].id}`, "Change to Northwind catalogue"],
   ["rules", `/monitors/${shop.id}/rules`, "Rules of Northwind catalogue"],
   ["webhook", `/webhooks/${hooks[0].id}`, "Ops alerts"],
+  ["members", "/members", "Members"],
 ];
 const written = [];
 for (const [width, height, suffix] of [
@@ -125,12 +142,14 @@ for (const [width, height, suffix] of [
     if (name === "signin") {
       if (suffix !== "desktop") continue;
       await tab.goto(`${base}/`);
-      await tab.getByLabel("API token").waitFor();
+      await tab.getByLabel("Email").waitFor();
     } else {
       await tab.goto(`${base}${p}`);
-      if (tab.url().endsWith("/") || (await tab.getByLabel("API token").count()) > 0) {
-        await tab.getByLabel("API token").fill(token);
-        await tab.getByRole("button", { name: "Sign in" }).click();
+      await tab.locator("h1").first().waitFor();
+      if ((await tab.getByLabel("Email").count()) > 0 && (await tab.getByRole("button", { name: "Sign in", exact: true }).count()) > 0) {
+        await tab.getByLabel("Email").fill("ada@example.com");
+        await tab.getByLabel("Password").fill(password);
+        await tab.getByRole("button", { name: "Sign in", exact: true }).click();
         await tab.getByRole("heading", { level: 1, name: "Monitors" }).waitFor();
         await tab.goto(`${base}${p}`);
       }

@@ -1,9 +1,10 @@
-import { Driftwatch } from "@driftwatch/client";
+import { Driftwatch, type Me } from "@driftwatch/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render, type RenderResult } from "@testing-library/react";
 import type { ReactNode } from "react";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { ClientProvider } from "./api/context";
+import { SessionContext } from "./auth/session-context";
 
 export interface Call {
   method: string;
@@ -33,17 +34,23 @@ export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[
   return { client: new Driftwatch({ baseUrl: "http://dw.test", token: "dw_test", fetch, maxRetries: 0 }), calls };
 }
 
-/** Renders `element` at `path` (matching `pattern`) with a fresh query cache and the client. */
-export function renderPage(element: ReactNode, client: Driftwatch, path = "/", pattern = "*"): RenderResult & { queryClient: QueryClient } {
+/**
+ * Renders `element` at `path` (matching `pattern`) with a fresh query cache and the client; `me`
+ * (who is signed in, from `meAs`) when the page depends on the role.
+ */
+export function renderPage(element: ReactNode, client: Driftwatch, path = "/", pattern = "*", me: Me | null = null): RenderResult & { queryClient: QueryClient } {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const session = me === null ? null : ({ kind: "account", me } as const);
   const result = render(
     <QueryClientProvider client={queryClient}>
       <ClientProvider client={client}>
-        <MemoryRouter initialEntries={[path]}>
-          <Routes>
-            <Route path={pattern} element={element} />
-          </Routes>
-        </MemoryRouter>
+        <SessionContext.Provider value={{ session, me, signOut: () => undefined, switched: () => undefined }}>
+          <MemoryRouter initialEntries={[path]}>
+            <Routes>
+              <Route path={pattern} element={element} />
+            </Routes>
+          </MemoryRouter>
+        </SessionContext.Provider>
       </ClientProvider>
     </QueryClientProvider>,
   );
@@ -71,6 +78,27 @@ export function monitor(i: number, patch: Record<string, unknown> = {}) {
     lastError: null,
     createdAt: "2026-11-01T00:00:00.000Z",
     updatedAt: "2026-11-01T00:00:00.000Z",
+    ...patch,
+  };
+}
+
+const SCOPES_OF = {
+  viewer: ["monitors:read", "webhooks:read"],
+  member: ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write"],
+  admin: ["admin"],
+  owner: ["admin"],
+} as const;
+
+/** Who is signed in, as `GET /api/auth/me` answers for a session with `role` in org_1. */
+export function meAs(role: keyof typeof SCOPES_OF, patch: Partial<Me> = {}): Me {
+  return {
+    via: "session",
+    user: { id: "usr_self", email: "self@example.com", displayName: "Self", createdAt: "2026-11-01T00:00:00.000Z" },
+    org: { id: "org_1", slug: "acme", name: "Acme", createdAt: "2026-11-01T00:00:00.000Z" },
+    role,
+    scopes: [...SCOPES_OF[role]],
+    orgs: [{ id: "org_1", slug: "acme", name: "Acme", role }],
+    csrfToken: "csrf_test",
     ...patch,
   };
 }

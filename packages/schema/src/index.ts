@@ -7,3 +7,4 @@ export * from "./problem.js";
 export const API_VERSION = "2026-11-01";
 export * from "./preview.js";
 export * from "./delivery-detail.js";
+export * from "./people.js";

@@ -19,6 +19,12 @@ export const API_ERROR_CODES = [
   "rate_limited",
   "internal_error",
   "unavailable",
+  "invalid_credentials",
+  "csrf_failed",
+  "last_owner",
+  "setup_closed",
+  "invite_invalid",
+  "weak_password",
 ] as const;
 export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
 export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
@@ -42,6 +48,12 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
+  invalid_credentials: 401,
+  csrf_failed: 403,
+  last_owner: 409,
+  setup_closed: 409,
+  invite_invalid: 410,
+  weak_password: 422,
 };
 
 export const PROBLEM_TYPE_BASE = "https://driftwatch.dev/problems/";

@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { BrowserOptionsSchema, MonitorCreateSchema, NoiseProfileSchema, PolicyRulesSchema, SettingsUpdateSchema, compareSeverity, isId, maxSeverity } from "./index.js";
+import {
+  API_ERROR_STATUS,
+  BrowserOptionsSchema,
+  InviteCreateSchema,
+  MonitorCreateSchema,
+  NoiseProfileSchema,
+  PolicyRulesSchema,
+  ROLE_ORDER,
+  ROLE_SCOPES,
+  RoleSchema,
+  SettingsUpdateSchema,
+  SignInRequestSchema,
+  compareSeverity,
+  isId,
+  maxSeverity,
+} from "./index.js";
 
 describe("schemas", () => {
   it("applies browserOptions defaults and refuses unknown keys", () => {
@@ -44,5 +59,32 @@ describe("schemas", () => {
   });
   it("defaults policy rules", () => {
     expect(PolicyRulesSchema.parse({})).toEqual({ rules: [] });
+  });
+});
+
+describe("people", () => {
+  it("maps every role onto scopes, admin and owner holding admin", () => {
+    expect(ROLE_SCOPES.viewer).toEqual(["monitors:read", "webhooks:read"]);
+    expect(ROLE_SCOPES.member).not.toContain("admin");
+    expect(ROLE_SCOPES.member).toContain("webhooks:write");
+    expect(ROLE_SCOPES.admin).toEqual(["admin"]);
+    expect(ROLE_SCOPES.owner).toEqual(["admin"]);
+    for (const role of RoleSchema.options) expect(ROLE_ORDER).toContain(role);
+  });
+
+  it("answers the people error codes with their statuses", () => {
+    expect(API_ERROR_STATUS.invalid_credentials).toBe(401);
+    expect(API_ERROR_STATUS.csrf_failed).toBe(403);
+    expect(API_ERROR_STATUS.last_owner).toBe(409);
+    expect(API_ERROR_STATUS.setup_closed).toBe(409);
+    expect(API_ERROR_STATUS.invite_invalid).toBe(410);
+    expect(API_ERROR_STATUS.weak_password).toBe(422);
+  });
+
+  it("trims invite emails, refuses malformed ones and unknown fields", () => {
+    expect(InviteCreateSchema.parse({ email: "  Ada@Example.com ", role: "viewer" }).email).toBe("Ada@Example.com");
+    expect(InviteCreateSchema.safeParse({ email: "not-an-email", role: "viewer" }).success).toBe(false);
+    expect(InviteCreateSchema.safeParse({ email: "a@b.co", role: "root" }).success).toBe(false);
+    expect(SignInRequestSchema.safeParse({ email: "a@b.co", password: "x", remember: true }).success).toBe(false);
   });
 });

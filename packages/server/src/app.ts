@@ -1,8 +1,9 @@
+import fastifyCookie from "@fastify/cookie";
 import { newId } from "@driftwatch/core";
 import { API_VERSION } from "@driftwatch/schema";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { pino } from "pino";
-import { createAuthenticator, requireScope } from "./http/auth.js";
+import { createAuthenticator, requireOwnerSession, requireScope, requireSession } from "./http/auth.js";
 import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
@@ -10,7 +11,12 @@ import { zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
 import { createEventHub } from "./live/events.js";
 import { registerOpenApi } from "./openapi/index.js";
+import { createPeopleContext } from "./people/context.js";
+import { registerAuditRoutes } from "./routes/audit.js";
+import { registerAuthRoutes } from "./routes/auth.js";
 import { registerDeliveryDetailRoutes } from "./routes/delivery-detail.js";
+import { registerInviteRoutes } from "./routes/invites.js";
+import { registerOrgRoutes } from "./routes/orgs.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
@@ -54,7 +60,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requestIdHeader: false,
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: false,
+    // Behind a reverse proxy that sets X-Forwarded-For/-Proto/-Host (docs/deployment.md): the
+    // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
+    trustProxy: deps.config.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
@@ -78,12 +86,22 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest("auth", null);
   installErrorHandling(app);
+  // Parses the Cookie header (the session cookie) and sets cookies; no signing (the session id
+  // is a random secret looked up by its hash).
+  await app.register(fastifyCookie);
 
-  const authenticator = createAuthenticator(
-    deps.store,
+  const people = createPeopleContext({
+    store: deps.store,
     now,
-    deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs },
-  );
+    ...(deps.config.people === undefined ? {} : { limits: deps.config.people }),
+    mailer: deps.mailer ?? null,
+    publicUrl: deps.config.publicUrl ?? null,
+  });
+  const authenticator = createAuthenticator(deps.store, now, {
+    ...(deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs }),
+    sessionIdleSeconds: people.limits.sessionIdleSeconds,
+    publicOrigin: people.publicUrl === null ? null : new URL(people.publicUrl).origin,
+  });
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();
 
   // Built once: the policies and their RateLimit-Policy header values.
@@ -106,6 +124,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const auth = await authenticator.authenticate(request, at);
     request.auth = auth;
     requireScope(auth, config.scope);
+    if (config.caller === "owner") requireOwnerSession(auth);
+    else if (config.caller === "session") requireSession(auth);
     const readLike = request.method === "GET" || request.method === "HEAD";
     const kind = config.rateLimit ?? (readLike ? "read" : "write");
     await applyRateLimit(counter, reply, auth.orgId, `${request.method} ${config.url ?? ""}`, kind === "read" ? readPolicy : writePolicy, at);
@@ -123,7 +143,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerMonitorRoutes(app, deps, now);
   registerMonitorDataRoutes(app, deps, now);
   registerWebhookRoutes(app, deps, now);
-  registerTokenRoutes(app, deps, now, (tokenId) => authenticator.forget(tokenId));
+  registerTokenRoutes(app, deps, people, (tokenId) => authenticator.forget(tokenId));
+  registerAuthRoutes(app, people);
+  registerOrgRoutes(app, people, (orgId) => authenticator.forgetOrganization(orgId));
+  registerInviteRoutes(app, people);
+  registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
   registerEventRoutes(app, deps.events ?? createEventHub());

@@ -5,6 +5,7 @@ import { assertSafeUrl, createHttpFetcher, createWebhookTransport, type GuardOpt
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
+import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
@@ -50,6 +51,8 @@ export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, 
    * a SQLite write per request would cost more than the request itself.
    */
   sharedRateLimits?: boolean;
+  /** The API's clock (tests move it to reach session and invitation expiries); default the system clock. */
+  now?: () => Date;
 }
 
 export { ALL_SCOPES, type BootstrapResult };
@@ -96,6 +99,8 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     checkConcurrency: options.checkConcurrency ?? defaultCheckConcurrency(),
     perHostConcurrency: options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY,
     checkWaitMs: options.checkWaitMs ?? DEFAULT_CHECK_WAIT_MS,
+    trustProxy: options.trustProxy ?? false,
+    smtp: options.smtp ?? null,
   };
 }
 
@@ -189,6 +194,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   });
   const background = options.background ?? true;
 
+  const mailer = config.smtp === null ? null : await createSmtpMailer(config.smtp);
   const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
   const app = await buildApp({
     store,
@@ -206,10 +212,15 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       // Shared counters only where several processes share the database (PostgreSQL);
       // SQLite and memory keep them in this process, saving a write per request.
       rateLimitCounters: sharedRateLimits ? "store" : "memory",
+      people: config.limits,
+      publicUrl: config.publicUrl,
+      trustProxy: config.trustProxy,
     },
+    mailer,
     metrics: engine.metrics,
     logger,
     events,
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
 
   if (config.role === "worker") restrictToWorkerPaths(app);
@@ -253,6 +264,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           options.browserFetcher === undefined ? browserFetcher.close() : undefined,
           webhookTransport.close(),
         ]);
+        mailer?.close();
         if (ownsStore) await store.close();
       })();
       return closing;

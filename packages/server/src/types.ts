@@ -1,6 +1,8 @@
 import type { Store } from "@driftwatch/core";
 import type { CheckService, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
+import type { PeopleLimits } from "./config/limits.js";
+import type { InviteMailer } from "./people/mailer.js";
 import type { EventHub } from "./live/events.js";
 
 /**
@@ -32,6 +34,16 @@ export interface ServerConfig {
    * at once; one revoked by another process on the same database within this delay.
    */
   tokenCacheTtlMs?: number;
+  /** Sessions, sign-in limits, invitation lifetime and password hashing cost (defaults: `DEFAULT_PEOPLE_LIMITS`). */
+  people?: Partial<PeopleLimits>;
+  /**
+   * The public base URL (`https://driftwatch.example.com`): the origin of invitation links and the
+   * only origin cookie-authenticated writes are accepted from. Null: the origin each request was
+   * addressed to.
+   */
+  publicUrl?: string | null;
+  /** Trust X-Forwarded-* headers from a reverse proxy (client address, scheme, host); default false. */
+  trustProxy?: boolean;
 }
 
 export interface AppDependencies {
@@ -56,6 +68,8 @@ export interface AppDependencies {
    * `@driftwatch/dashboard` package's `dist`; null: none (`/` says how to build it).
    */
   dashboardDir?: string | null;
+  /** Mails invitation links (SMTP); null or absent: links are only in the API answer. */
+  mailer?: InviteMailer | null;
   /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
   logger?: Logger;
 }

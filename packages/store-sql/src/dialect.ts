@@ -1,6 +1,9 @@
 import type { ClaimDeliveriesInput, StoreError } from "@driftwatch/core";
 import type { CopyColumn } from "./copy.js";
 
+/** The tables of people (users, memberships, sessions, invites, the audit log), added by migration 3. */
+export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites", "audit_log"] as const;
+
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
   "organizations",
@@ -14,6 +17,7 @@ export const TABLE_NAMES = [
   "delivery_attempts",
   "idempotency_keys",
   "rate_limits",
+  ...PEOPLE_TABLE_NAMES,
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

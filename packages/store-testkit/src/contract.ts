@@ -6,6 +6,7 @@ import { idempotencyCases } from "./cases/idempotency.case.js";
 import { isolationCases } from "./cases/isolation.case.js";
 import { monitorCases } from "./cases/monitors.case.js";
 import { organizationCases } from "./cases/organizations.case.js";
+import { peopleCases } from "./cases/people.case.js";
 import { recordCheckCases } from "./cases/record-check.case.js";
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
@@ -44,5 +45,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     isolationCases(ctx);
     concurrencyCases(ctx);
     textCases(ctx);
+    peopleCases(ctx);
   });
 }

@@ -5,6 +5,7 @@ export const monitorKeys = {
   detail: (id: string) => [...monitorKeys.all, "detail", id] as const,
   diffs: (id: string) => [...monitorKeys.all, "detail", id, "diffs"] as const,
   latestDiff: (id: string) => [...monitorKeys.all, "detail", id, "latest-diff"] as const,
+  recentDiffs: (id: string) => [...monitorKeys.all, "detail", id, "recent-diffs"] as const,
   diff: (id: string, diffId: string) => [...monitorKeys.all, "detail", id, "diff", diffId] as const,
   settings: (id: string) => [...monitorKeys.all, "detail", id, "settings"] as const,
   noise: (id: string) => [...monitorKeys.all, "detail", id, "noise"] as const,
@@ -21,4 +22,11 @@ export const webhookKeys = {
 export const tokenKeys = {
   all: ["tokens"] as const,
   list: () => [...tokenKeys.all, "list"] as const,
+};
+
+export const peopleKeys = {
+  members: (orgId: string) => ["people", "members", orgId] as const,
+  invites: () => ["people", "invites"] as const,
+  org: (orgId: string) => ["people", "org", orgId] as const,
+  audit: (cursor: string | null) => ["people", "audit", cursor] as const,
 };

@@ -21,6 +21,7 @@ export function applyLiveEvent(queryClient: QueryClient, event: LiveEvent): void
   if (event.type === "check" && event.diff !== null) {
     const diff: Diff = event.diff;
     queryClient.setQueryData<Diff | null>(monitorKeys.latestDiff(diff.monitorId), diff);
+    queryClient.setQueryData<Diff[]>(monitorKeys.recentDiffs(diff.monitorId), (recent) => (recent === undefined || recent.some((d) => d.id === diff.id) ? recent : [diff, ...recent]));
     queryClient.setQueryData<Diff>(monitorKeys.diff(diff.monitorId, diff.id), diff);
     queryClient.setQueryData<InfiniteData<{ data: Diff[]; nextCursor: string | null }>>(monitorKeys.diffs(diff.monitorId), (pages) => {
       if (pages === undefined || pages.pages.length === 0) return pages;

@@ -1,17 +1,23 @@
 import type { ReactNode } from "react";
 import { NavLink, Outlet } from "react-router";
-import { useSessionActions } from "../auth/session-context";
+import { useCan } from "../auth/session-context";
+import { SignOutButton } from "../auth/SignOutButton";
 import { useLiveEvents } from "../live/useLiveEvents";
 
-const NAV: Array<[string, string]> = [
-  ["/monitors", "Monitors"],
-  ["/webhooks", "Webhooks"],
-  ["/tokens", "Tokens"],
-  ["/settings", "Settings"],
+/** The pages of the main navigation; `admin` ones are hidden from other roles. */
+const NAV: Array<[string, string, "admin" | null]> = [
+  ["/monitors", "Monitors", null],
+  ["/webhooks", "Webhooks", null],
+  ["/members", "Members", "admin"],
+  ["/tokens", "Tokens", "admin"],
+  ["/audit", "Audit log", "admin"],
+  ["/org", "Organization", null],
+  ["/account", "Account", null],
+  ["/settings", "Settings", null],
 ];
 
 export function Layout(): ReactNode {
-  const { signOut } = useSessionActions();
+  const isAdmin = useCan("admin");
   const live = useLiveEvents();
   return (
     <>
@@ -24,7 +30,7 @@ export function Layout(): ReactNode {
         </NavLink>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([to, label]) => (
+            {NAV.filter(([, , needs]) => needs === null || isAdmin).map(([to, label]) => (
               <li key={to}>
                 <NavLink to={to}>{label}</NavLink>
               </li>
@@ -34,9 +40,7 @@ export function Layout(): ReactNode {
         <span className={`live live-${live}`} role="status" title="Live updates from the server">
           {live === "open" ? "Live" : live === "connecting" ? "Connecting…" : "Offline, retrying"}
         </span>
-        <button type="button" className="link" onClick={signOut}>
-          Sign out
-        </button>
+        <SignOutButton className="link" />
       </header>
       <main id="main" tabIndex={-1}>
         <Outlet />

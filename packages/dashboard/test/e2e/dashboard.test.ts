@@ -4,7 +4,7 @@
  * a rule and see it applied, replay a webhook delivery; axe-core (WCAG 2 A/AA) on every page.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
-import { axeViolations, chromiumSkipReason, openBrowser, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
+import { axeViolations, chromiumSkipReason, openBrowser, openTokenForm, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
 
 let dw: RunningDriftwatch;
 let target: LocalServer;
@@ -65,8 +65,9 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     await b.page.goto(dw.baseUrl);
     await b.page.getByRole("heading", { name: "Sign in" }).waitFor();
     await expectAccessible("sign in");
+    await openTokenForm(b.page);
     await b.page.getByLabel("API token").fill("dw_not-a-real-token-at-all-000000");
-    await b.page.getByRole("button", { name: "Sign in" }).click();
+    await b.page.getByRole("button", { name: "Sign in with token" }).click();
     await b.page.getByText("The server does not know this token").waitFor();
     expect(await b.page.getByText(/Request id: req_/).count()).toBe(1);
     // the refused sign-in's 401 is the only console error this test expects

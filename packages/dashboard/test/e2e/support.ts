@@ -1,9 +1,10 @@
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createDriftwatchServer, generateTokenSecret, type DriftwatchServer } from "@driftwatch/server";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { pino } from "pino";
@@ -118,7 +119,10 @@ export async function openBrowser(viewport = { width: 1280, height: 900 }, color
   });
   page.on("pageerror", (error) => errors.push(error.message));
   page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
+    if (message.type() !== "error") return;
+    // signed out, each page load asks GET /api/auth/me whether a cookie session exists: its 401 is the answer, not an error
+    if (/status of 401/.test(message.text()) && new URL(message.location().url, "http://x").pathname === "/api/auth/me") return;
+    errors.push(message.text());
   });
   return {
     context,
@@ -152,10 +156,78 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   });
 }
 
+/** Opens the sign-in page's second way, the API token form. */
+export async function openTokenForm(page: Page): Promise<void> {
+  await page.getByText("Sign in with an API token instead").click();
+}
+
 /** Signs in through the sign-in page with a token. */
 export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(baseUrl);
+  await openTokenForm(page);
   await page.getByLabel("API token").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with token" }).click();
   await page.getByRole("heading", { name: "Monitors", level: 1 }).waitFor();
+}
+
+export interface ServeProcess {
+  baseUrl: string;
+  /** The first-run setup link `driftwatch serve` printed. */
+  setupUrl: string;
+  output(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * `driftwatch serve` from the built CLI of @driftwatch/server (the dashboard's tests build it
+ * first) on a fresh SQLite file, as a person starts it: no admin token, so the first run prints
+ * the setup link, read here from its output.
+ */
+export async function startServe(): Promise<ServeProcess> {
+  const dir = mkdtempSync(join(tmpdir(), "dw-dash-serve-"));
+  const require = createRequire(import.meta.url);
+  const cli = join(dirname(require.resolve("@driftwatch/server/package.json")), "dist", "cli.js");
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build @driftwatch/server first (npx turbo run build --filter=@driftwatch/server)`);
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const env = { ...process.env };
+  delete env.DRIFTWATCH_ADMIN_TOKEN;
+  const child = spawn(
+    process.execPath,
+    [cli, "serve", "--host", "127.0.0.1", "--port", String(port), "--database", `sqlite:${join(dir, "serve.db")}`, "--allow-private-networks"],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  child.stdout.on("data", (d: Buffer) => (log += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const deadline = Date.now() + 60_000;
+  let setupUrl: string | undefined;
+  while (setupUrl === undefined) {
+    if (child.exitCode !== null) throw new Error(`driftwatch serve exited with ${String(child.exitCode)}:\n${log}`);
+    setupUrl = /Finish setup: (\S+)/.exec(log)?.[1];
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`driftwatch serve printed no setup link in 60 s:\n${log}`);
+    }
+    if (setupUrl === undefined) await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${String(port)}`,
+    setupUrl,
+    output: () => log,
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

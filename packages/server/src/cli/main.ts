@@ -50,6 +50,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       const { runStore } = await import("./store-copy.js");
       return runStore(rest, io);
     }
+    case "user": {
+      const { runUser } = await import("./user.js");
+      return runUser(rest, io);
+    }
     case "serve": {
       const { runServe } = await import("./serve.js");
       return runServe(rest, io);

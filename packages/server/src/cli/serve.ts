@@ -5,6 +5,7 @@ import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
 import { seedDemo, type DemoSetup } from "../demo/seed.js";
 import { startDemoTarget, type DemoTarget } from "../demo/target.js";
 import { resolveDashboardDir } from "../http/dashboard.js";
+import { createSetupLink } from "../people/setup.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { createCliLogger, defaultLogFormat } from "./log.js";
@@ -151,6 +152,20 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     running.logger.info(summary, "driftwatch listening");
     if (logFormat === "pretty" && demo === null) io.stdout(startupSummary(summary));
     if (demo !== null && target !== null) io.stdout(demoBanner(baseUrl, summary.dashboard, demo, target));
+    if (config.role !== "worker") {
+      // No user yet: a one-time link to create the first owner (a fresh one on every start).
+      const setup = await createSetupLink(running.store, config.publicUrl ?? baseUrl, config.limits.setupTtlSeconds);
+      if (setup !== null) {
+        const line = `Finish setup: ${setup.url}`;
+        if (logFormat === "json") {
+          // The link is a secret: not in the (machine-read, often shipped) log, only on stderr.
+          running.logger.info({ expiresAt: setup.expiresAt }, "no user yet: the setup link is printed on stderr");
+          io.stderr(`${line}\n`);
+        } else {
+          io.stdout(`\n${line}\n  (creates the first owner; works once, until ${setup.expiresAt}; or run: driftwatch user create)\n\n`);
+        }
+      }
+    }
     hooks.onListening?.(running, baseUrl);
   } catch (error) {
     unsubscribe();
@@ -173,7 +188,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
 function startupSummary(summary: { url: string; dashboard: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
   return `
 driftwatch is running
-  Dashboard ${summary.dashboard}   (sign in with an API token)
+  Dashboard ${summary.dashboard}   (sign in with your account, or an API token)
   API       ${summary.url}   (every endpoint: ${summary.openapi})
   Store     ${summary.database}
   Roles     ${summary.roles.join(", ")}
@@ -189,7 +204,7 @@ function demoBanner(baseUrl: string, dashboard: string, demo: DemoSetup, target:
   const auth = `-H "authorization: Bearer ${demo.token}"`;
   return `
 driftwatch demo
-  Dashboard   ${dashboard}   (sign in with the admin token below)
+  Dashboard   ${dashboard}   (sign in with the admin token below, or create an account with the setup link)
   API         ${baseUrl}   (open ${baseUrl}/api/openapi.json for every endpoint)
   Demo target ${target.apiUrl} and ${target.pageUrl} (change every 15 s)
   Monitors    ${demo.apiMonitor.id} (api), ${demo.pageMonitor.id} (website), checked every 10 s

@@ -1,7 +1,8 @@
-import { isDriftwatchError, ScopeSchema, type Scope } from "@driftwatch/core";
-import { DEFAULT_DATABASE_URL, ENV, openDatabase, parseArgs, parseDatabaseUrl } from "../config/index.js";
+import { ScopeSchema, type Scope } from "@driftwatch/core";
+import { DEFAULT_DATABASE_URL, parseArgs } from "../config/index.js";
 import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
 import { type CliIo, EXIT_ERROR } from "./io.js";
+import { commandDatabaseUrl, parseOrgSlug, withCommandStore } from "./store-command.js";
 
 export const TOKEN_USAGE = `Usage: driftwatch token create --org <slug> [--name name] [--scopes a,b] [--database url]
 
@@ -16,7 +17,6 @@ prints its secret on stdout, once. Safe while a server runs on the same database
 `;
 
 const ALL_SCOPES: Scope[] = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"];
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export async function runToken(args: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
@@ -45,34 +45,16 @@ export async function runToken(args: readonly string[], io: CliIo): Promise<numb
       return 0;
     }
     if (positionals.length > 0) throw new Error(`unexpected argument ${positionals[0]}`);
-    if (typeof options.org !== "string") throw new Error("--org <slug> is required");
-    org = options.org;
-    if (!SLUG.test(org)) throw new Error(`--org must be a slug of lowercase letters, digits and dashes (got ${JSON.stringify(org)})`);
+    org = parseOrgSlug(options.org);
     name = typeof options.name === "string" ? options.name.trim() : "cli";
     if (name === "" || name.length > 200) throw new Error("--name must be 1 to 200 characters");
     scopes = typeof options.scopes === "string" ? parseScopes(options.scopes) : ALL_SCOPES;
-    const fromEnv = io.env[ENV.database];
-    databaseUrl = parseDatabaseUrl(
-      typeof options.database === "string" ? options.database : fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_DATABASE_URL,
-      typeof options.database === "string" ? "--database" : ENV.database,
-    ).url;
+    databaseUrl = commandDatabaseUrl(options.database, io);
   } catch (error) {
     io.stderr(`driftwatch token create: ${(error as Error).message}.\n\n${TOKEN_USAGE}`);
     return EXIT_ERROR;
   }
-  if (databaseUrl === "memory:") {
-    io.stderr("driftwatch token create: a memory: database lives only inside a running server; use sqlite: or postgres://.\n");
-    return EXIT_ERROR;
-  }
-
-  let store;
-  try {
-    store = await openDatabase(databaseUrl, { cwd: io.cwd });
-  } catch (error) {
-    io.stderr(`driftwatch token create: ${(error as Error).message}\n`);
-    return EXIT_ERROR;
-  }
-  try {
+  return withCommandStore("token create", databaseUrl, io, async (store) => {
     const organization = await store.ensureOrganization(org);
     const secret = generateTokenSecret();
     const token = await store.createToken(organization.id, { name, scopes, tokenHash: hashTokenSecret(secret) });
@@ -82,12 +64,7 @@ export async function runToken(args: readonly string[], io: CliIo): Promise<numb
     );
     io.stdout(`${secret}\n`);
     return 0;
-  } catch (error) {
-    io.stderr(`driftwatch token create: ${(error as Error).message}${isDriftwatchError(error) ? ` (${error.code})` : ""}\n`);
-    return EXIT_ERROR;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 function parseScopes(value: string): Scope[] {

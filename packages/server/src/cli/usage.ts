@@ -14,6 +14,9 @@ Commands:
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
   store copy     Copy a whole database, e.g. SQLite to PostgreSQL and back, verified by checksums:
                    --from <url> --to <url> [--resume] [--batch-size 200]
+  user create    Create a user who signs in to the dashboard (scripted installs; else the setup link):
+                   --email <address> --org <slug> [--role owner|admin|member|viewer] [--name "..."]
+                   [--password-stdin] (else DRIFTWATCH_USER_PASSWORD, else a generated one, printed once)
   backup         Online backup of a SQLite store: <file> [--database sqlite:...] [--force]
   restore        Put a backup back (server stopped): <file> [--database sqlite:...] [--force]
   doctor         Check store, browser, egress and clock; print what to fix [--database url]
@@ -32,5 +35,8 @@ DRIFTWATCH_ALLOW_PRIVATE_NETWORKS, DRIFTWATCH_RATE_LIMIT_READS, DRIFTWATCH_RATE_
 DRIFTWATCH_ADMIN_TOKEN, DRIFTWATCH_CHROMIUM_PATH. Flags win over the environment.
 Tuning: DRIFTWATCH_LOG_LEVEL, DRIFTWATCH_LOG_FORMAT, DRIFTWATCH_BODY_LIMIT_BYTES, DRIFTWATCH_SHUTDOWN_TIMEOUT_MS,
 DRIFTWATCH_LEASE_MS, DRIFTWATCH_ROLE, DRIFTWATCH_CHECK_CONCURRENCY, DRIFTWATCH_PER_HOST_CONCURRENCY,
-DRIFTWATCH_CHECK_WAIT_MS (see docs/deployment.md).
+DRIFTWATCH_CHECK_WAIT_MS, DRIFTWATCH_TRUST_PROXY (see docs/deployment.md).
+People: DRIFTWATCH_PUBLIC_URL, DRIFTWATCH_SMTP_URL, DRIFTWATCH_SMTP_FROM, DRIFTWATCH_SESSION_IDLE_SECONDS,
+DRIFTWATCH_SESSION_MAX_AGE_SECONDS, DRIFTWATCH_LOGIN_ACCOUNT_LIMIT, DRIFTWATCH_LOGIN_ADDRESS_LIMIT,
+DRIFTWATCH_SCRYPT_LOG_N (see docs/people.md).
 `;

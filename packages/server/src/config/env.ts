@@ -23,4 +23,8 @@ export const ENV = {
   checkConcurrency: "DRIFTWATCH_CHECK_CONCURRENCY",
   perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
   checkWait: "DRIFTWATCH_CHECK_WAIT_MS",
+  trustProxy: "DRIFTWATCH_TRUST_PROXY",
+  smtpUrl: "DRIFTWATCH_SMTP_URL",
+  smtpFrom: "DRIFTWATCH_SMTP_FROM",
+  userPassword: "DRIFTWATCH_USER_PASSWORD",
 } as const;

@@ -5,16 +5,47 @@ import type { Env } from "./env.js";
 import { parseInteger } from "./values.js";
 
 /** Bounds on what targets and tenants can make the server compute, store and send (docs/deployment.md, "Limits"). */
-export interface ServerLimits extends EngineLimits {
+export interface ServerLimits extends EngineLimits, PeopleLimits {
   /** A list response (diffs, snapshots, ...) stops early before passing this many bytes; `nextCursor` continues. */
   maxListResponseBytes: number;
 }
+
+/** Sessions, sign-in limits, invitations and password hashing (docs/people.md). */
+export interface PeopleLimits {
+  /** A session unused this long ends (each request moves it). */
+  sessionIdleSeconds: number;
+  /** A session ends this long after sign-in, used or not. */
+  sessionMaxAgeSeconds: number;
+  /** Failed sign-ins per account within `loginWindowSeconds` before it is answered 429. */
+  loginAccountLimit: number;
+  /** Failed sign-ins per client address within `loginWindowSeconds` before it is answered 429. */
+  loginAddressLimit: number;
+  loginWindowSeconds: number;
+  /** How long an invitation link stays valid. */
+  inviteTtlSeconds: number;
+  /** How long the first-run setup link stays valid. */
+  setupTtlSeconds: number;
+  /** scrypt's cost as log2(N) for new password hashes (r = 8, p = 1). */
+  scryptLogN: number;
+}
+
+export const DEFAULT_PEOPLE_LIMITS: PeopleLimits = {
+  sessionIdleSeconds: 7 * 24 * 3600,
+  sessionMaxAgeSeconds: 30 * 24 * 3600,
+  loginAccountLimit: 10,
+  loginAddressLimit: 30,
+  loginWindowSeconds: 15 * 60,
+  inviteTtlSeconds: 7 * 24 * 3600,
+  setupTtlSeconds: 24 * 3600,
+  scryptLogN: 17,
+};
 
 /** Default of `maxListResponseBytes`. */
 export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export const DEFAULT_LIMITS: ServerLimits = {
   ...DEFAULT_ENGINE_LIMITS,
+  ...DEFAULT_PEOPLE_LIMITS,
   maxListResponseBytes: DEFAULT_MAX_LIST_RESPONSE_BYTES,
 };
 
@@ -29,6 +60,14 @@ export const LIMIT_ENV: Record<keyof ServerLimits, { variable: string; min: numb
   maxDiffBytes: { variable: "DRIFTWATCH_MAX_DIFF_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
   maxWebhookPayloadBytes: { variable: "DRIFTWATCH_MAX_WEBHOOK_PAYLOAD_BYTES", min: 1024, max: 1024 * 1024 * 1024 },
   maxListResponseBytes: { variable: "DRIFTWATCH_MAX_LIST_RESPONSE_BYTES", min: 64 * 1024, max: 1024 * 1024 * 1024 },
+  sessionIdleSeconds: { variable: "DRIFTWATCH_SESSION_IDLE_SECONDS", min: 60, max: 365 * 24 * 3600 },
+  sessionMaxAgeSeconds: { variable: "DRIFTWATCH_SESSION_MAX_AGE_SECONDS", min: 60, max: 365 * 24 * 3600 },
+  loginAccountLimit: { variable: "DRIFTWATCH_LOGIN_ACCOUNT_LIMIT", min: 1, max: 10_000 },
+  loginAddressLimit: { variable: "DRIFTWATCH_LOGIN_ADDRESS_LIMIT", min: 1, max: 100_000 },
+  loginWindowSeconds: { variable: "DRIFTWATCH_LOGIN_WINDOW_SECONDS", min: 1, max: 24 * 3600 },
+  inviteTtlSeconds: { variable: "DRIFTWATCH_INVITE_TTL_SECONDS", min: 60, max: 90 * 24 * 3600 },
+  setupTtlSeconds: { variable: "DRIFTWATCH_SETUP_TTL_SECONDS", min: 60, max: 30 * 24 * 3600 },
+  scryptLogN: { variable: "DRIFTWATCH_SCRYPT_LOG_N", min: 14, max: 20 },
 };
 
 /** The limits from the environment (each `LIMIT_ENV` variable), defaults for the rest. */
@@ -69,6 +108,8 @@ export const AUTH_FAILURE_LIMIT = 60;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 /** Client addresses whose failed authentications are tracked at most (the oldest entry goes first). */
 export const AUTH_FAILURE_MAX_ENTRIES = 100_000;
+/** A session's `lastSeenAt` is written at most this often (the idle expiry moves in these steps). */
+export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 // Bounds of `driftwatch learn`.
 

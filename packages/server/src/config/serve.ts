@@ -7,6 +7,7 @@ import { parseDatabaseUrl } from "./store-url.js";
 import os from "node:os";
 import { SERVER_ROLES, type ServerRole } from "../roles.js";
 import { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl } from "./values.js";
+import type { SmtpSettings } from "../people/mailer.js";
 
 /**
  * Configuration of `driftwatch serve`: command-line flags win over environment
@@ -59,6 +60,10 @@ export interface DriftwatchConfig {
   checkWaitMs: number;
   /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
   logFormat?: "pretty" | "json";
+  /** Trust X-Forwarded-For/-Proto/-Host from a reverse proxy in front of the server. */
+  trustProxy: boolean;
+  /** SMTP server and From address for invitation mail; null: links only in the API answer. */
+  smtp: SmtpSettings | null;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -128,6 +133,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const lease = env[ENV.lease];
   const endpointConcurrency = env[ENV.webhookEndpointConcurrency];
   const publicUrl = env[ENV.publicUrl];
+  const trustProxy = env[ENV.trustProxy];
 
   return {
     port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
@@ -158,5 +164,24 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     perHostConcurrency:
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
     checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
+    trustProxy: trustProxy === undefined || trustProxy === "" ? false : parseBoolean(trustProxy, ENV.trustProxy),
+    smtp: resolveSmtp(env),
   };
+}
+
+/** DRIFTWATCH_SMTP_URL and DRIFTWATCH_SMTP_FROM: both or neither. */
+export function resolveSmtp(env: Env): SmtpSettings | null {
+  const url = env[ENV.smtpUrl]?.trim() ?? "";
+  const from = env[ENV.smtpFrom]?.trim() ?? "";
+  if (url === "" && from === "") return null;
+  if (url === "" || from === "") throw new ConfigError("invalid_value", `${ENV.smtpUrl} and ${ENV.smtpFrom} are set together (invitation mail needs both).`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError("invalid_value", `${ENV.smtpUrl} must be an smtp:// or smtps:// URL.`);
+  }
+  if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") throw new ConfigError("invalid_value", `${ENV.smtpUrl} must be an smtp:// or smtps:// URL.`);
+  if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(from)) throw new ConfigError("invalid_value", `${ENV.smtpFrom} must be an email address ("driftwatch <noreply@example.com>" or "noreply@example.com").`);
+  return { url, from };
 }

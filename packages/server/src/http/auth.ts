@@ -1,20 +1,57 @@
-import type { Scope, Store, TokenRecord } from "@driftwatch/core";
+import type { Role, Scope, SessionRecord, Store, TokenRecord } from "@driftwatch/core";
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { hashTokenSecret, isWellFormedToken } from "@driftwatch/engine";
-import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_MAX_ENTRIES, AUTH_FAILURE_WINDOW_MS, TOKEN_CACHE_MAX_ENTRIES, TOKEN_CACHE_TTL_MS, TOUCH_INTERVAL_MS } from "../config/limits.js";
+import { ROLE_SCOPES } from "@driftwatch/schema";
+import {
+  AUTH_FAILURE_LIMIT,
+  AUTH_FAILURE_MAX_ENTRIES,
+  AUTH_FAILURE_WINDOW_MS,
+  DEFAULT_PEOPLE_LIMITS,
+  SESSION_TOUCH_INTERVAL_MS,
+  TOKEN_CACHE_MAX_ENTRIES,
+  TOKEN_CACHE_TTL_MS,
+  TOUCH_INTERVAL_MS,
+} from "../config/limits.js";
+import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "../people/secrets.js";
 import { ApiError } from "./problem.js";
 
-/** Who is calling: resolved from the bearer token by `authenticate`. */
-export interface AuthContext {
+/** Who is calling: resolved from the bearer token, or from the session cookie, by `authenticate`. */
+export type AuthContext = TokenAuth | SessionAuth;
+
+interface AuthBase {
+  /** The organization the request acts in. */
   orgId: string;
-  tokenId: string;
+  /** What the caller may do: the token's scopes, or the scopes of the user's role. */
   scopes: readonly Scope[];
+}
+
+export interface TokenAuth extends AuthBase {
+  via: "token";
+  tokenId: string;
+  userId: null;
+  role: null;
+}
+
+export interface SessionAuth extends AuthBase {
+  via: "session";
+  tokenId: null;
+  userId: string;
+  role: Role;
+  session: SessionRecord;
+  /** The cookie's secret (the CSRF token is derived from it). */
+  secret: string;
 }
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** Scope the route needs (`admin` satisfies every scope). Absent: no auth (public route). */
-    scope?: Scope;
+    /**
+     * Scope the route needs (`admin` satisfies every scope); `any`: any authenticated caller.
+     * Absent: no auth (public route).
+     */
+    scope?: Scope | "any";
+    /** Beyond the scope: only a signed-in session (`session`), or only an owner's session (`owner`); checked before the body is read. */
+    caller?: "session" | "owner";
     /** Whether the route counts against the read or the write rate limit. */
     rateLimit?: "read" | "write";
   }
@@ -30,6 +67,8 @@ export interface Authenticator {
   authenticate(request: FastifyRequest, at?: number): Promise<AuthContext>;
   /** Forgets a cached token at once: call it when the token is revoked through this process. */
   forget(tokenId: string): void;
+  /** Forgets every cached token of an organization (deleted through this process). */
+  forgetOrganization(orgId: string): void;
 }
 
 export interface AuthenticatorOptions {
@@ -37,7 +76,26 @@ export interface AuthenticatorOptions {
   tokenCacheTtlMs?: number;
   /** Failed authentications per client address per minute before it gets `429` (default `AUTH_FAILURE_LIMIT`). */
   authFailureLimit?: number;
+  /** Idle expiry of sessions, in seconds (default 7 days). */
+  sessionIdleSeconds?: number;
+  /**
+   * The server's own origin (`https://driftwatch.example.com`) cookie-authenticated writes must
+   * come from; default: the origin the request was addressed to (scheme and Host).
+   */
+  publicOrigin?: string | null;
 }
+
+/** The origin a request was addressed to: its scheme and Host (forwarded ones when proxies are trusted). */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/** Whether a session is over: revoked, past its absolute expiry, or unused for longer than `idleMs`. */
+export function sessionEnded(session: SessionRecord, at: number, idleMs: number): boolean {
+  return session.revokedAt !== null || Date.parse(session.expiresAt) <= at || Date.parse(session.lastSeenAt) + idleMs <= at;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 
 interface CachedToken {
@@ -56,6 +114,10 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   const failureLimit = Math.max(1, options.authFailureLimit ?? AUTH_FAILURE_LIMIT);
   /** Failed authentications per client address in the current window. */
   const failures = new Map<string, { count: number; resetAt: number }>();
+  const idleMs = (options.sessionIdleSeconds ?? DEFAULT_PEOPLE_LIMITS.sessionIdleSeconds) * 1000;
+  const publicOrigin = options.publicOrigin ?? null;
+  /** When this process last wrote each session's `lastSeenAt`. */
+  const sessionsTouched = new Map<string, number>();
 
   function failureWindow(client: string, at: number): { count: number; resetAt: number } | null {
     const window = failures.get(client);
@@ -110,10 +172,13 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
       }
       const header = request.headers.authorization;
       if (header === undefined || header === "") {
+        // No bearer token: a browser session, when the request carries its cookie.
+        const cookie = request.cookies?.[SESSION_COOKIE];
+        if (cookie !== undefined && cookie !== "") return authenticateSession(request, cookie, client, at);
         throw failed(
           client,
           at,
-          new ApiError("unauthenticated", "Send an API token: Authorization: Bearer <token>.", {
+          new ApiError("unauthenticated", "Send an API token (Authorization: Bearer <token>) or sign in.", {
             headers: { "www-authenticate": 'Bearer realm="driftwatch"' },
           }),
         );
@@ -130,14 +195,71 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
         // lastUsedAt is bookkeeping: a failed write must not fail the caller's request
         request.log.warn({ err: error, tokenId: record.id }, "could not record lastUsedAt");
       });
-      return { orgId: record.orgId, tokenId: record.id, scopes: record.scopes };
+      return { via: "token", orgId: record.orgId, tokenId: record.id, scopes: record.scopes, userId: null, role: null };
     },
 
     forget(tokenId) {
       generation++;
       for (const [hash, entry] of cache) if (entry.record.id === tokenId) cache.delete(hash);
     },
+
+    forgetOrganization(orgId) {
+      generation++;
+      for (const [hash, entry] of cache) if (entry.record.orgId === orgId) cache.delete(hash);
+    },
   };
+
+  /**
+   * A session cookie: a live session of a user who is still a member of the session's
+   * organization (or else of another one, which the session moves to). Writes also need the
+   * CSRF header and a same-origin Origin.
+   */
+  async function authenticateSession(request: FastifyRequest, secret: string, client: string, at: number): Promise<SessionAuth> {
+    const ended = (): ApiError => failed(client, at, new ApiError("unauthenticated", "Your session has ended: sign in again."));
+    if (!isWellFormedSecret(secret)) throw ended();
+    const session = await store.findSessionByHash(hashSecret(secret));
+    if (session === null || sessionEnded(session, at, idleMs)) throw ended();
+    let membership = await store.getMembership(session.orgId, session.userId);
+    let orgId = session.orgId;
+    if (membership === null) {
+      // Removed from the organization the session acted in: continue in another one, if any.
+      membership = (await store.listMembershipsOfUser(session.userId))[0] ?? null;
+      if (membership === null) throw ended();
+      orgId = membership.orgId;
+    }
+    if (!SAFE_METHODS.has(request.method)) assertSameOrigin(request, secret);
+    const last = Math.max(sessionsTouched.get(session.id) ?? 0, Date.parse(session.lastSeenAt));
+    if (orgId !== session.orgId || at - last >= SESSION_TOUCH_INTERVAL_MS) {
+      sessionsTouched.set(session.id, at);
+      if (sessionsTouched.size > 10_000) sessionsTouched.delete(sessionsTouched.keys().next().value as string);
+      await store.touchSession(session.id, { lastSeenAt: new Date(at).toISOString(), ...(orgId === session.orgId ? {} : { orgId }) }).catch((error: unknown) => {
+        request.log.warn({ err: error, sessionId: session.id }, "could not record the session's activity");
+      });
+    }
+    return {
+      via: "session",
+      orgId,
+      tokenId: null,
+      userId: session.userId,
+      role: membership.role,
+      scopes: ROLE_SCOPES[membership.role],
+      session: { ...session, orgId },
+      secret,
+    };
+  }
+
+  /** CSRF defence of cookie-authenticated writes: the session's CSRF header and a same-origin Origin. */
+  function assertSameOrigin(request: FastifyRequest, secret: string): void {
+    const csrf = request.headers[CSRF_HEADER];
+    if (typeof csrf !== "string" || csrf === "") {
+      throw new ApiError("csrf_failed", `A signed-in write needs the ${CSRF_HEADER} header (the csrfToken of GET /api/auth/me).`);
+    }
+    if (!timingSafeStringEqual(csrf, csrfTokenOf(secret))) throw new ApiError("csrf_failed", `The ${CSRF_HEADER} header does not match this session.`);
+    const origin = request.headers.origin;
+    const expected = publicOrigin ?? requestOrigin(request);
+    if (typeof origin !== "string" || origin === "") throw new ApiError("csrf_failed", "A signed-in write needs an Origin header.");
+    if (origin !== expected) throw new ApiError("csrf_failed", `Writes are accepted only from ${expected}, not from ${origin}.`);
+  }
 
   async function touch(record: TokenRecord, at: number): Promise<void> {
     const last = lastTouched.get(record.id) ?? (record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt));
@@ -152,12 +274,33 @@ function invalidToken(detail: string): ApiError {
   return new ApiError("invalid_token", detail, { headers: { "www-authenticate": 'Bearer realm="driftwatch", error="invalid_token"' } });
 }
 
-/** Throws `insufficient_scope` unless the token holds `scope` (or `admin`). */
-export function requireScope(auth: AuthContext, scope: Scope): void {
-  if (auth.scopes.includes(scope) || auth.scopes.includes("admin")) return;
+function timingSafeStringEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Throws `insufficient_scope` unless the caller holds `scope` (or `admin`); `any` passes every caller. */
+export function requireScope(auth: AuthContext, scope: Scope | "any"): void {
+  if (scope === "any" || auth.scopes.includes(scope) || auth.scopes.includes("admin")) return;
+  if (auth.via === "session") {
+    throw new ApiError("insufficient_scope", `Your role (${auth.role}) does not allow this: it needs the ${scope} permission.`);
+  }
   throw new ApiError("insufficient_scope", `This endpoint needs a token with the ${scope} scope.`, {
     headers: { "www-authenticate": `Bearer realm="driftwatch", error="insufficient_scope", scope="${scope}"` },
   });
+}
+
+/** Throws `insufficient_scope` unless the caller is an owner of the organization, signed in (tokens never are). */
+export function requireOwnerSession(auth: AuthContext): SessionAuth {
+  if (auth.via === "session" && auth.role === "owner") return auth;
+  throw new ApiError("insufficient_scope", "Only an owner's session can do this (API tokens cannot).");
+}
+
+/** Throws `insufficient_scope` unless the caller is signed in (a session, not a token). */
+export function requireSession(auth: AuthContext): SessionAuth {
+  if (auth.via === "session") return auth;
+  throw new ApiError("insufficient_scope", "This needs a signed-in session; an API token has no user.");
 }
 
 /** The caller of an authenticated route (set by the auth hook). */

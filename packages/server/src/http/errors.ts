@@ -43,6 +43,8 @@ export function toApiError(error: unknown): ApiError {
         return new ApiError("not_found", "No resource with this id exists.");
       case "conflict":
         return new ApiError("conflict", "The request conflicts with the current state of the resource.");
+      case "last_owner":
+        return new ApiError("last_owner", "The organization's only owner cannot leave or be demoted: make another member owner first.");
       case "stale_snapshot":
         return new ApiError("conflict", "The monitor was checked concurrently by another process; retry the request.");
       case "invalid_policy_rules":

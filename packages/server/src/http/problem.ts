@@ -19,6 +19,12 @@ const TITLES: Record<ApiErrorCode, string> = {
   rate_limited: "Rate limit exceeded",
   internal_error: "Internal error",
   unavailable: "Service unavailable",
+  invalid_credentials: "Invalid credentials",
+  csrf_failed: "CSRF check failed",
+  last_owner: "Last owner",
+  setup_closed: "Setup closed",
+  invite_invalid: "Invite no longer valid",
+  weak_password: "Weak password",
 };
 
 export interface ApiErrorOptions {

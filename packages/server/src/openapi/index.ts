@@ -2,6 +2,12 @@ import fastifySwagger, { type SwaggerTransform } from "@fastify/swagger";
 import {
   API_VERSION,
   ApiDiffSchema,
+  AuditEntrySchema,
+  InviteSchema,
+  MemberSchema,
+  MeSchema,
+  OrgSchema,
+  SessionSchema,
   BrowserOptionsSchema,
   ChangeSchema,
   DeliverySchema,
@@ -39,6 +45,12 @@ for (const [id, schema] of Object.entries({
   Webhook: WebhookSchema,
   Delivery: DeliverySchema,
   Token: TokenSchema,
+  Me: MeSchema,
+  Session: SessionSchema,
+  Org: OrgSchema,
+  Member: MemberSchema,
+  Invite: InviteSchema,
+  AuditEntry: AuditEntrySchema,
   Problem: ProblemSchema,
 })) {
   registry.add(schema, { id });
@@ -48,13 +60,14 @@ const jsonSchemaTransformObject = createJsonSchemaTransformObject({ schemaRegist
 
 const PROBLEM_DESCRIPTIONS: Record<string, string> = {
   "400": "Bad request: invalid_json or invalid_request",
-  "401": "unauthenticated (no token) or invalid_token",
-  "403": "insufficient_scope",
+  "401": "unauthenticated (no token or session), invalid_token or invalid_credentials",
+  "403": "insufficient_scope, or csrf_failed (a signed-in write without the CSRF header or from another origin)",
   "404": "not_found (also another organization's resource)",
-  "409": "conflict or idempotency_key_reused",
+  "409": "conflict, idempotency_key_reused, last_owner or setup_closed",
+  "410": "invite_invalid: the invitation was used, revoked or expired",
   "413": "payload_too_large",
   "415": "unsupported_media_type",
-  "422": "validation_failed, invalid_browser_options, invalid_policy_rules or unsafe_url",
+  "422": "validation_failed, invalid_browser_options, invalid_policy_rules, unsafe_url or weak_password",
   "429": "rate_limited (see Retry-After)",
   "500": "internal_error",
   "502": "unavailable: the checked target failed (see reason)",
@@ -100,12 +113,23 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", description: "An API token: dw_ followed by 43 base64url characters." },
+          cookieAuth: {
+            type: "apiKey",
+            in: "cookie",
+            name: "dw_session",
+            description:
+              "A browser session (POST /api/auth/sign-in). Writes also need the x-driftwatch-csrf header (the csrfToken of the session) and a same-origin Origin header.",
+          },
         },
       },
       tags: [
         { name: "monitors", description: "Monitors, their diffs, snapshots and settings" },
         { name: "webhooks", description: "Webhook endpoints, deliveries and the delivery worker" },
         { name: "tokens", description: "API tokens (admin scope)" },
+        { name: "auth", description: "First-run setup, sign-in and sign-out, the caller, password changes" },
+        { name: "members", description: "Your organization and its members (roles: viewer, member, admin, owner)" },
+        { name: "invites", description: "Invitations by email: single-use links with an expiry" },
+        { name: "audit", description: "The audit log (admin)" },
         { name: "system", description: "Health, readiness, metrics and this document" },
       ],
     },

@@ -18,7 +18,8 @@ export function problems(...statuses: number[]): Record<number, typeof ProblemSc
   return out;
 }
 
-export const security = [{ bearerAuth: [] }];
+/** Authenticated routes: an API token, or a browser session (writes with the CSRF header). */
+export const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
 /**
  * Checks a monitor or webhook URL with the SSRF guard: a refused URL is `422 unsafe_url` naming

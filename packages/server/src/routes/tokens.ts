@@ -5,6 +5,7 @@ import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { notFound } from "../http/problem.js";
 import { generateTokenSecret, hashTokenSecret } from "@driftwatch/engine";
+import { actorOf, audit, type PeopleContext } from "../people/context.js";
 import type { AppDependencies } from "../types.js";
 import { pageOf, problems, security, TokenParams } from "./common.js";
 import { presentToken } from "./present.js";
@@ -15,7 +16,8 @@ const TokenWithSecretSchema = TokenSchema.extend({ token: z.string() });
  * Token management: every route needs the `admin` scope. `onRevoked` runs after a token is
  * revoked here, so the authenticator's cache refuses it at once.
  */
-export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date, onRevoked: (tokenId: string) => void): void {
+export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies, people: PeopleContext, onRevoked: (tokenId: string) => void): void {
+  const { now } = people;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const tags = ["tokens"];
@@ -34,13 +36,14 @@ export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies,
       },
     },
     async (request, reply) => {
-      const { orgId } = authOf(request);
+      const auth = authOf(request);
       const secret = generateTokenSecret();
-      const token = await store.createToken(orgId, {
+      const token = await store.createToken(auth.orgId, {
         name: request.body.name,
         scopes: [...new Set(request.body.scopes)],
         tokenHash: hashTokenSecret(secret),
       });
+      await audit(people, request, auth.orgId, actorOf(auth), "token.created", token.id, { name: token.name, scopes: token.scopes });
       return reply.code(201).send({ ...presentToken(token), token: secret });
     },
   );
@@ -77,9 +80,12 @@ export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies,
       schema: { tags, security, summary: "Revoke an API token", params: TokenParams, response: { 204: z.null(), ...problems(404) } },
     },
     async (request, reply) => {
-      const token = await store.revokeToken(authOf(request).orgId, request.params.id, now().toISOString());
+      const auth = authOf(request);
+      const before = await store.getToken(auth.orgId, request.params.id);
+      const token = await store.revokeToken(auth.orgId, request.params.id, now().toISOString());
       if (token === null) throw notFound("token");
       onRevoked(token.id);
+      if (before !== null && before.revokedAt === null) await audit(people, request, auth.orgId, actorOf(auth), "token.revoked", token.id, { name: token.name });
       return reply.code(204).send(null);
     },
   );

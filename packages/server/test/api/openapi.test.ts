@@ -65,8 +65,9 @@ describe("GET /api/openapi.json", () => {
     expect(create.responses["422"].content["application/problem+json"].schema).toEqual({ $ref: "#/components/schemas/Problem" });
     expect(doc.components.schemas.Problem.properties.code).toBeDefined();
     expect(create.responses["422"].description).toContain("invalid_browser_options");
-    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.cookieAuth).toMatchObject({ type: "apiKey", in: "cookie", name: "dw_session" });
     const settings = doc.paths["/api/monitors/{id}/settings"].patch.requestBody.content["application/json"].schema;
     expect(Object.keys(settings.properties)).toContain("policyRules");
     expect(Object.keys(settings.properties)).toContain("autoApplySuggestions");

@@ -129,8 +129,9 @@ describe("serve configuration: limits", () => {
 
   it("reads every limit and the public URL from the environment", () => {
     const env: Record<string, string> = {};
-    let n = 70_000;
-    for (const { variable } of Object.values(LIMIT_ENV)) env[variable] = String(n++);
+    let n = 1;
+    // A distinct value within each variable's range.
+    for (const { variable, min, max } of Object.values(LIMIT_ENV)) env[variable] = String(Math.min(max, min + n++));
     env.DRIFTWATCH_WORKER_MEMORY_MB = "1024";
     env.DRIFTWATCH_COMPARE_WORKERS = "3";
     env.DRIFTWATCH_PUBLIC_URL = "https://dw.example.com/";
@@ -174,5 +175,24 @@ describe("process roles and concurrency", () => {
     expect(configError(() => resolveServeConfig(["--check-concurrency", "0"], {})).message).toMatch(/--check-concurrency/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_PER_HOST_CONCURRENCY: "x" })).message).toMatch(/DRIFTWATCH_PER_HOST_CONCURRENCY/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_CHECK_WAIT_MS: "10" })).message).toMatch(/DRIFTWATCH_CHECK_WAIT_MS/);
+  });
+});
+
+describe("serve configuration: people", () => {
+  it("reads SMTP settings (both or neither) and whether to trust a proxy", () => {
+    const none = resolveServeConfig([], {});
+    expect(none.smtp).toBeNull();
+    expect(none.trustProxy).toBe(false);
+    const set = resolveServeConfig([], {
+      DRIFTWATCH_SMTP_URL: "smtps://user:pass@mail.example.com:465",
+      DRIFTWATCH_SMTP_FROM: "driftwatch <noreply@example.com>",
+      DRIFTWATCH_TRUST_PROXY: "true",
+    });
+    expect(set.smtp).toEqual({ url: "smtps://user:pass@mail.example.com:465", from: "driftwatch <noreply@example.com>" });
+    expect(set.trustProxy).toBe(true);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_SMTP_URL: "smtp://mail.example.com" })).toThrow(/set together/);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_SMTP_URL: "http://mail.example.com", DRIFTWATCH_SMTP_FROM: "a@b.co" })).toThrow(/smtp:\/\//);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_SMTP_URL: "smtp://mail.example.com", DRIFTWATCH_SMTP_FROM: "nobody" })).toThrow(/email address/);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY: "maybe" })).toThrow(ConfigError);
   });
 });

@@ -63,6 +63,14 @@ async function seed(store: Store): Promise<void> {
   });
   await store.claimIdempotencyKey(acme.orgId, { key: "k1", requestHash: "h", now: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
   await store.completeIdempotencyKey(acme.orgId, "k1", { status: 201, body: '{"ok":true}' });
+  // people: a user with a password hash, an owner membership, a session, an invite, audit entries
+  const at = "2026-03-04T05:06:07.890Z";
+  const user = await store.createUser({ email: "Ada@Example.com", displayName: "Ada ✓", passwordHash: "scrypt$1$abc$def", createdAt: at });
+  await store.addMembership(acme.orgId, user.id, "owner", at);
+  await store.createSession({ userId: user.id, sessionHash: "c".repeat(64), orgId: acme.orgId, createdAt: at, expiresAt: "2026-04-04T05:06:07.890Z", userAgent: "test", ip: "127.0.0.1" });
+  await store.createInvite(acme.orgId, { email: "bob@example.com", role: "viewer", tokenHash: "d".repeat(64), invitedBy: user.id, createdAt: at, expiresAt: "2026-03-11T05:06:07.890Z" });
+  await store.appendAudit(acme.orgId, { actorType: "user", actorId: user.id, action: "auth.sign_in", targetId: null, data: { via: "password", nested: { b: 1, a: [1, "\u0000"] } }, ip: "127.0.0.1", at });
+  await store.appendAudit(null, { actorType: "system", actorId: null, action: "auth.setup", targetId: user.id, data: {}, ip: null, at });
   const globex = await store.ensureOrganization("globex", "Globex Corp");
   await store.createWebhook(globex.id, webhookInput({ enabled: false, description: "off" }));
   await store.createMonitor(globex.id, apiMonitor({ state: "paused", nextCheckAt: null }));
@@ -89,6 +97,9 @@ async function dump(store: Store): Promise<unknown> {
     result[slug] = {
       org,
       tokens: await all((cursor) => store.listTokens(org.id, { limit: 100, cursor })),
+      members: await all((cursor) => store.listMembers(org.id, { limit: 100, cursor })),
+      invites: await all((cursor) => store.listInvites(org.id, { limit: 100, cursor })),
+      audit: await all((cursor) => store.listAudit(org.id, { limit: 100, cursor })),
       monitors: await Promise.all(
         monitors.map(async (m) => {
           const snapshots = await all((cursor) => store.listSnapshots(org.id, m.id, { limit: 100, cursor }));
@@ -110,6 +121,8 @@ async function dump(store: Store): Promise<unknown> {
       ),
     };
   }
+  const user = await store.getUserByEmail("ada@example.com");
+  result.people = { user, memberships: await store.listMembershipsOfUser(user!.id), session: await store.findSessionByHash("c".repeat(64)) };
   return result;
 }
 

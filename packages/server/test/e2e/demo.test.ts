@@ -34,6 +34,8 @@ describe("driftwatch serve --demo", () => {
     server = await startCli(["--demo", "--database", database], env);
     const { token, urls, targetOrigin } = await eventually(async () => banner(server.output()), 10_000, "the demo banner");
     expect(urls).toHaveLength(4);
+    // No account yet: the one-time setup link is shown too (npm start passes the output on as is).
+    await eventually(async () => (/Finish setup: http:\/\/127\.0\.0\.1:\d+\/setup#token=[A-Za-z0-9_-]{43}/.test(server.output()) ? true : undefined), 10_000, "the setup link");
     const call = api(server.baseUrl, token);
     // One token on the fresh database: the printed demo token (no unseen bootstrap token).
     const tokens = await call("GET", "/api/tokens");

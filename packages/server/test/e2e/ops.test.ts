@@ -278,7 +278,9 @@ describe("logs of an end-to-end run", () => {
       expect((await api(server.baseUrl, `${userToken}x`)("GET", "/api/monitors")).status).toBe(401);
       expect((await server.kill("SIGTERM")).code).toBe(0);
 
-      const lines = server.output().split("\n").filter((l) => l.trim() !== "");
+      // The one line that is not JSON: the first-run setup link, on stderr (a secret, never logged).
+      const lines = server.output().split("\n").filter((l) => l.trim() !== "" && !l.startsWith("Finish setup: "));
+      expect(server.output()).toMatch(/^Finish setup: http:\/\/127\.0\.0\.1:\d+\/setup#token=[A-Za-z0-9_-]{43}$/m);
       const entries = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
       expect(entries.some((e) => e.level === 20), "debug lines were logged").toBe(true);
       expect(entries.some((e) => e.msg === "request completed")).toBe(true);

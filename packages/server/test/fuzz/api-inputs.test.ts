@@ -22,7 +22,8 @@ async function tenantBState(): Promise<string> {
 
 beforeAll(async () => {
   h = await createHarness({
-    config: { bodyLimitBytes: 16 * 1024 },
+    // scrypt at 2^12: a random body that is a well-formed sign-in costs a hash.
+    config: { bodyLimitBytes: 16 * 1024, people: { scryptLogN: 12 } },
     // "check now" against a target that cannot be reached, as a hostile tenant's monitor would be
     checks: (store) => ({
       async checkNow(orgId, monitorId) {
@@ -75,6 +76,26 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/api/tokens"],
   ["GET", "/api/tokens"],
   ["DELETE", "/api/tokens/{w}"],
+  ["GET", "/api/auth/setup"],
+  ["POST", "/api/auth/setup"],
+  ["POST", "/api/auth/sign-in"],
+  ["POST", "/api/auth/sign-out"],
+  ["GET", "/api/auth/me"],
+  ["POST", "/api/auth/org"],
+  ["POST", "/api/auth/password"],
+  ["GET", "/api/orgs/{o}"],
+  ["PATCH", "/api/orgs/{o}"],
+  ["DELETE", "/api/orgs/{o}"],
+  ["GET", "/api/orgs/{o}/members"],
+  ["PATCH", "/api/orgs/{o}/members/{w}"],
+  ["DELETE", "/api/orgs/{o}/members/{w}"],
+  ["POST", "/api/orgs/{o}/transfer-ownership"],
+  ["POST", "/api/invites"],
+  ["GET", "/api/invites"],
+  ["DELETE", "/api/invites/{w}"],
+  ["GET", "/api/invites/lookup"],
+  ["POST", "/api/invites/accept"],
+  ["GET", "/api/audit"],
 ];
 
 /** Ids: the caller's own, another tenant's, and hostile strings (long, unicode, encoded, traversal). */
@@ -111,6 +132,7 @@ const FIELDS = [
   "type", "name", "url", "method", "headers", "body", "intervalSeconds", "selector", "browserOptions", "state",
   "tags", "policyRules", "snapshotRetention", "events", "monitorIds", "minSeverity", "enabled", "description",
   "scopes", "webhookId", "force", "rules", "arrayKeys", "__proto__", "constructor",
+  "email", "password", "displayName", "token", "orgId", "orgName", "userId", "role", "currentPassword", "newPassword",
 ];
 const bodyArb: fc.Arbitrary<{ payload: string; contentType: string | undefined }> = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }).map((v) => ({ payload: JSON.stringify(v), contentType: "application/json" })),
@@ -128,7 +150,7 @@ const bodyArb: fc.Arbitrary<{ payload: string; contentType: string | undefined }
 /** Query strings: the paging and filter parameters with hostile values, and unknown ones. */
 const queryArb: fc.Arbitrary<string> = fc
   .dictionary(
-    fc.constantFrom("limit", "cursor", "since", "until", "minSeverity", "classification", "state", "x", "limit[]"),
+    fc.constantFrom("limit", "cursor", "since", "until", "minSeverity", "classification", "state", "x", "limit[]", "token"),
     fc.oneof(fc.string({ maxLength: 40 }), fc.integer().map(String), fc.constant("-1"), fc.constant("1e400"), fc.constant("%00")),
     { maxKeys: 4 },
   )
@@ -143,10 +165,11 @@ const requestArb = fc.record({
   d: fc.constant(null).chain(() => idArb(ids.diff!, ids.foreignDiff!)),
   s: fc.constant(null).chain(() => idArb(ids.snapshot!, "snp_none")),
   w: fc.constant(null).chain(() => idArb(ids.webhook!, ids.foreignWebhook!)),
+  o: fc.constant(null).chain(() => idArb(h.a.orgId, h.b.orgId)),
   body: bodyArb,
   query: queryArb,
   extraHeaders: fc.dictionary(
-    fc.constantFrom("idempotency-key", "driftwatch-version", "accept", "x-request-id", "origin"),
+    fc.constantFrom("idempotency-key", "driftwatch-version", "accept", "x-request-id", "origin", "cookie", "x-driftwatch-csrf"),
     fc.oneof(fc.string({ maxLength: 80 }).filter((s) => /^[\t\x20-\x7e]*$/.test(s)), fc.constant("2024-01-01"), fc.constant("x".repeat(300))),
     { maxKeys: 3 },
   ),
@@ -159,7 +182,7 @@ describe("API inputs (fast-check)", () => {
     await fc.assert(
       fc.asyncProperty(requestArb, async (r) => {
         const [method, template] = r.route;
-        const url = template.replace("{m}", r.m).replace("{d}", r.d).replace("{s}", r.s).replace("{w}", r.w) + r.query;
+        const url = template.replace("{m}", r.m).replace("{d}", r.d).replace("{s}", r.s).replace("{w}", r.w).replace("{o}", r.o) + r.query;
         const headers: Record<string, string> = { ...r.extraHeaders };
         if (r.body.contentType !== undefined && method !== "GET" && method !== "DELETE") headers["content-type"] = r.body.contentType;
         const secret = r.auth === "admin" ? h.a.admin : r.auth === "readonly" ? readonly.secret : r.auth === "garbage" ? "dw_not-a-token" : null;

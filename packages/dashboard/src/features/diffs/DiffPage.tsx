@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { memo, useCallback, useMemo, useState, useTransition, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { useClient } from "../../api/context";
+import { useCan } from "../../auth/session-context";
 import { monitorKeys } from "../../api/keys";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
@@ -162,6 +163,7 @@ const ChangeItem = memo(function ChangeItem({
 }): ReactNode {
   const [severity, setSeverity] = useState<Severity>(change.severity);
   const [copied, setCopied] = useState(false);
+  const canWrite = useCan("monitors:write");
   const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
   const hasBefore = "before" in change && change.before !== undefined;
   const hasAfter = "after" in change && change.after !== undefined;
@@ -207,6 +209,8 @@ const ChangeItem = memo(function ChangeItem({
         >
           {copied ? "Copied" : website ? "Copy selector" : "Copy JSONPath"}
         </button>
+        {canWrite ? (
+        <>
         <button type="button" disabled={busy} onClick={() => onRule({ ...target, action: "ignore" }, `Rule added: ignore ${change.path}.`)}>
           Ignore this {website ? "block" : "path"}
         </button>
@@ -219,6 +223,8 @@ const ChangeItem = memo(function ChangeItem({
         <button type="button" disabled={busy || severity === change.severity} onClick={() => onRule({ ...target, severity }, `Rule added: ${change.path} is ${severity}.`)}>
           Set severity
         </button>
+        </>
+        ) : null}
       </div>
     </li>
   );

@@ -3,6 +3,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useClient } from "../../api/context";
+import { useCan } from "../../auth/session-context";
 import { monitorKeys } from "../../api/keys";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
@@ -37,6 +38,7 @@ export function MonitorDetailPage(): ReactNode {
   const monitor = useMonitor(monitorId);
   const setState = useSetMonitorState();
   const check = useCheckNow();
+  const canWrite = useCan("monitors:write");
   const remove = useDeleteMonitor();
   const diffs = useInfiniteQuery({
     queryKey: monitorKeys.diffs(monitorId),
@@ -72,6 +74,7 @@ export function MonitorDetailPage(): ReactNode {
     <Page
       title={m.name}
       actions={
+        canWrite ? (
         <>
           <button type="button" onClick={() => check.mutate(m.id)} disabled={check.isPending}>
             {check.isPending ? "Checking…" : "Check now"}
@@ -95,6 +98,11 @@ export function MonitorDetailPage(): ReactNode {
             Delete
           </button>
         </>
+        ) : (
+          <Link className="button" to={`/monitors/${m.id}/rules`}>
+            Rules
+          </Link>
+        )
       }
     >
       {check.error || setState.error || remove.error ? <ErrorState error={check.error ?? setState.error ?? remove.error} /> : null}

@@ -4,12 +4,14 @@ import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useMemo, useState, type ReactNode } from "react";
 import { Link } from "react-router";
 import { useClient } from "../../api/context";
+import { useCan } from "../../auth/session-context";
 import { monitorKeys } from "../../api/keys";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
-import { latestDiffQuery, useCheckNow, useLatestDiff, useMonitors, useSetMonitorState } from "./api";
+import { Sparkline, countPerDay } from "../../ui/Sparkline";
+import { latestDiffQuery, SPARKLINE_DAYS, useCheckNow, useLatestDiff, useMonitors, useRecentDiffs, useSetMonitorState } from "./api";
 import { filterMonitors, NO_FILTER, type MonitorFilter } from "./filter";
 import { Fact } from "../../ui/Fact";
 
@@ -17,6 +19,7 @@ import { Fact } from "../../ui/Fact";
 const SEVERITY_LOOKUPS = 200;
 
 export function MonitorsPage(): ReactNode {
+  const canWrite = useCan("monitors:write");
   const monitors = useMonitors();
   const [filter, setFilter] = useState<MonitorFilter>(NO_FILTER);
   const deferred = useDeferredValue(filter);
@@ -38,9 +41,11 @@ export function MonitorsPage(): ReactNode {
     <Page
       title="Monitors"
       actions={
-        <Link className="button primary" to="/monitors/new">
-          New monitor
-        </Link>
+        canWrite ? (
+          <Link className="button primary" to="/monitors/new">
+            New monitor
+          </Link>
+        ) : null
       }
     >
       <form className="filters" role="search" aria-label="Filter monitors" onSubmit={(e) => e.preventDefault()}>
@@ -80,7 +85,8 @@ export function MonitorsPage(): ReactNode {
       ) : all.length === 0 ? (
         <EmptyState title="No monitors yet">
           <p>
-            A monitor checks a JSON API or a web page on a schedule and records what changed. <Link to="/monitors/new">Create your first monitor</Link>.
+            A monitor checks a JSON API or a web page on a schedule and records what changed.{" "}
+            {canWrite ? <Link to="/monitors/new">Create your first monitor</Link> : "Your role can read monitors; a member or admin creates them."}
           </p>
         </EmptyState>
       ) : (
@@ -125,9 +131,13 @@ function stateLabel(m: Monitor): string {
 
 export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
   const latest = useLatestDiff(monitor);
+  const recent = useRecentDiffs(monitor);
+  const perDay = countPerDay((recent.data ?? []).map((d) => d.createdAt), Date.now(), SPARKLINE_DAYS);
+  const total = perDay.reduce((a, b) => a + b, 0);
   const setState = useSetMonitorState();
   const check = useCheckNow();
   const paused = monitor.state === "paused";
+  const canWrite = useCan("monitors:write");
   const error = setState.error ?? check.error;
   return (
     <article className="monitor-row" aria-labelledby={`m-${monitor.id}`}>
@@ -150,9 +160,13 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
         </Fact>
         <Fact label="Last change">
           <RelativeTime value={monitor.lastChangedAt} />
+          {monitor.lastChangedAt === null ? null : (
+            <Sparkline counts={perDay} label={`${String(total)}${recent.data?.length === 100 ? " or more" : ""} change${total === 1 ? "" : "s"} in the last ${String(SPARKLINE_DAYS)} days`} />
+          )}
         </Fact>
         <Fact label="Top severity">{monitor.lastChangedAt === null ? <span className="muted">none</span> : <SeverityBadge severity={latest.data?.topSeverity} />}</Fact>
       </dl>
+      {canWrite ? (
       <div className="row-actions">
         <button type="button" disabled={setState.isPending} onClick={() => setState.mutate({ id: monitor.id, state: paused ? "active" : "paused" })}>
           {paused ? "Resume" : "Pause"}
@@ -163,6 +177,7 @@ export function MonitorRow({ monitor }: { monitor: Monitor }): ReactNode {
           <span className="sr-only"> {monitor.name}</span>
         </button>
       </div>
+      ) : null}
       {error ? (
         <p className="row-error" role="alert">
           {(error as { detail?: string }).detail ?? error.message}

@@ -29,6 +29,26 @@ export function useLatestDiff(monitor: Monitor): UseQueryResult<Diff | null> {
   return useQuery(latestDiffQuery(client, monitor));
 }
 
+/** Days the monitors list's sparkline covers. */
+export const SPARKLINE_DAYS = 14;
+const MAX_RECENT_DIFFS = 100;
+
+/**
+ * The monitor's diffs of the last `SPARKLINE_DAYS` days (at most 100, newest first), for the
+ * sparkline; no request for a monitor that did not change in that time.
+ */
+export function useRecentDiffs(monitor: Monitor, now: number = Date.now()): UseQueryResult<Diff[]> {
+  const client = useClient();
+  const since = new Date(now - SPARKLINE_DAYS * 86_400_000);
+  const changedLately = monitor.lastChangedAt !== null && Date.parse(monitor.lastChangedAt) >= since.getTime();
+  return useQuery({
+    queryKey: monitorKeys.recentDiffs(monitor.id),
+    queryFn: async () => (await client.diffs.list(monitor.id, { since: since.toISOString(), limit: MAX_RECENT_DIFFS })).data,
+    enabled: changedLately,
+    staleTime: 60_000,
+  });
+}
+
 function useStoreMonitor(): (monitor: Monitor) => void {
   const queryClient = useQueryClient();
   return (monitor) => {

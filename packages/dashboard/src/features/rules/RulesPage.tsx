@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { useClient } from "../../api/context";
+import { useCan } from "../../auth/session-context";
 import { monitorKeys } from "../../api/keys";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
@@ -44,6 +45,7 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
   const [rules, setRules] = useState<PolicyRule[]>(stored.rules ?? []);
   const [rest, setRest] = useState(() => restOf(stored));
   const save = useSaveSettings(monitorId);
+  const canWrite = useCan("monitors:write");
   const restParsed = useMemo((): { ok: true; value: Omit<PolicyRules, "rules"> } | { ok: false; message: string } => {
     try {
       const value: unknown = JSON.parse(rest === "" ? "{}" : rest);
@@ -77,6 +79,7 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
       <p>
         <Link to={`/monitors/${monitorId}`}>← {name}</Link>
       </p>
+      {canWrite ? null : <p className="state">Your role can read these rules and preview edits; saving them needs a member or an admin.</p>}
       <div className="rules-layout">
         <section className="card form" aria-labelledby="rules-h">
           <h2 id="rules-h">Rules (first match wins)</h2>
@@ -161,9 +164,11 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
           ) : null}
           <MutationError error={save.error} />
           <div className="actions">
-            <button type="button" className="primary" disabled={!dirty || policy === null || save.isPending} onClick={() => policy && save.mutate({ policyRules: policy })}>
-              {save.isPending ? "Saving…" : "Save rules"}
-            </button>
+            {canWrite ? (
+              <button type="button" className="primary" disabled={!dirty || policy === null || save.isPending} onClick={() => policy && save.mutate({ policyRules: policy })}>
+                {save.isPending ? "Saving…" : "Save rules"}
+              </button>
+            ) : null}
             {save.isSuccess && !dirty ? <span role="status">Saved.</span> : null}
           </div>
         </section>
@@ -276,6 +281,7 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
 function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: boolean }): ReactNode {
   const noise = useNoise(monitorId);
   const save = useSaveSettings(monitorId);
+  const canWrite = useCan("monitors:write");
   const settings = useSettings(monitorId);
   const apply = (evidence: NoiseEvidence | null): void => {
     if (!noise.data || !settings.data) return;
@@ -300,7 +306,7 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
         ) : (
           <>
             <label className="inline">
-              <input type="checkbox" checked={autoApply} disabled={save.isPending} onChange={(e) => save.mutate({ autoApplySuggestions: e.target.checked })} /> Apply suggestions
+              <input type="checkbox" checked={autoApply} disabled={save.isPending || !canWrite} onChange={(e) => save.mutate({ autoApplySuggestions: e.target.checked })} /> Apply suggestions
               automatically to future diffs
             </label>
             <ul className="evidence">
@@ -310,7 +316,7 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                   <p>
                     {e.reason} ({e.changed} of {e.pairs} pairs)
                   </p>
-                  {e.kind !== "kept" && e.rule ? (
+                  {canWrite && e.kind !== "kept" && e.rule ? (
                     <button type="button" disabled={save.isPending} onClick={() => apply(e)}>
                       Apply
                       <span className="sr-only">
@@ -322,9 +328,11 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                 </li>
               ))}
             </ul>
-            <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>
-              Apply all suggestions as rules
-            </button>
+            {canWrite ? (
+              <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>
+                Apply all suggestions as rules
+              </button>
+            ) : null}
           </>
         )
       ) : null}

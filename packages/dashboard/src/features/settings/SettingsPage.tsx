@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useClient } from "../../api/context";
 import { useSessionActions } from "../../auth/session-context";
+import { SignOutButton } from "../../auth/SignOutButton";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
 import { Fact } from "../../ui/Fact";
@@ -13,7 +14,7 @@ import { Fact } from "../../ui/Fact";
  */
 export function SettingsPage(): ReactNode {
   const client = useClient();
-  const { signOut } = useSessionActions();
+  const { session } = useSessionActions();
   const access = useQuery({
     queryKey: ["access"],
     queryFn: async () => {
@@ -59,10 +60,12 @@ export function SettingsPage(): ReactNode {
             <li>Tokens: {access.data.admin ? "can manage (admin)" : "no access"}</li>
           </ul>
         ) : null}
-        <p className="hint">Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked.</p>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <p className="hint">
+          {session?.kind === "account"
+            ? "Signed in with your account (a session cookie the page cannot read). Signing out ends the session on the server."
+            : "Signed in with an API token kept in this browser tab only. Signing out forgets it here; the token stays valid until revoked."}
+        </p>
+        <SignOutButton />
       </section>
       <section className="card" aria-labelledby="s-theme">
         <h2 id="s-theme">Appearance</h2>

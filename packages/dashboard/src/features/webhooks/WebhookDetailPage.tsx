@@ -1,6 +1,7 @@
 import type { Delivery } from "@driftwatch/client";
 import { useState, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { useCan } from "../../auth/session-context";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
@@ -21,6 +22,7 @@ export function WebhookDetailPage(): ReactNode {
   const replay = useReplayDelivery(webhookId);
   const navigate = useNavigate();
   const [secret, setSecret] = useState<string | null>(null);
+  const canWrite = useCan("webhooks:write");
   if (webhook.isPending) return <Loading what="the webhook" />;
   if (webhook.isError) return <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />;
   const w = webhook.data;
@@ -28,6 +30,7 @@ export function WebhookDetailPage(): ReactNode {
     <Page
       title={w.description ?? "Webhook"}
       actions={
+        canWrite ? (
         <>
           <button type="button" disabled={update.isPending} onClick={() => update.mutate({ enabled: !w.enabled })}>
             {w.enabled ? "Disable" : "Enable"}
@@ -51,6 +54,7 @@ export function WebhookDetailPage(): ReactNode {
             Delete
           </button>
         </>
+        ) : null
       }
     >
       <p>
@@ -122,6 +126,7 @@ function DeliveryDetails({ delivery: d }: { delivery: Delivery }): ReactNode {
 }
 
 function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; busy: boolean; onReplay: () => void }): ReactNode {
+  const canWrite = useCan("webhooks:write");
   return (
     <li className={`delivery d-${d.state}`}>
       <div className="delivery-head">
@@ -148,10 +153,12 @@ function DeliveryItem({ delivery: d, busy, onReplay }: { delivery: Delivery; bus
         Event <code>{d.eventId}</code> of <Link to={`/monitors/${d.monitorId}/diffs/${d.diffId}`}>this diff</Link>.
       </p>
       <DeliveryDetails delivery={d} />
-      <button type="button" disabled={busy} onClick={onReplay}>
-        {busy ? "Replaying…" : "Replay"}
-        <span className="sr-only"> delivery {d.id}</span>
-      </button>
+      {canWrite ? (
+        <button type="button" disabled={busy} onClick={onReplay}>
+          {busy ? "Replaying…" : "Replay"}
+          <span className="sr-only"> delivery {d.id}</span>
+        </button>
+      ) : null}
     </li>
   );
 }

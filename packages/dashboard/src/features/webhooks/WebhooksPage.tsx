@@ -1,6 +1,7 @@
 import type { Severity } from "@driftwatch/client";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { Link } from "react-router";
+import { useCan } from "../../auth/session-context";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
@@ -12,6 +13,7 @@ import { useCreateWebhook, useWebhooks } from "./api";
 export function WebhooksPage(): ReactNode {
   const webhooks = useWebhooks();
   const create = useCreateWebhook();
+  const canWrite = useCan("webhooks:write");
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [minSeverity, setMinSeverity] = useState<Severity>("info");
@@ -56,6 +58,7 @@ export function WebhooksPage(): ReactNode {
           ))}
         </ul>
       )}
+      {canWrite ? (
       <form className="form card" onSubmit={submit}>
         <h2>Add a webhook</h2>
         <label htmlFor="w-url">Endpoint URL</label>
@@ -71,6 +74,7 @@ export function WebhooksPage(): ReactNode {
           {create.isPending ? "Adding…" : "Add webhook"}
         </button>
       </form>
+      ) : null}
     </Page>
   );
 }

@@ -1,0 +1,77 @@
+// Brute-force limits of password checks (sign-in, invitation acceptance by an existing user,
+// password change): failed attempts are counted per account and per client address in a fixed
+// window; past either limit, attempts are refused with 429 before any password is checked.
+// Counters live in this process (several processes each count their own).
+import { ApiError } from "../http/problem.js";
+
+export interface LoginLimiterOptions {
+  accountLimit: number;
+  addressLimit: number;
+  windowMs: number;
+  /** Keys tracked at most per kind (the oldest goes first). */
+  maxEntries?: number;
+}
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+export interface LoginLimiter {
+  /** Throws `429 rate_limited` (with Retry-After) when the account or the address is over its limit. */
+  check(account: string, address: string, at: number): void;
+  /** Counts one failed attempt. */
+  failed(account: string, address: string, at: number): void;
+  /** A successful attempt clears the account's failures (the address keeps its count). */
+  succeeded(account: string): void;
+}
+
+export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
+  const maxEntries = options.maxEntries ?? 100_000;
+  const accounts = new Map<string, Window>();
+  const addresses = new Map<string, Window>();
+
+  function current(map: Map<string, Window>, key: string, at: number): Window | null {
+    const window = map.get(key);
+    if (window === undefined) return null;
+    // A window that ended, or one a clock jump put too far ahead, is forgotten.
+    if (window.resetAt <= at || window.resetAt - at > options.windowMs) {
+      map.delete(key);
+      return null;
+    }
+    return window;
+  }
+
+  function count(map: Map<string, Window>, key: string, at: number): void {
+    let window = current(map, key, at);
+    if (window === null) {
+      window = { count: 0, resetAt: at + options.windowMs };
+      map.set(key, window);
+      if (map.size > maxEntries) map.delete(map.keys().next().value as string);
+    }
+    window.count++;
+  }
+
+  function refuse(window: Window, at: number, what: string): ApiError {
+    const seconds = Math.max(1, Math.ceil((window.resetAt - at) / 1000));
+    return new ApiError("rate_limited", `Too many failed sign-in attempts ${what}: retry in ${String(seconds)} s.`, {
+      headers: { "retry-after": String(seconds) },
+    });
+  }
+
+  return {
+    check(account, address, at) {
+      const byAccount = current(accounts, account, at);
+      if (byAccount !== null && byAccount.count >= options.accountLimit) throw refuse(byAccount, at, "for this account");
+      const byAddress = current(addresses, address, at);
+      if (byAddress !== null && byAddress.count >= options.addressLimit) throw refuse(byAddress, at, "from this address");
+    },
+    failed(account, address, at) {
+      count(accounts, account, at);
+      count(addresses, address, at);
+    },
+    succeeded(account) {
+      accounts.delete(account);
+    },
+  };
+}
