@@ -14,8 +14,8 @@ const numbered: SqlDialect = {
   readJson: <T>(value: unknown) => (typeof value === "string" ? JSON.parse(value) : structuredClone(value)) as T,
   readTime: (value) => (value instanceof Date ? value.toISOString() : (value as string)),
   lockRows: (alias) => (alias === undefined ? " FOR UPDATE" : ` FOR UPDATE OF ${alias}`),
-  claimDueMonitors: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
-  claimDueDeliveries: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
+  pickDueMonitors: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
+  pickDueDeliveries: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
   schemaCheck: () => ({ sql: "SELECT ? AS version, ? AS tables", params: [1, 11] }),
   mapError: (error) => ((error as { code?: unknown }).code === "dup" ? new StoreError("conflict", "duplicate") : undefined),
 };
