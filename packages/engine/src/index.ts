@@ -39,6 +39,9 @@ export {
   type DeliveryMetricOutcome,
   type EngineMetrics,
   type MetricsOptions,
+  type WorkMetricKind,
+  MAX_HOST_LAG_LABELS,
+  MAX_ORG_LABELS,
 } from "./metrics.js";
 export {
   createDeliveryService,
@@ -58,4 +61,6 @@ export {
   nextDeliveryDelayMs,
   parseRetryAfter,
 } from "./delivery/retry.js";
-export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
+export { createScheduler, orgSlots, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
+export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue } from "./queue/work-queue.js";
+export { createFairQueue, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
