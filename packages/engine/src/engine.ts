@@ -42,7 +42,7 @@ export interface EngineOptions {
   publicUrl?: string | null;
   /**
    * How long a claimed check or delivery stays leased to this process without a heartbeat
-   * (default 30 s); the heartbeat renews held claims every third of it. After a crash other
+   * (default 20 s); the heartbeat renews held claims every third of it. After a crash other
    * processes take the work over within about one lease.
    */
   leaseMs?: number;

@@ -68,7 +68,7 @@ export const DEFAULT_PER_HOST_CONCURRENCY = 2;
  * The heartbeat renews it every third of the lease while the work is held, so work that runs
  * long is never taken over, and the work of a process that died is taken over within one lease.
  */
-export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_LEASE_MS = 20_000;
 /** The shortest lease the engine accepts (the heartbeat must fit in it). */
 export const MIN_LEASE_MS = 1_000;
 /** How often held claims are renewed: a third of the lease, so two renewals may fail before it runs out. */

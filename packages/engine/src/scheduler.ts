@@ -32,7 +32,7 @@ export interface SchedulerOptions {
   queue?: WorkQueue;
   /** Lease owner name of the default queue. Default `scheduler:<hostname>:<pid>:<random>`. */
   owner?: string;
-  /** Lease of the default queue (renewed by its heartbeat). Default 30 s. */
+  /** Lease of the default queue (renewed by its heartbeat). Default 20 s. */
   leaseMs?: number;
   /** Share of the check slots one organization may hold while another organization's checks wait. Default 0.5. */
   orgShare?: number;

@@ -43,7 +43,7 @@ export interface DeliveryServiceOptions {
   queue?: WorkQueue;
   /** Lease owner name of the default queue. Default `delivery:<hostname>:<pid>:<random>`. */
   owner?: string;
-  /** Lease of the default queue (renewed by its heartbeat). Default 30 s. */
+  /** Lease of the default queue (renewed by its heartbeat). Default 20 s. */
   leaseMs?: number;
   /** Share of the delivery slots one organization may hold while another organization's deliveries wait. Default 0.5. */
   orgShare?: number;

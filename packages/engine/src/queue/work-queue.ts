@@ -42,7 +42,7 @@ export interface StoreWorkQueueOptions {
   store: Store;
   /** The lease owner name; one per process (`defaultOwner("engine")`). */
   owner: string;
-  /** How long a claim holds without a heartbeat. Default 30 s. */
+  /** How long a claim holds without a heartbeat. Default 20 s. */
   leaseMs?: number;
   /** How often held claims are renewed. Default a third of the lease. */
   renewEveryMs?: number;
@@ -53,7 +53,7 @@ export interface StoreWorkQueueOptions {
 }
 
 /**
- * The work queue on the store's leases: a claim is a short lease (default 30 s) that a heartbeat
+ * The work queue on the store's leases: a claim is a short lease (default 20 s) that a heartbeat
  * renews every third of it while the work is held, so a process that dies loses its work to the
  * others within one lease, while work that runs long is never taken over. A claim that finds an
  * expired lease of another owner is a takeover (counted in the metrics).
