@@ -167,6 +167,15 @@ describe.skipIf(skip !== null)("engine processes on one PostgreSQL database: cra
     return at;
   }
 
+  /** Every monitor checked since `at`, and none leased any more (its claim completed, or its holder died). */
+  async function roundDone(ids: string[], at: number): Promise<boolean> {
+    const { rows } = await sql.query<{ n: number }>(
+      "SELECT COUNT(*)::int AS n FROM monitors WHERE id = ANY($1) AND last_checked_at >= $2 AND (lease_owner IS NULL OR lease_expires_at <= now())",
+      [ids, new Date(at).toISOString()],
+    );
+    return rows[0]!.n === ids.length;
+  }
+
   async function checkedSince(ids: string[], at: number): Promise<boolean> {
     const { rows } = await sql.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM monitors WHERE id = ANY($1) AND last_checked_at >= $2", [ids, new Date(at).toISOString()]);
     return rows[0]!.n === ids.length;
@@ -257,4 +266,65 @@ describe.skipIf(skip !== null)("engine processes on one PostgreSQL database: cra
     receiver.setDelay(0);
     for (const engine of [...processes]) await kill(engine);
   }, 240_000);
+
+  it("processes killed at random points during thousands of checks and deliveries: one check per due time, one diff per snapshot pair, every event delivered with its webhook-id", async () => {
+    const MONITORS = 150;
+    const ROUNDS = 14;
+    const org = (orgId = (await store.createOrganization({ slug: "random-kills" })).id);
+    await store.createWebhook(org, { url: `${receiverUrl}/random`, description: null, events: ["diff.detected"], monitorIds: null, minSeverity: "info", enabled: true, secret: `whsec_${Buffer.alloc(32, 9).toString("base64")}` });
+    const { ids } = await createMonitors("random", MONITORS);
+    for (let i = 0; i < 3; i++) await spawnEngine();
+
+    let running = true;
+    let kills = 0;
+    const killer = (async () => {
+      while (running) {
+        await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1500));
+        const live = [...processes];
+        if (!running || live.length === 0) break;
+        await kill(live[Math.floor(Math.random() * live.length)]!);
+        kills++;
+        await spawnEngine();
+      }
+    })();
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const start = await dueNow(ids);
+        await until(`round ${String(round + 1)} done`, () => roundDone(ids, start), 120_000);
+      }
+    } finally {
+      running = false;
+      await killer;
+    }
+    expect(kills).toBeGreaterThan(0);
+
+    // Every monitor was checked exactly once per round: no due time checked twice, none lost.
+    const { rows: snapshots } = await sql.query<{ monitor_id: string; n: number }>(
+      "SELECT monitor_id, COUNT(*)::int AS n FROM snapshots WHERE monitor_id = ANY($1) GROUP BY monitor_id",
+      [ids],
+    );
+    expect(snapshots).toHaveLength(MONITORS);
+    expect(snapshots.filter((row) => row.n !== ROUNDS)).toEqual([]);
+    // At most one diff per pair of snapshots: here exactly one per change.
+    const { rows: pairs } = await sql.query<{ n: number; pairs: number }>(
+      "SELECT COUNT(*)::int AS n, COUNT(DISTINCT (snapshot_id, previous_snapshot_id))::int AS pairs FROM diffs WHERE monitor_id = ANY($1)",
+      [ids],
+    );
+    expect(pairs[0]).toEqual({ n: MONITORS * (ROUNDS - 1), pairs: MONITORS * (ROUNDS - 1) });
+
+    // Every event is delivered at least once, with its event id as webhook-id every time.
+    await until("every delivery succeeded", async () => {
+      const { rows } = await sql.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM deliveries WHERE org_id = $1 AND state <> 'succeeded'", [org]);
+      return rows[0]!.n === 0;
+    }, 120_000);
+    const { rows: events } = await sql.query<{ event_id: string }>("SELECT event_id FROM deliveries WHERE org_id = $1", [org]);
+    expect(events).toHaveLength(MONITORS * (ROUNDS - 1));
+    const known = new Set(events.map((e) => e.event_id));
+    const posts = receiver.received.filter((r) => known.has(r.webhookId) || known.has(r.eventId));
+    const received = new Set(posts.map((r) => r.webhookId));
+    expect(events.filter((e) => !received.has(e.event_id))).toEqual([]);
+    expect(posts.filter((r) => r.webhookId !== r.eventId)).toEqual([]);
+    console.info(`random kills: ${String(kills)} kills, ${String(MONITORS * ROUNDS)} checks, ${String(events.length)} events, ${String(posts.length - events.length)} redeliveries`);
+    for (const engine of [...processes]) await kill(engine);
+  }, 600_000);
 });
