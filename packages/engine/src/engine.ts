@@ -1,13 +1,13 @@
 import { newId, type CheckResult, type Fetcher, type MonitorRecord, type Store, type WebhookRecord, type WorkerRunResult } from "@driftwatch/core";
 import { bootstrapStore, rotateWebhookSecret, type BootstrapOptions, type BootstrapResult } from "./accounts.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/delivery-worker.js";
-import { createDeliveryService, defaultOwner, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
+import { createDeliveryService, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
 import { DEFAULT_ENGINE_LIMITS, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
 import { createMetrics, type EngineMetrics } from "./metrics.js";
 import { createCheckService, type CheckOutcome, type EngineCheckService } from "./pipeline/check-service.js";
 import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
 import type { EngineLogger, UrlGuard, WebhookTransport } from "./ports.js";
-import { createStoreWorkQueue, type WorkQueue } from "./queue/work-queue.js";
+import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 import { createScheduler, type Scheduler } from "./scheduler.js";
 import { createComparePool } from "./workers/compare-pool.js";
 
@@ -132,16 +132,7 @@ export function createEngine(options: EngineOptions): Engine {
   const limits: EngineLimits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
   const metrics = options.metrics ?? createMetrics({ store });
   const random = options.random === undefined ? {} : { random: options.random };
-  const queue =
-    options.queue ??
-    createStoreWorkQueue({
-      store,
-      owner: options.owner ?? defaultOwner("engine"),
-      now,
-      metrics,
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      onError: (error) => logger.error({ err: error }, "lease renewal failed"),
-    });
+  const queue = queueFor("engine", options, { now, metrics, onError: (error) => logger.error({ err: error }, "lease renewal failed") });
   const share = options.orgShare === undefined ? {} : { orgShare: options.orgShare };
 
   const compare = createComparePool(limits);

@@ -1,5 +1,4 @@
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
-import { defaultOwner } from "./delivery/delivery.js";
 import {
   DEFAULT_CHECK_CONCURRENCY,
   DEFAULT_ORG_SHARE,
@@ -14,7 +13,7 @@ import {
 import type { EngineMetrics } from "./metrics.js";
 import type { CheckOutcome, EngineCheckService } from "./pipeline/check-service.js";
 import { createFairQueue } from "./queue/fair-queue.js";
-import { createStoreWorkQueue, type WorkQueue } from "./queue/work-queue.js";
+import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 
 export interface SchedulerOptions {
   store: Store;
@@ -99,16 +98,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CHECK_CONCURRENCY);
   const perHost = Math.max(1, Math.min(concurrency, options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY));
   const ownsQueue = options.queue === undefined;
-  const queue =
-    options.queue ??
-    createStoreWorkQueue({
-      store,
-      owner: options.owner ?? defaultOwner("scheduler"),
-      now,
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(metrics === undefined ? {} : { metrics }),
-      onError: (error) => report(error),
-    });
+  const queue = queueFor("scheduler", options, { now, metrics, onError: (error) => report(error) });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const spreadWindowMs = options.spreadWindowMs ?? DEFAULT_SPREAD_WINDOW_MS;
   const overdueAfterMs = options.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;

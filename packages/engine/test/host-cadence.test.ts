@@ -9,6 +9,7 @@ import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createMemoryStore } from "@driftwatch/store-memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckService, createMetrics, createScheduler, type Scheduler } from "../src/index.js";
+import { createMonitor } from "./fixtures.js";
 
 const MONITORS = 500;
 const INTERVAL_S = 10;
@@ -48,19 +49,7 @@ describe("one fast host with 500 monitors at a 10 s interval", () => {
     for (let i = 0; i < MONITORS; i++) {
       const path = `/${prefix}/${String(i)}`;
       paths.push(path);
-      await store.createMonitor(org.id, {
-        type: "api",
-        name: path,
-        url: `${url}${path}`,
-        method: "GET",
-        headers: {},
-        body: null,
-        intervalSeconds: INTERVAL_S,
-        selector: null,
-        browserOptionsJson: null,
-        state: "active",
-        nextCheckAt: new Date(start + Math.floor((i * INTERVAL_S * 1000) / MONITORS)).toISOString(),
-      });
+      await createMonitor(store, org.id, { name: path, url: `${url}${path}`, intervalSeconds: INTERVAL_S, nextCheckAt: new Date(start + Math.floor((i * INTERVAL_S * 1000) / MONITORS)).toISOString() });
     }
     const metrics = createMetrics();
     const schedulers: Scheduler[] = [];

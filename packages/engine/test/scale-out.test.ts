@@ -14,6 +14,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { leaseRenewalMs } from "../src/index.js";
 import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../../../tooling/test-postgres.js";
+import { createMonitor, createWebhook } from "./fixtures.js";
 
 const skip = await postgresSkipReason();
 if (skip !== null) console.warn(`skipping the scale-out suite: ${skip}`);
@@ -186,20 +187,8 @@ describe.skipIf(skip !== null)("engine processes on one PostgreSQL database: cra
     const paths = new Map<string, string>();
     const far = new Date(Date.now() + 3_600_000).toISOString();
     for (let i = 0; i < count; i++) {
-      const monitor = await store.createMonitor(orgId, {
-        type: "api",
-        name: `${prefix}-${String(i)}`,
-        url: `${targetUrl}/${prefix}/${String(i)}`,
-        method: "GET",
-        headers: {},
-        body: null,
-        // Only the test's rounds make a monitor due.
-        intervalSeconds: 3600,
-        selector: null,
-        browserOptionsJson: null,
-        state: "active",
-        nextCheckAt: far,
-      });
+      // Only the test's rounds make a monitor due.
+      const monitor = await createMonitor(store, orgId, { name: `${prefix}-${String(i)}`, url: `${targetUrl}/${prefix}/${String(i)}`, intervalSeconds: 3600, nextCheckAt: far });
       ids.push(monitor.id);
       paths.set(monitor.id, `/${prefix}/${String(i)}`);
     }
@@ -208,7 +197,7 @@ describe.skipIf(skip !== null)("engine processes on one PostgreSQL database: cra
 
   it("after kill -9 every monitor and delivery the dead process held is started again by another within the takeover bound; SIGTERM hands work back at once", async () => {
     orgId = (await store.createOrganization({ slug: "takeover" })).id;
-    await store.createWebhook(orgId, { url: `${receiverUrl}/hook`, description: null, events: ["diff.detected"], monitorIds: null, minSeverity: "info", enabled: true, secret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` });
+    await createWebhook(store, orgId, { url: `${receiverUrl}/hook` });
     const { ids, paths } = await createMonitors("takeover", 24);
     const engines = [await spawnEngine(), await spawnEngine(), await spawnEngine()];
 
@@ -271,7 +260,7 @@ describe.skipIf(skip !== null)("engine processes on one PostgreSQL database: cra
     const MONITORS = 150;
     const ROUNDS = 14;
     const org = (orgId = (await store.createOrganization({ slug: "random-kills" })).id);
-    await store.createWebhook(org, { url: `${receiverUrl}/random`, description: null, events: ["diff.detected"], monitorIds: null, minSeverity: "info", enabled: true, secret: `whsec_${Buffer.alloc(32, 9).toString("base64")}` });
+    await createWebhook(store, org, { url: `${receiverUrl}/random` });
     const { ids } = await createMonitors("random", MONITORS);
     for (let i = 0; i < 3; i++) await spawnEngine();
 

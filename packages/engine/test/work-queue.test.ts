@@ -4,7 +4,7 @@ import type { Store } from "@driftwatch/core";
 import { createMemoryStore } from "@driftwatch/store-memory";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createFairQueue, createMetrics, createStoreWorkQueue, type EngineMetrics } from "../src/index.js";
-import { manualClock } from "./fixtures.js";
+import { createMonitor, manualClock } from "./fixtures.js";
 
 const T0 = Date.parse("2026-08-01T10:00:00.000Z");
 
@@ -22,19 +22,7 @@ describe("store work queue", () => {
     orgId = (await store.createOrganization({ slug: "queue" })).id;
     monitorIds = [];
     for (let i = 0; i < 2; i++) {
-      const monitor = await store.createMonitor(orgId, {
-        type: "api",
-        name: `m${String(i)}`,
-        url: `http://127.0.0.1:9/m${String(i)}`,
-        method: "GET",
-        headers: {},
-        body: null,
-        intervalSeconds: 60,
-        selector: null,
-        browserOptionsJson: null,
-        state: "active",
-        nextCheckAt: new Date(T0 - 1000 + i).toISOString(),
-      });
+      const monitor = await createMonitor(store, orgId, { url: `http://127.0.0.1:9/m${String(i)}`, nextCheckAt: new Date(T0 - 1000 + i).toISOString() });
       monitorIds.push(monitor.id);
     }
   });

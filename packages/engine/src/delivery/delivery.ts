@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-import os from "node:os";
 import { performance } from "node:perf_hooks";
 import {
   activeWebhookSecrets,
@@ -22,7 +20,9 @@ import {
 import type { DeliveryMetricOutcome, EngineMetrics } from "../metrics.js";
 import type { DeliveryService, UrlGuard, WebhookTransport } from "../ports.js";
 import { createFairQueue } from "../queue/fair-queue.js";
-import { createStoreWorkQueue, type WorkQueue } from "../queue/work-queue.js";
+import { defaultOwner, queueFor, type WorkQueue } from "../queue/work-queue.js";
+
+export { defaultOwner };
 import { createFetchTransport } from "./fetch-transport.js";
 import { MAX_DELIVERY_ATTEMPTS, nextDeliveryDelayMs, parseRetryAfter } from "./retry.js";
 
@@ -96,10 +96,6 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function defaultOwner(kind: string): string {
-  return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
-}
-
 /**
  * Webhook delivery from the outbox: each claimed delivery is signed (Standard
  * Webhooks, both secrets during a rotation), POSTed with a 15 s deadline, and its attempt recorded;
@@ -110,15 +106,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
   const { store, urlGuard, metrics } = options;
   const now = options.now ?? ((): Date => new Date());
   const random = options.random ?? Math.random;
-  const queue =
-    options.queue ??
-    createStoreWorkQueue({
-      store,
-      owner: options.owner ?? defaultOwner("delivery"),
-      now,
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(metrics === undefined ? {} : { metrics }),
-    });
+  const queue = queueFor("delivery", options, { now, metrics });
   const orgShare = options.orgShare ?? DEFAULT_ORG_SHARE;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY);

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
 import type { ClaimDeliveriesInput, ClaimedDelivery, ClaimedMonitor, DeliveryAttempt, DeliveryRecord, ReleasedLeases, Store } from "@driftwatch/core";
 import { DEFAULT_LEASE_MS, leaseRenewalMs } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
@@ -38,6 +40,34 @@ export interface WorkQueue {
   close(): void;
 }
 
+/** A lease owner name unique to this process and part: `<kind>:<hostname>:<pid>:<random>`. */
+export function defaultOwner(kind: string): string {
+  return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
+}
+
+/** The options of a part that claims work: the queue it was given, or what to make its own queue of. */
+export interface QueueChoice {
+  queue?: WorkQueue | undefined;
+  store: Store;
+  owner?: string | undefined;
+  leaseMs?: number | undefined;
+}
+
+/** The queue a part (scheduler, delivery service) was given, or one of its own on the store's leases. */
+export function queueFor(
+  kind: string,
+  choice: QueueChoice,
+  extra: Pick<StoreWorkQueueOptions, "now" | "metrics" | "onError">,
+): WorkQueue {
+  if (choice.queue !== undefined) return choice.queue;
+  return createStoreWorkQueue({
+    store: choice.store,
+    owner: choice.owner ?? defaultOwner(kind),
+    ...(choice.leaseMs === undefined ? {} : { leaseMs: choice.leaseMs }),
+    ...extra,
+  });
+}
+
 export interface StoreWorkQueueOptions {
   store: Store;
   /** The lease owner name; one per process (`defaultOwner("engine")`). */
@@ -46,10 +76,10 @@ export interface StoreWorkQueueOptions {
   leaseMs?: number;
   /** How often held claims are renewed. Default a third of the lease. */
   renewEveryMs?: number;
-  now?: () => Date;
-  metrics?: Pick<EngineMetrics, "observeTakeover" | "observeLeaseLost">;
+  now?: (() => Date) | undefined;
+  metrics?: Pick<EngineMetrics, "observeTakeover" | "observeLeaseLost"> | undefined;
   /** A renewal that failed (store unavailable); the next heartbeat tries again. */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /**

@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { apiMonitor, changedCheck, seedOrganization } from "../fixtures.js";
+import type { MonitorRecord, Store } from "@driftwatch/core";
+import { apiMonitor, changedCheck, seedOrganization, type SeededOrganization } from "../fixtures.js";
 import { rejectionCode, type ContractContext } from "../harness.js";
 
 const T0 = "2026-07-01T09:00:00.000Z";
 const at = (ms: number): string => new Date(Date.parse(T0) + ms).toISOString();
+
+/** Two due monitors (the other one due first) and the pending deliveries of one recorded change. */
+async function twoMonitorsAndDeliveries(store: Store): Promise<{ seeded: SeededOrganization; other: MonitorRecord; deliveries: string[] }> {
+  const seeded = await seedOrganization(store);
+  const other = await store.createMonitor(seeded.orgId, apiMonitor({ nextCheckAt: at(-2) }));
+  await store.updateMonitor(seeded.orgId, seeded.monitorId, { nextCheckAt: at(-1) });
+  const deliveries = (await store.recordCheck(seeded.orgId, changedCheck(seeded.monitorId, { at: T0 }))).deliveries.map((d) => d.id).sort();
+  return { seeded, other, deliveries };
+}
 
 export function leaseCases(ctx: ContractContext): void {
   describe("lease renewal, takeover and release", () => {
@@ -29,10 +39,7 @@ export function leaseCases(ctx: ContractContext): void {
 
     it("renewal extends only the leases the owner still holds, and returns their ids", async () => {
       const store = await ctx.store();
-      const seeded = await seedOrganization(store);
-      const other = await store.createMonitor(seeded.orgId, apiMonitor({ nextCheckAt: at(-2) }));
-      await store.updateMonitor(seeded.orgId, seeded.monitorId, { nextCheckAt: at(-1) });
-      const deliveries = (await store.recordCheck(seeded.orgId, changedCheck(seeded.monitorId, { at: T0 }))).deliveries.map((d) => d.id).sort();
+      const { seeded, other, deliveries } = await twoMonitorsAndDeliveries(store);
       expect((await store.claimDueMonitors({ now: T0, limit: 5, leaseMs: 10_000, owner: "w1" })).map((m) => m.id).sort()).toEqual([seeded.monitorId, other.id].sort());
       expect((await store.claimDueDeliveries({ now: T0, limit: 10, leaseMs: 10_000, owner: "w1" })).map((d) => d.id)).toEqual(deliveries);
 
@@ -56,10 +63,7 @@ export function leaseCases(ctx: ContractContext): void {
 
     it("releasing an owner's leases frees its work at once and changes nothing else", async () => {
       const store = await ctx.store();
-      const seeded = await seedOrganization(store);
-      const other = await store.createMonitor(seeded.orgId, apiMonitor({ nextCheckAt: at(-2) }));
-      await store.updateMonitor(seeded.orgId, seeded.monitorId, { nextCheckAt: at(-1) });
-      const deliveries = (await store.recordCheck(seeded.orgId, changedCheck(seeded.monitorId, { at: T0 }))).deliveries.map((d) => d.id).sort();
+      const { seeded, other, deliveries } = await twoMonitorsAndDeliveries(store);
       await store.claimDueMonitors({ now: T0, limit: 1, leaseMs: 600_000, owner: "w1" });
       await store.claimDueMonitors({ now: T0, limit: 1, leaseMs: 600_000, owner: "w2" });
       await store.claimDueDeliveries({ now: T0, limit: 10, leaseMs: 600_000, owner: "w1" });
