@@ -61,6 +61,6 @@ export {
   nextDeliveryDelayMs,
   parseRetryAfter,
 } from "./delivery/retry.js";
-export { createScheduler, orgSlots, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
+export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
 export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue } from "./queue/work-queue.js";
-export { createFairQueue, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
+export { createFairQueue, orgSlots, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";

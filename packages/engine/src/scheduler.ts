@@ -12,7 +12,7 @@ import {
 } from "./limits.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { CheckOutcome, EngineCheckService } from "./pipeline/check-service.js";
-import { createFairQueue } from "./queue/fair-queue.js";
+import { createFairQueue, orgSlots } from "./queue/fair-queue.js";
 import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 
 export interface SchedulerOptions {
@@ -76,11 +76,6 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** The check slots one organization may hold while others wait: `share` of them, at least one. */
-export function orgSlots(concurrency: number, share: number): number {
-  return Math.max(1, Math.ceil(concurrency * Math.min(1, Math.max(0, share))));
 }
 
 /**

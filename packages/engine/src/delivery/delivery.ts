@@ -19,7 +19,7 @@ import {
 } from "../limits.js";
 import type { DeliveryMetricOutcome, EngineMetrics } from "../metrics.js";
 import type { DeliveryService, UrlGuard, WebhookTransport } from "../ports.js";
-import { createFairQueue } from "../queue/fair-queue.js";
+import { createFairQueue, orgSlots } from "../queue/fair-queue.js";
 import { defaultOwner, queueFor, type WorkQueue } from "../queue/work-queue.js";
 
 export { defaultOwner };
@@ -223,7 +223,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       delivery: DeliveryRecord;
       webhook: WebhookRecord | null;
     }
-    const waiting = createFairQueue<Queued>({ keyConcurrency: endpointCap, orgSlots: Math.max(1, Math.ceil(slots * Math.min(1, Math.max(0, orgShare)))) });
+    const waiting = createFairQueue<Queued>({ keyConcurrency: endpointCap, orgSlots: orgSlots(slots, orgShare) });
     const endpointOf = (entry: Queued): string => entry.webhook?.url ?? `(deleted) ${entry.delivery.webhookId}`;
     const drop = (entry: Queued): void => queue.drop("delivery", entry.delivery.id);
 

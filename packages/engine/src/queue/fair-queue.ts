@@ -30,9 +30,14 @@ export interface FairQueueOptions {
   orgSlots: number;
 }
 
+/** The slots one organization may hold while others wait: `share` (0..1) of `slots`, at least one. */
+export function orgSlots(slots: number, share: number): number {
+  return Math.max(1, Math.ceil(slots * Math.min(1, Math.max(0, share))));
+}
+
 export function createFairQueue<T>(options: FairQueueOptions): FairQueue<T> {
   const keyCap = Math.max(1, options.keyConcurrency);
-  const orgSlots = Math.max(1, options.orgSlots);
+  const orgCap = Math.max(1, options.orgSlots);
   const queues = new Map<string, Map<string, T[]>>();
   /** When each queued organization was last served (a dispatch counter). */
   const lastServed = new Map<string, number>();
@@ -57,7 +62,7 @@ export function createFairQueue<T>(options: FairQueueOptions): FairQueue<T> {
     for (const [orgId, byKey] of queues) {
       const turn = lastServed.get(orgId) ?? -1;
       if (turn >= foundTurn) continue;
-      if (withinShare && (orgRunning.get(orgId) ?? 0) >= orgSlots) continue;
+      if (withinShare && (orgRunning.get(orgId) ?? 0) >= orgCap) continue;
       for (const [key, queue] of byKey) {
         if (saturated(key)) continue;
         found = { orgId, byKey, key, queue };
