@@ -3,7 +3,7 @@
 import type { Store } from "@driftwatch/core";
 import { createMemoryStore } from "@driftwatch/store-memory";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { createFairQueue, createMetrics, createStoreWorkQueue, type EngineMetrics } from "../src/index.js";
+import { createFairQueue, createMetrics, createStoreWorkQueue, MAX_HOST_LAG_LABELS, MAX_ORG_LABELS, type EngineMetrics } from "../src/index.js";
 import { createMonitor, manualClock } from "./fixtures.js";
 
 const T0 = Date.parse("2026-08-01T10:00:00.000Z");
@@ -105,5 +105,28 @@ describe("fair queue", () => {
     expect(queue.drain()).toEqual(["busy-4"]);
     expect(queue.waiting).toBe(0);
     expect(queue.next()).toBeNull();
+  });
+});
+
+describe("scale-out metrics", () => {
+  it("counts checks and deliveries per organization with a bounded label set, and names the laggiest hosts", async () => {
+    const metrics = createMetrics();
+    for (let i = 0; i < MAX_ORG_LABELS + 5; i++) metrics.observeCheck("unchanged", 0.01, `org_${String(i).padStart(3, "0")}`);
+    metrics.observeCheck("changed", 0.01, "org_000");
+    metrics.observeDelivery("succeeded", 0.01, "org_001");
+    for (let i = 0; i < MAX_HOST_LAG_LABELS + 5; i++) metrics.observeCheckStart({ orgId: "org_000", host: `h${String(i)}.example:443`, lagSeconds: i });
+    metrics.observeCheckStart({ orgId: "org_000", host: "h0.example:443", lagSeconds: 100 });
+    const text = await metrics.render();
+    expect(text).toContain('driftwatch_org_work_total{kind="check",org="org_000"} 2');
+    expect(text).toContain('driftwatch_org_work_total{kind="delivery",org="org_001"} 1');
+    expect(text).toContain('driftwatch_org_work_total{kind="check",org="other"} 5');
+    expect(text.match(/driftwatch_org_work_total\{kind="check"/g)).toHaveLength(MAX_ORG_LABELS + 1);
+    expect(text).toContain("driftwatch_check_lag_seconds_count 26");
+    const hosts = [...text.matchAll(/driftwatch_host_lag_seconds\{host="([^"]+)"\} (\S+)/g)].map((m) => [m[1], Number(m[2])]);
+    expect(hosts).toHaveLength(MAX_HOST_LAG_LABELS);
+    expect(hosts).toContainEqual(["h0.example:443", 100]);
+    expect(hosts.some(([host]) => host === "h1.example:443")).toBe(false);
+    // the lag per host covers the time since the previous scrape
+    expect(await metrics.render()).not.toMatch(/driftwatch_host_lag_seconds\{/);
   });
 });
