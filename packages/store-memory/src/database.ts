@@ -1,12 +1,17 @@
 import type {
+  AuditRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
   DiffRecord,
+  InviteRecord,
+  MembershipRecord,
   MonitorRecord,
   OrganizationRecord,
+  SessionRecord,
   SettingsRecord,
   SnapshotRecord,
   TokenRecord,
+  UserRecord,
   WebhookRecord,
 } from "@driftwatch/core";
 
@@ -53,6 +58,12 @@ export class MemoryDatabase {
   readonly idempotencyKeys = new Map<string, IdempotencyRow>();
   /** Keyed by `${key}\u0000${windowStart}`. */
   readonly rateLimits = new Map<string, RateLimitRow>();
+  readonly users = new Map<string, UserRecord>();
+  /** Keyed by `${orgId}\u0000${userId}`. */
+  readonly memberships = new Map<string, MembershipRecord>();
+  readonly sessions = new Map<string, SessionRecord>();
+  readonly invites = new Map<string, InviteRecord>();
+  readonly audit = new Map<string, AuditRecord>();
 }
 
 /** Creates an empty in-memory database that several stores can share. */

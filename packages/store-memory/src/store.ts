@@ -24,6 +24,7 @@ import {
   type NewOrganization,
   type NewToken,
   type NewWebhook,
+  type OrganizationPatch,
   type OrganizationRecord,
   type RateLimitHit,
   type RecordCheckInput,
@@ -42,6 +43,7 @@ import {
 import { MemoryDatabase, type MonitorRow } from "./database.js";
 import { copy, defined, fairTake, listOf } from "./helpers.js";
 import * as outbox from "./outbox.js";
+import { MemoryPeopleStore, settle } from "./people.js";
 import {
   patchedMonitor,
   recordCheck,
@@ -92,7 +94,7 @@ export async function createMemoryStore(
 export const createStore = createMemoryStore;
 
 /** The adapter `defineStore` wraps: ids, times, paging and the closed state come checked. */
-class MemoryStore implements StoreAdapter {
+class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
   readonly capabilities: StoreCapabilities = {
     rateLimits: true,
     durable: false,
@@ -101,6 +103,7 @@ class MemoryStore implements StoreAdapter {
   readonly #hooks: StoreHooks;
   readonly #clock: () => Date;
   constructor(db: MemoryDatabase, hooks: StoreHooks, clock: () => Date) {
+    super(db);
     this.#db = db;
     this.#hooks = hooks;
     this.#clock = clock;
@@ -108,23 +111,11 @@ class MemoryStore implements StoreAdapter {
 
   /** Runs `work`; a throw becomes a rejection, as with the SQL adapters. */
   #call<T>(work: () => T): Promise<T> {
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settle(work);
   }
 
   #now(): string {
     return this.#clock().toISOString();
-  }
-
-  #requireOrganization(orgId: string): void {
-    if (!this.#db.organizations.has(orgId))
-      throw new StoreError(
-        "not_found",
-        `Organization ${orgId} does not exist.`
-      );
   }
 
   #monitor(orgId: string, id: string): MonitorRow | undefined {
@@ -193,11 +184,39 @@ class MemoryStore implements StoreAdapter {
     return this.#call(() => this.#db.organizations.size);
   }
 
+  updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null> {
+    return this.#call(() => {
+      const org = this.#db.organizations.get(id);
+      if (org === undefined) return null;
+      org.name = patch.name;
+      return copy(org);
+    });
+  }
+
+  deleteOrganization(id: string): Promise<boolean> {
+    return this.#call(() => {
+      const db = this.#db;
+      if (!db.organizations.delete(id)) return false;
+      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.webhooks];
+      for (const table of tables) {
+        for (const [key, row] of table) if (row.orgId === id) table.delete(key);
+      }
+      for (const [key, row] of db.deliveries) {
+        if (row.orgId !== id) continue;
+        db.deliveries.delete(key);
+        db.deliveryAttempts.delete(key);
+      }
+      for (const key of db.idempotencyKeys.keys()) if (key.startsWith(`${id}\u0000`)) db.idempotencyKeys.delete(key);
+      this.dropPeopleOf(id);
+      return true;
+    });
+  }
+
   // tokens -----------------------------------------------------------------------------------
 
   createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
     return this.#call(() => {
-      this.#requireOrganization(orgId);
+      this.requireOrganization(orgId);
       for (const token of this.#db.tokens.values()) {
         if (token.tokenHash === input.tokenHash)
           throw new StoreError(
@@ -266,7 +285,7 @@ class MemoryStore implements StoreAdapter {
 
   createMonitor(orgId: string, input: NewMonitor): Promise<MonitorRecord> {
     return this.#call(() => {
-      this.#requireOrganization(orgId);
+      this.requireOrganization(orgId);
       const now = this.#now();
       const row: MonitorRow = {
         id: newId("monitor"),
@@ -584,7 +603,7 @@ class MemoryStore implements StoreAdapter {
 
   createWebhook(orgId: string, input: NewWebhook): Promise<WebhookRecord> {
     return this.#call(() => {
-      this.#requireOrganization(orgId);
+      this.requireOrganization(orgId);
       const now = this.#now();
       const record: WebhookRecord = {
         id: newId("webhook"),

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { StoreError, decodeJson, encodeJson } from "@driftwatch/core";
-import type { SqlDialect, SqlStatement } from "@driftwatch/store-sql";
+import type { CopyColumn, CopyColumnKind, SqlDialect, SqlStatement } from "@driftwatch/store-sql";
 import { quoteIdentifier } from "./migrations.js";
 
 /** node-postgres failures as `StoreError`s: database errors by SQLSTATE, anything else (no connection) as `store_unavailable`. */
@@ -20,6 +20,20 @@ export function postgresError(error: unknown): StoreError {
   const message = error instanceof Error ? error.message : String(error);
   return new StoreError("store_unavailable", `PostgreSQL is unavailable: ${message}`, { cause: error });
 }
+
+/** PostgreSQL's column types (`information_schema` names) as the copy's kinds; anything else is text. */
+const POSTGRES_COLUMN_KINDS: Readonly<Record<string, CopyColumnKind>> = {
+  "timestamp with time zone": "time",
+  boolean: "bool",
+  jsonb: "json",
+  json: "json",
+  smallint: "int",
+  integer: "int",
+  bigint: "int",
+  real: "float",
+  "double precision": "float",
+  numeric: "float",
+};
 
 /**
  * PostgreSQL's side of the SQL store for the tables in `schema`: `$n` placeholders,
@@ -88,6 +102,20 @@ export function createPostgresDialect(schema: string): SqlDialect {
           (SELECT COUNT(*)::int FROM unnest(?::text[]) AS u(name) WHERE to_regclass(u.name) IS NOT NULL) AS tables`,
       params: [tables.map(t)],
     }),
+
+    describeTable: (table): SqlStatement => ({
+      sql: `SELECT c.column_name AS name, c.data_type AS type, COALESCE(k.ordinal_position, 0)::int AS pk
+        FROM information_schema.columns c
+        LEFT JOIN information_schema.table_constraints tc
+          ON tc.table_schema = c.table_schema AND tc.table_name = c.table_name AND tc.constraint_type = 'PRIMARY KEY'
+        LEFT JOIN information_schema.key_column_usage k
+          ON k.constraint_schema = tc.constraint_schema AND k.constraint_name = tc.constraint_name AND k.column_name = c.column_name
+        WHERE c.table_schema = ? AND c.table_name = ?
+        ORDER BY c.ordinal_position`,
+      params: [schema, table],
+    }),
+
+    readColumn: (row): CopyColumn => ({ name: String(row.name), kind: POSTGRES_COLUMN_KINDS[String(row.type)] ?? "text", pk: Number(row.pk) }),
 
     mapError: (error) => (error instanceof pg.DatabaseError ? postgresError(error) : undefined),
   };

@@ -1,2 +1,2 @@
-export { createPostgresStore, createStore, type PostgresStoreOptions } from "./store.js";
+export { createPostgresStore, createStore, openPostgresDatabase, type PostgresStoreOptions } from "./store.js";
 export { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, migratePostgres, quoteIdentifier, type PostgresMigration } from "./migrations.js";

@@ -185,6 +185,78 @@ CREATE INDEX rate_limits_reset ON {schema}.rate_limits (reset_at);
 ALTER TABLE {schema}.settings ADD COLUMN auto_apply_suggestions boolean NOT NULL DEFAULT false;
 `,
   },
+  {
+    version: 3,
+    name: "people",
+    sql: `
+-- Users are global; emails are stored trimmed and lower-cased, and unique whatever their case.
+CREATE TABLE {schema}.users (
+  id text PRIMARY KEY,
+  email text NOT NULL,
+  display_name text NOT NULL,
+  password_hash text,
+  created_at timestamptz NOT NULL,
+  password_changed_at timestamptz
+);
+CREATE UNIQUE INDEX users_email ON {schema}.users (lower(email));
+
+CREATE TABLE {schema}.memberships (
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  user_id text NOT NULL REFERENCES {schema}.users(id) ON DELETE CASCADE,
+  role text NOT NULL CHECK (role IN ('viewer', 'member', 'admin', 'owner')),
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE INDEX memberships_org ON {schema}.memberships (org_id, created_at, user_id);
+CREATE INDEX memberships_user ON {schema}.memberships (user_id, created_at);
+
+-- Only the hash of a session's secret is stored. org_id is the organization it acts in.
+CREATE TABLE {schema}.sessions (
+  id text PRIMARY KEY,
+  user_id text NOT NULL REFERENCES {schema}.users(id) ON DELETE CASCADE,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  session_hash text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL,
+  revoked_at timestamptz,
+  user_agent text,
+  ip text
+);
+CREATE INDEX sessions_user ON {schema}.sessions (user_id);
+CREATE INDEX sessions_org ON {schema}.sessions (org_id);
+
+-- invited_by and accepted_by are user ids kept as written (no foreign key), like the audit log's actor_id.
+CREATE TABLE {schema}.invites (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  email text NOT NULL,
+  role text NOT NULL CHECK (role IN ('viewer', 'member', 'admin', 'owner')),
+  token_hash text NOT NULL UNIQUE,
+  invited_by text,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  accepted_at timestamptz,
+  accepted_by text,
+  revoked_at timestamptz
+);
+CREATE INDEX invites_org ON {schema}.invites (org_id, id);
+
+-- org_id is null for entries of no organization (a failed sign-in of an unknown email).
+CREATE TABLE {schema}.audit_log (
+  id text PRIMARY KEY,
+  org_id text REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  actor_type text NOT NULL,
+  actor_id text,
+  action text NOT NULL,
+  target_id text,
+  data jsonb NOT NULL,
+  ip text,
+  at timestamptz NOT NULL
+);
+CREATE INDEX audit_log_org ON {schema}.audit_log (org_id, id);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

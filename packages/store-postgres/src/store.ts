@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Pool } from "pg";
 import { StoreError, defineStore, isDriftwatchError, type Store, type StoreHooks } from "@driftwatch/core";
+import type { SqlDatabase, SqlDialect } from "@driftwatch/store-sql";
 import { PostgresAdapter } from "./record-check.js";
 import { createPostgresDialect, postgresError } from "./dialect.js";
 import { PostgresDriver, connect } from "./driver.js";
@@ -23,11 +24,8 @@ export interface PostgresStoreOptions {
   now?: () => Date;
 }
 
-/**
- * Connects to PostgreSQL, applies the migrations (under an advisory lock) and returns a
- * driftwatch `Store`. Pass `connectionString` or your own `pool`.
- */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+/** The pool, the schema migrated, that a store or a copy runs on. */
+async function openPool(options: PostgresStoreOptions): Promise<{ driver: PostgresDriver; dialect: SqlDialect }> {
   const { pool: userPool, connectionString } = options;
   if ((userPool === undefined) === (connectionString === undefined)) {
     throw new StoreError("store_unavailable", "Pass exactly one of `connectionString` or `pool` to createPostgresStore.");
@@ -61,15 +59,34 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (ownsPool) await pool.end().catch(() => undefined);
     throw error;
   }
-  const dialect = createPostgresDialect(schema);
+  return { driver: new PostgresDriver(pool, ownsPool), dialect: createPostgresDialect(schema) };
+}
+
+/**
+ * Connects to PostgreSQL, applies the migrations (under an advisory lock) and returns a
+ * driftwatch `Store`. Pass `connectionString` or your own `pool`.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const { driver, dialect } = await openPool(options);
   const adapter = new PostgresAdapter({
-    driver: new PostgresDriver(pool, ownsPool),
+    driver,
     dialect,
     schemaVersion: POSTGRES_SCHEMA_VERSION,
     hooks: options.hooks,
     now: options.now,
   });
   return defineStore(adapter, { mapError: (error) => dialect.mapError(error) });
+}
+
+/**
+ * Connects to PostgreSQL and migrates the schema, as plain SQL for `copySqlDatabase`
+ * (`driftwatch store copy`), not as a `Store`.
+ */
+export async function openPostgresDatabase(
+  options: Pick<PostgresStoreOptions, "connectionString" | "pool" | "schema" | "max" | "connectionTimeoutMillis">,
+): Promise<SqlDatabase> {
+  const { driver, dialect } = await openPool(options);
+  return { driver, dialect, close: () => driver.close() };
 }
 
 /** The name `openStore` looks for in every adapter package. */

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError, type RecordCheckStage, type Store } from "@driftwatch/core";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore, migratePostgres } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, seedOrganization } from "@driftwatch/store-testkit";
+import { PEOPLE_TABLE_NAMES, TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
+import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, expectVersion2UpgradeKeepsData, seedOrganization } from "@driftwatch/store-testkit";
+import { createPostgresDialect } from "../src/dialect.js";
+import { PostgresDriver } from "../src/driver.js";
 
 const skipReason = await postgresSkipReason();
 
@@ -51,10 +54,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(rows).toEqual([
         { version: 1, name: "initial" },
         { version: 2, name: "settings_auto_apply_suggestions" },
+        { version: 3, name: "people" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(3);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -79,7 +83,25 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       }
       const store = await open({ schema });
       await expectFirstVersionSettingsMigrated(store, at);
-      expect(await count(schema, "driftwatch_migrations")).toBe(2);
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+    });
+
+    it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
+      const schema = freshSchema();
+      const tables = TABLE_NAMES.filter((table) => !(PEOPLE_TABLE_NAMES as readonly string[]).includes(table));
+      const client = await admin.connect();
+      try {
+        expect(await migratePostgres(client, schema, POSTGRES_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);
+      } finally {
+        client.release();
+      }
+      await expectVersion2UpgradeKeepsData({
+        tables,
+        openVersion2: async () => createSqlStore({ driver: new PostgresDriver(admin, false), dialect: createPostgresDialect(schema), schemaVersion: 2 }),
+        countRows: () => Promise.all(tables.map((table) => count(schema, table))),
+        openMigrated: () => open({ schema }),
+      });
+      expect(await count(schema, "driftwatch_migrations")).toBe(3);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {
@@ -109,7 +131,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("schema_too_new");
       expect(await count(schema, "organizations")).toBe(1);
-      expect(await count(schema, "driftwatch_migrations")).toBe(3);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_SCHEMA_VERSION + 1);
     });
 
     it("stores JSON as jsonb, times as timestamptz, and returns ISO strings with milliseconds", async () => {

@@ -41,6 +41,7 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+import { SqlPeopleAdapter } from "./people.js";
 import { recordCheckRows } from "./record-check.js";
 import {
   DIFF_COLUMNS,
@@ -94,7 +95,7 @@ export interface SqlContext {
  * databases comes from the `SqlDialect`. Wrap it with `defineStore` (see `createSqlStore`).
  * Adapter packages may extend it to replace a method with a measured faster one.
  */
-export class SqlStoreAdapter implements StoreAdapter {
+export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   readonly capabilities = { rateLimits: true, durable: true } as const;
   protected readonly driver: SqlDriver;
   protected readonly ctx: SqlContext;
@@ -107,6 +108,7 @@ export class SqlStoreAdapter implements StoreAdapter {
   readonly #compiled = new Map<string, string>();
 
   constructor(options: SqlStoreOptions) {
+    super();
     this.driver = options.driver;
     this.#d = options.dialect;
     this.#rows = new RowCodec(options.dialect);
@@ -127,6 +129,10 @@ export class SqlStoreAdapter implements StoreAdapter {
   }
 
   // plumbing ---------------------------------------------------------------------------------
+
+  protected diffsDeleted(): void {
+    this.#onDiffsDeleted(null);
+  }
 
   /** `sql` with the dialect's placeholders (cached: most statements are the same text every time). */
   #sql(sql: string): string {

@@ -1,4 +1,8 @@
 import type { ClaimDeliveriesInput, StoreError } from "@driftwatch/core";
+import type { CopyColumn } from "./copy.js";
+
+/** The tables of people (users, memberships, sessions, invites, the audit log), added by migration 3. */
+export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites", "audit_log"] as const;
 
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
@@ -13,6 +17,7 @@ export const TABLE_NAMES = [
   "delivery_attempts",
   "idempotency_keys",
   "rate_limits",
+  ...PEOPLE_TABLE_NAMES,
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 
@@ -85,6 +90,10 @@ export interface SqlDialect {
   pickDueDeliveries(input: ClaimDeliveriesInput): SqlStatement;
   /** A statement answering one row `{ version, tables }`: the newest migration and how many of `tables` exist. */
   schemaCheck(tables: readonly TableName[]): SqlStatement;
+  /** A statement listing a table's columns, one row each, for `readColumn` (used by the copy). */
+  describeTable(table: TableName): SqlStatement;
+  /** A row of `describeTable` as a column: its name, kind and place in the primary key. */
+  readColumn(row: Record<string, unknown>): CopyColumn;
   /** A driver's error as a `StoreError` with a code; undefined when it is none of the driver's. */
   mapError(error: unknown): StoreError | undefined;
 }

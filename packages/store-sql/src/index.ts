@@ -2,10 +2,25 @@ import { defineStore, type Store } from "@driftwatch/core";
 import { SqlStoreAdapter, type SqlStoreOptions } from "./adapter.js";
 
 export { SqlStoreAdapter, type SqlContext, type SqlStoreOptions } from "./adapter.js";
-export { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+export { PEOPLE_TABLE_NAMES, TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, WEBHOOK_PATCH_COLUMNS, type ColumnKind, type Row } from "./rows.js";
 
 /** The shared SQL store on a driver and dialect, wrapped by `defineStore`. */
 export function createSqlStore(options: SqlStoreOptions): Store {
   return defineStore(new SqlStoreAdapter(options), { mapError: (error) => options.dialect.mapError(error) });
 }
+export {
+  canonicalValue,
+  copySqlDatabase,
+  COPY_ORDER,
+  isEmptyDatabase,
+  mergeColumnKinds,
+  verifySqlCopy,
+  type CopyColumn,
+  type CopyColumnKind,
+  type CopyOptions,
+  type CopyResult,
+  type SqlDatabase,
+  type TableCheck,
+  type TableProgress,
+} from "./copy.js";

@@ -1,4 +1,11 @@
 import {
+  type AuditRecord,
+  type InviteRecord,
+  type MemberRecord,
+  type MembershipRecord,
+  type Role,
+  type SessionRecord,
+  type UserRecord,
   decodeText,
   decodeTextOrNull,
   encodeText,
@@ -102,6 +109,71 @@ export class RowCodec {
 
   organization(row: Row): OrganizationRecord {
     return { id: row.id as string, slug: row.slug as string, name: row.name as string, createdAt: this.#time(row.created_at) };
+  }
+
+  user(row: Row): UserRecord {
+    return {
+      id: row.id as string,
+      email: decodeText(row.email as string),
+      displayName: decodeText(row.display_name as string),
+      passwordHash: (row.password_hash as string | null) ?? null,
+      createdAt: this.#time(row.created_at),
+      passwordChangedAt: this.#timeOrNull(row.password_changed_at),
+    };
+  }
+
+  membership(row: Row): MembershipRecord {
+    return { orgId: row.org_id as string, userId: row.user_id as string, role: row.role as Role, createdAt: this.#time(row.created_at) };
+  }
+
+  /** A membership joined with its user's `email` and `display_name`. */
+  member(row: Row): MemberRecord {
+    return { ...this.membership(row), id: row.user_id as string, email: decodeText(row.email as string), displayName: decodeText(row.display_name as string) };
+  }
+
+  session(row: Row): SessionRecord {
+    return {
+      id: row.id as string,
+      userId: row.user_id as string,
+      orgId: row.org_id as string,
+      createdAt: this.#time(row.created_at),
+      sessionHash: row.session_hash as string,
+      expiresAt: this.#time(row.expires_at),
+      lastSeenAt: this.#time(row.last_seen_at),
+      revokedAt: this.#timeOrNull(row.revoked_at),
+      userAgent: decodeTextOrNull(row.user_agent as string | null),
+      ip: decodeTextOrNull(row.ip as string | null),
+    };
+  }
+
+  invite(row: Row): InviteRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      email: decodeText(row.email as string),
+      role: row.role as Role,
+      tokenHash: row.token_hash as string,
+      invitedBy: (row.invited_by as string | null) ?? null,
+      createdAt: this.#time(row.created_at),
+      expiresAt: this.#time(row.expires_at),
+      acceptedAt: this.#timeOrNull(row.accepted_at),
+      acceptedBy: (row.accepted_by as string | null) ?? null,
+      revokedAt: this.#timeOrNull(row.revoked_at),
+    };
+  }
+
+  audit(row: Row): AuditRecord {
+    return {
+      id: row.id as string,
+      orgId: (row.org_id as string | null) ?? null,
+      actorType: row.actor_type as AuditRecord["actorType"],
+      actorId: (row.actor_id as string | null) ?? null,
+      action: decodeText(row.action as string),
+      targetId: (row.target_id as string | null) ?? null,
+      data: this.#d.readJson(row.data),
+      ip: decodeTextOrNull(row.ip as string | null),
+      at: this.#time(row.at),
+    };
   }
 
   token(row: Row): TokenRecord {

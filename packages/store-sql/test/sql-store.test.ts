@@ -17,6 +17,8 @@ const numbered: SqlDialect = {
   pickDueMonitors: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
   pickDueDeliveries: () => ({ sql: "SELECT 1 WHERE ? = ?", params: [1, 1] }),
   schemaCheck: () => ({ sql: "SELECT ? AS version, ? AS tables", params: [1, 11] }),
+  describeTable: (table) => ({ sql: "SELECT ?", params: [table] }),
+  readColumn: (row) => ({ name: String(row.name), kind: "text", pk: Number(row.pk) }),
   mapError: (error) => ((error as { code?: unknown }).code === "dup" ? new StoreError("conflict", "duplicate") : undefined),
 };
 

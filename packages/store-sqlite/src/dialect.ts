@@ -1,5 +1,5 @@
 import { StoreError } from "@driftwatch/core";
-import type { SqlDialect, SqlStatement } from "@driftwatch/store-sql";
+import type { CopyColumn, SqlDialect, SqlStatement } from "@driftwatch/store-sql";
 
 /**
  * SQLite's side of the SQL store: `?` placeholders, unqualified tables, booleans as 0/1, JSON as
@@ -54,6 +54,14 @@ export const sqliteDialect: SqlDialect = {
         (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map(() => "?").join(", ")})) AS tables`,
     params: [...tables],
   }),
+
+  describeTable: (table): SqlStatement => ({ sql: "SELECT name, type, pk FROM pragma_table_info(?)", params: [table] }),
+
+  /** SQLite's declared types say only INTEGER, REAL or TEXT: times, booleans and JSON read as such. */
+  readColumn: (row): CopyColumn => {
+    const type = String(row.type).toUpperCase();
+    return { name: String(row.name), kind: type === "INTEGER" ? "int" : type === "REAL" ? "float" : "text", pk: Number(row.pk) };
+  },
 
   /** SQLite's result codes as `StoreError`s. */
   mapError(error) {

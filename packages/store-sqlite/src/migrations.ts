@@ -183,6 +183,78 @@ CREATE INDEX rate_limits_reset ON rate_limits (reset_at);
 ALTER TABLE settings ADD COLUMN auto_apply_suggestions INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 3,
+    name: "people",
+    sql: `
+-- Users are global; emails are stored trimmed and lower-cased, and unique whatever their case.
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL,
+  display_name TEXT NOT NULL,
+  password_hash TEXT,
+  created_at TEXT NOT NULL,
+  password_changed_at TEXT
+) STRICT;
+CREATE UNIQUE INDEX users_email ON users (lower(email));
+
+CREATE TABLE memberships (
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('viewer', 'member', 'admin', 'owner')),
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+) STRICT;
+CREATE INDEX memberships_org ON memberships (org_id, created_at, user_id);
+CREATE INDEX memberships_user ON memberships (user_id, created_at);
+
+-- Only the hash of a session's secret is stored. org_id is the organization it acts in.
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  session_hash TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  revoked_at TEXT,
+  user_agent TEXT,
+  ip TEXT
+) STRICT;
+CREATE INDEX sessions_user ON sessions (user_id);
+CREATE INDEX sessions_org ON sessions (org_id);
+
+-- invited_by and accepted_by are user ids kept as written (no foreign key), like the audit log's actor_id.
+CREATE TABLE invites (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('viewer', 'member', 'admin', 'owner')),
+  token_hash TEXT NOT NULL UNIQUE,
+  invited_by TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  accepted_at TEXT,
+  accepted_by TEXT,
+  revoked_at TEXT
+) STRICT;
+CREATE INDEX invites_org ON invites (org_id, id);
+
+-- org_id is null for entries of no organization (a failed sign-in of an unknown email).
+CREATE TABLE audit_log (
+  id TEXT PRIMARY KEY,
+  org_id TEXT REFERENCES organizations(id) ON DELETE CASCADE,
+  actor_type TEXT NOT NULL,
+  actor_id TEXT,
+  action TEXT NOT NULL,
+  target_id TEXT,
+  data TEXT NOT NULL,
+  ip TEXT,
+  at TEXT NOT NULL
+) STRICT;
+CREATE INDEX audit_log_org ON audit_log (org_id, id);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

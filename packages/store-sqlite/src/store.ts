@@ -3,6 +3,7 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database } from "better-sqlite3";
 import { StoreError, defineStore, isDriftwatchError, type Store, type StoreHooks } from "@driftwatch/core";
+import type { SqlDatabase } from "@driftwatch/store-sql";
 import { sqliteDialect } from "./dialect.js";
 import { DiffJsonCache, SqliteAdapter } from "./diff-json-cache.js";
 import { LOCK_SPIN_MS, SqliteDriver } from "./driver.js";
@@ -38,8 +39,8 @@ export interface SqliteStoreOptions {
 /** The SQLite store: the `Store` port (kept as its own name for existing imports). */
 export type SqliteStore = Store;
 
-/** Opens (creating when missing) a SQLite database and returns a driftwatch `Store` on it. */
-export async function createSqliteStore(options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+/** The connection, pragmas set and migrated, that a store or a copy runs on. */
+function openConnection(options: SqliteStoreOptions): { driver: SqliteDriver; busyTimeoutMs: number } {
   const { database, filename } = options;
   if (database !== undefined && filename !== undefined) {
     throw new StoreError("store_unavailable", "Pass either `filename` or `database` to createSqliteStore, not both.");
@@ -73,12 +74,27 @@ export async function createSqliteStore(options: SqliteStoreOptions = {}): Promi
     if (ownsDatabase) db.close();
     throw isDriftwatchError(error) ? error : (sqliteDialect.mapError(error) ?? error);
   }
+  return { driver: new SqliteDriver(db, ownsDatabase, busyTimeoutMs), busyTimeoutMs };
+}
+
+/** Opens (creating when missing) a SQLite database and returns a driftwatch `Store` on it. */
+export async function createSqliteStore(options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  const { driver } = openConnection(options);
   const now = options.now ?? (() => new Date());
   const adapter = new SqliteAdapter(
-    { driver: new SqliteDriver(db, ownsDatabase, busyTimeoutMs), dialect: sqliteDialect, schemaVersion: SQLITE_SCHEMA_VERSION, hooks: options.hooks, now },
+    { driver, dialect: sqliteDialect, schemaVersion: SQLITE_SCHEMA_VERSION, hooks: options.hooks, now },
     new DiffJsonCache(now),
   );
   return defineStore(adapter, { mapError: (error) => sqliteDialect.mapError(error) });
+}
+
+/**
+ * Opens (creating and migrating when needed) a SQLite database as plain SQL for
+ * `copySqlDatabase` (`driftwatch store copy`), not as a `Store`.
+ */
+export async function openSqliteDatabase(options: Pick<SqliteStoreOptions, "filename" | "database" | "busyTimeoutMs">): Promise<SqlDatabase> {
+  const { driver } = openConnection(options);
+  return { driver, dialect: sqliteDialect, close: () => driver.close() };
 }
 
 /** The name `openStore` looks for in every adapter package. */

@@ -5,7 +5,10 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDriftwatchError, type Store } from "@driftwatch/core";
 import { LOCK_SPIN_MS, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, createSqliteStore, createStore, migrateSqlite } from "../src/index.js";
-import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, seedOrganization } from "@driftwatch/store-testkit";
+import { PEOPLE_TABLE_NAMES, TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
+import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, expectVersion2UpgradeKeepsData, seedOrganization } from "@driftwatch/store-testkit";
+import { sqliteDialect } from "../src/dialect.js";
+import { SqliteDriver } from "../src/driver.js";
 
 let dir: string;
 const opened: Store[] = [];
@@ -47,8 +50,9 @@ describe("opening a file", () => {
     expect(versions).toEqual([
       { version: 1, name: "initial" },
       { version: 2, name: "settings_auto_apply_suggestions" },
+      { version: 3, name: "people" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(2);
+    expect(SQLITE_SCHEMA_VERSION).toBe(3);
     db.close();
   });
 
@@ -132,7 +136,31 @@ describe("opening a file", () => {
     const store = await open({ filename: file });
     await expectFirstVersionSettingsMigrated(store, at);
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    db.close();
+  });
+
+  it("upgrades a version 2 file with data in every table: every row is kept, and people work on its organization", async () => {
+    const file = path.join(dir, "v2.db");
+    const tables = TABLE_NAMES.filter((table) => !(PEOPLE_TABLE_NAMES as readonly string[]).includes(table));
+    const old = new BetterSqlite3(file);
+    old.pragma("foreign_keys = ON");
+    expect(migrateSqlite(old, SQLITE_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);
+    await expectVersion2UpgradeKeepsData({
+      tables,
+      openVersion2: async () => createSqlStore({ driver: new SqliteDriver(old, true, 5000), dialect: sqliteDialect, schemaVersion: 2 }),
+      countRows: async () => {
+        const db = new BetterSqlite3(file, { readonly: true });
+        try {
+          return tables.map((table) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n);
+        } finally {
+          db.close();
+        }
+      },
+      openMigrated: () => open({ filename: file }),
+    });
+    const db = new BetterSqlite3(file, { readonly: true });
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     db.close();
   });
 

@@ -7,6 +7,7 @@ import { isolationCases } from "./cases/isolation.case.js";
 import { leaseCases } from "./cases/leases.case.js";
 import { monitorCases } from "./cases/monitors.case.js";
 import { organizationCases } from "./cases/organizations.case.js";
+import { peopleCases } from "./cases/people.case.js";
 import { recordCheckCases } from "./cases/record-check.case.js";
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
@@ -46,5 +47,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     isolationCases(ctx);
     concurrencyCases(ctx);
     textCases(ctx);
+    peopleCases(ctx);
   });
 }

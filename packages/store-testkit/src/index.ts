@@ -41,4 +41,9 @@ export {
   type ClaimRoundOptions,
 } from "./bench.js";
 export { runNodeScript, type NodeScript } from "./processes.js";
-export { FIRST_VERSION_SETTINGS, expectFirstVersionSettingsMigrated } from "./migrations.js";
+export {
+  FIRST_VERSION_SETTINGS,
+  expectFirstVersionSettingsMigrated,
+  expectVersion2UpgradeKeepsData,
+  type Version2UpgradeHarness,
+} from "./migrations.js";

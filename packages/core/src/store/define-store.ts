@@ -1,9 +1,11 @@
-import type { Page } from "@driftwatch/schema";
+import { RoleSchema, type Page, type Role } from "@driftwatch/schema";
 import { StoreError, toStoreError } from "./errors.js";
 import type { ClaimDeliveriesInput, ClaimedDelivery, ClaimedMonitor, ClaimMonitorsInput, DeliveryAttempt, ReleasedLeases, RenewedLeases, RenewLeasesInput } from "./leases.js";
 import { MONITOR_TIME_FIELDS, type MonitorPatch, type MonitorRecord, type NewMonitor } from "./monitors.js";
-import type { NewOrganization, NewToken, OrganizationRecord, TokenRecord } from "./organizations.js";
-import { keysetPageOf, pageFromRecords, type KeysetPage, type PageRequest } from "./paging.js";
+import type { NewOrganization, NewToken, OrganizationPatch, OrganizationRecord, TokenRecord } from "./organizations.js";
+import { keysetPageOf, pageFromRecords, pageFromTimeRecords, timeKeysetPageOf, type KeysetPage, type PageRequest, type TimeKeysetPage } from "./paging.js";
+import { normalizeEmail, type AuditRecord, type InviteRecord, type MemberRecord, type MembershipRecord, type NewAuditEntry } from "./people.js";
+import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserPatch, UserRecord } from "./people.js";
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
 import type { DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
@@ -14,7 +16,16 @@ import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, t
 /** The filters of a diff list, without its paging. */
 export type DiffFilter = Omit<DiffQuery, "limit" | "cursor">;
 
-type PagedMethods = "listTokens" | "listMonitors" | "listSnapshots" | "listDiffs" | "listWebhooks" | "listDeliveries";
+type PagedMethods =
+  | "listTokens"
+  | "listMonitors"
+  | "listSnapshots"
+  | "listDiffs"
+  | "listWebhooks"
+  | "listDeliveries"
+  | "listMembers"
+  | "listInvites"
+  | "listAudit";
 
 /**
  * What an adapter implements: the `Store` port, with what `defineStore` does for it taken out.
@@ -29,6 +40,10 @@ export interface StoreAdapter extends Omit<Store, PagedMethods> {
   listDiffs(orgId: string, monitorId: string, query: DiffFilter & KeysetPage): Promise<DiffRecord[]>;
   listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]>;
   listDeliveries(orgId: string, webhookId: string, page: KeysetPage): Promise<DeliveryRecord[]>;
+  /** Ordered by (`createdAt`, user id), newest first, below `after` in that order. */
+  listMembers(orgId: string, page: TimeKeysetPage): Promise<MemberRecord[]>;
+  listInvites(orgId: string, page: KeysetPage): Promise<InviteRecord[]>;
+  listAudit(orgId: string, page: KeysetPage): Promise<AuditRecord[]>;
 }
 
 export interface DefineStoreOptions {
@@ -43,6 +58,29 @@ function requireIds(...ids: unknown[]): void {
       throw new StoreError("invariant_violation", `${JSON.stringify(id) ?? String(id)} is not an id.`);
     }
   }
+}
+
+/** A role must be one of `RoleSchema`'s: anything else is refused before the adapter sees it. */
+function requireRole(role: unknown): Role {
+  const parsed = RoleSchema.safeParse(role);
+  if (!parsed.success) throw new StoreError("invariant_violation", `${JSON.stringify(role) ?? String(role)} is not a role.`);
+  return parsed.data;
+}
+
+/** A non-empty string (emails, hashes, names) no longer than `max`. */
+function requireText(value: unknown, what: string, max = 1000): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > max) {
+    throw new StoreError("invariant_violation", `${what} must be a non-empty string of at most ${max} characters.`);
+  }
+  return value;
+}
+
+function optionalText(value: unknown, what: string): string | null {
+  return value === null || value === undefined ? null : requireText(value, what);
+}
+
+function requireEmail(email: unknown): string {
+  return normalizeEmail(requireText(email, "An email", 320));
 }
 
 /**
@@ -114,6 +152,12 @@ class DefinedStore implements Store {
   }
   countOrganizations(): Promise<number> {
     return this.#run(() => this.#a.countOrganizations());
+  }
+  updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null> {
+    return this.#run(() => (requireIds(id), this.#a.updateOrganization(id, { name: requireText(patch.name, "An organization's name") })));
+  }
+  deleteOrganization(id: string): Promise<boolean> {
+    return this.#run(() => (requireIds(id), this.#a.deleteOrganization(id)));
   }
   createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
     return this.#run(() => (requireIds(orgId), this.#a.createToken(orgId, input)));
@@ -282,6 +326,165 @@ class DefinedStore implements Store {
   }
   releaseIdempotencyKey(orgId: string, key: string): Promise<void> {
     return this.#run(() => (requireIds(orgId), this.#a.releaseIdempotencyKey(orgId, key)));
+  }
+
+  // users and memberships
+
+  createUser(input: NewUser): Promise<UserRecord> {
+    return this.#run(() =>
+      this.#a.createUser({
+        email: requireEmail(input.email),
+        displayName: requireText(input.displayName, "A display name"),
+        passwordHash: input.passwordHash === null ? null : requireText(input.passwordHash, "A password hash"),
+        createdAt: normalizeStoreTime(input.createdAt),
+      })
+    );
+  }
+  getUser(id: string): Promise<UserRecord | null> {
+    return this.#run(() => (requireIds(id), this.#a.getUser(id)));
+  }
+  getUserByEmail(email: string): Promise<UserRecord | null> {
+    return this.#run(() => this.#a.getUserByEmail(requireEmail(email)));
+  }
+  updateUser(id: string, patch: UserPatch): Promise<UserRecord | null> {
+    return this.#run(() => {
+      requireIds(id);
+      const next: UserPatch = {};
+      if (patch.displayName !== undefined) next.displayName = requireText(patch.displayName, "A display name");
+      if (patch.passwordHash !== undefined) {
+        if (patch.passwordChangedAt === undefined) throw new StoreError("invariant_violation", "A new password hash needs its passwordChangedAt.");
+        next.passwordHash = patch.passwordHash === null ? null : requireText(patch.passwordHash, "A password hash");
+        next.passwordChangedAt = normalizeStoreTime(patch.passwordChangedAt);
+      }
+      return this.#a.updateUser(id, next);
+    });
+  }
+  countUsers(): Promise<number> {
+    return this.#run(() => this.#a.countUsers());
+  }
+  addMembership(orgId: string, userId: string, role: Role, at: string): Promise<MembershipRecord> {
+    return this.#run(() => (requireIds(orgId, userId), this.#a.addMembership(orgId, userId, requireRole(role), normalizeStoreTime(at))));
+  }
+  getMembership(orgId: string, userId: string): Promise<MembershipRecord | null> {
+    return this.#run(() => (requireIds(orgId, userId), this.#a.getMembership(orgId, userId)));
+  }
+  listMembers(orgId: string, page: PageRequest): Promise<Page<MemberRecord>> {
+    return this.#run(async () => {
+      requireIds(orgId);
+      const keyset = timeKeysetPageOf(page);
+      return pageFromTimeRecords(await this.#a.listMembers(orgId, keyset), keyset, (m) => m.createdAt);
+    });
+  }
+  listMembershipsOfUser(userId: string): Promise<MembershipRecord[]> {
+    return this.#run(() => (requireIds(userId), this.#a.listMembershipsOfUser(userId)));
+  }
+  setMemberRole(orgId: string, userId: string, role: Role): Promise<MembershipRecord | null> {
+    return this.#run(() => (requireIds(orgId, userId), this.#a.setMemberRole(orgId, userId, requireRole(role))));
+  }
+  removeMembership(orgId: string, userId: string): Promise<boolean> {
+    return this.#run(() => (requireIds(orgId, userId), this.#a.removeMembership(orgId, userId)));
+  }
+  countOwners(orgId: string): Promise<number> {
+    return this.#run(() => (requireIds(orgId), this.#a.countOwners(orgId)));
+  }
+
+  // sessions
+
+  createSession(input: NewSession): Promise<SessionRecord> {
+    return this.#run(() => {
+      requireIds(input.userId, input.orgId);
+      return this.#a.createSession({
+        userId: input.userId,
+        sessionHash: requireText(input.sessionHash, "A session hash"),
+        orgId: input.orgId,
+        createdAt: normalizeStoreTime(input.createdAt),
+        expiresAt: normalizeStoreTime(input.expiresAt),
+        userAgent: optionalText(input.userAgent, "A user agent"),
+        ip: optionalText(input.ip, "An IP address"),
+      });
+    });
+  }
+  findSessionByHash(sessionHash: string): Promise<SessionRecord | null> {
+    return this.#run(() => this.#a.findSessionByHash(requireText(sessionHash, "A session hash")));
+  }
+  touchSession(id: string, patch: SessionPatch): Promise<void> {
+    return this.#run(() => {
+      requireIds(id);
+      const next: SessionPatch = {};
+      if (patch.lastSeenAt !== undefined) next.lastSeenAt = normalizeStoreTime(patch.lastSeenAt);
+      if (patch.orgId !== undefined) next.orgId = (requireIds(patch.orgId), patch.orgId);
+      return this.#a.touchSession(id, next);
+    });
+  }
+  revokeSession(id: string, at: string): Promise<boolean> {
+    return this.#run(() => (requireIds(id), this.#a.revokeSession(id, normalizeStoreTime(at))));
+  }
+  revokeUserSessions(userId: string, at: string, exceptId?: string): Promise<number> {
+    return this.#run(() => {
+      requireIds(userId);
+      if (exceptId !== undefined) requireIds(exceptId);
+      return this.#a.revokeUserSessions(userId, normalizeStoreTime(at), exceptId);
+    });
+  }
+
+  // invites
+
+  createInvite(orgId: string, input: NewInvite): Promise<InviteRecord> {
+    return this.#run(() => {
+      requireIds(orgId);
+      if (input.invitedBy !== null) requireIds(input.invitedBy);
+      return this.#a.createInvite(orgId, {
+        email: requireEmail(input.email),
+        role: requireRole(input.role),
+        tokenHash: requireText(input.tokenHash, "A token hash"),
+        invitedBy: input.invitedBy,
+        createdAt: normalizeStoreTime(input.createdAt),
+        expiresAt: normalizeStoreTime(input.expiresAt),
+      });
+    });
+  }
+  getInvite(orgId: string, id: string): Promise<InviteRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.getInvite(orgId, id)));
+  }
+  findInviteByHash(tokenHash: string): Promise<InviteRecord | null> {
+    return this.#run(() => this.#a.findInviteByHash(requireText(tokenHash, "A token hash")));
+  }
+  listInvites(orgId: string, page: PageRequest): Promise<Page<InviteRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listInvites(orgId, p))));
+  }
+  revokeInvite(orgId: string, id: string, at: string): Promise<InviteRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.revokeInvite(orgId, id, normalizeStoreTime(at))));
+  }
+  consumeInvite(id: string, userId: string, at: string): Promise<InviteRecord | null> {
+    return this.#run(() => (requireIds(id, userId), this.#a.consumeInvite(id, userId, normalizeStoreTime(at))));
+  }
+
+  // audit
+
+  appendAudit(orgId: string | null, entry: NewAuditEntry): Promise<AuditRecord> {
+    return this.#run(() => {
+      if (orgId !== null) requireIds(orgId);
+      if (entry.actorId !== null) requireIds(entry.actorId);
+      if (entry.targetId !== null) requireIds(entry.targetId);
+      if (entry.actorType !== "user" && entry.actorType !== "token" && entry.actorType !== "system") {
+        throw new StoreError("invariant_violation", `${JSON.stringify(entry.actorType)} is not an actor type.`);
+      }
+      if (typeof entry.data !== "object" || entry.data === null || Array.isArray(entry.data)) {
+        throw new StoreError("invariant_violation", "An audit entry's data must be an object.");
+      }
+      return this.#a.appendAudit(orgId, {
+        actorType: entry.actorType,
+        actorId: entry.actorId,
+        action: requireText(entry.action, "An audit action", 200),
+        targetId: entry.targetId,
+        data: entry.data,
+        ip: optionalText(entry.ip, "An IP address"),
+        at: normalizeStoreTime(entry.at),
+      });
+    });
+  }
+  listAudit(orgId: string, page: PageRequest): Promise<Page<AuditRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listAudit(orgId, p))));
   }
 
   // lifecycle

@@ -10,6 +10,15 @@ export interface OrganizationStore {
   ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord>;
   /** Number of organizations (used to decide first-run bootstrap). */
   countOrganizations(): Promise<number>;
+  /** Renames an organization; null when unknown. */
+  updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null>;
+  /**
+   * Deletes an organization and every row that belongs to it (monitors, snapshots, diffs,
+   * settings, webhooks, deliveries, tokens, idempotency keys, memberships, invites, audit
+   * entries, and the sessions acting in it), atomically; false when unknown. Users are global
+   * and stay.
+   */
+  deleteOrganization(id: string): Promise<boolean>;
 }
 
 /** API tokens of an organization, kept as hashes. */
@@ -28,6 +37,9 @@ export interface TokenStore {
 export interface NewOrganization {
   slug: string;
   name?: string;
+}
+export interface OrganizationPatch {
+  name: string;
 }
 export interface OrganizationRecord {
   id: string;

@@ -40,7 +40,7 @@ export function decodeCursor(cursor: string): string {
       parsed !== null &&
       (parsed as { v?: unknown }).v === 1 &&
       typeof (parsed as { id?: unknown }).id === "string" &&
-      /^[a-z]{3}_[0-9A-Za-z_-]{8,64}$/.test((parsed as { id: string }).id)
+      CURSOR_ID.test((parsed as { id: string }).id)
     ) {
       return (parsed as { id: string }).id;
     }
@@ -62,4 +62,50 @@ export function pageFromRecords<T extends { id: string }>(records: T[], page: Ke
   if (records.length <= limit) return { data: records, nextCursor: null };
   const data = records.slice(0, limit);
   return { data, nextCursor: encodeCursor(data[limit - 1]!.id) };
+}
+
+/**
+ * A page of a list ordered by a time rather than by id (members, by when they joined): the
+ * records below `after` in (time, id) order, newest first, at most `take`.
+ */
+export interface TimeKeysetPage {
+  take: number;
+  after: { at: string; id: string } | null;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[a-z]{3}_[0-9A-Za-z_-]{8,64}$/;
+
+/** Opaque cursor for keyset paging by (time, id). */
+export function encodeTimeCursor(at: string, id: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, at, id }), "utf8").toString("base64url");
+}
+
+/** The (time, id) a cursor continues after; `StoreError` `invalid_cursor` when malformed. */
+export function decodeTimeCursor(cursor: string): { at: string; id: string } {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (typeof parsed === "object" && parsed !== null) {
+      const { v, at, id } = parsed as { v?: unknown; at?: unknown; id?: unknown };
+      if (v === 1 && typeof at === "string" && ISO_TIME.test(at) && typeof id === "string" && CURSOR_ID.test(id)) return { at, id };
+    }
+  } catch {
+    // fall through
+  }
+  throw new StoreError("invalid_cursor", "The cursor is not one this API issued.");
+}
+
+/** The `TimeKeysetPage` an adapter reads for a request: limit clamped, cursor decoded. */
+export function timeKeysetPageOf(page: PageRequest): TimeKeysetPage {
+  const cursor = page.cursor;
+  return { take: clampPageLimit(page.limit) + 1, after: cursor === undefined || cursor === null ? null : decodeTimeCursor(cursor) };
+}
+
+/** The page of `records` an adapter read for `page`, `at` giving each record's time. */
+export function pageFromTimeRecords<T extends { id: string }>(records: T[], page: TimeKeysetPage, at: (record: T) => string): Page<T> {
+  const limit = page.take - 1;
+  if (records.length <= limit) return { data: records, nextCursor: null };
+  const data = records.slice(0, limit);
+  const last = data[limit - 1]!;
+  return { data, nextCursor: encodeTimeCursor(at(last), last.id) };
 }

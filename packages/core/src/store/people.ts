@@ -28,7 +28,7 @@ export interface MembershipStore {
   /** `StoreError` `conflict` when the user is already a member; `not_found` when the user is unknown. */
   addMembership(orgId: string, userId: string, role: Role, at: string): Promise<MembershipRecord>;
   getMembership(orgId: string, userId: string): Promise<MembershipRecord | null>;
-  /** Members of an organization with their email and name, newest membership first. */
+  /** Members of an organization with their email and name, newest membership first (ties: user id descending). */
   listMembers(orgId: string, page: PageRequest): Promise<Page<MemberRecord>>;
   /** Every organization the user belongs to, oldest membership first. */
   listMembershipsOfUser(userId: string): Promise<MembershipRecord[]>;
@@ -47,7 +47,7 @@ export interface SessionStore {
   createSession(input: NewSession): Promise<SessionRecord>;
   /** By the hash of the cookie's secret; revoked and expired sessions are returned too (caller decides). */
   findSessionByHash(sessionHash: string): Promise<SessionRecord | null>;
-  /** Records activity (`lastSeenAt`, which moves the idle expiry) and optionally the active org. */
+  /** Records activity (`lastSeenAt`, which moves the idle expiry) and optionally the active org (`not_found` when unknown); nothing for an unknown session. */
   touchSession(id: string, patch: SessionPatch): Promise<void>;
   /** Sets `revokedAt` (the first time is kept); false when unknown. */
   revokeSession(id: string, at: string): Promise<boolean>;
@@ -76,7 +76,7 @@ export interface AuditStore {
   listAudit(orgId: string, page: PageRequest): Promise<Page<AuditRecord>>;
 }
 
-/** Everything people-related a store keeps (composed into `Store` once every adapter implements it). */
+/** Everything people-related a store keeps (part of `Store`). */
 export interface PeopleStore extends UserStore, MembershipStore, SessionStore, InviteStore, AuditStore {}
 
 /** Trimmed and lower-cased: the form emails are stored and compared in. */
@@ -113,7 +113,7 @@ export interface MembershipRecord {
   createdAt: string;
 }
 export interface MemberRecord extends MembershipRecord {
-  /** The user id (paging key). */
+  /** The user id (with `createdAt`, the paging key). */
   id: string;
   email: string;
   displayName: string;

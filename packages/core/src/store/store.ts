@@ -1,6 +1,7 @@
 import type { LeaseStore } from "./leases.js";
 import type { MonitorStore } from "./monitors.js";
 import type { OrganizationStore, TokenStore } from "./organizations.js";
+import type { PeopleStore } from "./people.js";
 import type { RequestStore } from "./requests.js";
 import type { SettingsStore } from "./settings.js";
 import type { DiffStore, SnapshotStore } from "./snapshots-diffs.js";
@@ -33,7 +34,8 @@ export interface Store
     WebhookStore,
     DeliveryStore,
     LeaseStore,
-    RequestStore {
+    RequestStore,
+    PeopleStore {
   readonly capabilities: StoreCapabilities;
   /** Cheap round trip used by readiness checks. */
   ping(): Promise<void>;

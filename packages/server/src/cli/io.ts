@@ -4,6 +4,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Whether stderr is a terminal (progress bars are drawn only there). */
+  stderrIsTTY?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -12,6 +14,7 @@ export function processIo(): CliIo {
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 

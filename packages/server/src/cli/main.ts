@@ -46,6 +46,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       const { runToken } = await import("./token.js");
       return runToken(rest, io);
     }
+    case "store": {
+      const { runStore } = await import("./store-copy.js");
+      return runStore(rest, io);
+    }
     case "serve": {
       const { runServe } = await import("./serve.js");
       return runServe(rest, io);

@@ -12,6 +12,8 @@ Commands:
                      worker: checks and deliveries, HTTP only /healthz /readyz /metrics)
                    --check-concurrency n (default 4 per core, 4..64)  --per-host-concurrency 2
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
+  store copy     Copy a whole database, e.g. SQLite to PostgreSQL and back, verified by checksums:
+                   --from <url> --to <url> [--resume] [--batch-size 200]
   backup         Online backup of a SQLite store: <file> [--database sqlite:...] [--force]
   restore        Put a backup back (server stopped): <file> [--database sqlite:...] [--force]
   doctor         Check store, browser, egress and clock; print what to fix [--database url]
