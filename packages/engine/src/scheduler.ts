@@ -1,22 +1,19 @@
-import { performance } from "node:perf_hooks";
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
-import { createSleeper, finishWithin } from "./background-loop.js";
-import { defaultOwner } from "./delivery/delivery.js";
-import { FairQueue, MeanDurations } from "./fair-queue.js";
 import {
-  ASSUMED_DURATION_MS,
   DEFAULT_CHECK_CONCURRENCY,
+  DEFAULT_ORG_SHARE,
   DEFAULT_OVERDUE_AFTER_MS,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_SPREAD_WINDOW_MS,
   MAX_HELD_MONITORS,
   MAX_HOST_QUEUE,
-  MONITOR_LEASE_MS,
   SPREAD_BATCH_SIZE,
 } from "./limits.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { CheckOutcome, EngineCheckService } from "./pipeline/check-service.js";
+import { createFairQueue, orgSlots } from "./queue/fair-queue.js";
+import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 
 export interface SchedulerOptions {
   store: Store;
@@ -27,16 +24,24 @@ export interface SchedulerOptions {
   perHostConcurrency?: number;
   now?: () => Date;
   random?: () => number;
-  /** Lease owner name. Default `<hostname>:<pid>:<random>`. */
+  /**
+   * Where due monitors are claimed. Default: a queue on `store`'s leases of its own (owner
+   * `owner`, lease `leaseMs`), whose claims `stop()` hands back at the end.
+   */
+  queue?: WorkQueue;
+  /** Lease owner name of the default queue. Default `scheduler:<hostname>:<pid>:<random>`. */
   owner?: string;
+  /** Lease of the default queue (renewed by its heartbeat). Default 20 s. */
   leaseMs?: number;
+  /** Share of the check slots one organization may hold while another organization's checks wait. Default 0.5. */
+  orgShare?: number;
   /** Wait between claims when nothing more is due. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Overdue monitors found at `start()` are spread over `min(interval, spreadWindowMs)`. Default 60 s. */
   spreadWindowMs?: number;
   /** Only monitors overdue by more than this at `start()` are spread; the others run as usual. Default 10 s. */
   overdueAfterMs?: number;
-  metrics?: Pick<EngineMetrics, "setDueMonitors">;
+  metrics?: Pick<EngineMetrics, "setDueMonitors" | "observeCheckStart" | "observeTakeover" | "observeLeaseLost">;
   /** After every finished check (e.g. to wake the delivery worker). */
   onCheck?: (outcome: CheckOutcome) => void;
   /** A claim, release or check that threw (store unavailable, monitor deleted mid-check). */
@@ -74,9 +79,12 @@ function hostOf(url: string): string {
 }
 
 /**
- * Runs due monitors: claims them with a lease (so several processes share the work), runs each
- * check with bounded concurrency overall and per host, and releases the lease with the next check
- * time the check recorded (interval with jitter, or back-off after a failure).
+ * Runs due monitors: claims them from the work queue (so several processes share the work), runs
+ * each check with bounded concurrency overall and per host, and completes the claim with the next
+ * check time the check recorded (interval with jitter, or back-off after a failure). Claimed
+ * monitors of a busy host wait in that host's queue (their claims renewed by the queue's
+ * heartbeat) instead of being handed back, so a host's throughput is bounded by its answers and
+ * its slots, not by the poll loop.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, checks, metrics } = options;
@@ -84,22 +92,21 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const random = options.random ?? Math.random;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CHECK_CONCURRENCY);
   const perHost = Math.max(1, Math.min(concurrency, options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY));
-  const owner = options.owner ?? defaultOwner("scheduler");
-  const leaseMs = options.leaseMs ?? MONITOR_LEASE_MS;
+  const ownsQueue = options.queue === undefined;
+  const queue = queueFor("scheduler", options, { now, metrics, onError: (error) => report(error) });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const spreadWindowMs = options.spreadWindowMs ?? DEFAULT_SPREAD_WINDOW_MS;
   const overdueAfterMs = options.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   const report = (error: unknown): void => options.onError?.(error);
 
-  /** Claimed monitors waiting for a slot, per org and per host (`hostname:port`): orgs and, within an org, hosts take turns. */
-  const queue = new FairQueue<MonitorRecord>(perHost);
-  /** Mean check duration per host, to keep a host's queue within its lease. */
-  const hostMs = new MeanDurations();
+  /** Claimed monitors waiting for a slot: per org, then per host (see `createFairQueue`). */
+  const waiting = createFairQueue<MonitorRecord>({ keyConcurrency: perHost, orgSlots: orgSlots(concurrency, options.orgShare ?? DEFAULT_ORG_SHARE) });
   const running = new Set<Promise<void>>();
   let abort = new AbortController();
   let started = false;
   let loop: Promise<void> | null = null;
-  const sleeper = createSleeper();
+  let wakeUp: (() => void) | null = null;
+  let woken = false;
   let lastClaimFull = false;
   let idleWaiters: (() => void)[] = [];
 
@@ -109,22 +116,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * slot, so a busy host never stops the claims of other hosts' monitors.
    */
   function room(): number {
-    return Math.min(concurrency * 2 - running.size - queue.runnable(), MAX_HELD_MONITORS - running.size - queue.size);
-  }
-
-  /**
-   * How many monitors a host may queue: as many as its slots can check within half a lease at
-   * its mean check duration (so a queued monitor's lease never runs out), at least twice its
-   * slots, at most {@link MAX_HOST_QUEUE}.
-   */
-  function hostQueueLimit(host: string): number {
-    const mean = hostMs.get(host) ?? ASSUMED_DURATION_MS;
-    const fits = Math.floor(((leaseMs / 2) / Math.max(1, mean)) * perHost);
-    return Math.max(2 * perHost, Math.min(MAX_HOST_QUEUE, fits));
+    return Math.min(concurrency * 2 - running.size - waiting.runnable(), MAX_HELD_MONITORS - running.size - waiting.waiting);
   }
 
   function settleIdle(): void {
-    if (running.size > 0 || queue.size > 0) return;
+    if (running.size > 0 || waiting.waiting > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -132,15 +128,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   async function release(monitor: MonitorRecord, nextCheckAt: string | null): Promise<void> {
     try {
-      await store.releaseMonitor(monitor.id, owner, nextCheckAt);
+      await queue.completeMonitor(monitor.id, nextCheckAt);
     } catch (error) {
       report(error);
     }
   }
 
   function runOne(monitor: MonitorRecord, host: string): void {
-    queue.started(host);
-    const begun = performance.now();
+    const startedAt = now();
+    if (monitor.nextCheckAt !== null) {
+      metrics?.observeCheckStart({ orgId: monitor.orgId, host, lagSeconds: Math.max(0, startedAt.getTime() - Date.parse(monitor.nextCheckAt)) / 1000 });
+    }
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
       let outcome: CheckOutcome | null = null;
@@ -155,7 +153,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }
-      hostMs.observe(host, performance.now() - begun);
       await release(monitor, nextCheckAt);
       if (outcome !== null) {
         try {
@@ -168,7 +165,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     running.add(task);
     void task.finally(() => {
       running.delete(task);
-      queue.finished(host);
+      waiting.finish(monitor.orgId, host);
       pump();
       // Claim again once half the holding room is free, not after every check: one claim per batch.
       if (lastClaimFull && room() >= concurrency) wake();
@@ -179,28 +176,30 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   /** Starts waiting monitors while slots are free: orgs take turns, saturated hosts are skipped. */
   function pump(): void {
     while (running.size < concurrency) {
-      const next = queue.shift();
+      const next = waiting.next();
       if (next === null) break;
+      // Its claim was taken over (this process stalled past the lease): the other process checks it.
+      if (!queue.holds("monitor", next.item.id)) {
+        waiting.finish(next.orgId, next.key);
+        continue;
+      }
       runOne(next.item, next.key);
     }
-    metrics?.setDueMonitors(queue.size);
+    metrics?.setDueMonitors(waiting.waiting);
   }
 
   async function tick(): Promise<number> {
     const limit = room();
     if (limit <= 0) return 0;
-    const claimed = await store.claimDueMonitors({ now: now().toISOString(), limit, leaseMs, owner });
+    const claimed = await queue.claimMonitors({ now: now().toISOString(), limit });
     lastClaimFull = claimed.length >= limit;
     const deferred: MonitorRecord[] = [];
     for (const monitor of claimed) {
       const host = hostOf(monitor.url);
-      // A monitor waits in its host's queue for a host slot. Only beyond what the host can check
-      // within half a lease does it give its lease back, for one poll interval.
-      if (queue.waitingFor(host) >= hostQueueLimit(host)) {
-        deferred.push(monitor);
-        continue;
-      }
-      queue.push(monitor.orgId, host, monitor);
+      // A monitor waits in its host's queue for a host slot; only past the bound of one host's
+      // queue is it handed back, for one poll interval.
+      if (waiting.waitingFor(host) >= MAX_HOST_QUEUE) deferred.push(monitor);
+      else waiting.push(monitor.orgId, host, monitor);
     }
     pump();
     const retryAt = new Date(now().getTime() + pollIntervalMs).toISOString();
@@ -213,7 +212,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const cutoff = new Date(at - overdueAfterMs).toISOString();
     let spread = 0;
     for (;;) {
-      const batch = await store.claimDueMonitors({ now: cutoff, limit: SPREAD_BATCH_SIZE, leaseMs, owner });
+      const batch = await queue.claimMonitors({ now: cutoff, limit: SPREAD_BATCH_SIZE });
       for (const monitor of batch) {
         const window = Math.min(monitor.intervalSeconds * 1000, spreadWindowMs);
         // At least 1 ms ahead, so the next batch of this loop cannot claim it again.
@@ -224,9 +223,25 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (batch.length < SPREAD_BATCH_SIZE) return spread;
     }
   }
+  function sleep(ms: number): Promise<void> {
+    if (woken) {
+      woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
 
   function wake(): void {
-    sleeper.wake();
+    if (wakeUp) wakeUp();
+    else woken = true;
   }
 
   async function run(): Promise<void> {
@@ -245,7 +260,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (!started) break;
       // After a full claim more may be due: claim again at once if there is room, else when a check ends.
       if (lastClaimFull && room() >= concurrency) continue;
-      await sleeper.sleep(pollIntervalMs);
+      await sleep(pollIntervalMs);
     }
   }
 
@@ -254,7 +269,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return running.size;
     },
     get waiting() {
-      return queue.size;
+      return waiting.waiting;
     },
     start() {
       if (started) return;
@@ -264,28 +279,35 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async stop(stopOptions = {}) {
       started = false;
-      sleeper.interrupt();
+      wakeUp?.();
       if (loop !== null) await loop;
       loop = null;
-      // Waiting monitors give their lease back untouched: still due, for the next process.
-      const held = queue.drain();
+      // Waiting monitors give their lease back untouched at once: still due, for the next process.
+      const held = waiting.drain();
       metrics?.setDueMonitors(0);
       await Promise.all(held.map((monitor) => release(monitor, monitor.nextCheckAt)));
-      await finishWithin(
-        async () => {
-          while (running.size > 0) await Promise.allSettled([...running]);
-        },
-        abort,
-        stopOptions.graceMs,
-        "scheduler stopped",
-      );
+      let timer: NodeJS.Timeout | undefined;
+      if (stopOptions.graceMs !== undefined) timer = setTimeout(() => abort.abort(new Error("scheduler stopped")), stopOptions.graceMs);
+      try {
+        while (running.size > 0) await Promise.allSettled([...running]);
+      } finally {
+        clearTimeout(timer);
+      }
+      // Whatever is still claimed (a release that failed) is handed back now, not at lease expiry.
+      if (ownsQueue) {
+        try {
+          await queue.releaseAll();
+        } catch (error) {
+          report(error);
+        }
+      }
       settleIdle();
     },
     wake,
     spreadOverdue,
     tick,
     idle() {
-      if (running.size === 0 && queue.size === 0) return Promise.resolve();
+      if (running.size === 0 && waiting.waiting === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };
