@@ -18,6 +18,8 @@ import {
   DEFAULT_RATE_LIMIT_READS,
   DEFAULT_RATE_LIMIT_WRITES,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_ORG_SHARE_PERCENT,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_CHECK_WAIT_MS,
   defaultCheckConcurrency,
@@ -43,7 +45,7 @@ export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, 
   trustedOrigins?: string[];
   /** Run the scheduler and the delivery worker (default true). Off: checks and deliveries run only when asked through the API. */
   background?: boolean;
-  /** How often the delivery worker polls the outbox (default 1000 ms). */
+  /** How often the delivery worker polls the outbox (default `pollIntervalMs`). */
   deliveryPollMs?: number;
   /**
    * Keep rate-limit counters in the store, shared by every process on it (default: for a
@@ -93,6 +95,8 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     demo: options.demo ?? false,
     leaseMs: options.leaseMs ?? null,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    orgSharePercent: options.orgSharePercent ?? DEFAULT_ORG_SHARE_PERCENT,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     publicUrl: options.publicUrl ?? null,
     role: options.role ?? "all",
@@ -189,8 +193,10 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     checkConcurrency: config.checkConcurrency,
     perHostConcurrency: config.perHostConcurrency,
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+    orgShare: config.orgSharePercent / 100,
+    schedulerPollMs: config.pollIntervalMs,
     ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
-    ...(options.deliveryPollMs === undefined ? {} : { deliveryPollMs: options.deliveryPollMs }),
+    deliveryPollMs: options.deliveryPollMs ?? config.pollIntervalMs,
   });
   const background = options.background ?? true;
 
