@@ -7,6 +7,7 @@ import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
 import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
+import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
@@ -160,8 +161,18 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const logger = options.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" });
   const ownsStore = options.store === undefined;
   // Live events (GET /api/events/stream): the engine and the API write through an observed store.
+  // On a PostgreSQL database it opens, the relay also carries them to and from the other processes
+  // (an api process hears the checks and deliveries of the workers); SQLite and memory keep them
+  // in this process.
   const events = createEventHub();
-  const store = observeStore(options.store ?? (await openDatabase(config.databaseUrl)), events);
+  const onPostgres = /^postgres(ql)?:/i.test(config.databaseUrl.trim());
+  const baseStore = options.store ?? (await openDatabase(config.databaseUrl));
+  const relay: PostgresRelay | null =
+    ownsStore && onPostgres
+      ? createPostgresRelay({ connectionString: config.databaseUrl.trim(), store: baseStore, hub: events, logger, listen: config.role !== "worker" })
+      : null;
+  const store = observeStore(baseStore, relay?.hub ?? events);
+  await relay?.start();
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
   const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
@@ -195,7 +206,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const background = options.background ?? true;
 
   const mailer = config.smtp === null ? null : await createSmtpMailer(config.smtp);
-  const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
+  const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? onPostgres : true);
   const app = await buildApp({
     store,
     // An api-only process runs no checks: "check now" makes the monitor due and waits for a worker.
@@ -265,6 +276,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           webhookTransport.close(),
         ]);
         mailer?.close();
+        await relay?.close();
         if (ownsStore) await store.close();
       })();
       return closing;
