@@ -8,6 +8,7 @@ import { buildApp } from "./app.js";
 import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
 import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.js";
+import { createCheckPoller } from "./live/check-poller.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
@@ -24,6 +25,7 @@ import {
   defaultCheckConcurrency,
   type DriftwatchConfig,
   openDatabase,
+  parseDatabaseUrl,
   type ServerLimits,
 } from "./config/index.js";
 
@@ -164,14 +166,18 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   // On a PostgreSQL database it opens, the relay also carries them to and from the other processes
   // (an api process hears the checks and deliveries of the workers); SQLite and memory keep them
   // in this process.
+  // An api process on SQLite polls for the checks of the worker processes on the file instead.
   const events = createEventHub();
-  const onPostgres = /^postgres(ql)?:/i.test(config.databaseUrl.trim());
   const baseStore = options.store ?? (await openDatabase(config.databaseUrl));
+  const databaseKind = ownsStore ? parseDatabaseUrl(config.databaseUrl).kind : null;
+  const onPostgres = databaseKind === "postgres";
   const relay: PostgresRelay | null =
     ownsStore && onPostgres
       ? createPostgresRelay({ connectionString: config.databaseUrl.trim(), store: baseStore, hub: events, logger, listen: config.role !== "worker" })
       : null;
-  const store = observeStore(baseStore, relay?.hub ?? events);
+  const poller = ownsStore && databaseKind === "sqlite" && config.role === "api" ? createCheckPoller({ store: baseStore, hub: events, logger }) : null;
+  const liveHub = poller?.hub ?? relay?.hub ?? events;
+  const store = observeStore(baseStore, liveHub);
   await relay?.start();
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
@@ -230,7 +236,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     mailer,
     metrics: engine.metrics,
     logger,
-    events,
+    events: liveHub,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
 
@@ -276,7 +282,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           webhookTransport.close(),
         ]);
         mailer?.close();
-        await relay?.close();
+        await Promise.all([relay?.close(), poller?.close()]);
         if (ownsStore) await store.close();
       })();
       return closing;

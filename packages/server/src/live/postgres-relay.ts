@@ -251,7 +251,9 @@ export function createPostgresRelay(options: PostgresRelayOptions): PostgresRela
     if (closed) return;
     const current = new pg.Client({
       connectionString: options.connectionString,
+      // TCP keep-alive probes find a connection that died without a word (a dropped route, a failover)
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       connectionTimeoutMillis: 10_000,
       application_name: LIVE_APPLICATION_NAME,
     });

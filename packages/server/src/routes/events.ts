@@ -43,7 +43,8 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
         description:
           "text/event-stream. Events: ready, check ({ monitor, diff | null }), monitor ({ monitor }), delivery ({ delivery }). " +
           `At most ${String(MAX_STREAMS_PER_ORG)} open streams per organization (429 rate_limited beyond). ` +
-          "On PostgreSQL the events of every server process on the database arrive; on SQLite and memory, those of the process the stream is connected to. " +
+          "On PostgreSQL the events of every server process on the database arrive; on SQLite and memory, those of the process the stream is connected to " +
+          "(an api-role process on SQLite also polls for the checks of its workers). " +
           "Nothing is replayed after a reconnect; a later ready event means events may have been missed: refetch.",
         produces: ["text/event-stream"],
         response: { 200: z.string().describe("text/event-stream"), ...problems() },
