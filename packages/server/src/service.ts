@@ -178,7 +178,6 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const poller = ownsStore && databaseKind === "sqlite" && config.role === "api" ? createCheckPoller({ store: baseStore, hub: events, logger }) : null;
   const liveHub = poller?.hub ?? relay?.hub ?? events;
   const store = observeStore(baseStore, liveHub);
-  await relay?.start();
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
   const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
@@ -241,6 +240,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   });
 
   if (config.role === "worker") restrictToWorkerPaths(app);
+  // Last, so that nothing above failing leaves its connection open.
+  await relay?.start();
 
   let closing: Promise<void> | null = null;
 
