@@ -34,14 +34,12 @@ const invalidCredentials = (): ApiError => new ApiError("invalid_credentials", "
 export async function checkPassword(people: PeopleContext, request: FastifyRequest, email: string, password: string): Promise<UserRecord | null> {
   const at = people.now().getTime();
   const account = normalizeEmail(email);
-  people.limiter.check(account, request.ip, at);
+  // Counted as a failure from here on (an error on the way leaves it counted) until it succeeds.
+  people.limiter.attempt(account, request.ip, at);
   const user = await people.store.getUserByEmail(account);
   const ok = await verifyPassword(password, user?.passwordHash ?? null, people.scrypt);
-  if (!ok || user === null) {
-    people.limiter.failed(account, request.ip, at);
-    return null;
-  }
-  people.limiter.succeeded(account);
+  if (!ok || user === null) return null;
+  people.limiter.succeeded(account, request.ip, at);
   if (user.passwordHash !== null && needsRehash(user.passwordHash, people.scrypt)) {
     // Parameters changed since this hash was made: store one with the current parameters.
     await people.store.updateUser(user.id, { passwordHash: await hashPassword(password, people.scrypt), passwordChangedAt: user.passwordChangedAt ?? user.createdAt });

@@ -441,6 +441,36 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       }
     });
 
+    it("brute force: sign-ins sent at once get no more password checks than the limits allow", async () => {
+      const tight = await startPeopleServer(database.url, {
+        store: running.server.store,
+        limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
+      });
+      try {
+        const browser = new Browser(tight.baseUrl);
+        // One account from many addresses: 3 checked (401), the rest refused before any hashing.
+        const byAccount = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            browser.send("POST", "/api/auth/sign-in", { email: "racer@example.com", password: `guess-${i}` }, { headers: { "x-forwarded-for": `198.51.100.${20 + i}` } }),
+          ),
+        );
+        expect(byAccount.map((a) => a.status).sort()).toEqual([...Array(3).fill(401), ...Array(9).fill(429)]);
+        // Many accounts from one address: 5 checked, the rest refused.
+        const byAddress = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            browser.send("POST", "/api/auth/sign-in", { email: `spray${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": "198.51.100.99" } }),
+          ),
+        );
+        expect(byAddress.map((a) => a.status).sort()).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+        // Successful sign-ins do not use up the address's allowance.
+        for (let i = 0; i < 6; i++) {
+          expect((await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-for": "198.51.100.150" } })).status).toBe(200);
+        }
+      } finally {
+        await tight.close();
+      }
+    });
+
     it("an owner deletes the organization with everything in it; admins and tokens cannot", async () => {
       const store = running.server.store;
       const ada = new Browser(base);
