@@ -5,6 +5,7 @@
  * invitations (expired, reused, revoked), the last-owner rule, brute-force limits and the audit log.
  */
 import { AUDIT_ACTIONS } from "@driftwatch/schema";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSetupLink } from "../../src/people/setup.js";
 import { Browser, type Database, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
@@ -468,6 +469,31 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         }
       } finally {
         await tight.close();
+      }
+    });
+
+    it("logs: an invitation's secret sent in the lookup's query is not written to the log", async () => {
+      const lines: string[] = [];
+      const logged = await startPeopleServer(database.url, {
+        store: running.server.store,
+        adminToken: running.adminToken,
+        logger: pino({ level: "debug" }, { write: (line: string) => void lines.push(line) }),
+      });
+      try {
+        const admin = new Browser(logged.baseUrl, running.adminToken);
+        const created = await admin.send("POST", "/api/invites", { email: "logged@example.com", role: "viewer" });
+        expect(created.status).toBe(201);
+        const token = tokenOfLink(created.body.url as string);
+        const lookup = await new Browser(logged.baseUrl).send("GET", `/api/invites/lookup?token=${token}`);
+        expect(lookup.status).toBe(200);
+        const refused = await new Browser(logged.baseUrl).send("GET", `/api/invites/lookup?token=${token}x`);
+        expect(refused.status).toBe(404);
+        const lookups = lines.filter((line) => line.includes("/api/invites/lookup"));
+        expect(lookups.length).toBeGreaterThan(0);
+        expect(lookups.some((line) => line.includes("/api/invites/lookup?token=[redacted]"))).toBe(true);
+        expect(lines.filter((line) => line.includes(token))).toEqual([]);
+      } finally {
+        await logged.close();
       }
     });
 
