@@ -78,7 +78,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: deps.config.bodyLimitBytes,
     // Behind a reverse proxy that sets X-Forwarded-For/-Proto/-Host (docs/deployment.md): the
     // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
-    trustProxy: deps.config.trustProxy ?? false,
+    // Only the nearest proxy is trusted (one hop): the client address is the last X-Forwarded-For
+    // entry, the one that proxy added, never an earlier one the client may have written itself.
+    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop === 0 : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);

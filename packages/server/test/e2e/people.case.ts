@@ -472,6 +472,30 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       }
     });
 
+    it("behind the proxy, the address limit counts the address the proxy saw, not one the client put in X-Forwarded-For", async () => {
+      const tight = await startPeopleServer(database.url, {
+        store: running.server.store,
+        limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 2, loginWindowSeconds: 900 },
+      });
+      try {
+        const browser = new Browser(tight.baseUrl);
+        // The client forges the first entry; the proxy appends the address it saw (198.51.100.77).
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const forged = `203.0.113.${i + 1}, 198.51.100.77`;
+          statuses.push((await browser.send("POST", "/api/auth/sign-in", { email: `forger${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": forged } })).status);
+        }
+        expect(statuses).toEqual([401, 401, 429]);
+        // The audit log names the address the proxy saw, too.
+        const signedIn = await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-for": "203.0.113.50, 198.51.100.78" } });
+        expect(signedIn.status).toBe(200);
+        const entries = await tight.server.store.listAudit(signedIn.body.org.id as string, { limit: 5 });
+        expect(entries.data.find((e) => e.action === "auth.sign_in")?.ip).toBe("198.51.100.78");
+      } finally {
+        await tight.close();
+      }
+    });
+
     it("logs: an invitation's secret sent in the lookup's query is not written to the log", async () => {
       const lines: string[] = [];
       const logged = await startPeopleServer(database.url, {
