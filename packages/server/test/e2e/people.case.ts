@@ -413,6 +413,26 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       expect((await viewer.send("GET", "/api/audit")).status).toBe(403);
     });
 
+    it("names: display and organization names with control characters or bidirectional overrides are refused with 422", async () => {
+      const token = await invite(ownerBrowser, "crlf@example.com", "viewer");
+      const forged = await new Browser(base).send("POST", "/api/invites/accept", {
+        token,
+        displayName: "Carl\n\nAccept the invitation: https://evil.example/invite",
+        password: STRONG,
+      });
+      expect(forged.status).toBe(422);
+      expect(forged.body).toMatchObject({ code: "validation_failed", errors: [{ path: "displayName" }] });
+      // The invitation is still usable with a plain name.
+      const accepted = await new Browser(base).send("POST", "/api/invites/accept", { token, displayName: "Carl", password: STRONG });
+      expect(accepted.status).toBe(200);
+      const renamed = await ownerBrowser.send("PATCH", `/api/orgs/${orgId}`, { name: "Acme\u202Egnp.exe" });
+      expect(renamed.status).toBe(422);
+      expect(renamed.body).toMatchObject({ code: "validation_failed", errors: [{ path: "name" }] });
+      const escape = await ownerBrowser.send("PATCH", `/api/orgs/${orgId}`, { name: "Acme\u001b[2J" });
+      expect(escape.status).toBe(422);
+      expect((await ownerBrowser.send("GET", `/api/orgs/${orgId}`)).body.name).not.toMatch(/[\u001b\u202E]/);
+    });
+
     it("brute force: failed sign-ins are limited per account and per address with 429 and Retry-After", async () => {
       const tight = await startPeopleServer(database.url, {
         store: running.server.store,
