@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
-  registerEventRoutes(app, deps.events ?? createEventHub());
+  registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });
   await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));
   return app;
 }

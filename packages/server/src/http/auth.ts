@@ -69,6 +69,12 @@ export interface Authenticator {
   forget(tokenId: string): void;
   /** Forgets every cached token of an organization (deleted through this process). */
   forgetOrganization(orgId: string): void;
+  /**
+   * Whether a caller authenticated earlier may still act in its organization: the token is not
+   * revoked, or the session has not ended and its user is still a member. For long-lived
+   * responses (the event stream), which are authenticated once.
+   */
+  stillValid(auth: AuthContext, at: number): Promise<boolean>;
 }
 
 export interface AuthenticatorOptions {
@@ -206,6 +212,16 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
     forgetOrganization(orgId) {
       generation++;
       for (const [hash, entry] of cache) if (entry.record.orgId === orgId) cache.delete(hash);
+    },
+
+    async stillValid(auth, at) {
+      if (auth.via === "token") {
+        const record = await store.getToken(auth.orgId, auth.tokenId);
+        return record !== null && record.revokedAt === null;
+      }
+      const session = await store.findSessionByHash(hashSecret(auth.secret));
+      if (session === null || sessionEnded(session, at, idleMs)) return false;
+      return (await store.getMembership(auth.orgId, auth.userId)) !== null;
     },
   };
 

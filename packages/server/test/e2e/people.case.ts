@@ -433,6 +433,42 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       expect((await ownerBrowser.send("GET", `/api/orgs/${orgId}`)).body.name).not.toMatch(/[\u001b\u202E]/);
     });
 
+    it("event stream: an open stream ends once its session is signed out, and delivers nothing after", async () => {
+      const streamer = await join("streamer@example.com", "viewer");
+      const controller = new AbortController();
+      const response = await fetch(`${base}/api/events/stream`, { headers: { cookie: `dw_session=${streamer.cookie}` }, signal: controller.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      /** Reads until `pattern` appears or the stream ends; whether it ended. */
+      async function readUntil(pattern: RegExp): Promise<boolean> {
+        while (!pattern.test(text)) {
+          const { done, value } = await reader.read();
+          if (done) return true;
+          text += decoder.decode(value, { stream: true });
+        }
+        return false;
+      }
+      try {
+        expect(await readUntil(/event: ready/)).toBe(false);
+        const created = await ownerBrowser.send("POST", "/api/monitors", { type: "api", name: "streamed", url: "https://api.example.com/stream" });
+        expect(created.status).toBe(201);
+        expect((await ownerBrowser.send("PATCH", `/api/monitors/${created.body.id as string}`, { name: "before sign-out" })).status).toBe(200);
+        expect(await readUntil(/before sign-out/)).toBe(false);
+        expect((await streamer.send("POST", "/api/auth/sign-out")).status).toBe(204);
+        // Past the re-check interval, the next event finds the session ended: the stream ends instead.
+        running.clock.offsetMs = 60_000;
+        text = "";
+        expect((await ownerBrowser.send("PATCH", `/api/monitors/${created.body.id as string}`, { name: "after sign-out" })).status).toBe(200);
+        expect(await readUntil(/after sign-out/)).toBe(true);
+        expect(text).not.toMatch(/after sign-out/);
+      } finally {
+        running.clock.offsetMs = 0;
+        controller.abort();
+      }
+    });
+
     it("brute force: failed sign-ins are limited per account and per address with 429 and Retry-After", async () => {
       const tight = await startPeopleServer(database.url, {
         store: running.server.store,
