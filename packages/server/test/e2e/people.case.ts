@@ -52,6 +52,16 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       return browser;
     }
 
+    /** Runs `body` against a second server on the same store (its own limits, clock and logger), then closes it. */
+    async function withSecondServer(options: Parameters<typeof startPeopleServer>[1], body: (second: PeopleServer) => Promise<void>): Promise<void> {
+      const second = await startPeopleServer(database.url, { store: running.server.store, ...options });
+      try {
+        await body(second);
+      } finally {
+        await second.close();
+      }
+    }
+
     it("first run: setup is open, refuses a wrong token and a weak password, creates the owner once", async () => {
       const anonymous = new Browser(base);
       expect((await anonymous.send("GET", "/api/auth/setup")).body).toEqual({ open: true });
@@ -470,11 +480,9 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
     });
 
     it("brute force: failed sign-ins are limited per account and per address with 429 and Retry-After", async () => {
-      const tight = await startPeopleServer(database.url, {
-        store: running.server.store,
+      await withSecondServer({
         limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
-      });
-      try {
+      }, async (tight) => {
         const browser = new Browser(tight.baseUrl);
         for (let i = 0; i < 3; i++) expect((await browser.send("POST", "/api/auth/sign-in", { email: owner.email, password: `wrong-password-${i}` })).status).toBe(401);
         // Over the account's limit: refused even with the right password, from any address.
@@ -493,17 +501,13 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         // After the window, the owner signs in again.
         tight.clock.offsetMs = 901 * 1000;
         expect((await browser.send("POST", "/api/auth/sign-in", owner)).status).toBe(200);
-      } finally {
-        await tight.close();
-      }
+      });
     });
 
     it("brute force: sign-ins sent at once get no more password checks than the limits allow", async () => {
-      const tight = await startPeopleServer(database.url, {
-        store: running.server.store,
+      await withSecondServer({
         limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
-      });
-      try {
+      }, async (tight) => {
         const browser = new Browser(tight.baseUrl);
         // One account from many addresses: 3 checked (401), the rest refused before any hashing.
         const byAccount = await Promise.all(
@@ -523,17 +527,13 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         for (let i = 0; i < 6; i++) {
           expect((await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-for": "198.51.100.150" } })).status).toBe(200);
         }
-      } finally {
-        await tight.close();
-      }
+      });
     });
 
     it("behind the proxy, the address limit counts the address the proxy saw, not one the client put in X-Forwarded-For", async () => {
-      const tight = await startPeopleServer(database.url, {
-        store: running.server.store,
+      await withSecondServer({
         limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 2, loginWindowSeconds: 900 },
-      });
-      try {
+      }, async (tight) => {
         const browser = new Browser(tight.baseUrl);
         // The client forges the first entry; the proxy appends the address it saw (198.51.100.77).
         const statuses: number[] = [];
@@ -547,19 +547,15 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         expect(signedIn.status).toBe(200);
         const entries = await tight.server.store.listAudit(signedIn.body.org.id as string, { limit: 5 });
         expect(entries.data.find((e) => e.action === "auth.sign_in")?.ip).toBe("198.51.100.78");
-      } finally {
-        await tight.close();
-      }
+      });
     });
 
     it("logs: an invitation's secret sent in the lookup's query is not written to the log", async () => {
       const lines: string[] = [];
-      const logged = await startPeopleServer(database.url, {
-        store: running.server.store,
+      await withSecondServer({
         adminToken: running.adminToken,
         logger: pino({ level: "debug" }, { write: (line: string) => void lines.push(line) }),
-      });
-      try {
+      }, async (logged) => {
         const admin = new Browser(logged.baseUrl, running.adminToken);
         const created = await admin.send("POST", "/api/invites", { email: "logged@example.com", role: "viewer" });
         expect(created.status).toBe(201);
@@ -572,9 +568,7 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         expect(lookups.length).toBeGreaterThan(0);
         expect(lookups.some((line) => line.includes("/api/invites/lookup?token=[redacted]"))).toBe(true);
         expect(lines.filter((line) => line.includes(token))).toEqual([]);
-      } finally {
-        await logged.close();
-      }
+      });
     });
 
     it("an owner deletes the organization with everything in it; admins and tokens cannot", async () => {
