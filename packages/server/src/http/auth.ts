@@ -14,6 +14,7 @@ import {
   TOUCH_INTERVAL_MS,
 } from "../config/limits.js";
 import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "../people/secrets.js";
+import { addressKey } from "./client-address.js";
 import { ApiError } from "./problem.js";
 
 /** Who is calling: resolved from the bearer token, or from the session cookie, by `authenticate`. */
@@ -170,7 +171,7 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
 
   return {
     async authenticate(request, at = now().getTime()) {
-      const client = request.ip;
+      const client = addressKey(request.ip);
       const window = failureWindow(client, at);
       if (window !== null && window.count >= failureLimit) {
         window.count++;

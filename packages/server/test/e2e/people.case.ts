@@ -550,6 +550,20 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       });
     });
 
+    it("the address limit counts an IPv6 client by its /64 network, and an IPv4-mapped address as the IPv4 one", async () => {
+      await withSecondServer({ limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 2, loginWindowSeconds: 900 } }, async (tight) => {
+        const browser = new Browser(tight.baseUrl);
+        const attempt = async (address: string, i: number) =>
+          (await browser.send("POST", "/api/auth/sign-in", { email: `six${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": address } })).status;
+        // One /64 network, three addresses in it.
+        expect([await attempt("2001:db8:1:2::1", 0), await attempt("2001:db8:1:2:ffff::9", 1), await attempt("2001:0db8:0001:0002:a:b:c:d", 2)]).toEqual([401, 401, 429]);
+        // Another /64 is counted on its own.
+        expect(await attempt("2001:db8:1:3::1", 3)).toBe(401);
+        // 192.0.2.44 and its IPv4-mapped form are one address.
+        expect([await attempt("192.0.2.44", 4), await attempt("::ffff:192.0.2.44", 5), await attempt("192.0.2.44", 6)]).toEqual([401, 401, 429]);
+      });
+    });
+
     it("logs: an invitation's secret sent in the lookup's query is not written to the log", async () => {
       const lines: string[] = [];
       await withSecondServer({
