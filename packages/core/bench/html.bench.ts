@@ -1,14 +1,10 @@
 // diffHtml on a 200 KB page with a few changes, against the cost floor: cheerio.load of both
 // pages (diffHtml must parse both too). Run: node --conditions=@driftwatch/source --import tsx bench/html.bench.ts
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { load } from "cheerio";
 import { Bench } from "tinybench";
 import { diffHtml } from "../src/index.js";
-
-const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
+import { writeBenchSection } from "./support.js";
 
 /** A deterministic news/shop-like page: navigation, articles, a product table, scripts and styles. */
 function buildPage(size: number, edit: (section: number, html: string) => string = (_s, html) => html): string {

@@ -2,91 +2,13 @@
 // side in one process on the same inputs (targets in docs/benchmarks.md). diffJson also validates the input,
 // classifies, applies a small policy and fingerprints; the peers only find the operations.
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import fastJsonPatch from "fast-json-patch";
 import * as jsondiffpatch from "jsondiffpatch";
 import microdiff from "microdiff";
-import { Bench } from "tinybench";
 import { diffJson, type PolicyRules, validatePolicyRules } from "../src/index.js";
+import { BENCH_POLICY, documentOfSize, median, quantile, rotatedRounds, withChangedLeaves, writeBenchSection } from "./support.js";
 
-const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void };
-
-/** Deterministic PRNG (mulberry32), so every run diffs the same documents. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
-
-function user(i: number, random: () => number): Record<string, unknown> {
-  const w = (): string => WORDS[Math.floor(random() * WORDS.length)]!;
-  return {
-    id: `usr_${i.toString(36).padStart(6, "0")}`,
-    name: `${w()} ${w()}`,
-    email: `${w()}.${i}@example.com`,
-    age: 18 + Math.floor(random() * 60),
-    active: random() < 0.5,
-    score: Math.round(random() * 10000) / 100,
-    updatedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
-    tags: [w(), w(), w()],
-    address: { street: `${Math.floor(random() * 999)} ${w()} street`, city: w(), zip: String(10000 + i) },
-    plan: { tier: w(), seats: Math.floor(random() * 50), renews: random() < 0.7 },
-  };
-}
-
-function documentOfSize(bytes: number, seed: number): { meta: Record<string, unknown>; users: Record<string, unknown>[] } {
-  const random = rng(seed);
-  const doc = { meta: { version: 3, generatedAt: "2026-11-23T00:00:00Z", region: "eu-west-1" }, users: [] as Record<string, unknown>[] };
-  let i = 0;
-  while (JSON.stringify(doc).length < bytes) {
-    for (let k = 0; k < 20; k++) doc.users.push(user(i++, random));
-  }
-  return doc;
-}
-
-/** Every leaf of a document as [parent, key] pairs. */
-function leaves(value: unknown, out: [Record<string, unknown> | unknown[], string | number][] = []): typeof out {
-  if (Array.isArray(value)) value.forEach((v, i) => (v !== null && typeof v === "object" ? leaves(v, out) : out.push([value, i])));
-  else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (v !== null && typeof v === "object") leaves(v, out);
-      else out.push([value as Record<string, unknown>, k]);
-    }
-  }
-  return out;
-}
-
-/** A copy of `doc` with `fraction` of its leaves changed (same type, new value), ids kept. */
-function withChangedLeaves<T>(doc: T, fraction: number, seed: number): T {
-  const copy = structuredClone(doc);
-  const all = leaves(copy).filter(([, k]) => k !== "id");
-  const random = rng(seed);
-  const count = Math.max(1, Math.round(all.length * fraction));
-  for (let n = 0; n < count; n++) {
-    const [parent, key] = all[Math.floor(random() * all.length)]!;
-    const old = (parent as Record<string | number, unknown>)[key];
-    (parent as Record<string | number, unknown>)[key] =
-      typeof old === "number" ? old + 1 : typeof old === "boolean" ? !old : `${String(old)}-changed`;
-  }
-  return copy;
-}
-
-const policy: PolicyRules = validatePolicyRules({
-  rules: [
-    { path: "$..updatedAt", action: "ignore" },
-    { path: "$.users[*].email", severity: "high" },
-    { path: "$.meta", op: "remove", severity: "critical" },
-  ],
-});
+const policy: PolicyRules = validatePolicyRules(BENCH_POLICY);
 
 interface Case {
   name: string;
@@ -112,16 +34,6 @@ const summary: string[] = [];
 const results: Record<string, Record<string, number>> = {};
 
 const ROUNDS = 15;
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
-const median = (xs: number[]): number => quantile(xs, 0.5);
-/** A full collection before each task: every task starts from the same compacted heap and pays
- * only for its own garbage, not for what the task before it left behind. */
-const collect = (globalThis as { gc?: () => void }).gc;
-const taskOptions = collect ? { beforeAll: () => collect() } : {};
-if (!collect) console.warn("run with node --expose-gc (npm run bench does) for comparable rounds");
 
 for (const c of cases) {
   const tasks: [string, () => void][] = [
@@ -131,19 +43,9 @@ for (const c of cases) {
     ["jsondiffpatch", () => void differ.diff(c.before, c.after)],
   ];
   if (c.name.startsWith("10,000")) tasks.push(["diffJson, index matching", () => void diffJson(c.before, c.after, { policy, defaultArrayKey: false })]);
-  // Several short rounds with the task order rotated, medians taken: the machine is shared, and
-  // a ratio measured within one round is steadier than one taken across a long run.
   const perTask: Record<string, number[]> = {};
   const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ time: 250, warmupTime: 50, iterations: 3, warmupIterations: 2 });
-    for (let k = 0; k < tasks.length; k++) {
-      const [name, fn] = tasks[(k + round) % tasks.length]!;
-      bench.add(name, fn, taskOptions);
-    }
-    await bench.run();
-    const hz: Record<string, number> = {};
-    for (const task of bench.tasks) hz[task.name] = task.result?.throughput.mean ?? Number.NaN;
+  for (const hz of await rotatedRounds(tasks, ROUNDS)) {
     for (const [name, value] of Object.entries(hz)) (perTask[name] ??= []).push(value);
     ratios.push(hz.diffJson! / hz["fast-json-patch compare"]!);
   }

@@ -3,60 +3,18 @@
 // jitter). The target is a median under 50 ms; the peer, measured side by side, is diffJson over
 // the same 9 consecutive pairs (the learner walks the same pairs and judges every field).
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { diffJson, suggestPolicy } from "../src/index.js";
+import { collect, median, NOISY_USERS, noisyHistory, writeBenchSection } from "./support.js";
 
-const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
-const T0 = Date.UTC(2026, 10, 20, 8);
-const USERS = 400;
-
-/** Snapshot `t` of a ~100 KB API response: USERS users with stable data and per-fetch noise. */
-function snapshot(t: number): unknown {
-  const random = rng(42);
-  const noise = rng(1000 + t);
-  const users = [];
-  for (let i = 0; i < USERS; i++) {
-    const w = (): string => WORDS[Math.floor(random() * WORDS.length)]!;
-    const tags = [w(), w(), w()];
-    users.push({
-      id: `usr_${i.toString(36).padStart(6, "0")}`,
-      name: `${w()} ${w()}`,
-      email: `${w()}.${i}@example.com`,
-      status: random() < 0.8 ? "active" : "invited",
-      plan: { tier: w(), seats: Math.floor(random() * 50), price: "19.00" },
-      last_seen: new Date(T0 + t * 60_000 - Math.floor(noise() * 50_000)).toISOString(),
-      logins: 100 + i + t * 3,
-      score: (50 + random() * 50) * (1 + (noise() - 0.5) * 1e-8),
-      tags: t % 2 === 0 ? tags : [...tags].reverse(),
-    });
-  }
-  return { generated_at: new Date(T0 + t * 60_000).toISOString(), request_id: `req_${Math.floor(noise() * 2 ** 48).toString(16)}a1`, total: users.length, users };
-}
-
-const history = Array.from({ length: 10 }, (_, t) => snapshot(t));
+const history = noisyHistory();
 const bytes = JSON.stringify(history[0]).length;
 const pairs = history.slice(1).map((after, i) => [history[i], after] as const);
 const ROUNDS = 5;
 const learnMs: number[] = [];
 const ratios: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  const bench = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 2, setup: () => (globalThis as { gc?: () => void }).gc?.() });
+  const bench = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 2, setup: () => collect?.() });
   const tasks: [string, () => void][] = [
     ["suggestPolicy", () => void suggestPolicy(history, { kind: "json" })],
     ["diffJson x 9 pairs", () => void pairs.forEach(([a, b]) => diffJson(a, b))],
@@ -79,7 +37,7 @@ console.log(`learned: ${policy.volatile?.length ?? 0} volatile, ${policy.toleran
 const table = [
   "### @driftwatch/core: suggestPolicy",
   "",
-  `suggestPolicy on 10 consecutive snapshots of a ${(bytes / 1024).toFixed(0)} KB JSON document (${USERS} records; noise: timestamps, request ids, counters, reordered tags, float jitter), median of ${ROUNDS} rounds. ` +
+  `suggestPolicy on 10 consecutive snapshots of a ${(bytes / 1024).toFixed(0)} KB JSON document (${NOISY_USERS} records; noise: timestamps, request ids, counters, reordered tags, float jitter), median of ${ROUNDS} rounds. ` +
     "The peer is diffJson (defaults) over the same 9 consecutive pairs, measured side by side.",
   "",
   "| task | median time | vs diffJson x 9 pairs | target |",

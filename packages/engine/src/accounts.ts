@@ -3,8 +3,11 @@ import { type Scope, ScopeSchema } from "@driftwatch/schema";
 import { SECRET_ROTATION_GRACE_MS } from "./limits.js";
 import { generateTokenSecret, hashTokenSecret } from "./tokens.js";
 
-/** Every token scope, the admin token's. */
-export const ALL_SCOPES: readonly Scope[] = ScopeSchema.options;
+/** Every token scope, the admin token's (a tuple of literals, as the server has exported it). */
+export const ALL_SCOPES = ["monitors:read", "monitors:write", "webhooks:read", "webhooks:write", "admin"] as const satisfies readonly Scope[];
+// Every scope the schema knows is in the list: adding one to ScopeSchema without it fails to compile.
+const everyScope: readonly (typeof ALL_SCOPES)[number][] = ScopeSchema.options;
+void everyScope;
 
 export interface BootstrapOptions {
   /** The admin token secret to store (a `dw_` token); default: a new one, returned once. */

@@ -7,6 +7,7 @@ import { createMetrics, type EngineMetrics } from "./metrics.js";
 import { createCheckService, type CheckOutcome, type EngineCheckService } from "./pipeline/check-service.js";
 import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
 import type { EngineLogger, UrlGuard, WebhookTransport } from "./ports.js";
+import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 import { createScheduler, type Scheduler } from "./scheduler.js";
 import { createComparePool } from "./workers/compare-pool.js";
 
@@ -39,8 +40,21 @@ export interface EngineOptions {
   metrics?: EngineMetrics;
   /** Base URL for the `data.diffUrl` link of truncated webhook payloads; without it the link is a path. */
   publicUrl?: string | null;
-  /** How long a claimed check or delivery stays leased to this process (default: each one's own). */
+  /**
+   * How long a claimed check or delivery stays leased to this process without a heartbeat
+   * (default 20 s); the heartbeat renews held claims every third of it. After a crash other
+   * processes take the work over within about one lease.
+   */
   leaseMs?: number;
+  /** The lease owner name of this engine's claims (default `engine:<hostname>:<pid>:<random>`). */
+  owner?: string;
+  /**
+   * Where due checks and deliveries are claimed. Default: the store's leases
+   * (`createStoreWorkQueue`). The engine hands its claims back when it stops.
+   */
+  queue?: WorkQueue;
+  /** Share of the check (and delivery) slots one organization may hold while another's work waits (default 0.5). */
+  orgShare?: number;
   /** Checks in flight at once (default 8) and against one host (default 2). */
   checkConcurrency?: number;
   perHostConcurrency?: number;
@@ -72,6 +86,8 @@ export interface Engine {
   readonly scheduler: Scheduler;
   readonly worker: DeliveryWorker;
   readonly noise: NoiseLearner;
+  /** Where the scheduler and the delivery worker claim their work. */
+  readonly queue: WorkQueue;
   /** True between `start()` and `stop()`. */
   readonly running: boolean;
   /**
@@ -116,7 +132,8 @@ export function createEngine(options: EngineOptions): Engine {
   const limits: EngineLimits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
   const metrics = options.metrics ?? createMetrics({ store });
   const random = options.random === undefined ? {} : { random: options.random };
-  const lease = options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs };
+  const queue = queueFor("engine", options, { now, metrics, onError: (error) => logger.error({ err: error }, "lease renewal failed") });
+  const share = options.orgShare === undefined ? {} : { orgShare: options.orgShare };
 
   const compare = createComparePool(limits);
   const noise = createNoiseLearner(store, {
@@ -139,7 +156,8 @@ export function createEngine(options: EngineOptions): Engine {
     now,
     ...random,
     metrics,
-    ...lease,
+    queue,
+    ...share,
     ...(fetchers.webhooks === undefined ? {} : { transport: fetchers.webhooks }),
     ...(options.urlGuard === undefined ? {} : { urlGuard: options.urlGuard }),
     ...(options.endpointConcurrency === undefined ? {} : { endpointConcurrency: options.endpointConcurrency }),
@@ -155,7 +173,8 @@ export function createEngine(options: EngineOptions): Engine {
     metrics,
     now,
     ...random,
-    ...lease,
+    queue,
+    ...share,
     ...(options.checkConcurrency === undefined ? {} : { concurrency: options.checkConcurrency }),
     ...(options.perHostConcurrency === undefined ? {} : { perHostConcurrency: options.perHostConcurrency }),
     ...(options.schedulerPollMs === undefined ? {} : { pollIntervalMs: options.schedulerPollMs }),
@@ -175,6 +194,13 @@ export function createEngine(options: EngineOptions): Engine {
     for (const result of results) {
       if (result.status === "rejected") logger.error({ err: result.reason }, "error while stopping");
     }
+    // Nothing of this engine runs any more: what it still holds (cancelled checks and attempts)
+    // is handed back now, for the other processes, instead of at lease expiry.
+    try {
+      await queue.releaseAll();
+    } catch (error) {
+      logger.error({ err: error }, "handing back claimed work failed");
+    }
   }
 
   return {
@@ -185,6 +211,7 @@ export function createEngine(options: EngineOptions): Engine {
     scheduler,
     worker,
     noise,
+    queue,
     get running() {
       return running;
     },
@@ -212,6 +239,7 @@ export function createEngine(options: EngineOptions): Engine {
     close(stopOptions) {
       closed ??= (async () => {
         await stop(stopOptions);
+        if (options.queue === undefined) queue.close();
         await Promise.allSettled([deliveries.close(), compare.close()]);
       })();
       return closed;

@@ -39,6 +39,9 @@ export {
   type DeliveryMetricOutcome,
   type EngineMetrics,
   type MetricsOptions,
+  type WorkMetricKind,
+  MAX_HOST_LAG_LABELS,
+  MAX_ORG_LABELS,
 } from "./metrics.js";
 export {
   createDeliveryService,
@@ -59,3 +62,5 @@ export {
   parseRetryAfter,
 } from "./delivery/retry.js";
 export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
+export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue } from "./queue/work-queue.js";
+export { createFairQueue, orgSlots, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";

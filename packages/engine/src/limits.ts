@@ -63,8 +63,28 @@ export const DEFAULT_SNAPSHOT_RETENTION = 100;
 export const DEFAULT_CHECK_CONCURRENCY = 8;
 /** Checks in flight at once against one host (`hostname:port`). */
 export const DEFAULT_PER_HOST_CONCURRENCY = 2;
-/** A claimed monitor stays leased this long; longer than the slowest check (30 s fetch, 60 s render). */
-export const MONITOR_LEASE_MS = 5 * 60_000;
+/**
+ * A claim (of a monitor to check or a delivery to attempt) holds this long without a heartbeat.
+ * The heartbeat renews it every third of the lease while the work is held, so work that runs
+ * long is never taken over, and the work of a process that died is taken over within one lease.
+ */
+export const DEFAULT_LEASE_MS = 20_000;
+/** The shortest lease the engine accepts (the heartbeat must fit in it). */
+export const MIN_LEASE_MS = 1_000;
+/** How often held claims are renewed: a third of the lease, so two renewals may fail before it runs out. */
+export function leaseRenewalMs(leaseMs: number): number {
+  return Math.max(100, Math.floor(leaseMs / 3));
+}
+/**
+ * @deprecated Claims are renewed by a heartbeat now; use {@link DEFAULT_LEASE_MS} (the default
+ * lease of checks and deliveries alike).
+ */
+export const MONITOR_LEASE_MS = DEFAULT_LEASE_MS;
+/**
+ * While another organization's work waits, one organization runs at most this share of the check
+ * slots (and of the delivery slots) at once; alone it may use them all.
+ */
+export const DEFAULT_ORG_SHARE = 0.5;
 /** Wait between claims (monitors or deliveries) when nothing more is due. */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** Monitors overdue at start are spread over at most this window (or their interval, when shorter). */
@@ -79,7 +99,7 @@ export const MAX_HOST_QUEUE = 1000;
 export const MAX_HELD_MONITORS = 10_000;
 /** Hosts (or webhook endpoints) whose mean duration is remembered. */
 export const MAX_DURATION_STATS = 10_000;
-/** A host's check duration (or an endpoint's attempt duration) assumed until one has finished. */
+/** @deprecated Queues behind a host or receiver are no longer sized by measured durations (claims are renewed while they wait). */
 export const ASSUMED_DURATION_MS = 1000;
 /** Failure back-off never waits longer than this (unless the interval itself is longer). */
 export const MAX_BACKOFF_MS = 3_600_000;
@@ -101,8 +121,8 @@ export const NOISE_CACHE_ENTRIES = 1000;
 
 /** A receiver must answer with a 2xx within this time. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
-/** How long a claimed delivery stays leased; longer than one attempt can take. */
-export const DELIVERY_LEASE_MS = 60_000;
+/** @deprecated Claims are renewed by a heartbeat now; use {@link DEFAULT_LEASE_MS}. */
+export const DELIVERY_LEASE_MS = DEFAULT_LEASE_MS;
 /** Attempts in flight at once in one delivery service (a forced run starts all it claimed at once). */
 export const DEFAULT_DELIVERY_CONCURRENCY = 16;
 /** Attempts in flight at once to one webhook URL, over all orgs. */

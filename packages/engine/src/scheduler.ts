@@ -1,21 +1,19 @@
-import { performance } from "node:perf_hooks";
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
-import { defaultOwner } from "./delivery/delivery.js";
 import {
-  ASSUMED_DURATION_MS,
   DEFAULT_CHECK_CONCURRENCY,
+  DEFAULT_ORG_SHARE,
   DEFAULT_OVERDUE_AFTER_MS,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_SPREAD_WINDOW_MS,
-  MAX_DURATION_STATS,
   MAX_HELD_MONITORS,
   MAX_HOST_QUEUE,
-  MONITOR_LEASE_MS,
   SPREAD_BATCH_SIZE,
 } from "./limits.js";
 import type { EngineMetrics } from "./metrics.js";
 import type { CheckOutcome, EngineCheckService } from "./pipeline/check-service.js";
+import { createFairQueue, orgSlots } from "./queue/fair-queue.js";
+import { queueFor, type WorkQueue } from "./queue/work-queue.js";
 
 export interface SchedulerOptions {
   store: Store;
@@ -26,16 +24,24 @@ export interface SchedulerOptions {
   perHostConcurrency?: number;
   now?: () => Date;
   random?: () => number;
-  /** Lease owner name. Default `<hostname>:<pid>:<random>`. */
+  /**
+   * Where due monitors are claimed. Default: a queue on `store`'s leases of its own (owner
+   * `owner`, lease `leaseMs`), whose claims `stop()` hands back at the end.
+   */
+  queue?: WorkQueue;
+  /** Lease owner name of the default queue. Default `scheduler:<hostname>:<pid>:<random>`. */
   owner?: string;
+  /** Lease of the default queue (renewed by its heartbeat). Default 20 s. */
   leaseMs?: number;
+  /** Share of the check slots one organization may hold while another organization's checks wait. Default 0.5. */
+  orgShare?: number;
   /** Wait between claims when nothing more is due. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Overdue monitors found at `start()` are spread over `min(interval, spreadWindowMs)`. Default 60 s. */
   spreadWindowMs?: number;
   /** Only monitors overdue by more than this at `start()` are spread; the others run as usual. Default 10 s. */
   overdueAfterMs?: number;
-  metrics?: Pick<EngineMetrics, "setDueMonitors">;
+  metrics?: Pick<EngineMetrics, "setDueMonitors" | "observeCheckStart" | "observeTakeover" | "observeLeaseLost">;
   /** After every finished check (e.g. to wake the delivery worker). */
   onCheck?: (outcome: CheckOutcome) => void;
   /** A claim, release or check that threw (store unavailable, monitor deleted mid-check). */
@@ -73,9 +79,12 @@ function hostOf(url: string): string {
 }
 
 /**
- * Runs due monitors: claims them with a lease (so several processes share the work), runs each
- * check with bounded concurrency overall and per host, and releases the lease with the next check
- * time the check recorded (interval with jitter, or back-off after a failure).
+ * Runs due monitors: claims them from the work queue (so several processes share the work), runs
+ * each check with bounded concurrency overall and per host, and completes the claim with the next
+ * check time the check recorded (interval with jitter, or back-off after a failure). Claimed
+ * monitors of a busy host wait in that host's queue (their claims renewed by the queue's
+ * heartbeat) instead of being handed back, so a host's throughput is bounded by its answers and
+ * its slots, not by the poll loop.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, checks, metrics } = options;
@@ -83,26 +92,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const random = options.random ?? Math.random;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CHECK_CONCURRENCY);
   const perHost = Math.max(1, Math.min(concurrency, options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY));
-  const owner = options.owner ?? defaultOwner("scheduler");
-  const leaseMs = options.leaseMs ?? MONITOR_LEASE_MS;
+  const ownsQueue = options.queue === undefined;
+  const queue = queueFor("scheduler", options, { now, metrics, onError: (error) => report(error) });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const spreadWindowMs = options.spreadWindowMs ?? DEFAULT_SPREAD_WINDOW_MS;
   const overdueAfterMs = options.overdueAfterMs ?? DEFAULT_OVERDUE_AFTER_MS;
   const report = (error: unknown): void => options.onError?.(error);
 
-  /**
-   * Claimed monitors waiting for a slot: per org, then per host, each queue in claim (due) order.
-   * Orgs and, within an org, hosts take turns (a served entry moves to the end of its Map).
-   */
-  const queues = new Map<string, Map<string, MonitorRecord[]>>();
-  let waitingCount = 0;
-  /** When each queued org was last served (a dispatch counter); orgs take turns by it. */
-  const lastServed = new Map<string, number>();
-  let served = 0;
-  const perHostRunning = new Map<string, number>();
-  const perHostWaiting = new Map<string, number>();
-  /** Mean check duration per host (moving average), to keep a host's queue within its lease. */
-  const hostMs = new Map<string, number>();
+  /** Claimed monitors waiting for a slot: per org, then per host (see `createFairQueue`). */
+  const waiting = createFairQueue<MonitorRecord>({ keyConcurrency: perHost, orgSlots: orgSlots(concurrency, options.orgShare ?? DEFAULT_ORG_SHARE) });
   const running = new Set<Promise<void>>();
   let abort = new AbortController();
   let started = false;
@@ -112,103 +110,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let lastClaimFull = false;
   let idleWaiters: (() => void)[] = [];
 
-  const bump = (map: Map<string, number>, key: string, by: number): void => {
-    const next = (map.get(key) ?? 0) + by;
-    if (next <= 0) map.delete(key);
-    else map.set(key, next);
-  };
-
-  const saturated = (host: string): boolean => (perHostRunning.get(host) ?? 0) >= perHost;
-
-  /** Waiting monitors that could start now (their host has a free slot). */
-  function runnable(): number {
-    let count = 0;
-    for (const [host, queued] of perHostWaiting) count += Math.min(queued, Math.max(0, perHost - (perHostRunning.get(host) ?? 0)));
-    return count;
-  }
-
   /**
    * Claim room: at most two monitors per slot that could run now (running + runnable waiting).
    * Monitors queued behind a saturated host do not count: they wait for their host, not for a
    * slot, so a busy host never stops the claims of other hosts' monitors.
    */
   function room(): number {
-    return Math.min(concurrency * 2 - running.size - runnable(), MAX_HELD_MONITORS - running.size - waitingCount);
-  }
-
-  /**
-   * How many monitors a host may queue: as many as its slots can check within half a lease at
-   * its mean check duration (so a queued monitor's lease never runs out), at least twice its
-   * slots, at most {@link MAX_HOST_QUEUE}.
-   */
-  function hostQueueLimit(host: string): number {
-    const mean = hostMs.get(host) ?? ASSUMED_DURATION_MS;
-    const fits = Math.floor(((leaseMs / 2) / Math.max(1, mean)) * perHost);
-    return Math.max(2 * perHost, Math.min(MAX_HOST_QUEUE, fits));
-  }
-
-  function observe(host: string, ms: number): void {
-    const mean = hostMs.get(host);
-    hostMs.delete(host);
-    // Most recently used last; forget the oldest hosts beyond a bound.
-    if (hostMs.size >= MAX_DURATION_STATS) hostMs.delete(hostMs.keys().next().value!);
-    hostMs.set(host, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
-  }
-
-  function enqueue(monitor: MonitorRecord, host: string): void {
-    let byHost = queues.get(monitor.orgId);
-    if (byHost === undefined) queues.set(monitor.orgId, (byHost = new Map()));
-    const queue = byHost.get(host);
-    if (queue === undefined) byHost.set(host, [monitor]);
-    else queue.push(monitor);
-    bump(perHostWaiting, host, 1);
-    waitingCount++;
-  }
-
-  /**
-   * The next monitor to start: the org served least recently (an org new to the queue first) with
-   * a monitor whose host has a free slot; within the org its hosts take turns.
-   */
-  function dequeue(): { monitor: MonitorRecord; host: string } | null {
-    let pick: { orgId: string; byHost: Map<string, MonitorRecord[]>; host: string; queue: MonitorRecord[] } | null = null;
-    let pickTurn = Infinity;
-    for (const [orgId, byHost] of queues) {
-      const turn = lastServed.get(orgId) ?? -1;
-      if (turn >= pickTurn) continue;
-      for (const [host, queue] of byHost) {
-        if (saturated(host)) continue;
-        pick = { orgId, byHost, host, queue };
-        pickTurn = turn;
-        break;
-      }
-    }
-    if (pick === null) return null;
-    const { orgId, byHost, host, queue } = pick;
-    const monitor = queue.shift()!;
-    byHost.delete(host);
-    if (queue.length > 0) byHost.set(host, queue);
-    if (byHost.size > 0) lastServed.set(orgId, ++served);
-    else {
-      queues.delete(orgId);
-      lastServed.delete(orgId);
-    }
-    bump(perHostWaiting, host, -1);
-    waitingCount--;
-    return { monitor, host };
-  }
-
-  function drainQueues(): MonitorRecord[] {
-    const held: MonitorRecord[] = [];
-    for (const byHost of queues.values()) for (const queue of byHost.values()) held.push(...queue);
-    queues.clear();
-    lastServed.clear();
-    perHostWaiting.clear();
-    waitingCount = 0;
-    return held;
+    return Math.min(concurrency * 2 - running.size - waiting.runnable(), MAX_HELD_MONITORS - running.size - waiting.waiting);
   }
 
   function settleIdle(): void {
-    if (running.size > 0 || waitingCount > 0) return;
+    if (running.size > 0 || waiting.waiting > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -216,15 +128,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   async function release(monitor: MonitorRecord, nextCheckAt: string | null): Promise<void> {
     try {
-      await store.releaseMonitor(monitor.id, owner, nextCheckAt);
+      await queue.completeMonitor(monitor.id, nextCheckAt);
     } catch (error) {
       report(error);
     }
   }
 
   function runOne(monitor: MonitorRecord, host: string): void {
-    bump(perHostRunning, host, 1);
-    const begun = performance.now();
+    const startedAt = now();
+    if (monitor.nextCheckAt !== null) {
+      metrics?.observeCheckStart({ orgId: monitor.orgId, host, lagSeconds: Math.max(0, startedAt.getTime() - Date.parse(monitor.nextCheckAt)) / 1000 });
+    }
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
       let outcome: CheckOutcome | null = null;
@@ -239,7 +153,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }
-      observe(host, performance.now() - begun);
       await release(monitor, nextCheckAt);
       if (outcome !== null) {
         try {
@@ -252,7 +165,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     running.add(task);
     void task.finally(() => {
       running.delete(task);
-      bump(perHostRunning, host, -1);
+      waiting.finish(monitor.orgId, host);
       pump();
       // Claim again once half the holding room is free, not after every check: one claim per batch.
       if (lastClaimFull && room() >= concurrency) wake();
@@ -263,28 +176,30 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   /** Starts waiting monitors while slots are free: orgs take turns, saturated hosts are skipped. */
   function pump(): void {
     while (running.size < concurrency) {
-      const next = dequeue();
+      const next = waiting.next();
       if (next === null) break;
-      runOne(next.monitor, next.host);
+      // Its claim was taken over (this process stalled past the lease): the other process checks it.
+      if (!queue.holds("monitor", next.item.id)) {
+        waiting.finish(next.orgId, next.key);
+        continue;
+      }
+      runOne(next.item, next.key);
     }
-    metrics?.setDueMonitors(waitingCount);
+    metrics?.setDueMonitors(waiting.waiting);
   }
 
   async function tick(): Promise<number> {
     const limit = room();
     if (limit <= 0) return 0;
-    const claimed = await store.claimDueMonitors({ now: now().toISOString(), limit, leaseMs, owner });
+    const claimed = await queue.claimMonitors({ now: now().toISOString(), limit });
     lastClaimFull = claimed.length >= limit;
     const deferred: MonitorRecord[] = [];
     for (const monitor of claimed) {
       const host = hostOf(monitor.url);
-      // A monitor waits in its host's queue for a host slot. Only beyond what the host can check
-      // within half a lease does it give its lease back, for one poll interval.
-      if ((perHostWaiting.get(host) ?? 0) >= hostQueueLimit(host)) {
-        deferred.push(monitor);
-        continue;
-      }
-      enqueue(monitor, host);
+      // A monitor waits in its host's queue for a host slot; only past the bound of one host's
+      // queue is it handed back, for one poll interval.
+      if (waiting.waitingFor(host) >= MAX_HOST_QUEUE) deferred.push(monitor);
+      else waiting.push(monitor.orgId, host, monitor);
     }
     pump();
     const retryAt = new Date(now().getTime() + pollIntervalMs).toISOString();
@@ -297,7 +212,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const cutoff = new Date(at - overdueAfterMs).toISOString();
     let spread = 0;
     for (;;) {
-      const batch = await store.claimDueMonitors({ now: cutoff, limit: SPREAD_BATCH_SIZE, leaseMs, owner });
+      const batch = await queue.claimMonitors({ now: cutoff, limit: SPREAD_BATCH_SIZE });
       for (const monitor of batch) {
         const window = Math.min(monitor.intervalSeconds * 1000, spreadWindowMs);
         // At least 1 ms ahead, so the next batch of this loop cannot claim it again.
@@ -308,7 +223,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (batch.length < SPREAD_BATCH_SIZE) return spread;
     }
   }
-
   function sleep(ms: number): Promise<void> {
     if (woken) {
       woken = false;
@@ -355,7 +269,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return running.size;
     },
     get waiting() {
-      return waitingCount;
+      return waiting.waiting;
     },
     start() {
       if (started) return;
@@ -368,8 +282,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       wakeUp?.();
       if (loop !== null) await loop;
       loop = null;
-      // Waiting monitors give their lease back untouched: still due, for the next process.
-      const held = drainQueues();
+      // Waiting monitors give their lease back untouched at once: still due, for the next process.
+      const held = waiting.drain();
       metrics?.setDueMonitors(0);
       await Promise.all(held.map((monitor) => release(monitor, monitor.nextCheckAt)));
       let timer: NodeJS.Timeout | undefined;
@@ -379,13 +293,21 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       } finally {
         clearTimeout(timer);
       }
+      // Whatever is still claimed (a release that failed) is handed back now, not at lease expiry.
+      if (ownsQueue) {
+        try {
+          await queue.releaseAll();
+        } catch (error) {
+          report(error);
+        }
+      }
       settleIdle();
     },
     wake,
     spreadOverdue,
     tick,
     idle() {
-      if (running.size === 0 && waitingCount === 0) return Promise.resolve();
+      if (running.size === 0 && waiting.waiting === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
   };

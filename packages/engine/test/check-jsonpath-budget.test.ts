@@ -1,37 +1,17 @@
-import type { Fetcher, Store } from "@driftwatch/core";
-import { createHttpFetcher } from "@driftwatch/fetcher-http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCheckService } from "../src/index.js";
-import { createComparePool, type ComparePool } from "../src/workers/compare-pool.js";
-import { createMonitor, manualClock, openTempStore, startTarget, type Target } from "./fixtures.js";
+import { createMonitor, manualClock, useCheckSetup } from "./fixtures.js";
 
 describe("a JSONPath rule over its step budget fails the check with rule_budget_exceeded (SQLite)", () => {
-  let store: Store;
-  let orgId: string;
-  let cleanup: () => Promise<void>;
-  let target: Target;
-  let fetcher: Fetcher;
   const clock = manualClock();
-  const pools: ComparePool[] = [];
-
-  beforeAll(async () => {
-    ({ store, orgId, cleanup } = await openTempStore(clock.now));
-    target = await startTarget();
-    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
-  });
-  afterAll(async () => {
-    await Promise.all(pools.map((pool) => pool.close()));
-    await fetcher.close();
-    await target.close();
-    await cleanup();
-  });
+  const setup = useCheckSetup(clock.now);
 
   it.each([
     ["a small document (a rule with a filter still runs in a worker thread)", Number.MAX_SAFE_INTEGER],
     ["a document over the worker threshold", 0],
   ])("%s", async (_where, workerThresholdBytes) => {
-    const compare = createComparePool({ workerThresholdBytes });
-    pools.push(compare);
+    const { store, orgId, target, fetcher } = setup;
+    const compare = setup.pool({ workerThresholdBytes });
     const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare });
     const monitor = await createMonitor(store, orgId, { url: `${target.url}/items-${String(workerThresholdBytes)}` });
     // Each of 3000 items compares the count of all items: 9,000,000 steps, over the 1,000,000 of one rule.

@@ -1,10 +1,8 @@
-import { diffJson, type Fetcher, type Store } from "@driftwatch/core";
-import { createHttpFetcher } from "@driftwatch/fetcher-http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { diffJson, type Store } from "@driftwatch/core";
+import { describe, expect, it } from "vitest";
 import { createCheckService } from "../src/index.js";
 import { boundEvent } from "../src/pipeline/check-service.js";
-import { createComparePool, type ComparePool } from "../src/workers/compare-pool.js";
-import { createMonitor, createWebhook, manualClock, openTempStore, startTarget, type Target } from "./fixtures.js";
+import { createMonitor, createWebhook, manualClock, openCheckSetup, useCheckSetup } from "./fixtures.js";
 
 function wideJson(keys: number, value: (i: number) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -13,55 +11,32 @@ function wideJson(keys: number, value: (i: number) => unknown): Record<string, u
 }
 
 describe("check pipeline limits: worker pool, recorded content errors, capped diffs and payloads (SQLite)", () => {
-  let store: Store;
-  let orgId: string;
-  let cleanup: () => Promise<void>;
-  let target: Target;
-  let fetcher: Fetcher;
   const clock = manualClock();
-  const pools: ComparePool[] = [];
-
-  beforeAll(async () => {
-    ({ store, orgId, cleanup } = await openTempStore(clock.now));
-    target = await startTarget();
-    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
-  });
-  afterAll(async () => {
-    await Promise.all(pools.map((pool) => pool.close()));
-    await fetcher.close();
-    await target.close();
-    await cleanup();
-  });
-
-  function pool(limits: Parameters<typeof createComparePool>[0]): ComparePool {
-    const created = createComparePool(limits);
-    pools.push(created);
-    return created;
-  }
+  const setup = useCheckSetup(clock.now);
 
   it("compares big contents in a worker thread and stores a capped diff whose counts and fingerprint cover every change", async () => {
-    const compare = pool({ workerThresholdBytes: 1024, maxDiffChanges: 10, maxDiffBytes: 1024 * 1024 });
-    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare, maxWebhookPayloadBytes: 4096, publicUrl: "https://dw.example.com" });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/wide` });
-    await createWebhook(store, orgId, { url: "http://127.0.0.1:9/all" });
+    const compare = setup.pool({ workerThresholdBytes: 1024, maxDiffChanges: 10, maxDiffBytes: 1024 * 1024 });
+    const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, compare, maxWebhookPayloadBytes: 4096, publicUrl: "https://dw.example.com" });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/wide` });
+    await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/all" });
     const before = wideJson(500, (i) => i);
     const after = wideJson(500, (i) => i + 1);
-    target.setJson(before);
+    setup.target.setJson(before);
     const first = await checks.runCheck(monitor, { requestId: "req_1" });
     expect(first.result).toBe("new_snapshot");
     clock.advance(60_000);
-    target.setJson(after);
+    setup.target.setJson(after);
     const second = await checks.runCheck(first.monitor, { requestId: "req_2" });
     expect(compare.offloaded).toBe(2); // the first body was validated in the worker too
     expect(second.result).toBe("changed");
     const full = diffJson(before, after)!;
     expect(full.changes).toHaveLength(500);
-    const stored = await store.getDiff(orgId, monitor.id, second.diff!.id);
+    const stored = await setup.store.getDiff(setup.orgId, monitor.id, second.diff!.id);
     expect(stored).toMatchObject({ truncated: true, valueChanges: 500, schemaChanges: 0, diffFingerprint: full.diffFingerprint, topSeverity: full.topSeverity });
     expect(stored!.changes).toEqual(full.changes.slice(0, 10));
 
     // The webhook payload: under its cap, with the counts of all changes and a link to the diff.
-    const deliveries = await store.listDeliveries(orgId, (await store.listWebhooks(orgId, { limit: 10 })).data[0]!.id, { limit: 10 });
+    const deliveries = await setup.store.listDeliveries(setup.orgId, (await setup.store.listWebhooks(setup.orgId, { limit: 10 })).data[0]!.id, { limit: 10 });
     const payload = deliveries.data[0]!.payload;
     expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(4096);
     const event = JSON.parse(payload) as { data: Record<string, unknown> };
@@ -74,17 +49,17 @@ describe("check pipeline limits: worker pool, recorded content errors, capped di
   });
 
   it("caps diffs by bytes too, and a small diff is neither truncated nor offloaded", async () => {
-    const compare = pool({ workerThresholdBytes: 1024 * 1024, maxDiffChanges: 1000, maxDiffBytes: 2000 });
-    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/bytes` });
-    target.setJson({ a: 1, b: 1 });
+    const compare = setup.pool({ workerThresholdBytes: 1024 * 1024, maxDiffChanges: 1000, maxDiffBytes: 2000 });
+    const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, compare });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/bytes` });
+    setup.target.setJson({ a: 1, b: 1 });
     const first = await checks.runCheck(monitor, { requestId: "req_1" });
     clock.advance(60_000);
-    target.setJson({ a: 2, b: 1 });
+    setup.target.setJson({ a: 2, b: 1 });
     const small = await checks.runCheck(first.monitor, { requestId: "req_2" });
     expect(small.diff).not.toHaveProperty("truncated");
     clock.advance(60_000);
-    target.setJson(wideJson(100, () => "x".repeat(100)));
+    setup.target.setJson(wideJson(100, () => "x".repeat(100)));
     const big = await checks.runCheck(small.monitor, { requestId: "req_3" });
     expect(big.diff?.truncated).toBe(true);
     expect(Buffer.byteLength(JSON.stringify(big.diff!.changes))).toBeLessThanOrEqual(2000);
@@ -94,16 +69,16 @@ describe("check pipeline limits: worker pool, recorded content errors, capped di
 
   it("records hostile content as a check error with a code instead of throwing (worker and inline)", async () => {
     for (const threshold of [0, 1024 * 1024]) {
-      const compare = pool({ workerThresholdBytes: threshold, maxTargetBytes: 200_000 });
-      const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare });
+      const compare = setup.pool({ workerThresholdBytes: threshold, maxTargetBytes: 200_000 });
+      const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, compare });
       const cases: Array<{ type: "api" | "website"; body: () => void; code: string; policy?: unknown }> = [
-        { type: "api", body: () => target.setHtml("{not json"), code: "invalid_body" },
-        { type: "website", body: () => target.setHtml(`${"<div>x".repeat(5000)}`), code: "too_deep" },
-        { type: "api", body: () => target.setJson({ big: "x".repeat(250_000) }), code: "target_too_large" },
+        { type: "api", body: () => setup.target.setHtml("{not json"), code: "invalid_body" },
+        { type: "website", body: () => setup.target.setHtml(`${"<div>x".repeat(5000)}`), code: "too_deep" },
+        { type: "api", body: () => setup.target.setJson({ big: "x".repeat(250_000) }), code: "target_too_large" },
       ];
       for (const c of cases) {
-        const monitor = await createMonitor(store, orgId, { url: `${target.url}/hostile-${c.code}-${String(threshold)}`, type: c.type });
-        target.setHtml(c.type === "api" ? "{}" : "<p>start</p>");
+        const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/hostile-${c.code}-${String(threshold)}`, type: c.type });
+        setup.target.setHtml(c.type === "api" ? "{}" : "<p>start</p>");
         const first = await checks.runCheck(monitor, { requestId: "req_1" });
         expect(first.result).toBe("new_snapshot");
         c.body();
@@ -113,25 +88,25 @@ describe("check pipeline limits: worker pool, recorded content errors, capped di
         expect(outcome.error?.code).toBe(c.code);
         expect(outcome.monitor.consecutiveFailures).toBe(1);
         expect(outcome.monitor.lastError).toMatch(new RegExp(`^${c.code}: `));
-        const stored = await store.getMonitor(orgId, monitor.id);
+        const stored = await setup.store.getMonitor(setup.orgId, monitor.id);
         expect(stored?.lastError).toBe(outcome.monitor.lastError);
       }
     }
   });
 
   it("records rule_budget_exceeded for selector lists too heavy for the page", async () => {
-    const compare = pool({ workerThresholdBytes: 0 });
-    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/selectors`, type: "website" });
+    const compare = setup.pool({ workerThresholdBytes: 0 });
+    const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, compare });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/selectors`, type: "website" });
     const rules = Array.from({ length: 420 }, (_, i) => ({
       selector: Array.from({ length: 120 }, (_, j) => `.r${String(i)}c${String(j)}`).join(",").slice(0, 990).replace(/,[^,]*$/, ""),
       action: "ignore" as const,
     }));
-    await store.updateSettings(orgId, monitor.id, { policyRulesJson: { rules }, updatedAt: clock.now().toISOString() });
+    await setup.store.updateSettings(setup.orgId, monitor.id, { policyRulesJson: { rules }, updatedAt: clock.now().toISOString() });
     const page = (text: string): string => `<html><body>${"<p>row</p>".repeat(2000)}<p>${text}</p></body></html>`;
-    target.setHtml(page("a"));
+    setup.target.setHtml(page("a"));
     const first = await checks.runCheck(monitor, { requestId: "req_1" });
-    target.setHtml(page("b"));
+    setup.target.setHtml(page("b"));
     clock.advance(60_000);
     const outcome = await checks.runCheck(first.monitor, { requestId: "req_2" });
     expect(outcome.error?.code).toBe("rule_budget_exceeded");
@@ -139,13 +114,13 @@ describe("check pipeline limits: worker pool, recorded content errors, capped di
   });
 
   it("stops a comparison past the time limit (the worker is terminated) and records analysis_timeout", async () => {
-    const compare = pool({ workerThresholdBytes: 0, compareTimeoutMs: 100 });
-    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, compare });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/slow` });
-    target.setJson({});
+    const compare = setup.pool({ workerThresholdBytes: 0, compareTimeoutMs: 100 });
+    const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, compare });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/slow` });
+    setup.target.setJson({});
     const first = await checks.runCheck(monitor, { requestId: "req_1" });
     // Whatever the machine, 400,000 changed members take far longer than 100 ms to compare.
-    target.setJson(wideJson(400_000, (i) => i));
+    setup.target.setJson(wideJson(400_000, (i) => i));
     clock.advance(60_000);
     const outcome = await checks.runCheck(first.monitor, { requestId: "req_2" });
     expect(outcome.error?.code).toBe("analysis_timeout");
@@ -174,13 +149,11 @@ describe("check pipeline limits: worker pool, recorded content errors, capped di
 describe("a check result the store refuses is recorded, not thrown", () => {
   it("records store_rejected on the monitor when recordCheck refuses the snapshot, and passes not_found on", async () => {
     const clock = manualClock();
-    const { store, orgId, cleanup } = await openTempStore(clock.now);
-    const target = await startTarget();
-    const fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+    const setup = await openCheckSetup(clock.now);
     try {
-      const monitor = await createMonitor(store, orgId, { url: `${target.url}/refused` });
+      const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/refused` });
       // A store that refuses any check carrying a snapshot (as PostgreSQL refuses a NUL byte in text).
-      const refusing = new Proxy(store, {
+      const refusing = new Proxy(setup.store, {
         get(t, property, receiver) {
           if (property === "recordCheck") {
             return (o: string, input: Parameters<Store["recordCheck"]>[1]) =>
@@ -190,22 +163,20 @@ describe("a check result the store refuses is recorded, not thrown", () => {
           return typeof value === "function" ? value.bind(t) : value;
         },
       });
-      const checks = createCheckService({ store: refusing, httpFetcher: fetcher, now: clock.now });
-      target.setJson({ a: "\u0000" });
+      const checks = createCheckService({ store: refusing, httpFetcher: setup.fetcher, now: clock.now });
+      setup.target.setJson({ a: "\u0000" });
       const outcome = await checks.runCheck(monitor, { requestId: "req_1" });
       expect(outcome.result).toBe("failed");
       expect(outcome.error?.code).toBe("store_rejected");
-      expect((await store.getMonitor(orgId, monitor.id))?.lastError).toMatch(/^store_rejected: .*0x00/);
+      expect((await setup.store.getMonitor(setup.orgId, monitor.id))?.lastError).toMatch(/^store_rejected: .*0x00/);
       await checks.close();
 
-      await store.deleteMonitor(orgId, monitor.id);
-      const plain = createCheckService({ store, httpFetcher: fetcher, now: clock.now });
+      await setup.store.deleteMonitor(setup.orgId, monitor.id);
+      const plain = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now });
       await expect(plain.runCheck(monitor, { requestId: "req_2" })).rejects.toMatchObject({ code: "not_found" });
       await plain.close();
     } finally {
-      await fetcher.close();
-      await target.close();
-      await cleanup();
+      await setup.close();
     }
   });
 });

@@ -1,48 +1,32 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Fetcher, Store } from "@driftwatch/core";
-import { createHttpFetcher } from "@driftwatch/fetcher-http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createCheckService, createMetrics, FAILING_THRESHOLD, MAX_BACKOFF_MS, type EngineMetrics } from "../src/index.js";
-import { createMonitor, createWebhook, manualClock, openTempStore, startGatedTarget, startTarget, type Target } from "./fixtures.js";
+import { createMonitor, createWebhook, manualClock, startGatedTarget, startTarget, useCheckSetup } from "./fixtures.js";
 
 describe("check pipeline (SQLite, loopback target)", () => {
-  let store: Store;
-  let orgId: string;
-  let cleanup: () => Promise<void>;
-  let target: Target;
-  let fetcher: Fetcher;
   let metrics: EngineMetrics;
   const clock = manualClock();
+  const setup = useCheckSetup(clock.now);
 
-  beforeAll(async () => {
-    ({ store, orgId, cleanup } = await openTempStore(clock.now));
-    target = await startTarget();
-    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
-  });
-  afterAll(async () => {
-    await fetcher.close();
-    await target.close();
-    await cleanup();
-  });
   beforeEach(() => {
     metrics = createMetrics();
   });
 
   function service(random = () => 0.5) {
-    return createCheckService({ store, httpFetcher: fetcher, now: clock.now, random, metrics });
+    return createCheckService({ store: setup.store, httpFetcher: setup.fetcher, now: clock.now, random, metrics });
   }
 
   it("stores a first snapshot without a diff, then a diff with one outbox delivery per matching webhook", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/prices` });
-    const all = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/all" });
-    const scoped = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/scoped", monitorIds: [monitor.id] });
-    await createWebhook(store, orgId, { url: "http://127.0.0.1:9/other", monitorIds: ["mon_00000000000000000000000000"] });
-    await createWebhook(store, orgId, { url: "http://127.0.0.1:9/critical-only", minSeverity: "critical" });
-    await createWebhook(store, orgId, { url: "http://127.0.0.1:9/disabled", enabled: false });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/prices` });
+    const all = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/all" });
+    const scoped = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/scoped", monitorIds: [monitor.id] });
+    await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/other", monitorIds: ["mon_00000000000000000000000000"] });
+    await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/critical-only", minSeverity: "critical" });
+    await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/disabled", enabled: false });
     const checks = service();
 
-    target.setJson({ price: 10, currency: "EUR", items: [{ id: 1, name: "a" }] });
+    setup.target.setJson({ price: 10, currency: "EUR", items: [{ id: 1, name: "a" }] });
     const first = await checks.runCheck(monitor, { requestId: "req_first" });
     expect(first.result).toBe("new_snapshot");
     expect(first.diff).toBeNull();
@@ -52,7 +36,7 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(first.monitor.lastChangedAt).toBeNull();
 
     clock.advance(60_000);
-    target.setJson({ price: 12, currency: "EUR", items: [{ id: 1, name: "a" }] });
+    setup.target.setJson({ price: 12, currency: "EUR", items: [{ id: 1, name: "a" }] });
     const second = await checks.runCheck(first.monitor, { requestId: "req_second" });
     expect(second.result).toBe("changed");
     expect(second.diff).toMatchObject({ classification: "value_change", topSeverity: "info", requestId: "req_second", status: 200 });
@@ -61,8 +45,8 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(second.monitor.lastChangedAt).toBe(clock.now().toISOString());
     // info-level change: the webhook for all monitors and the one scoped to this monitor, nothing else
     expect(second.deliveries).toBe(2);
-    const forAll = await store.listDeliveries(orgId, all.id, { limit: 10 });
-    const forScoped = await store.listDeliveries(orgId, scoped.id, { limit: 10 });
+    const forAll = await setup.store.listDeliveries(setup.orgId, all.id, { limit: 10 });
+    const forScoped = await setup.store.listDeliveries(setup.orgId, scoped.id, { limit: 10 });
     expect(forAll.data).toHaveLength(1);
     expect(forScoped.data).toHaveLength(1);
     expect(forAll.data[0]).toMatchObject({ diffId: second.diff?.id, eventType: "diff.detected", state: "pending" });
@@ -75,11 +59,11 @@ describe("check pipeline (SQLite, loopback target)", () => {
     const third = await checks.runCheck(second.monitor, { requestId: "req_third" });
     expect(third.result).toBe("unchanged");
     expect(third.snapshot?.id).toBe(second.snapshot?.id);
-    expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(2);
+    expect((await setup.store.listSnapshots(setup.orgId, monitor.id, { limit: 10 })).data).toHaveLength(2);
 
     // a critical change (member removed) also reaches the critical-only webhook
     clock.advance(60_000);
-    target.setJson({ price: 12, items: [{ id: 1, name: "a" }] });
+    setup.target.setJson({ price: 12, items: [{ id: 1, name: "a" }] });
     const fourth = await checks.runCheck(third.monitor, { requestId: "req_fourth" });
     expect(fourth.diff).toMatchObject({ classification: "schema_change", topSeverity: "critical" });
     expect(fourth.diff?.changes).toEqual([expect.objectContaining({ path: "$.currency", op: "remove", severity: "critical" })]);
@@ -93,40 +77,40 @@ describe("check pipeline (SQLite, loopback target)", () => {
   });
 
   it("records no diff when the policy ignores every change, and honours notify.minSeverity", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/policy` });
-    const hook = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/policy", monitorIds: [monitor.id] });
-    await store.updateSettings(orgId, monitor.id, {
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/policy` });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/policy", monitorIds: [monitor.id] });
+    await setup.store.updateSettings(setup.orgId, monitor.id, {
       policyRulesJson: { rules: [{ path: "$..updatedAt", action: "ignore" }], notify: { minSeverity: "high" } },
       updatedAt: clock.now().toISOString(),
     });
     const checks = service();
-    target.setJson({ value: 1, updatedAt: "a" });
+    setup.target.setJson({ value: 1, updatedAt: "a" });
     let outcome = await checks.runCheck(monitor, { requestId: "req_p1" });
-    target.setJson({ value: 1, updatedAt: "b" });
+    setup.target.setJson({ value: 1, updatedAt: "b" });
     outcome = await checks.runCheck(outcome.monitor, { requestId: "req_p2" });
     // new content is stored (the hash changed) but every change was ignored: no diff
     expect(outcome.result).toBe("new_snapshot");
     expect(outcome.diff).toBeNull();
-    expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toEqual([]);
+    expect((await setup.store.listDiffs(setup.orgId, monitor.id, { limit: 10 })).data).toEqual([]);
 
     // an info change: a diff, but below notify.minSeverity, so no delivery
-    target.setJson({ value: 2, updatedAt: "c" });
+    setup.target.setJson({ value: 2, updatedAt: "c" });
     outcome = await checks.runCheck(outcome.monitor, { requestId: "req_p3" });
     expect(outcome.result).toBe("changed");
     expect(outcome.diff?.changes.map((c) => c.path)).toEqual(["$.value"]);
     expect(outcome.deliveries).toBe(0);
-    expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toEqual([]);
+    expect((await setup.store.listDeliveries(setup.orgId, hook.id, { limit: 10 })).data).toEqual([]);
   });
 
   it("turns a monitor failing after three failed checks, backs off, and recovers on success", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/flaky`, intervalSeconds: 600 });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/flaky`, intervalSeconds: 600 });
     const checks = service(() => 0.5); // no jitter
-    target.setJson({ ok: true });
+    setup.target.setJson({ ok: true });
     let current = (await checks.runCheck(monitor, { requestId: "req_f0" })).monitor;
     expect(current.state).toBe("active");
     expect(Date.parse(current.nextCheckAt!) - clock.ms()).toBe(600_000);
 
-    target.setStatus(500);
+    setup.target.setStatus(500);
     const delays: number[] = [];
     for (let i = 1; i <= FAILING_THRESHOLD + 1; i++) {
       const outcome = await checks.runCheck(current, { requestId: `req_f${String(i)}` });
@@ -142,7 +126,7 @@ describe("check pipeline (SQLite, loopback target)", () => {
     // interval x 2^k, capped at one hour
     expect(delays).toEqual([1_200_000, 2_400_000, MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
 
-    target.setStatus(200);
+    setup.target.setStatus(200);
     const recovered = await checks.runCheck(current, { requestId: "req_ok" });
     expect(recovered.result).toBe("unchanged");
     expect(recovered.monitor).toMatchObject({ state: "active", consecutiveFailures: 0, lastError: null, lastStatus: 200 });
@@ -153,26 +137,26 @@ describe("check pipeline (SQLite, loopback target)", () => {
     const dead = await startTarget();
     const url = `${dead.url}/gone`;
     await dead.close();
-    const monitor = await createMonitor(store, orgId, { url });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url });
     const checks = service();
-    await expect(checks.checkNow(orgId, monitor.id, { requestId: "req_dead" })).rejects.toMatchObject({ name: "FetchError", code: "connection_failed" });
-    const stored = await store.getMonitor(orgId, monitor.id);
+    await expect(checks.checkNow(setup.orgId, monitor.id, { requestId: "req_dead" })).rejects.toMatchObject({ name: "FetchError", code: "connection_failed" });
+    const stored = await setup.store.getMonitor(setup.orgId, monitor.id);
     expect(stored).toMatchObject({ consecutiveFailures: 1, lastStatus: null, state: "active" });
     expect(stored?.lastError).toMatch(/connection_failed/);
-    expect(await checks.checkNow(orgId, "mon_00000000000000000000000000", { requestId: "req_x" })).toBeNull();
+    expect(await checks.checkNow(setup.orgId, "mon_00000000000000000000000000", { requestId: "req_x" })).toBeNull();
   });
 
   it("does not undo a pause made while the check ran", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/pause` });
-    await store.updateMonitor(orgId, monitor.id, { state: "paused", updatedAt: clock.now().toISOString() });
-    target.setJson({ a: 1 });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/pause` });
+    await setup.store.updateMonitor(setup.orgId, monitor.id, { state: "paused", updatedAt: clock.now().toISOString() });
+    setup.target.setJson({ a: 1 });
     const outcome = await service().runCheck(monitor, { requestId: "req_pause" });
     expect(outcome.monitor.state).toBe("paused");
   });
 
   it("flags a non-JSON body of an api monitor as invalid_body", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/html` });
-    target.setHtml("<p>not json</p>");
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/html` });
+    setup.target.setHtml("<p>not json</p>");
     const outcome = await service().runCheck(monitor, { requestId: "req_html" });
     expect(outcome.result).toBe("failed");
     expect(outcome.error?.code).toBe("invalid_body");
@@ -193,7 +177,7 @@ describe("check pipeline (SQLite, loopback target)", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const monitor = await createMonitor(store, orgId, { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/etag` });
+      const monitor = await createMonitor(setup.store, setup.orgId, { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/etag` });
       const checks = service();
       const first = await checks.runCheck(monitor, { requestId: "req_e1" });
       const second = await checks.runCheck(first.monitor, { requestId: "req_e2" });
@@ -201,39 +185,39 @@ describe("check pipeline (SQLite, loopback target)", () => {
       expect(second.result).toBe("unchanged");
       expect(second.snapshot?.id).toBe(first.snapshot?.id);
       expect(second.monitor).toMatchObject({ lastStatus: 304, lastError: null, consecutiveFailures: 0 });
-      expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+      expect((await setup.store.listSnapshots(setup.orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
     } finally {
       server.close();
     }
   });
 
   it("runs two checks of one monitor one after the other, so a change is recorded once", async () => {
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/twice` });
-    const hook = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/twice", monitorIds: [monitor.id] });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/twice` });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/twice", monitorIds: [monitor.id] });
     const checks = service();
-    target.setJson({ n: 1 });
+    setup.target.setJson({ n: 1 });
     const first = await checks.runCheck(monitor, { requestId: "req_t0" });
-    target.setJson({ n: 2 });
+    setup.target.setJson({ n: 2 });
     // the scheduler's check and a "check now" at the same time, both holding the same monitor record
     const [a, b] = await Promise.all([
       checks.runCheck(first.monitor, { requestId: "req_t1" }),
-      checks.checkNow(orgId, monitor.id, { requestId: "req_t2" }),
+      checks.checkNow(setup.orgId, monitor.id, { requestId: "req_t2" }),
     ]);
     expect(a.result).toBe("changed");
     expect(b?.diff).toBeNull();
     expect(b?.snapshot.id).toBe(a.snapshot?.id);
-    expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
-    expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
+    expect((await setup.store.listDiffs(setup.orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+    expect((await setup.store.listDeliveries(setup.orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
   });
 
   it("two processes checking one monitor at once record the change once: the store refuses the stale record, which is compared again", async () => {
     const gated = await startGatedTarget({ n: 2 });
     try {
-      const created = await createMonitor(store, orgId, { url: `${target.url}/raced` });
-      const hook = await createWebhook(store, orgId, { url: "http://127.0.0.1:9/raced", monitorIds: [created.id] });
-      target.setJson({ n: 1 });
+      const created = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/raced` });
+      const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/raced", monitorIds: [created.id] });
+      setup.target.setJson({ n: 1 });
       await service().runCheck(created, { requestId: "req_r0" });
-      const monitor = (await store.updateMonitor(orgId, created.id, { url: `${gated.url}/raced` }))!;
+      const monitor = (await setup.store.updateMonitor(setup.orgId, created.id, { url: `${gated.url}/raced` }))!;
       // Two check services stand for two processes: neither waits for the other's check.
       const running = Promise.all([service().runCheck(monitor, { requestId: "req_r1" }), service().runCheck(monitor, { requestId: "req_r2" })]);
       while (gated.parked < 2) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -242,9 +226,9 @@ describe("check pipeline (SQLite, loopback target)", () => {
       expect(results.map((r) => r.result).sort()).toEqual(["changed", "unchanged"]);
       const changed = results.find((r) => r.result === "changed")!;
       expect(results.find((r) => r.result === "unchanged")?.snapshot?.id).toBe(changed.snapshot?.id);
-      expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(2);
-      expect((await store.listDiffs(orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
-      expect((await store.listDeliveries(orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
+      expect((await setup.store.listSnapshots(setup.orgId, monitor.id, { limit: 10 })).data).toHaveLength(2);
+      expect((await setup.store.listDiffs(setup.orgId, monitor.id, { limit: 10 })).data).toHaveLength(1);
+      expect((await setup.store.listDeliveries(setup.orgId, hook.id, { limit: 10 })).data).toHaveLength(1);
     } finally {
       await gated.close();
     }

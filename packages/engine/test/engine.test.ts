@@ -1,33 +1,17 @@
 // createEngine as an embedder uses it: a real store, a local target and receiver, the scheduler and
 // the delivery worker running, secret rotation, bootstrap, and a graceful stop.
-import { verifyWebhook, type Fetcher, type Store } from "@driftwatch/core";
-import { createHttpFetcher } from "@driftwatch/fetcher-http";
+import { verifyWebhook, type Store } from "@driftwatch/core";
 import { createMemoryStore } from "@driftwatch/store-memory";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createEngine, SECRET_ROTATION_GRACE_MS, type Engine, type EngineLogger, type EngineOptions } from "../src/index.js";
-import {
-  createMonitor,
-  createWebhook,
-  openTempStore,
-  recordDiff,
-  startGatedTarget,
-  startReceiver,
-  startTarget,
-  type Receiver,
-  type Target,
-} from "./fixtures.js";
+import { createMonitor, createWebhook, openTempStore, recordDiff, startGatedTarget, startReceiver, startTarget, useCheckSetup } from "./fixtures.js";
 
 const WAIT = { timeout: 15_000, interval: 25 };
 /** Due a moment ago (monitors overdue by more than 10 s at start are spread over a minute instead). */
 const justDue = (): string => new Date(Date.now() - 1000).toISOString();
 
 describe("createEngine", () => {
-  let store: Store;
-  let orgId: string;
-  let cleanup: () => Promise<void>;
-  let fetcher: Fetcher;
-  let target: Target;
-  let receiver: Receiver;
+  const setup = useCheckSetup();
   const engines: Engine[] = [];
   const logged: string[] = [];
   const logger: EngineLogger = {
@@ -36,45 +20,32 @@ describe("createEngine", () => {
     info: () => undefined,
   };
 
-  beforeAll(async () => {
-    ({ store, orgId, cleanup } = await openTempStore());
-    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
-    target = await startTarget();
-    receiver = await startReceiver();
-  });
   afterEach(async () => {
     for (const engine of engines.splice(0)) await engine.close();
   });
-  afterAll(async () => {
-    await fetcher.close();
-    await target.close();
-    await receiver.close();
-    await cleanup();
-  });
-
   function engineOn(options: Partial<EngineOptions> = {}): Engine {
-    const engine = createEngine({ store, fetchers: { http: fetcher }, logger, schedulerPollMs: 20, deliveryPollMs: 20, ...options });
+    const engine = createEngine({ store: setup.store, fetchers: { http: setup.fetcher }, logger, schedulerPollMs: 20, deliveryPollMs: 20, ...options });
     engines.push(engine);
     return engine;
   }
 
   it("checks a due monitor on its schedule, records the diff a change makes, and delivers it signed", async () => {
-    target.setJson({ plan: "free", seats: 1 });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/scheduled`, nextCheckAt: justDue() });
-    const hook = await createWebhook(store, orgId, { url: `${receiver.url}/scheduled`, monitorIds: [monitor.id] });
+    setup.target.setJson({ plan: "free", seats: 1 });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/scheduled`, nextCheckAt: justDue() });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: `${setup.receiver.url}/scheduled`, monitorIds: [monitor.id] });
     const engine = engineOn();
     engine.start();
     expect(engine.running).toBe(true);
     // the scheduler claims the due monitor and records its first snapshot
-    await vi.waitFor(async () => expect((await store.getMonitor(orgId, monitor.id))?.lastCheckedAt).not.toBeNull(), WAIT);
-    expect(await store.getLatestSnapshot(orgId, monitor.id)).not.toBeNull();
+    await vi.waitFor(async () => expect((await setup.store.getMonitor(setup.orgId, monitor.id))?.lastCheckedAt).not.toBeNull(), WAIT);
+    expect(await setup.store.getLatestSnapshot(setup.orgId, monitor.id)).not.toBeNull();
 
-    target.setJson({ plan: "pro", seats: 1 });
-    const result = await engine.checkNow(orgId, monitor.id);
+    setup.target.setJson({ plan: "pro", seats: 1 });
+    const result = await engine.checkNow(setup.orgId, monitor.id);
     expect(result?.diff?.changes.map((c) => c.path)).toEqual(["$.plan"]);
     // the worker, woken by the diff, delivers it
-    await vi.waitFor(() => expect(receiver.received.filter((r) => r.path === "/scheduled")).toHaveLength(1), WAIT);
-    const [delivered] = receiver.received.filter((r) => r.path === "/scheduled");
+    await vi.waitFor(() => expect(setup.receiver.received.filter((r) => r.path === "/scheduled")).toHaveLength(1), WAIT);
+    const [delivered] = setup.receiver.received.filter((r) => r.path === "/scheduled");
     const event = verifyWebhook(delivered!.body, delivered!.headers, hook.secret);
     expect(event).toMatchObject({ eventType: "diff.detected", monitorId: monitor.id, diffId: result?.diff?.id });
 
@@ -85,21 +56,21 @@ describe("createEngine", () => {
 
   it("answers null for a monitor of another organization and throws a failed check after recording it", async () => {
     const engine = engineOn();
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/failing` });
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/failing` });
     expect(await engine.checkNow("org_00000000000000000000000000", monitor.id)).toBeNull();
-    target.setStatus(500);
+    setup.target.setStatus(500);
     try {
-      await expect(engine.checkNow(orgId, monitor.id)).rejects.toMatchObject({ code: "bad_status" });
+      await expect(engine.checkNow(setup.orgId, monitor.id)).rejects.toMatchObject({ code: "bad_status" });
     } finally {
-      target.setStatus(200);
+      setup.target.setStatus(200);
     }
-    expect(await store.getMonitor(orgId, monitor.id)).toMatchObject({ consecutiveFailures: 1, lastStatus: 500 });
+    expect(await setup.store.getMonitor(setup.orgId, monitor.id)).toMatchObject({ consecutiveFailures: 1, lastStatus: 500 });
   });
 
   it("stop() lets an in-flight check finish and records it", async () => {
     const gated = await startGatedTarget({ v: 1 });
     try {
-      const monitor = await createMonitor(store, orgId, { url: `${gated.url}/inflight`, nextCheckAt: justDue() });
+      const monitor = await createMonitor(setup.store, setup.orgId, { url: `${gated.url}/inflight`, nextCheckAt: justDue() });
       const engine = engineOn();
       engine.start();
       await vi.waitFor(() => expect(gated.parked).toBe(1), WAIT);
@@ -109,7 +80,7 @@ describe("createEngine", () => {
       expect(stopped).toBe(false);
       gated.releaseAll(true);
       await stopping;
-      const after = await store.getMonitor(orgId, monitor.id);
+      const after = await setup.store.getMonitor(setup.orgId, monitor.id);
       expect(after?.lastCheckedAt).not.toBeNull();
       expect(after?.lastStatus).toBe(200);
     } finally {
@@ -122,17 +93,17 @@ describe("createEngine", () => {
     const gated = await startGatedTarget({ v: 1 });
     try {
       const due = justDue();
-      const monitor = await createMonitor(store, orgId, { url: `${gated.url}/cancelled`, nextCheckAt: due });
+      const monitor = await createMonitor(setup.store, setup.orgId, { url: `${gated.url}/cancelled`, nextCheckAt: due });
       const engine = engineOn();
       engine.start();
       await vi.waitFor(() => expect(gated.parked).toBe(1), WAIT);
       await engine.stop({ graceMs: 50 });
-      const after = await store.getMonitor(orgId, monitor.id);
+      const after = await setup.store.getMonitor(setup.orgId, monitor.id);
       expect(after?.lastCheckedAt).toBeNull();
       expect(Date.parse(after!.nextCheckAt!)).toBe(Date.parse(due));
-      expect(await store.getLatestSnapshot(orgId, monitor.id)).toBeNull();
+      expect(await setup.store.getLatestSnapshot(setup.orgId, monitor.id)).toBeNull();
       // released: another engine claims it at once
-      const claimed = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 1000, owner: "next-process" });
+      const claimed = await setup.store.claimDueMonitors({ now: new Date().toISOString(), limit: 10, leaseMs: 1000, owner: "next-process" });
       expect(claimed.map((m) => m.id)).toContain(monitor.id);
     } finally {
       gated.releaseAll(true);
@@ -143,19 +114,19 @@ describe("createEngine", () => {
   it("rotates a webhook secret: deliveries carry signatures by the new and the previous secret", async () => {
     let now = Date.parse("2026-03-01T00:00:00.000Z");
     const engine = engineOn({ clock: () => new Date(now) });
-    const monitor = await createMonitor(store, orgId, { url: `${target.url}/rotated` });
-    const hook = await createWebhook(store, orgId, { url: `${receiver.url}/rotated`, monitorIds: [monitor.id] });
-    expect(await engine.rotateWebhookSecret(orgId, "wh_00000000000000000000000000")).toBeNull();
-    const rotated = await engine.rotateWebhookSecret(orgId, hook.id);
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/rotated` });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: `${setup.receiver.url}/rotated`, monitorIds: [monitor.id] });
+    expect(await engine.rotateWebhookSecret(setup.orgId, "wh_00000000000000000000000000")).toBeNull();
+    const rotated = await engine.rotateWebhookSecret(setup.orgId, hook.id);
     expect(rotated?.secret).toMatch(/^whsec_/);
     expect(rotated?.secret).not.toBe(hook.secret);
     expect(rotated?.webhook).toMatchObject({ secret: rotated?.secret, previousSecret: hook.secret });
     expect(Date.parse(rotated!.webhook.previousSecretExpiresAt!)).toBe(now + SECRET_ROTATION_GRACE_MS);
 
-    await recordDiff(store, orgId, monitor.id, new Date(now));
+    await recordDiff(setup.store, setup.orgId, monitor.id, new Date(now));
     now += 1000;
-    expect(await engine.runWorker(orgId, { webhookId: hook.id, force: true })).toMatchObject({ attempted: 1, succeeded: 1 });
-    const [delivered] = receiver.received.filter((r) => r.path === "/rotated");
+    expect(await engine.runWorker(setup.orgId, { webhookId: hook.id, force: true })).toMatchObject({ attempted: 1, succeeded: 1 });
+    const [delivered] = setup.receiver.received.filter((r) => r.path === "/rotated");
     expect(delivered!.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
     // a receiver on either secret accepts it
     expect(verifyWebhook(delivered!.body, delivered!.headers, hook.secret, { now: new Date(now) })).toMatchObject({ monitorId: monitor.id });

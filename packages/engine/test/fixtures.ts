@@ -16,7 +16,11 @@ import {
   type Store,
   type WebhookRecord,
 } from "@driftwatch/core";
+import { createHttpFetcher } from "@driftwatch/fetcher-http";
+import { afterAll, beforeAll } from "vitest";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
+import type { Fetcher } from "@driftwatch/core";
+import { createComparePool, type ComparePool } from "../src/workers/compare-pool.js";
 
 /** A real SQLite store on a file in a fresh temp folder. */
 export async function openTempStore(now?: () => Date): Promise<{ store: Store; orgId: string; cleanup(): Promise<void> }> {
@@ -30,6 +34,84 @@ export async function openTempStore(now?: () => Date): Promise<{ store: Store; o
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * What the engine's tests run on: a SQLite store with one organization, a loopback JSON target, an
+ * HTTP fetcher allowed to reach it, and a loopback webhook receiver.
+ */
+export interface CheckSetup {
+  store: Store;
+  orgId: string;
+  target: Target;
+  fetcher: Fetcher;
+  receiver: Receiver;
+  /** A compare pool with these limits, closed by `close()`. */
+  pool(limits?: Parameters<typeof createComparePool>[0]): ComparePool;
+  /** Closes the pools, the fetcher, the target and the store, and removes the store's folder. */
+  close(): Promise<void>;
+}
+
+export async function openCheckSetup(now?: () => Date): Promise<CheckSetup> {
+  const { store, orgId, cleanup } = await openTempStore(now);
+  const target = await startTarget();
+  const fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+  const receiver = await startReceiver();
+  const pools: ComparePool[] = [];
+  return {
+    store,
+    orgId,
+    target,
+    fetcher,
+    receiver,
+    pool(limits) {
+      const created = createComparePool(limits);
+      pools.push(created);
+      return created;
+    },
+    async close() {
+      await Promise.all(pools.map((pool) => pool.close()));
+      await fetcher.close();
+      await target.close();
+      await receiver.close();
+      await cleanup();
+    },
+  };
+}
+
+/**
+ * A `CheckSetup` opened before the tests of the calling describe block and closed after them; its
+ * members are read when a test runs.
+ */
+export function useCheckSetup(now?: () => Date): CheckSetup {
+  let opened: CheckSetup | undefined;
+  beforeAll(async () => {
+    opened = await openCheckSetup(now);
+  });
+  afterAll(() => opened?.close());
+  const current = (): CheckSetup => {
+    if (opened === undefined) throw new Error("useCheckSetup: its members are there only while the block's tests run");
+    return opened;
+  };
+  return {
+    get store() {
+      return current().store;
+    },
+    get orgId() {
+      return current().orgId;
+    },
+    get target() {
+      return current().target;
+    },
+    get fetcher() {
+      return current().fetcher;
+    },
+    get receiver() {
+      return current().receiver;
+    },
+    pool: (limits) => current().pool(limits),
+    close: () => current().close(),
   };
 }
 

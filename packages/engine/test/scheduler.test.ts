@@ -180,6 +180,48 @@ describe("scheduler (SQLite, loopback targets)", () => {
     await parkAll(other.id);
   }, 60_000);
 
+  it("with several schedulers sharing the store, one org's hung backlog delays another org's check by at most one slot in the scheduler that claimed it", async () => {
+    await parkAll();
+    const hostile = await store.createOrganization({ slug: `hostile-many-${String(Date.now())}` });
+    const other = await store.createOrganization({ slug: `other-many-${String(Date.now())}` });
+    const hung = [await gated(), await gated(), await gated(), await gated()];
+    const backlogDue = new Date(Date.now() - 60_000).toISOString();
+    for (const target of hung) for (let i = 0; i < 6; i++) await createMonitor(store, hostile.id, { url: `${target.url}/h${String(i)}`, nextCheckAt: backlogDue });
+    const quiet = await plain();
+    quiet.setJson({ quiet: true });
+    const service = createCheckService({ store, httpFetcher: fetcher, random: () => 0.5 });
+    const starts: string[][] = [[], []];
+    const pair = starts.map((log, i) => {
+      const checks = {
+        runCheck: (monitor: MonitorRecord, ctx: Parameters<typeof service.runCheck>[1]) => {
+          log.push(monitor.orgId);
+          return service.runCheck(monitor, ctx);
+        },
+      };
+      const s = createScheduler({ store, checks, owner: `fair-${String(i)}`, pollIntervalMs: 20, concurrency: 3, perHostConcurrency: 1, overdueAfterMs: 3_600_000 });
+      schedulers.push(s);
+      return s;
+    });
+    for (const s of pair) s.start();
+    // every slot of both schedulers hangs on the hostile org's targets, the rest of its backlog is claimed and queued
+    await vi.waitFor(() => expect(hung.reduce((n, t) => n + t.parked, 0)).toBe(6), SLOW);
+    await vi.waitFor(() => expect(pair[0]!.waiting + pair[1]!.waiting).toBe(24 - 6), SLOW);
+    const waitingBefore = pair.map((s) => s.waiting);
+    const monitor = await createMonitor(store, other.id, { url: `${quiet.url}/q`, nextCheckAt: new Date().toISOString() });
+    // one of them claims it and queues it behind the hung checks
+    await vi.waitFor(() => expect(pair.findIndex((s, i) => s.waiting > waitingBefore[i]!)).toBeGreaterThanOrEqual(0), SLOW);
+    const holder = pair.findIndex((s, i) => s.waiting > waitingBefore[i]!);
+    const before = starts[holder]!.length;
+    // one hung target answers: each scheduler gets at most one slot back, and the holder's goes to the other org
+    hung.find((t) => t.parked > 0)!.releaseAll();
+    await vi.waitFor(async () => expect((await store.getMonitor(other.id, monitor.id))?.lastCheckedAt).not.toBeNull(), SLOW);
+    expect(starts[holder]![before]).toBe(other.id);
+    for (const s of pair) await s.stop({ graceMs: 0 });
+    for (const target of hung) target.releaseAll(true);
+    await parkAll(hostile.id);
+    await parkAll(other.id);
+  }, 60_000);
+
   it("spreads monitors that are overdue at start instead of firing them at once", async () => {
     await parkAll();
     const target = await plain();

@@ -3,21 +3,14 @@
 // the monitor's policy, records snapshot + diff + outbox delivery in one transaction and releases
 // the lease. Side by side, the peer: bare undici GETs of the same document with JSON.parse (what
 // any checker has to do at minimum), same concurrency, same run.
-import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { generateWebhookSecret } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
-import { Agent, request } from "undici";
+import { webhookInput } from "@driftwatch/store-testkit";
+import { request } from "undici";
 import { createCheckService, createScheduler } from "@driftwatch/engine";
-
-const reportModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tooling/bench-report.mjs");
-const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
+import { benchMonitor, engineSection, listenLoopback, loadAverage, peerRate, sideBySide, tempDir, writeBenchSection } from "./support.js";
 
 const MONITORS = 400;
 const CONCURRENCY = 16;
@@ -39,41 +32,20 @@ function documentBody(): string {
   return JSON.stringify({ version, generatedAt: "2026-01-01T00:00:00Z", currency: "EUR", items });
 }
 const sample = documentBody();
-const server = http.createServer((_req, res) => {
+const server = await listenLoopback((_req, res) => {
   const body = documentBody();
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 });
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/catalog.json`;
+const url = `${server.url}/catalog.json`;
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-bench-checks-"));
-const store = await createSqliteStore({ filename: path.join(dir, "bench.db") });
+const temp = tempDir("dw-bench-checks-");
+const store = await createSqliteStore({ filename: path.join(temp.dir, "bench.db") });
 const org = await store.createOrganization({ slug: "bench" });
-await store.createWebhook(org.id, {
-  url: "http://127.0.0.1:9/unused",
-  description: null,
-  events: ["diff.detected"],
-  monitorIds: null,
-  minSeverity: "info",
-  enabled: true,
-  secret: generateWebhookSecret(),
-});
+await store.createWebhook(org.id, webhookInput({ url: "http://127.0.0.1:9/unused" }));
 const ids: string[] = [];
 for (let i = 0; i < MONITORS; i++) {
-  const monitor = await store.createMonitor(org.id, {
-    type: "api",
-    name: `bench ${String(i)}`,
-    url,
-    method: "GET",
-    headers: {},
-    body: null,
-    intervalSeconds: 3600,
-    selector: null,
-    browserOptionsJson: null,
-    state: "active",
-    nextCheckAt: new Date(Date.now() - 1000).toISOString(),
-  });
+  const monitor = await store.createMonitor(org.id, benchMonitor({ name: `bench ${String(i)}`, url, state: "active", nextCheckAt: new Date(Date.now() - 1000).toISOString() }));
   ids.push(monitor.id);
 }
 
@@ -113,58 +85,31 @@ async function engineRound(): Promise<{ perSecond: number; changed: number }> {
 
 /** The peer: bare GET + JSON.parse of the same document, same concurrency. */
 async function peerRound(): Promise<number> {
-  const agent = new Agent();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < ids.length) {
-        const response = await request(url, { dispatcher: agent });
-        JSON.parse(await response.body.text());
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await agent.close();
-  return ids.length / seconds;
+  return peerRate(ids.length, CONCURRENCY, async (_i, agent) => {
+    const response = await request(url, { dispatcher: agent });
+    JSON.parse(await response.body.text());
+  });
 }
 
-const loadBefore = os.loadavg()[0]!.toFixed(2);
-await engineRound(); // first snapshots (no diff), warms everything up
-await peerRound();
-const engine: number[] = [];
-const peer: number[] = [];
-let changedPerRound = 0;
-for (let round = 0; round < 3; round++) {
-  const result = await engineRound();
-  engine.push(result.perSecond);
-  changedPerRound = result.changed;
-  peer.push(await peerRound());
-}
-const checksPerSecond = median(engine);
-const peerPerSecond = median(peer);
+const loadBefore = loadAverage();
+const { engine, peer, last } = await sideBySide(engineRound, peerRound, (r) => r.perSecond);
 
 await fetcher.close();
 await store.close();
-server.close();
-fs.rmSync(dir, { recursive: true, force: true });
+await server.close();
+temp.remove();
 
-const verdict = checksPerSecond >= TARGET_CHECKS_PER_SECOND ? "meets" : "MISSES";
-const markdown = `## Server engine: checks per second
-
-${String(MONITORS)} API monitors due at once on SQLite (temp file, WAL), one process, ${String(CONCURRENCY)} checks in flight,
+const markdown = engineSection({
+  title: "Server engine: checks per second",
+  setting: `${String(MONITORS)} API monitors due at once on SQLite (temp file, WAL), one process, ${String(CONCURRENCY)} checks in flight,
 a ${String(Math.round(Buffer.byteLength(sample) / 1024))} KB JSON target on loopback that changes on every request, so every
 check fetches, diffs, and records a snapshot, a diff and an outbox delivery in one transaction
-(${String(changedPerRound)} of ${String(MONITORS)} checks recorded a diff in the last round). Median of 3 rounds.
-
-| | checks/s |
-|---|---|
-| driftwatch scheduler + check pipeline | ${checksPerSecond.toFixed(0)} |
-| peer: bare undici GET + JSON.parse, same concurrency | ${peerPerSecond.toFixed(0)} |
-| ratio (engine / peer) | ${(checksPerSecond / peerPerSecond).toFixed(2)} |
-
-Target (the server's performance budget): at least ${String(TARGET_CHECKS_PER_SECOND)} checks/s: **${verdict}** (${checksPerSecond.toFixed(0)}/s).
-Load average during the run: ${loadBefore} before, ${os.loadavg()[0]!.toFixed(2)} after (other work on the machine lowers both columns).`;
-
+(${String(last.changed)} of ${String(MONITORS)} checks recorded a diff in the last round). Median of 3 rounds.`,
+  unit: "checks",
+  engine: { label: "driftwatch scheduler + check pipeline", perSecond: engine },
+  peer: { label: "peer: bare undici GET + JSON.parse, same concurrency", perSecond: peer },
+  target: TARGET_CHECKS_PER_SECOND,
+  loadBefore,
+});
 writeBenchSection("server-engine-checks", markdown);
 console.log(markdown);

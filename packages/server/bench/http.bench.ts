@@ -9,18 +9,11 @@
 // limit is raised, through the documented setting (DRIFTWATCH_RATE_LIMIT_READS), so the bench's
 // ~10^5 requests a minute are not answered 429. Rounds alternate which server goes first; the
 // figures are medians over the rounds.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import Fastify from "fastify";
-import { pino } from "pino";
 import { createDriftwatchServer } from "../src/service.js";
+import { cannon, median, serveOneDiff, startDiffTarget, tempDir, writeBenchSection, type CannonResult } from "./support.js";
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.DRIFTWATCH_BENCH_SECONDS ?? 5);
@@ -29,48 +22,11 @@ const WARMUP_S = 3;
 const RATIO_BUDGET = 0.5;
 const P99_BUDGET_MS = 20;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const reportModule = path.resolve(here, "../../../tooling/bench-report.mjs");
-const { writeBenchSection, median } = (await import(reportModule)) as { writeBenchSection(name: string, markdown: string): void; median(values: number[]): number };
-const require = (await import("node:module")).createRequire(import.meta.url);
-const autocannonCli = path.join(path.dirname(require.resolve("autocannon/package.json")), "autocannon.js");
-
-// A JSON target with two versions, so the monitor gets one real diff.
-let targetBody = JSON.stringify({ price: 10, currency: "EUR", items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}`, stock: i })) });
-const target = http.createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(targetBody));
-await new Promise<void>((r) => target.listen(0, "127.0.0.1", r));
-const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/data.json`;
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-server-bench-"));
-const token = "dw_" + randomBytes(32).toString("base64url");
-const logFile = path.join(dir, "server.log");
+const target = await startDiffTarget();
+const temp = tempDir("dw-server-bench-");
 const logLevel = process.env.DRIFTWATCH_LOG_LEVEL ?? "info";
-const server = await createDriftwatchServer({
-  databaseUrl: `sqlite:${path.join(dir, "bench.db")}`,
-  host: "127.0.0.1",
-  port: 0,
-  allowPrivateNetworks: true,
-  adminToken: token,
-  rateLimitReads: 1_000_000_000,
-  // serve's default logger (pino at DRIFTWATCH_LOG_LEVEL, synchronous writes), into a file
-  logger: pino({ level: logLevel }, pino.destination({ dest: logFile, sync: true })),
-});
-await server.bootstrap();
-const base = await server.listen();
-const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-const post = async (url: string, body?: unknown): Promise<any> => {
-  const res = await fetch(base + url, { method: "POST", headers: auth, body: JSON.stringify(body ?? {}) });
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
-const monitor = await post("/api/monitors", { type: "api", url: targetUrl, intervalSeconds: 3600 });
-await post(`/api/monitors/${monitor.id}/check`);
-targetBody = JSON.stringify({ price: "10", items: Array.from({ length: 21 }, (_, i) => ({ id: i - 1, name: `item ${i}`, stock: i * 2 })) });
-const checked = await post(`/api/monitors/${monitor.id}/check`);
-const diffPath = `/api/monitors/${monitor.id}/diffs/${checked.diff.id}`;
-const served = await fetch(base + diffPath, { headers: auth });
-if (served.status !== 200) throw new Error(`GET diff: ${served.status}`);
-const servedText = await served.text();
+const served = await serveOneDiff(createDriftwatchServer, temp.dir, target, logLevel);
+const { base, diffPath, servedText, logFile } = served;
 const diffJson = JSON.parse(servedText) as unknown;
 const bytes = Buffer.byteLength(servedText);
 
@@ -82,45 +38,20 @@ const bareBase = await bare.listen({ port: 0, host: "127.0.0.1" });
 const bareText = await (await fetch(bareBase + diffPath)).text();
 if (bareText !== servedText) throw new Error("the bare route does not answer the same bytes as the server");
 
-interface Result {
-  rps: number;
-  p99: number;
-  p50: number;
-  errors: number;
-  non2xx: number;
-  /** CPU time of this process (where both servers run; only the one under load is busy) per request, in µs. */
-  cpuUs: number;
-}
+type Result = CannonResult;
+const run = (url: string, headers: Record<string, string>, seconds: number): Promise<Result> => cannon(url, headers, seconds, CONNECTIONS);
 
-async function cannon(url: string, headers: Record<string, string>, seconds: number): Promise<Result> {
-  const args = [autocannonCli, "-c", String(CONNECTIONS), "-d", String(seconds), "-j", "--renderStatusCodes"];
-  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}=${v}`);
-  args.push(url);
-  // A separate process, so the load generator does not share an event loop with either server.
-  const cpuBefore = process.cpuUsage();
-  const { stdout: out } = await promisify(execFile)(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
-  const cpu = process.cpuUsage(cpuBefore);
-  const json = JSON.parse(out.slice(out.indexOf("{"))) as {
-    requests: { average: number; total: number };
-    latency: { p99: number; p50: number };
-    errors: number;
-    non2xx: number;
-  };
-  const cpuUs = (cpu.user + cpu.system) / Math.max(1, json.requests.total);
-  return { rps: json.requests.average, p99: json.latency.p99, p50: json.latency.p50, errors: json.errors, non2xx: json.non2xx, cpuUs };
-}
-
-const dwHeaders = { authorization: `Bearer ${token}` };
+const dwHeaders = served.headers;
 const loadBefore = os.loadavg()[0]!.toFixed(2);
-await cannon(base + diffPath, dwHeaders, WARMUP_S); // warm up both
-await cannon(bareBase + diffPath, {}, WARMUP_S);
+await run(base + diffPath, dwHeaders, WARMUP_S); // warm up both
+await run(bareBase + diffPath, {}, WARMUP_S);
 const dwRuns: Result[] = [];
 const bareRuns: Result[] = [];
 const ratios: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   // alternate which goes first, so a drift in machine load does not favour one side
-  const runDw = async (): Promise<Result> => cannon(base + diffPath, dwHeaders, DURATION_S);
-  const runBare = async (): Promise<Result> => cannon(bareBase + diffPath, {}, DURATION_S);
+  const runDw = async (): Promise<Result> => run(base + diffPath, dwHeaders, DURATION_S);
+  const runBare = async (): Promise<Result> => run(bareBase + diffPath, {}, DURATION_S);
   let bareRun: Result;
   let dwRun: Result;
   if (round % 2 === 0) {
@@ -148,9 +79,9 @@ for (const r of [...dwRuns, ...bareRuns]) if (r.errors > 0 || r.non2xx > 0) thro
 const logLines = fs.readFileSync(logFile, "utf8").split("\n").length - 1;
 
 await bare.close();
-await server.close();
-await new Promise<void>((r) => target.close(() => r()));
-fs.rmSync(dir, { recursive: true, force: true });
+await served.close();
+await target.close();
+temp.remove();
 
 const ok = (pass: boolean): string => (pass ? "yes" : "**no**");
 const fmt = (values: number[]): string => values.map((v) => v.toFixed(2)).join(", ");

@@ -7,6 +7,8 @@ import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
 import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
+import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.js";
+import { createCheckPoller } from "./live/check-poller.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
@@ -18,11 +20,14 @@ import {
   DEFAULT_RATE_LIMIT_READS,
   DEFAULT_RATE_LIMIT_WRITES,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_ORG_SHARE_PERCENT,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_CHECK_WAIT_MS,
   defaultCheckConcurrency,
   type DriftwatchConfig,
   openDatabase,
+  parseDatabaseUrl,
   type ServerLimits,
 } from "./config/index.js";
 
@@ -43,7 +48,7 @@ export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, 
   trustedOrigins?: string[];
   /** Run the scheduler and the delivery worker (default true). Off: checks and deliveries run only when asked through the API. */
   background?: boolean;
-  /** How often the delivery worker polls the outbox (default 1000 ms). */
+  /** How often the delivery worker polls the outbox (default `pollIntervalMs`). */
   deliveryPollMs?: number;
   /**
    * Keep rate-limit counters in the store, shared by every process on it (default: for a
@@ -93,6 +98,8 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     demo: options.demo ?? false,
     leaseMs: options.leaseMs ?? null,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    orgSharePercent: options.orgSharePercent ?? DEFAULT_ORG_SHARE_PERCENT,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     publicUrl: options.publicUrl ?? null,
     role: options.role ?? "all",
@@ -160,8 +167,21 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const logger = options.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" });
   const ownsStore = options.store === undefined;
   // Live events (GET /api/events/stream): the engine and the API write through an observed store.
+  // On a PostgreSQL database it opens, the relay also carries them to and from the other processes
+  // (an api process hears the checks and deliveries of the workers); SQLite and memory keep them
+  // in this process.
+  // An api process on SQLite polls for the checks of the worker processes on the file instead.
   const events = createEventHub();
-  const store = observeStore(options.store ?? (await openDatabase(config.databaseUrl)), events);
+  const baseStore = options.store ?? (await openDatabase(config.databaseUrl));
+  const databaseKind = ownsStore ? parseDatabaseUrl(config.databaseUrl).kind : null;
+  const onPostgres = databaseKind === "postgres";
+  const relay: PostgresRelay | null =
+    ownsStore && onPostgres
+      ? createPostgresRelay({ connectionString: config.databaseUrl.trim(), store: baseStore, hub: events, logger, listen: config.role !== "worker" })
+      : null;
+  const poller = ownsStore && databaseKind === "sqlite" && config.role === "api" ? createCheckPoller({ store: baseStore, hub: events, logger }) : null;
+  const liveHub = poller?.hub ?? relay?.hub ?? events;
+  const store = observeStore(baseStore, liveHub);
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
   const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
@@ -189,13 +209,15 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     checkConcurrency: config.checkConcurrency,
     perHostConcurrency: config.perHostConcurrency,
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+    orgShare: config.orgSharePercent / 100,
+    schedulerPollMs: config.pollIntervalMs,
     ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
-    ...(options.deliveryPollMs === undefined ? {} : { deliveryPollMs: options.deliveryPollMs }),
+    deliveryPollMs: options.deliveryPollMs ?? config.pollIntervalMs,
   });
   const background = options.background ?? true;
 
   const mailer = config.smtp === null ? null : await createSmtpMailer(config.smtp);
-  const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? /^postgres(ql)?:/i.test(config.databaseUrl.trim()) : true);
+  const sharedRateLimits = options.sharedRateLimits ?? (ownsStore ? onPostgres : true);
   const app = await buildApp({
     store,
     // An api-only process runs no checks: "check now" makes the monitor due and waits for a worker.
@@ -219,11 +241,13 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     mailer,
     metrics: engine.metrics,
     logger,
-    events,
+    events: liveHub,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
 
   if (config.role === "worker") restrictToWorkerPaths(app);
+  // Last, so that nothing above failing leaves its connection open.
+  await relay?.start();
 
   let closing: Promise<void> | null = null;
 
@@ -265,6 +289,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           webhookTransport.close(),
         ]);
         mailer?.close();
+        await Promise.all([relay?.close(), poller?.close()]);
         if (ownsStore) await store.close();
       })();
       return closing;

@@ -1,5 +1,6 @@
 import type {
   ClaimDeliveriesInput,
+  ClaimedDelivery,
   DeliveryAttempt,
   DeliveryRecord,
   IdempotencyClaim,
@@ -16,7 +17,7 @@ import { toDeliveryRecord } from "./record-check.js";
 export function claimDueDeliveries(
   db: MemoryDatabase,
   input: ClaimDeliveriesInput
-): DeliveryRecord[] {
+): ClaimedDelivery[] {
   const now = input.now;
   const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
   const limit = Math.max(0, Math.floor(input.limit));
@@ -45,11 +46,12 @@ export function claimDueDeliveries(
       .sort((a, b) => (a.id < b.id ? -1 : 1)),
     limit
   );
-  for (const row of due) {
+  return due.map((row) => {
+    const takenOverFrom = row.leaseOwner;
     row.leaseOwner = input.owner;
     row.leaseExpiresAt = until;
-  }
-  return due.map(toDeliveryRecord);
+    return { ...toDeliveryRecord(row), takenOverFrom };
+  });
 }
 
 /** Records one attempt by the lease holder; null when the lease was lost (or never held). */

@@ -3,7 +3,12 @@ import {
   StoreError,
   newId,
   severityRank,
+  type ClaimedDelivery,
+  type ClaimedMonitor,
   type ClaimMonitorsInput,
+  type ReleasedLeases,
+  type RenewedLeases,
+  type RenewLeasesInput,
   type DeliveryAttemptRecord,
   type DeliveryRecord,
   type DiffFilter,
@@ -357,7 +362,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     );
   }
 
-  claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+  claimDueMonitors(input: ClaimMonitorsInput): Promise<ClaimedMonitor[]> {
     return this.#call(() => {
       const now = input.now;
       const until = new Date(Date.parse(now) + input.leaseMs).toISOString();
@@ -381,11 +386,42 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           ),
         input.limit
       );
-      for (const row of due) {
+      return due.map((row) => {
+        const takenOverFrom = row.leaseOwner;
         row.leaseOwner = input.owner;
         row.leaseExpiresAt = until;
-      }
-      return due.map(toMonitorRecord);
+        return { ...toMonitorRecord(row), takenOverFrom };
+      });
+    });
+  }
+
+  renewLeases(input: RenewLeasesInput): Promise<RenewedLeases> {
+    return this.#call(() => {
+      const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+      const renew = <Row extends { leaseOwner: string | null; leaseExpiresAt: string | null }>(rows: Map<string, Row>, ids: readonly string[]): string[] =>
+        ids.filter((id) => {
+          const row = rows.get(id);
+          if (row === undefined || row.leaseOwner !== input.owner) return false;
+          row.leaseExpiresAt = until;
+          return true;
+        });
+      return { monitorIds: renew(this.#db.monitors, input.monitorIds), deliveryIds: renew(this.#db.deliveries, input.deliveryIds) };
+    });
+  }
+
+  releaseLeases(owner: string): Promise<ReleasedLeases> {
+    return this.#call(() => {
+      const release = (rows: Iterable<{ leaseOwner: string | null; leaseExpiresAt: string | null }>): number => {
+        let count = 0;
+        for (const row of rows) {
+          if (row.leaseOwner !== owner) continue;
+          row.leaseOwner = null;
+          row.leaseExpiresAt = null;
+          count++;
+        }
+        return count;
+      };
+      return { monitors: release(this.#db.monitors.values()), deliveries: release(this.#db.deliveries.values()) };
     });
   }
 
@@ -636,7 +672,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
 
   claimDueDeliveries(
     input: Parameters<Store["claimDueDeliveries"]>[0]
-  ): Promise<DeliveryRecord[]> {
+  ): Promise<ClaimedDelivery[]> {
     return this.#call(() => outbox.claimDueDeliveries(this.#db, input));
   }
 

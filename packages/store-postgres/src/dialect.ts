@@ -62,25 +62,22 @@ export function createPostgresDialect(schema: string): SqlDialect {
     // a ranked subquery numbers the due rows, the level that joins it locks, rechecks and limits.
     // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for;
     // a row whose lease was just taken and committed fails the recheck of the WHERE clause.
-    claimDueMonitors: ({ owner, until, now, limit }): SqlStatement => ({
-      sql: `UPDATE ${t("monitors")} SET lease_owner = ?, lease_expires_at = ?
-        WHERE id IN (
-          SELECT m.id FROM ${t("monitors")} m
-          JOIN (
-            SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn
-            FROM ${t("monitors")}
-            WHERE state IN ('active', 'failing') AND next_check_at <= ?
-              AND (lease_expires_at IS NULL OR lease_expires_at <= ?)) ranked ON ranked.id = m.id
-          WHERE m.state IN ('active', 'failing') AND m.next_check_at <= ?
-            AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
-          ORDER BY ranked.turn, m.next_check_at, m.id LIMIT ?
-          FOR UPDATE OF m SKIP LOCKED)
-        RETURNING *`,
-      params: [owner, until, now, now, now, now, limit],
+    pickDueMonitors: ({ now, limit }): SqlStatement => ({
+      sql: `SELECT m.id, m.lease_owner FROM ${t("monitors")} m
+        JOIN (
+          SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn
+          FROM ${t("monitors")}
+          WHERE state IN ('active', 'failing') AND next_check_at <= ?
+            AND (lease_expires_at IS NULL OR lease_expires_at <= ?)) ranked ON ranked.id = m.id
+        WHERE m.state IN ('active', 'failing') AND m.next_check_at <= ?
+          AND (m.lease_expires_at IS NULL OR m.lease_expires_at <= ?)
+        ORDER BY ranked.turn, m.next_check_at, m.id LIMIT ?
+        FOR UPDATE OF m SKIP LOCKED`,
+      params: [now, now, now, now, limit],
     }),
 
     /** Oldest first, organizations in turn (as the monitors' claim). */
-    claimDueDeliveries: (input): SqlStatement => {
+    pickDueDeliveries: (input): SqlStatement => {
       const filters: unknown[] = [input.now];
       const conditions = ["d.state = 'pending'", "w.enabled", "(d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)"];
       if (input.force !== true) conditions.push("d.next_attempt_at <= ?"), filters.push(input.now);
@@ -88,18 +85,15 @@ export function createPostgresDialect(schema: string): SqlDialect {
       if (input.webhookId !== undefined) conditions.push("d.webhook_id = ?"), filters.push(input.webhookId);
       const where = conditions.join(" AND ");
       return {
-        sql: `UPDATE ${t("deliveries")} SET lease_owner = ?, lease_expires_at = ?
-          WHERE id IN (
-            SELECT d.id FROM ${t("deliveries")} d JOIN ${t("webhooks")} w ON w.id = d.webhook_id AND w.org_id = d.org_id
-            JOIN (
-              SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
-              FROM ${t("deliveries")} d JOIN ${t("webhooks")} w ON w.id = d.webhook_id AND w.org_id = d.org_id
-              WHERE ${where}) ranked ON ranked.id = d.id
-            WHERE ${where}
-            ORDER BY ranked.turn, d.id LIMIT ?
-            FOR UPDATE OF d SKIP LOCKED)
-          RETURNING *`,
-        params: [input.owner, input.until, ...filters, ...filters, input.limit],
+        sql: `SELECT d.id, d.lease_owner FROM ${t("deliveries")} d JOIN ${t("webhooks")} w ON w.id = d.webhook_id AND w.org_id = d.org_id
+          JOIN (
+            SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
+            FROM ${t("deliveries")} d JOIN ${t("webhooks")} w ON w.id = d.webhook_id AND w.org_id = d.org_id
+            WHERE ${where}) ranked ON ranked.id = d.id
+          WHERE ${where}
+          ORDER BY ranked.turn, d.id LIMIT ?
+          FOR UPDATE OF d SKIP LOCKED`,
+        params: [...filters, ...filters, Math.floor(input.limit)],
       };
     },
 

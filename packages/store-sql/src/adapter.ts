@@ -6,6 +6,8 @@ import {
   newId,
   severityRank,
   type ClaimDeliveriesInput,
+  type ClaimedDelivery,
+  type ClaimedMonitor,
   type ClaimMonitorsInput,
   type DeliveryAttempt,
   type DeliveryAttemptRecord,
@@ -25,6 +27,9 @@ import {
   type OrganizationRecord,
   type RateLimitHit,
   type RecordCheckInput,
+  type ReleasedLeases,
+  type RenewedLeases,
+  type RenewLeasesInput,
   type RecordCheckResult,
   type SettingsPatch,
   type SettingsRecord,
@@ -35,7 +40,7 @@ import {
   type WebhookPatch,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type TableName } from "./dialect.js";
+import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 import { SqlPeopleAdapter } from "./people.js";
 import { recordCheckRows } from "./record-check.js";
 import {
@@ -48,6 +53,15 @@ import {
   type IdRow,
   type Row,
 } from "./rows.js";
+
+/** Ids per `IN (...)` list, well under every database's limit on parameters. */
+const IDS_PER_STATEMENT = 500;
+
+function chunks(ids: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) out.push(ids.slice(i, i + IDS_PER_STATEMENT));
+  return out;
+}
 
 export interface SqlStoreOptions {
   driver: SqlDriver;
@@ -309,15 +323,59 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   // leases -----------------------------------------------------------------------------------
 
   /** Oldest due first, organizations in turn (each one's oldest, then each one's second, ...). */
-  async claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+  async claimDueMonitors(input: ClaimMonitorsInput): Promise<ClaimedMonitor[]> {
     const limit = Math.max(0, Math.floor(input.limit));
     if (limit === 0) return [];
-    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
-    const claim = this.#d.claimDueMonitors({ owner: input.owner, until, now: input.now, limit });
-    const rows = await this.driver.transaction((tx) => this.#all(tx, claim.sql, claim.params));
+    const rows = await this.#claim("monitors", this.#d.pickDueMonitors({ now: input.now, limit }), input);
     return rows
-      .map((row) => this.#rows.monitor(row))
+      .map((row) => ({ ...this.#rows.monitor(row), takenOverFrom: row.taken_over_from as string | null }))
       .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * One claim in one transaction: the dialect picks the due rows (locking them where the database
+   * locks rows), then their lease is set by id; each row comes back with the owner of the expired
+   * lease it replaced (`taken_over_from`).
+   */
+  #claim(table: "monitors" | "deliveries", pick: SqlStatement, input: { now: string; leaseMs: number; owner: string }): Promise<Row[]> {
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    return this.driver.transaction(async (tx) => {
+      const picked = await this.#all<{ id: string; lease_owner: string | null }>(tx, pick.sql, pick.params);
+      const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
+      const claimed: Row[] = [];
+      for (const ids of chunks(picked.map((row) => row.id))) {
+        const rows = await this.#all(tx, `UPDATE ${this.#t[table]} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${ids.map(() => "?").join(", ")}) RETURNING *`, [
+          input.owner,
+          until,
+          ...ids,
+        ]);
+        for (const row of rows) claimed.push({ ...row, taken_over_from: previous.get(row.id as string) ?? null });
+      }
+      return claimed;
+    });
+  }
+
+  async renewLeases(input: RenewLeasesInput): Promise<RenewedLeases> {
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    const renew = async (table: "monitors" | "deliveries", all: readonly string[]): Promise<string[]> => {
+      const held: string[] = [];
+      for (const ids of chunks(all)) {
+        const rows = await this.#all<{ id: string }>(
+          this.driver,
+          `UPDATE ${this.#t[table]} SET lease_expires_at = ? WHERE lease_owner = ? AND id IN (${ids.map(() => "?").join(", ")}) RETURNING id`,
+          [until, input.owner, ...ids],
+        );
+        for (const row of rows) held.push(row.id);
+      }
+      return held;
+    };
+    return { monitorIds: await renew("monitors", input.monitorIds), deliveryIds: await renew("deliveries", input.deliveryIds) };
+  }
+
+  async releaseLeases(owner: string): Promise<ReleasedLeases> {
+    const release = (table: "monitors" | "deliveries"): Promise<number> =>
+      this.ctx.run(this.driver, `UPDATE ${this.#t[table]} SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?`, [owner]);
+    return { monitors: await release("monitors"), deliveries: await release("deliveries") };
   }
 
   async releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
@@ -330,12 +388,11 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   }
 
   /** Oldest first, organizations in turn, so one tenant's backlog cannot fill a claim. */
-  async claimDueDeliveries(input: ClaimDeliveriesInput): Promise<DeliveryRecord[]> {
-    if (Math.max(0, Math.floor(input.limit)) === 0) return [];
-    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
-    const claim = this.#d.claimDueDeliveries({ ...input, limit: Math.floor(input.limit), until });
-    const rows = await this.driver.transaction((tx) => this.#all(tx, claim.sql, claim.params));
-    return rows.map((row) => this.#rows.delivery(row)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  async claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
+    const limit = Math.max(0, Math.floor(input.limit));
+    if (limit === 0) return [];
+    const rows = await this.#claim("deliveries", this.#d.pickDueDeliveries({ ...input, limit }), input);
+    return rows.map((row) => ({ ...this.#rows.delivery(row), takenOverFrom: row.taken_over_from as string | null })).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   recordDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {

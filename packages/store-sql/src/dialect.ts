@@ -49,7 +49,7 @@ export interface SqlDriver extends SqlExecutor {
 /**
  * What differs between the SQL databases, for statements the shared store writes once:
  * placeholders, how tables are named, how booleans, JSON and times are stored, how a read locks
- * the rows its transaction then changes, the claim queries, the schema check, and how driver
+ * the rows its transaction then changes, the picks of due work, the schema check, and how driver
  * errors map to `StoreError` codes. (Upserts are shared: both databases speak
  * `INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING`.)
  */
@@ -80,10 +80,14 @@ export interface SqlDialect {
    * given): ` FOR UPDATE`, or empty where a write transaction locks the whole database.
    */
   lockRows(alias?: string): string;
-  /** The claim of due monitors: sets the lease and returns the claimed rows. */
-  claimDueMonitors(input: { owner: string; until: string; now: string; limit: number }): SqlStatement;
-  /** The claim of due deliveries: sets the lease and returns the claimed rows. */
-  claimDueDeliveries(input: ClaimDeliveriesInput & { until: string }): SqlStatement;
+  /**
+   * The first step of a claim of due monitors, inside the claim's transaction: the rows
+   * `{ id, lease_owner }` to lease, locked against other claimers where the database locks rows
+   * (the store then sets their lease by id, and tells a takeover by the expired `lease_owner`).
+   */
+  pickDueMonitors(input: { now: string; limit: number }): SqlStatement;
+  /** The same for due deliveries. */
+  pickDueDeliveries(input: ClaimDeliveriesInput): SqlStatement;
   /** A statement answering one row `{ version, tables }`: the newest migration and how many of `tables` exist. */
   schemaCheck(tables: readonly TableName[]): SqlStatement;
   /** A statement listing a table's columns, one row each, for `readColumn` (used by the copy). */

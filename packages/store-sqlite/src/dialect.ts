@@ -4,7 +4,7 @@ import type { CopyColumn, SqlDialect, SqlStatement } from "@driftwatch/store-sql
 /**
  * SQLite's side of the SQL store: `?` placeholders, unqualified tables, booleans as 0/1, JSON as
  * text, times as ISO 8601 text (which sorts as time), no row locks (a write transaction is
- * `BEGIN IMMEDIATE`, which locks the database), and claims as one `UPDATE ... RETURNING`.
+ * `BEGIN IMMEDIATE`, which locks the database), and the due rows of a claim picked by one `SELECT` (the write transaction already excludes other claimers).
  */
 export const sqliteDialect: SqlDialect = {
   name: "sqlite",
@@ -18,34 +18,26 @@ export const sqliteDialect: SqlDialect = {
   lockRows: () => "",
 
   /** Oldest due first, organizations in turn (each one's oldest, then each one's second, ...). */
-  claimDueMonitors: ({ owner, until, now, limit }): SqlStatement => ({
-    sql: `UPDATE monitors SET lease_owner = ?, lease_expires_at = ?
-      WHERE id IN (
-        SELECT id FROM (
-          SELECT id, next_check_at, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn FROM monitors
-          WHERE state IN ('active', 'failing') AND next_check_at IS NOT NULL AND next_check_at <= ?
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
-        ORDER BY turn, next_check_at, id LIMIT ?)
-      RETURNING *`,
-    params: [owner, until, now, now, limit],
+  pickDueMonitors: ({ now, limit }): SqlStatement => ({
+    sql: `SELECT id, lease_owner FROM (
+        SELECT id, lease_owner, next_check_at, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn FROM monitors
+        WHERE state IN ('active', 'failing') AND next_check_at IS NOT NULL AND next_check_at <= ?
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
+      ORDER BY turn, next_check_at, id LIMIT ?`,
+    params: [now, now, limit],
   }),
 
   /** Oldest first, organizations in turn, so one tenant's backlog cannot fill a claim. */
-  claimDueDeliveries: (input): SqlStatement => ({
-    sql: `UPDATE deliveries SET lease_owner = ?, lease_expires_at = ?
-      WHERE id IN (
-        SELECT id FROM (
-          SELECT d.id, ROW_NUMBER() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
-          FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
-          WHERE d.state = 'pending' AND w.enabled = 1
-            AND (? = 1 OR (d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?))
-            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
-            AND (? IS NULL OR d.org_id = ?) AND (? IS NULL OR d.webhook_id = ?))
-        ORDER BY turn, id LIMIT ?)
-      RETURNING *`,
+  pickDueDeliveries: (input): SqlStatement => ({
+    sql: `SELECT id, lease_owner FROM (
+        SELECT d.id, d.lease_owner, ROW_NUMBER() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn
+        FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.org_id = d.org_id
+        WHERE d.state = 'pending' AND w.enabled = 1
+          AND (? = 1 OR (d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?))
+          AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)
+          AND (? IS NULL OR d.org_id = ?) AND (? IS NULL OR d.webhook_id = ?))
+      ORDER BY turn, id LIMIT ?`,
     params: [
-      input.owner,
-      input.until,
       input.force === true ? 1 : 0,
       input.now,
       input.now,

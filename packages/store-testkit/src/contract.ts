@@ -4,6 +4,7 @@ import { concurrencyCases } from "./cases/concurrency.case.js";
 import { deliveryCases } from "./cases/deliveries.case.js";
 import { idempotencyCases } from "./cases/idempotency.case.js";
 import { isolationCases } from "./cases/isolation.case.js";
+import { leaseCases } from "./cases/leases.case.js";
 import { monitorCases } from "./cases/monitors.case.js";
 import { organizationCases } from "./cases/organizations.case.js";
 import { peopleCases } from "./cases/people.case.js";
@@ -35,6 +36,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     organizationCases(ctx);
     monitorCases(ctx);
     claimCases(ctx);
+    leaseCases(ctx);
     snapshotCases(ctx);
     diffCases(ctx);
     recordCheckCases(ctx);

@@ -1,6 +1,6 @@
 import { RoleSchema, type Page, type Role } from "@driftwatch/schema";
 import { StoreError, toStoreError } from "./errors.js";
-import type { ClaimDeliveriesInput, ClaimMonitorsInput, DeliveryAttempt } from "./leases.js";
+import type { ClaimDeliveriesInput, ClaimedDelivery, ClaimedMonitor, ClaimMonitorsInput, DeliveryAttempt, ReleasedLeases, RenewedLeases, RenewLeasesInput } from "./leases.js";
 import { MONITOR_TIME_FIELDS, type MonitorPatch, type MonitorRecord, type NewMonitor } from "./monitors.js";
 import type { NewOrganization, NewToken, OrganizationPatch, OrganizationRecord, TokenRecord } from "./organizations.js";
 import { keysetPageOf, pageFromRecords, pageFromTimeRecords, timeKeysetPageOf, type KeysetPage, type PageRequest, type TimeKeysetPage } from "./paging.js";
@@ -285,13 +285,13 @@ class DefinedStore implements Store {
 
   // leases
 
-  claimDueMonitors(input: ClaimMonitorsInput): Promise<MonitorRecord[]> {
+  claimDueMonitors(input: ClaimMonitorsInput): Promise<ClaimedMonitor[]> {
     return this.#run(() => this.#a.claimDueMonitors({ ...input, now: normalizeStoreTime(input.now) }));
   }
   releaseMonitor(id: string, owner: string, nextCheckAt: string | null): Promise<boolean> {
     return this.#run(() => (requireIds(id), this.#a.releaseMonitor(id, owner, normalizeStoreTimeOrNull(nextCheckAt))));
   }
-  claimDueDeliveries(input: ClaimDeliveriesInput): Promise<DeliveryRecord[]> {
+  claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
     return this.#run(() => this.#a.claimDueDeliveries({ ...input, now: normalizeStoreTime(input.now) }));
   }
   recordDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
@@ -301,6 +301,16 @@ class DefinedStore implements Store {
       const nextAttemptAt = attempt.state === "pending" ? normalizeStoreTimeOrNull(attempt.nextAttemptAt) : null;
       return this.#a.recordDeliveryAttempt(id, owner, { ...attempt, at, nextAttemptAt });
     });
+  }
+  renewLeases(input: RenewLeasesInput): Promise<RenewedLeases> {
+    return this.#run(() => {
+      requireIds(input.owner, ...input.monitorIds, ...input.deliveryIds);
+      if (input.monitorIds.length === 0 && input.deliveryIds.length === 0) return Promise.resolve({ monitorIds: [], deliveryIds: [] });
+      return this.#a.renewLeases({ ...input, now: normalizeStoreTime(input.now), monitorIds: [...new Set(input.monitorIds)], deliveryIds: [...new Set(input.deliveryIds)] });
+    });
+  }
+  releaseLeases(owner: string): Promise<ReleasedLeases> {
+    return this.#run(() => (requireIds(owner), this.#a.releaseLeases(owner)));
   }
 
   // idempotency

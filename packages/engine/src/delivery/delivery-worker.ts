@@ -1,3 +1,4 @@
+import { createSleeper, finishWithin } from "../background-loop.js";
 import { DELIVERY_BATCH_SIZE, DEFAULT_POLL_INTERVAL_MS } from "../limits.js";
 import type { EngineDeliveryService } from "./delivery.js";
 
@@ -35,24 +36,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let running = false;
   let loop: Promise<void> | null = null;
   let abort = new AbortController();
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
-
-  function sleep(ms: number): Promise<void> {
-    if (woken) {
-      woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        wakeUp = null;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
+  const sleeper = createSleeper();
 
   async function run(): Promise<void> {
     while (running) {
@@ -64,7 +48,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         options.onError?.(error);
       }
       if (!running) break;
-      if (!full) await sleep(pollIntervalMs);
+      if (!full) await sleeper.sleep(pollIntervalMs);
     }
   }
 
@@ -80,21 +64,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
     async stop(stopOptions = {}) {
       running = false;
-      wakeUp?.();
+      sleeper.interrupt();
       const current = loop;
       if (current === null) return;
-      let timer: NodeJS.Timeout | undefined;
-      if (stopOptions.graceMs !== undefined) timer = setTimeout(() => abort.abort(new Error("delivery worker stopped")), stopOptions.graceMs);
       try {
-        await current;
+        await finishWithin(() => current, abort, stopOptions.graceMs, "delivery worker stopped");
       } finally {
-        clearTimeout(timer);
         loop = null;
       }
     },
     wake() {
-      if (wakeUp) wakeUp();
-      else woken = true;
+      sleeper.wake();
     },
   };
 }

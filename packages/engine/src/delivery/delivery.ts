@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-import os from "node:os";
 import { performance } from "node:perf_hooks";
 import {
   activeWebhookSecrets,
@@ -12,17 +10,19 @@ import {
   type WorkerRunResult,
 } from "@driftwatch/core";
 import {
-  ASSUMED_DURATION_MS,
   DEFAULT_DELIVERY_CONCURRENCY,
   DEFAULT_ENDPOINT_CONCURRENCY,
-  DELIVERY_LEASE_MS,
+  DEFAULT_ORG_SHARE,
   DELIVERY_TIMEOUT_MS,
   MAX_DELIVERIES_PER_RUN,
-  MAX_DURATION_STATS,
   MAX_ENDPOINT_QUEUE,
 } from "../limits.js";
 import type { DeliveryMetricOutcome, EngineMetrics } from "../metrics.js";
 import type { DeliveryService, UrlGuard, WebhookTransport } from "../ports.js";
+import { createFairQueue, orgSlots } from "../queue/fair-queue.js";
+import { defaultOwner, queueFor, type WorkQueue } from "../queue/work-queue.js";
+
+export { defaultOwner };
 import { createFetchTransport } from "./fetch-transport.js";
 import { MAX_DELIVERY_ATTEMPTS, nextDeliveryDelayMs, parseRetryAfter } from "./retry.js";
 
@@ -38,10 +38,15 @@ export interface DeliveryServiceOptions {
   urlGuard?: UrlGuard;
   now?: () => Date;
   random?: () => number;
-  metrics?: Pick<EngineMetrics, "observeDelivery">;
-  /** Lease owner name. Default `<hostname>:<pid>:<random>`. */
+  metrics?: Pick<EngineMetrics, "observeDelivery" | "observeTakeover" | "observeLeaseLost">;
+  /** Where due deliveries are claimed. Default: a queue on `store`'s leases of its own (owner `owner`, lease `leaseMs`). */
+  queue?: WorkQueue;
+  /** Lease owner name of the default queue. Default `delivery:<hostname>:<pid>:<random>`. */
   owner?: string;
+  /** Lease of the default queue (renewed by its heartbeat). Default 20 s. */
   leaseMs?: number;
+  /** Share of the delivery slots one organization may hold while another organization's deliveries wait. Default 0.5. */
+  orgShare?: number;
   /** Per attempt. Default 15 s. */
   timeoutMs?: number;
   /** Attempts in flight at once (a forced run starts all it claimed at once). Default 16. */
@@ -58,7 +63,7 @@ export interface DeliverDueOptions {
   /** Also deliveries whose retry time has not come. */
   force?: boolean;
   limit: number;
-  /** Aborting leaves the unfinished attempts unrecorded: their deliveries stay pending (lease expiry). */
+  /** Aborting leaves the unfinished attempts unrecorded: their deliveries stay pending, no longer renewed (see `WorkQueue.drop`). */
   signal?: AbortSignal;
   /**
    * Keep claiming every `pollMs` while attempts are in flight (the background worker), until
@@ -91,10 +96,6 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function defaultOwner(kind: string): string {
-  return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
-}
-
 /**
  * Webhook delivery from the outbox: each claimed delivery is signed (Standard
  * Webhooks, both secrets during a rotation), POSTed with a 15 s deadline, and its attempt recorded;
@@ -105,8 +106,8 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
   const { store, urlGuard, metrics } = options;
   const now = options.now ?? ((): Date => new Date());
   const random = options.random ?? Math.random;
-  const owner = options.owner ?? defaultOwner("delivery");
-  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
+  const queue = queueFor("delivery", options, { now, metrics });
+  const orgShare = options.orgShare ?? DEFAULT_ORG_SHARE;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY);
   const maxPerRun = Math.max(1, options.maxPerRun ?? MAX_DELIVERIES_PER_RUN);
@@ -183,31 +184,19 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     if (outcome === "disabled" && webhook !== null) {
       await store.updateWebhook(webhook.orgId, webhook.id, { enabled: false, updatedAt: at.toISOString() });
     }
-    const saved = await store.recordDeliveryAttempt(delivery.id, owner, record);
-    metrics?.observeDelivery(outcome, durationMs / 1000);
+    const saved = await queue.completeDelivery(delivery.id, record);
+    metrics?.observeDelivery(outcome, durationMs / 1000, delivery.orgId);
     return saved === null ? "lost" : outcome;
-  }
-
-  /** Mean attempt duration per endpoint (moving average), to keep an endpoint's queue within its lease. */
-  const endpointMs = new Map<string, number>();
-  function observe(url: string, ms: number): void {
-    const mean = endpointMs.get(url);
-    endpointMs.delete(url);
-    if (endpointMs.size >= MAX_DURATION_STATS) endpointMs.delete(endpointMs.keys().next().value!);
-    endpointMs.set(url, mean === undefined ? ms : mean * 0.8 + ms * 0.2);
-  }
-  /** How many deliveries an endpoint may queue: what its slots can attempt within half a lease. */
-  function endpointQueueLimit(url: string): number {
-    const mean = Math.min(timeoutMs, endpointMs.get(url) ?? ASSUMED_DURATION_MS);
-    return Math.max(endpointCap, Math.min(MAX_ENDPOINT_QUEUE, Math.floor(((leaseMs / 2) / Math.max(1, mean)) * endpointCap)));
   }
 
   /**
    * Claims only what can start at once (free slots), so no claimed delivery waits behind slow
    * receivers while its lease runs out; more is claimed as attempts finish, up to `run.limit`.
-   * Claimed deliveries wait in per-org, per-endpoint queues: the org served least recently goes
-   * next, and an endpoint (webhook URL) has at most `endpointConcurrency` attempts in flight, so
-   * one org's slow or hung receiver holds at most its own endpoint's slots.
+   * Claimed deliveries wait in per-org, per-endpoint queues (`createFairQueue`): the org served
+   * least recently goes next, and an endpoint (webhook URL) has at most `endpointConcurrency`
+   * attempts in flight, so one org's slow or hung receiver holds at most its own endpoint's slots.
+   * Their claims are renewed while they wait; one that is not attempted (aborted, store failure)
+   * is dropped, so another worker retries it once its lease expires.
    * A forced run claims once: with `force` a failed attempt is due again at once, and claiming
    * again would retry it within the same run.
    */
@@ -233,42 +222,26 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
     interface Queued {
       delivery: DeliveryRecord;
       webhook: WebhookRecord | null;
-      claimedAt: number;
     }
-    const queues = new Map<string, Map<string, Queued[]>>();
-    const lastServed = new Map<string, number>();
-    let served = 0;
-    const endpointRunning = new Map<string, number>();
-    const endpointWaiting = new Map<string, number>();
-    const bump = (map: Map<string, number>, key: string, by: number): void => {
-      const next = (map.get(key) ?? 0) + by;
-      if (next <= 0) map.delete(key);
-      else map.set(key, next);
-    };
+    const waiting = createFairQueue<Queued>({ keyConcurrency: endpointCap, orgSlots: orgSlots(slots, orgShare) });
     const endpointOf = (entry: Queued): string => entry.webhook?.url ?? `(deleted) ${entry.delivery.webhookId}`;
-    const saturated = (url: string): boolean => (endpointRunning.get(url) ?? 0) >= endpointCap;
-    const runnable = (): number => {
-      let count = 0;
-      for (const [url, queued] of endpointWaiting) count += Math.min(queued, Math.max(0, endpointCap - (endpointRunning.get(url) ?? 0)));
-      return count;
-    };
+    const drop = (entry: Queued): void => queue.drop("delivery", entry.delivery.id);
 
-    const start = (entry: Queued, url: string): void => {
-      bump(endpointRunning, url, 1);
-      const begun = performance.now();
+    const start = (entry: Queued, orgId: string, url: string): void => {
       const task = (async () => {
-        if (run.signal?.aborted) return;
+        if (run.signal?.aborted) return drop(entry);
         let outcome: AttemptOutcome;
         try {
           outcome = await attempt(entry.delivery, entry.webhook, run.signal);
         } catch (error) {
-          // A store error (closed, unavailable): this delivery stays leased until the lease
-          // expires and is retried then; the other attempts still finish and are recorded.
+          // A store error (closed, unavailable): this delivery is retried once its lease expires;
+          // the other attempts still finish and are recorded.
+          drop(entry);
           failure ??= error;
           return;
         }
-        if (outcome === "aborted" || outcome === "lost") return;
-        if (entry.webhook !== null) observe(url, performance.now() - begun);
+        if (outcome === "aborted") return drop(entry);
+        if (outcome === "lost") return;
         result.attempted++;
         if (outcome === "succeeded") result.succeeded++;
         else result.failed++;
@@ -276,60 +249,29 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       inFlight.add(task);
       void task.finally(() => {
         inFlight.delete(task);
-        bump(endpointRunning, url, -1);
+        waiting.finish(orgId, url);
         pump();
       });
     };
 
-    /** The org served least recently with a queued delivery whose endpoint has a free slot. */
-    const dequeue = (): { entry: Queued; url: string } | null => {
-      let pick: { orgId: string; byUrl: Map<string, Queued[]>; url: string; queue: Queued[] } | null = null;
-      let pickTurn = Infinity;
-      for (const [orgId, byUrl] of queues) {
-        const turn = lastServed.get(orgId) ?? -1;
-        if (turn >= pickTurn) continue;
-        for (const [url, queue] of byUrl) {
-          if (saturated(url)) continue;
-          pick = { orgId, byUrl, url, queue };
-          pickTurn = turn;
-          break;
-        }
-      }
-      if (pick === null) return null;
-      const { orgId, byUrl, url, queue } = pick;
-      const entry = queue.shift()!;
-      byUrl.delete(url);
-      if (queue.length > 0) byUrl.set(url, queue);
-      if (byUrl.size > 0) lastServed.set(orgId, ++served);
-      else {
-        queues.delete(orgId);
-        lastServed.delete(orgId);
-      }
-      bump(endpointWaiting, url, -1);
-      return { entry, url };
-    };
-
     function pump(): void {
       while (inFlight.size < slots && failure === null && run.signal?.aborted !== true) {
-        const next = dequeue();
+        const next = waiting.next();
         if (next === null) return;
-        // Waited half its lease already (its endpoint slower than measured): left unattempted,
-        // retried once the lease expires, so an attempt never outlives its lease by much.
-        if (Date.now() - next.entry.claimedAt > leaseMs / 2) continue;
-        start(next.entry, next.url);
+        // Taken over by another worker while it waited (this process stalled past its lease).
+        if (!queue.holds("delivery", next.item.delivery.id)) {
+          waiting.finish(next.orgId, next.key);
+          continue;
+        }
+        start(next.item, next.orgId, next.key);
       }
     }
 
     const enqueue = (entry: Queued): void => {
       const url = endpointOf(entry);
-      // Beyond what the endpoint can attempt within half a lease: left to its lease (no attempt counted).
-      if ((endpointWaiting.get(url) ?? 0) >= endpointQueueLimit(url)) return;
-      let byUrl = queues.get(entry.delivery.orgId);
-      if (byUrl === undefined) queues.set(entry.delivery.orgId, (byUrl = new Map()));
-      const queue = byUrl.get(url);
-      if (queue === undefined) byUrl.set(url, [entry]);
-      else queue.push(entry);
-      bump(endpointWaiting, url, 1);
+      // Beyond the bound of one endpoint's queue: left to its lease (no attempt counted).
+      if (waiting.waitingFor(url) >= MAX_ENDPOINT_QUEUE) return drop(entry);
+      waiting.push(entry.delivery.orgId, url, entry);
     };
 
     const idle = (ms: number): Promise<void> =>
@@ -343,15 +285,12 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
 
     for (;;) {
       while (!exhausted && remaining > 0 && failure === null && run.signal?.aborted !== true) {
-        const free = Math.min(slots - inFlight.size - runnable(), remaining);
+        const free = Math.min(slots - inFlight.size - waiting.runnable(), remaining);
         // Claim in chunks (at least half the slots free), not one delivery per finished attempt.
         if (free > 0 && free >= Math.min(remaining, Math.ceil(slots / 2))) {
-          const claimedAt = Date.now();
-          const claimed = await store.claimDueDeliveries({
+          const claimed = await queue.claimDeliveries({
             now: now().toISOString(),
             limit: free,
-            leaseMs,
-            owner,
             ...(run.orgId === undefined ? {} : { orgId: run.orgId }),
             ...(run.webhookId === undefined ? {} : { webhookId: run.webhookId }),
             ...(force ? { force: true } : {}),
@@ -359,7 +298,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
           result.claimed += claimed.length;
           remaining -= claimed.length;
           if (claimed.length < free || force) exhausted = true;
-          const entries = await Promise.all(claimed.map(async (delivery) => ({ delivery, webhook: await webhookOf(delivery), claimedAt })));
+          const entries = await Promise.all(claimed.map(async (delivery) => ({ delivery, webhook: await webhookOf(delivery) })));
           for (const entry of entries) enqueue(entry);
           pump();
           continue;
@@ -374,6 +313,8 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       exhausted = false;
     }
     while (inFlight.size > 0) await Promise.race(inFlight);
+    // Left unattempted (aborted, or a store failure stopped the run): no longer renewed.
+    for (const entry of waiting.drain()) drop(entry);
     if (failure !== null) throw failure;
     return result;
   }
@@ -386,6 +327,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       return { attempted: result.attempted, succeeded: result.succeeded, failed: result.failed, pending };
     },
     async close() {
+      if (options.queue === undefined) queue.close();
       if (ownsTransport) await transport.close();
     },
   };

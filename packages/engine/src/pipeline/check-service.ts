@@ -298,7 +298,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     let previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
       const outcome = { ...partial, durationMs: performance.now() - started };
-      options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000);
+      options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000, monitor.orgId);
       if (outcome.diff) options.metrics?.observeDiff(outcome.diff.classification);
       options.observer?.onCheck?.(outcome);
       return outcome;

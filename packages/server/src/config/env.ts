@@ -16,6 +16,8 @@ export const ENV = {
   bodyLimit: "DRIFTWATCH_BODY_LIMIT_BYTES",
   shutdownTimeout: "DRIFTWATCH_SHUTDOWN_TIMEOUT_MS",
   lease: "DRIFTWATCH_LEASE_MS",
+  pollInterval: "DRIFTWATCH_POLL_INTERVAL_MS",
+  orgShare: "DRIFTWATCH_ORG_SHARE_PERCENT",
   webhookEndpointConcurrency: "DRIFTWATCH_WEBHOOK_ENDPOINT_CONCURRENCY",
   publicUrl: "DRIFTWATCH_PUBLIC_URL",
   logFormat: "DRIFTWATCH_LOG_FORMAT",

@@ -15,6 +15,8 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_CHECK_WAIT_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_ORG_SHARE_PERCENT,
   defaultCheckConcurrency,
   resolveServeConfig,
   type DriftwatchConfig,

@@ -37,10 +37,15 @@ export interface DriftwatchConfig {
   /** Serve the built-in demo (target, monitors, webhook receiver). */
   demo: boolean;
   /**
-   * How long a claimed check or delivery stays leased to this process (null: the engine's
-   * defaults). After a crash, another process takes the work over once the lease expires.
+   * How long a claimed check or delivery stays leased to this process without a heartbeat (null:
+   * the engine's default, 20 s; the heartbeat renews it every third). After a crash another
+   * process takes the work over once the lease expires.
    */
   leaseMs: number | null;
+  /** Wait between claims of due checks and deliveries when nothing more is due (default 1000 ms). */
+  pollIntervalMs: number;
+  /** Percent of the check and delivery slots one organization may hold while another's work waits (default 50). */
+  orgSharePercent: number;
   /** Webhook attempts in flight at once to one receiver URL (absent: the engine's default, 4). */
   webhookEndpointConcurrency?: number;
   /** Size, time and memory limits of checks, diffs, webhook payloads and list responses. */
@@ -76,6 +81,8 @@ export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_PER_HOST_CONCURRENCY = 2;
 export const DEFAULT_CHECK_WAIT_MS = 30_000;
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+export const DEFAULT_ORG_SHARE_PERCENT = 50;
 
 /** Checks in flight by default: 4 per CPU core (checks mostly wait on the network), 4 to 64. */
 export function defaultCheckConcurrency(cores: number = os.availableParallelism()): number {
@@ -131,6 +138,8 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const bodyLimit = env[ENV.bodyLimit];
   const shutdownTimeout = env[ENV.shutdownTimeout];
   const lease = env[ENV.lease];
+  const pollInterval = env[ENV.pollInterval];
+  const orgShare = env[ENV.orgShare];
   const endpointConcurrency = env[ENV.webhookEndpointConcurrency];
   const publicUrl = env[ENV.publicUrl];
   const trustProxy = env[ENV.trustProxy];
@@ -153,6 +162,8 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
         : parseInteger(shutdownTimeout, ENV.shutdownTimeout, 0, 600_000),
     demo: options.demo === true,
     leaseMs: lease === undefined || lease === "" ? null : parseInteger(lease, ENV.lease, 1000, 3_600_000),
+    pollIntervalMs: pollInterval === undefined || pollInterval === "" ? DEFAULT_POLL_INTERVAL_MS : parseInteger(pollInterval, ENV.pollInterval, 10, 60_000),
+    orgSharePercent: orgShare === undefined || orgShare === "" ? DEFAULT_ORG_SHARE_PERCENT : parseInteger(orgShare, ENV.orgShare, 1, 100),
     ...(endpointConcurrency === undefined || endpointConcurrency === ""
       ? {}
       : { webhookEndpointConcurrency: parseInteger(endpointConcurrency, ENV.webhookEndpointConcurrency, 1, 1000) }),

@@ -5,12 +5,15 @@ import { presentDelivery, presentDiff, presentMonitor } from "../routes/present.
 /**
  * What `GET /api/events/stream` pushes to the browsers of one organization. `check`: a check was
  * recorded (the monitor after it, and the new diff if there was one); `monitor`: a monitor changed
- * by other means (pause, resume, edit); `delivery`: a webhook delivery was attempted or requeued.
+ * by other means (pause, resume, edit); `delivery`: a webhook delivery was attempted or requeued;
+ * `resync`: events may have been missed (the link to the other processes was down), so what a
+ * browser shows must be refetched; the stream sends it as a new `ready` event.
  */
 export type LiveEvent =
   | { type: "check"; monitor: Monitor; diff: Diff | null }
   | { type: "monitor"; monitor: Monitor }
-  | { type: "delivery"; delivery: Delivery };
+  | { type: "delivery"; delivery: Delivery }
+  | { type: "resync" };
 
 export type LiveListener = (event: LiveEvent) => void;
 
@@ -18,8 +21,20 @@ export type LiveListener = (event: LiveEvent) => void;
 export interface EventHub {
   subscribe(orgId: string, listener: LiveListener): () => void;
   publish(orgId: string, event: LiveEvent): void;
+  /** Publishes to the listeners of every organization. */
+  broadcast(event: LiveEvent): void;
   /** Listeners of one organization (the stream route caps it). */
   listenerCount(orgId: string): number;
+}
+
+function deliver(set: ReadonlySet<LiveListener>, event: LiveEvent): void {
+  for (const listener of [...set]) {
+    try {
+      listener(event);
+    } catch {
+      // one broken stream must not keep the others (or the store write) from going on
+    }
+  }
 }
 
 export function createEventHub(): EventHub {
@@ -36,14 +51,10 @@ export function createEventHub(): EventHub {
     },
     publish(orgId, event) {
       const set = listeners.get(orgId);
-      if (set === undefined) return;
-      for (const listener of [...set]) {
-        try {
-          listener(event);
-        } catch {
-          // one broken stream must not keep the others (or the store write) from going on
-        }
-      }
+      if (set !== undefined) deliver(set, event);
+    },
+    broadcast(event) {
+      for (const set of [...listeners.values()]) deliver(set, event);
     },
     listenerCount(orgId) {
       return listeners.get(orgId)?.size ?? 0;
@@ -55,7 +66,7 @@ export function createEventHub(): EventHub {
  * The engine's hook for live events: the same store, whose successful writes of checks, monitor
  * changes and delivery attempts are also published to `hub`. Every other member is the store's
  * own (bound), so optional fast paths such as `getDiffJson` stay visible. Events reach browsers
- * connected to this process; several processes on one database each publish their own writes.
+ * connected to this process; on PostgreSQL, `createPostgresRelay` carries them to the other processes.
  */
 export function observeStore(store: Store, hub: EventHub): Store {
   const wrapped: Partial<Store> = {

@@ -33,7 +33,8 @@ function frame(event: string, data: unknown, id?: number): string {
  * `GET /api/events/stream`: server-sent events of the caller's organization (check results, diffs,
  * monitor changes and webhook deliveries), authenticated like every API route (bearer token). The
  * first event is `ready`; a comment line every 15 s keeps the connection open. Nothing is replayed:
- * a client that reconnects refetches what it shows.
+ * a client that reconnects refetches what it shows, and so does one that gets a later `ready` (this
+ * process's link to the other processes was down, see `createPostgresRelay`).
  */
 export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options: EventStreamOptions): void {
   const { stillAllowed, now } = options;
@@ -54,7 +55,9 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         description:
           "text/event-stream. Events: ready, check ({ monitor, diff | null }), monitor ({ monitor }), delivery ({ delivery }). " +
           `At most ${String(MAX_STREAMS_PER_ORG)} open streams per organization (429 rate_limited beyond). ` +
-          "Events are those of the server process the stream is connected to; nothing is replayed after a reconnect.",
+          "On PostgreSQL the events of every server process on the database arrive; on SQLite and memory, those of the process the stream is connected to " +
+          "(an api-role process on SQLite also polls for the checks of its workers). " +
+          "Nothing is replayed after a reconnect; a later ready event means events may have been missed: refetch.",
         produces: ["text/event-stream"],
         response: { 200: z.string().describe("text/event-stream"), ...problems() },
       },
@@ -88,7 +91,9 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         }
         res.write(text);
       };
-      const deliver = (event: LiveEvent): void => send(frame(event.type, event, ++sequence));
+      const ready = (): void => send(frame("ready", { type: "ready", requestId: request.id }));
+      // A resync is a second `ready`: clients refetch as they do after a reconnect.
+      const deliver = (event: LiveEvent): void => (event.type === "resync" ? ready() : send(frame(event.type, event, ++sequence)));
       let checkedAt = now().getTime();
       /** Events that arrived while the caller is being checked again (null: no check under way). */
       let held: LiveEvent[] | null = null;
@@ -137,7 +142,7 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
       res.on("close", end);
       res.on("error", end);
       res.write(`retry: ${String(RETRY_MS)}\n\n`);
-      send(frame("ready", { type: "ready", requestId: request.id }));
+      ready();
     },
   );
 }

@@ -85,5 +85,11 @@ describe("POST /api/monitors/{id}/check on the real check pipeline", () => {
     expect(res.headers["content-type"]).toContain("text/plain");
     expect(res.body).toContain("driftwatch_checks_total");
     expect(res.body).toMatch(/route="\/api\/monitors\/:id\/check"/);
+    // scale-out: scheduling lag, per-org work, takeovers
+    expect(res.body).toContain("# TYPE driftwatch_check_lag_seconds histogram");
+    expect(res.body).toContain("# TYPE driftwatch_host_lag_seconds gauge");
+    expect(res.body).toContain("# TYPE driftwatch_org_work_total counter");
+    expect(res.body).toContain('driftwatch_lease_takeovers_total{kind="monitor"} 0');
+    expect(res.body).toContain('driftwatch_leases_lost_total{kind="delivery"} 0');
   });
 });

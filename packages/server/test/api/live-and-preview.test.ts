@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckService } from "../../src/index.js";
 import { createEventHub, observeStore } from "../../src/live/events.js";
 import { MAX_STREAMS_PER_ORG } from "../../src/routes/events.js";
+import { openEventStream, type EventStream } from "../sse.js";
 import { createHarness, expectProblem, json, type Harness } from "./harness.js";
 
 /** Live events (GET /api/events/stream) and the rules preview, on the real check pipeline and SQLite. */
@@ -51,36 +52,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface SseEvent {
-  event: string;
-  data: Record<string, any>;
-}
-
-/** Opens the stream and reads its events as they come. */
-async function openStream(secret: string): Promise<{ status: number; headers: Headers; next(predicate?: (e: SseEvent) => boolean): Promise<SseEvent>; close(): void }> {
-  const controller = new AbortController();
-  const response = await fetch(`${apiUrl}/api/events/stream`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const queue: SseEvent[] = [];
-  async function next(predicate: (e: SseEvent) => boolean = () => true): Promise<SseEvent> {
-    for (;;) {
-      const index = queue.findIndex(predicate);
-      if (index >= 0) return queue.splice(index, 1)[0]!;
-      const { value, done } = await reader.read();
-      if (done) throw new Error("stream ended");
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event !== undefined && data !== undefined) queue.push({ event, data: JSON.parse(data) as Record<string, any> });
-      }
-    }
-  }
-  return { status: response.status, headers: response.headers, next, close: () => controller.abort() };
+/** Opens the stream of this test's server and reads its events as they come. */
+function openStream(secret: string): Promise<EventStream> {
+  return openEventStream(apiUrl, secret);
 }
 
 describe("GET /api/events/stream", () => {

@@ -196,3 +196,18 @@ describe("serve configuration: people", () => {
     expect(() => resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY: "maybe" })).toThrow(ConfigError);
   });
 });
+
+describe("leases, polling and the org share", () => {
+  it("defaults: the engine's lease (null), a 1 s poll, half the slots per org", () => {
+    expect(resolveServeConfig([], {})).toMatchObject({ leaseMs: null, pollIntervalMs: 1000, orgSharePercent: 50 });
+  });
+
+  it("reads DRIFTWATCH_LEASE_MS, DRIFTWATCH_POLL_INTERVAL_MS and DRIFTWATCH_ORG_SHARE_PERCENT, and names a bad one", () => {
+    const env = { DRIFTWATCH_LEASE_MS: "3000", DRIFTWATCH_POLL_INTERVAL_MS: "200", DRIFTWATCH_ORG_SHARE_PERCENT: "25" };
+    expect(resolveServeConfig([], env)).toMatchObject({ leaseMs: 3000, pollIntervalMs: 200, orgSharePercent: 25 });
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_LEASE_MS: "999" })).message).toMatch(/DRIFTWATCH_LEASE_MS/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_POLL_INTERVAL_MS: "0" })).message).toMatch(/DRIFTWATCH_POLL_INTERVAL_MS/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ORG_SHARE_PERCENT: "101" })).message).toMatch(/DRIFTWATCH_ORG_SHARE_PERCENT/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ORG_SHARE_PERCENT: "0.5" })).code).toBe("invalid_value");
+  });
+});
