@@ -8,8 +8,17 @@ import { TimestampSchema } from "./resources.js";
 /** An email address as users type it (compared trimmed and lower-cased). */
 export const EmailSchema = z.string().trim().max(254).pipe(z.email());
 
-/** A display name: 1 to 200 characters after trimming. */
-export const DisplayNameSchema = z.string().trim().min(1).max(200);
+/**
+ * Control characters (line breaks, terminal escapes) and bidirectional overrides: a name is shown
+ * in lists, mails and terminals as one line that reads as written, so it may contain none.
+ */
+const PRINTABLE = /^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u;
+
+/** A person's or an organization's name: 1 to 200 characters after trimming, printable. */
+const NameSchema = z.string().trim().min(1).max(200).regex(PRINTABLE, { message: "must not contain control characters or bidirectional overrides" });
+
+/** A display name: 1 to 200 printable characters after trimming. */
+export const DisplayNameSchema = NameSchema;
 
 /** A password as sent (the policy, checked by the server, answers `weak_password`). */
 export const PasswordInputSchema = z.string().max(1024);
@@ -30,7 +39,7 @@ export const OrgSchema = z.object({
 });
 export type Org = z.infer<typeof OrgSchema>;
 
-export const OrgUpdateSchema = z.strictObject({ name: z.string().trim().min(1).max(200) });
+export const OrgUpdateSchema = z.strictObject({ name: NameSchema });
 export type OrgUpdate = z.input<typeof OrgUpdateSchema>;
 
 /** One organization of the signed-in user, with the user's role in it. */
@@ -75,7 +84,7 @@ export const SetupRequestSchema = z.strictObject({
   email: EmailSchema,
   displayName: DisplayNameSchema,
   password: PasswordInputSchema,
-  orgName: z.string().trim().min(1).max(200).optional(),
+  orgName: NameSchema.optional(),
 });
 export type SetupRequest = z.input<typeof SetupRequestSchema>;
 

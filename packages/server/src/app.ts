@@ -45,6 +45,21 @@ class AccessLogController extends LogController {
   }
 }
 
+/** Query parameters whose values are secrets (the invitation lookup's `token`): logged as `[redacted]`. */
+const SECRET_QUERY = /([?&]token=)[^&#]*/gi;
+
+/** Fastify's request log fields, with secret query values redacted from the URL. */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(SECRET_QUERY, "$1[redacted]"),
+    version: request.headers?.["accept-version"],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** API versions a request may pin with `driftwatch-version`. */
 export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 
@@ -55,14 +70,17 @@ export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const app = Fastify({
-    loggerInstance: (deps.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" })) as FastifyBaseLogger,
+    // The request serializer of this child replaces Fastify's, so no log line carries a secret from a URL.
+    loggerInstance: (deps.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" })).child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
     genReqId: () => newId("request"),
     requestIdHeader: false,
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: deps.config.bodyLimitBytes,
     // Behind a reverse proxy that sets X-Forwarded-For/-Proto/-Host (docs/deployment.md): the
     // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
-    trustProxy: deps.config.trustProxy ?? false,
+    // Only the nearest proxy is trusted (one hop): the client address is the last X-Forwarded-For
+    // entry, the one that proxy added, never an earlier one the client may have written itself.
+    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop === 0 : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
@@ -150,7 +168,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
-  registerEventRoutes(app, deps.events ?? createEventHub());
+  registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });
   await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));
   return app;
 }

@@ -42,7 +42,10 @@ export interface ServerConfig {
    * addressed to.
    */
   publicUrl?: string | null;
-  /** Trust X-Forwarded-* headers from a reverse proxy (client address, scheme, host); default false. */
+  /**
+   * Trust X-Forwarded-* headers from the reverse proxy in front (one hop): the client address is the
+   * last X-Forwarded-For entry, the scheme and host the forwarded ones; default false.
+   */
   trustProxy?: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { normalizeEmail, RoleSchema, type Role } from "@driftwatch/core";
-import { EmailSchema } from "@driftwatch/schema";
+import { DisplayNameSchema, EmailSchema } from "@driftwatch/schema";
 import { DEFAULT_DATABASE_URL, ENV, parseArgs, resolveLimits } from "../config/index.js";
 import { hashPassword } from "../people/password.js";
 import { passwordProblem } from "../people/policy.js";
@@ -75,8 +75,9 @@ export async function runUser(args: readonly string[], io: CliIo, input: UserCom
     const parsedRole = RoleSchema.safeParse(typeof options.role === "string" ? options.role : "owner");
     if (!parsedRole.success) throw new Error(`--role must be one of ${RoleSchema.options.join(", ")}`);
     role = parsedRole.data;
-    name = typeof options.name === "string" ? options.name.trim() : email.split("@")[0]!;
-    if (name === "" || name.length > 200) throw new Error("--name must be 1 to 200 characters");
+    const parsedName = DisplayNameSchema.safeParse(typeof options.name === "string" ? options.name : email.split("@")[0]!);
+    if (!parsedName.success) throw new Error("--name must be 1 to 200 characters, none of them control characters");
+    name = parsedName.data;
     const envPassword = io.env[ENV.userPassword];
     passwordFrom = options["password-stdin"] === true ? "stdin" : envPassword !== undefined && envPassword !== "" ? "env" : "generated";
     databaseUrl = commandDatabaseUrl(options.database, io);

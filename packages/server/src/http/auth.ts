@@ -14,6 +14,7 @@ import {
   TOUCH_INTERVAL_MS,
 } from "../config/limits.js";
 import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "../people/secrets.js";
+import { addressKey } from "./client-address.js";
 import { ApiError } from "./problem.js";
 
 /** Who is calling: resolved from the bearer token, or from the session cookie, by `authenticate`. */
@@ -69,6 +70,12 @@ export interface Authenticator {
   forget(tokenId: string): void;
   /** Forgets every cached token of an organization (deleted through this process). */
   forgetOrganization(orgId: string): void;
+  /**
+   * Whether a caller authenticated earlier may still act in its organization: the token is not
+   * revoked, or the session has not ended and its user is still a member. For long-lived
+   * responses (the event stream), which are authenticated once.
+   */
+  stillValid(auth: AuthContext, at: number): Promise<boolean>;
 }
 
 export interface AuthenticatorOptions {
@@ -164,7 +171,7 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
 
   return {
     async authenticate(request, at = now().getTime()) {
-      const client = request.ip;
+      const client = addressKey(request.ip);
       const window = failureWindow(client, at);
       if (window !== null && window.count >= failureLimit) {
         window.count++;
@@ -206,6 +213,16 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
     forgetOrganization(orgId) {
       generation++;
       for (const [hash, entry] of cache) if (entry.record.orgId === orgId) cache.delete(hash);
+    },
+
+    async stillValid(auth, at) {
+      if (auth.via === "token") {
+        const record = await store.getToken(auth.orgId, auth.tokenId);
+        return record !== null && record.revokedAt === null;
+      }
+      const session = await store.findSessionByHash(hashSecret(auth.secret));
+      if (session === null || sessionEnded(session, at, idleMs)) return false;
+      return (await store.getMembership(auth.orgId, auth.userId)) !== null;
     },
   };
 

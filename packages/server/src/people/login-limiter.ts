@@ -1,7 +1,9 @@
 // Brute-force limits of password checks (sign-in, invitation acceptance by an existing user,
 // password change): failed attempts are counted per account and per client address in a fixed
-// window; past either limit, attempts are refused with 429 before any password is checked.
-// Counters live in this process (several processes each count their own).
+// window; past either limit, attempts are refused with 429 before any password is checked. An
+// attempt counts as failed from the moment it is let through, so attempts sent at once (each
+// waiting for its hash) cannot all pass the check before the first failure is counted; a success
+// gives its count back. Counters live in this process (several processes each count their own).
 import { ApiError } from "../http/problem.js";
 
 export interface LoginLimiterOptions {
@@ -18,12 +20,13 @@ interface Window {
 }
 
 export interface LoginLimiter {
-  /** Throws `429 rate_limited` (with Retry-After) when the account or the address is over its limit. */
-  check(account: string, address: string, at: number): void;
-  /** Counts one failed attempt. */
-  failed(account: string, address: string, at: number): void;
-  /** A successful attempt clears the account's failures (the address keeps its count). */
-  succeeded(account: string): void;
+  /**
+   * Throws `429 rate_limited` (with Retry-After) when the account or the address is over its
+   * limit; otherwise counts the attempt as failed until `succeeded` says otherwise.
+   */
+  attempt(account: string, address: string, at: number): void;
+  /** The attempt let through at `at` succeeded: the account's failures are cleared and the address gets its count back. */
+  succeeded(account: string, address: string, at: number): void;
 }
 
 export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
@@ -60,18 +63,18 @@ export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
   }
 
   return {
-    check(account, address, at) {
+    attempt(account, address, at) {
       const byAccount = current(accounts, account, at);
       if (byAccount !== null && byAccount.count >= options.accountLimit) throw refuse(byAccount, at, "for this account");
       const byAddress = current(addresses, address, at);
       if (byAddress !== null && byAddress.count >= options.addressLimit) throw refuse(byAddress, at, "from this address");
-    },
-    failed(account, address, at) {
       count(accounts, account, at);
       count(addresses, address, at);
     },
-    succeeded(account) {
+    succeeded(account, address, at) {
       accounts.delete(account);
+      const byAddress = current(addresses, address, at);
+      if (byAddress !== null && byAddress.count > 0) byAddress.count--;
     },
   };
 }

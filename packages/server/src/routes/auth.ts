@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf, requireSession } from "../http/auth.js";
+import { addressKey } from "../http/client-address.js";
 import { ApiError } from "../http/problem.js";
 import { actorOf, assertNotCrossOrigin, audit, clearSessionCookie, type PeopleContext, presentMe, startSession } from "../people/context.js";
 import { hashPassword, needsRehash, verifyPassword } from "../people/password.js";
@@ -34,14 +35,13 @@ const invalidCredentials = (): ApiError => new ApiError("invalid_credentials", "
 export async function checkPassword(people: PeopleContext, request: FastifyRequest, email: string, password: string): Promise<UserRecord | null> {
   const at = people.now().getTime();
   const account = normalizeEmail(email);
-  people.limiter.check(account, request.ip, at);
+  const address = addressKey(request.ip);
+  // Counted as a failure from here on (an error on the way leaves it counted) until it succeeds.
+  people.limiter.attempt(account, address, at);
   const user = await people.store.getUserByEmail(account);
   const ok = await verifyPassword(password, user?.passwordHash ?? null, people.scrypt);
-  if (!ok || user === null) {
-    people.limiter.failed(account, request.ip, at);
-    return null;
-  }
-  people.limiter.succeeded(account);
+  if (!ok || user === null) return null;
+  people.limiter.succeeded(account, address, at);
   if (user.passwordHash !== null && needsRehash(user.passwordHash, people.scrypt)) {
     // Parameters changed since this hash was made: store one with the current parameters.
     await people.store.updateUser(user.id, { passwordHash: await hashPassword(password, people.scrypt), passwordChangedAt: user.passwordChangedAt ?? user.createdAt });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { authOf } from "../http/auth.js";
+import { type AuthContext, authOf } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
 import type { EventHub, LiveEvent } from "../live/events.js";
 import { problems, security } from "./common.js";
@@ -13,6 +13,17 @@ const HEARTBEAT_MS = 15_000;
 const MAX_QUEUED_BYTES = 1024 * 1024;
 /** What `retry:` tells the browser to wait before reconnecting. */
 const RETRY_MS = 3000;
+/**
+ * How often an open stream checks that its caller may still read (a signed-out or revoked session,
+ * a removed member, a revoked token): at the first heartbeat or event after this long.
+ */
+export const STREAM_RECHECK_MS = 15_000;
+
+export interface EventStreamOptions {
+  /** Whether the caller the stream was opened for may still read the organization's events. */
+  stillAllowed(auth: AuthContext, at: number): Promise<boolean>;
+  now: () => Date;
+}
 
 function frame(event: string, data: unknown, id?: number): string {
   return `${id === undefined ? "" : `id: ${String(id)}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -25,7 +36,8 @@ function frame(event: string, data: unknown, id?: number): string {
  * a client that reconnects refetches what it shows, and so does one that gets a later `ready` (this
  * process's link to the other processes was down, see `createPostgresRelay`).
  */
-export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
+export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options: EventStreamOptions): void {
+  const { stillAllowed, now } = options;
   const streams = new Set<() => void>();
   // Open streams would keep `close()` waiting: end them first.
   app.addHook("preClose", async () => {
@@ -51,7 +63,8 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
       },
     },
     async (request, reply) => {
-      const { orgId } = authOf(request);
+      const auth = authOf(request);
+      const { orgId } = auth;
       if (hub.listenerCount(orgId) >= MAX_STREAMS_PER_ORG) {
         throw new ApiError("rate_limited", `At most ${String(MAX_STREAMS_PER_ORG)} event streams may be open per organization.`, {
           headers: { "retry-after": "30" },
@@ -80,8 +93,41 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
       };
       const ready = (): void => send(frame("ready", { type: "ready", requestId: request.id }));
       // A resync is a second `ready`: clients refetch as they do after a reconnect.
-      const unsubscribe = hub.subscribe(orgId, (event: LiveEvent) => (event.type === "resync" ? ready() : send(frame(event.type, event, ++sequence))));
-      const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
+      const deliver = (event: LiveEvent): void => (event.type === "resync" ? ready() : send(frame(event.type, event, ++sequence)));
+      let checkedAt = now().getTime();
+      /** Events that arrived while the caller is being checked again (null: no check under way). */
+      let held: LiveEvent[] | null = null;
+      /** Starts a check of the caller when one is due; true while one is under way (hold what comes). */
+      const checking = (): boolean => {
+        if (held !== null) return true;
+        const at = now().getTime();
+        if (at - checkedAt < STREAM_RECHECK_MS) return false;
+        checkedAt = at;
+        const pending: LiveEvent[] = [];
+        held = pending;
+        stillAllowed(auth, at).then(
+          (allowed) => {
+            held = null;
+            if (!allowed) return end();
+            for (const event of pending) deliver(event);
+          },
+          (error: unknown) => {
+            // Not known to be allowed: end the stream (the client reconnects and authenticates again).
+            request.log.warn({ err: error }, "could not check the event stream's caller");
+            held = null;
+            end();
+          },
+        );
+        return true;
+      };
+      const unsubscribe = hub.subscribe(orgId, (event: LiveEvent) => {
+        if (checking()) held?.push(event);
+        else deliver(event);
+      });
+      const heartbeat = setInterval(() => {
+        checking();
+        send(": keep-alive\n\n");
+      }, HEARTBEAT_MS);
       heartbeat.unref();
       const end = (): void => {
         if (ended) return;

@@ -1,7 +1,7 @@
 // Helpers of the people suites: a real server in this process on a real database (its clock
 // injected, so expiries can be reached without waiting), and a tiny cookie-keeping client.
 import type { Store } from "@driftwatch/core";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { createDriftwatchServer, type DriftwatchServer } from "../../src/index.js";
 import type { ServerLimits } from "../../src/config/index.js";
 import type { SmtpSettings } from "../../src/people/mailer.js";
@@ -25,7 +25,7 @@ export interface PeopleServer {
 
 export async function startPeopleServer(
   databaseUrl: string,
-  options: { limits?: Partial<ServerLimits>; smtp?: SmtpSettings | null; publicUrl?: string | null; adminToken?: string; store?: Store } = {},
+  options: { limits?: Partial<ServerLimits>; smtp?: SmtpSettings | null; publicUrl?: string | null; adminToken?: string; store?: Store; logger?: Logger } = {},
 ): Promise<PeopleServer> {
   const clock = { offsetMs: 0 };
   const adminToken = options.adminToken ?? newAdminToken();
@@ -40,7 +40,7 @@ export async function startPeopleServer(
     trustProxy: true,
     publicUrl: options.publicUrl ?? null,
     smtp: options.smtp ?? null,
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     now: () => new Date(Date.now() + clock.offsetMs),
     // scrypt at 2^12 keeps the suite light; the default (2^17) is the same code.
     limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 1000, ...options.limits },

@@ -5,6 +5,7 @@
  * invitations (expired, reused, revoked), the last-owner rule, brute-force limits and the audit log.
  */
 import { AUDIT_ACTIONS } from "@driftwatch/schema";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSetupLink } from "../../src/people/setup.js";
 import { Browser, type Database, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
@@ -49,6 +50,16 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       const accepted = await browser.send("POST", "/api/invites/accept", { token, displayName, password: STRONG });
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
       return browser;
+    }
+
+    /** Runs `body` against a second server on the same store (its own limits, clock and logger), then closes it. */
+    async function withSecondServer(options: Parameters<typeof startPeopleServer>[1], body: (second: PeopleServer) => Promise<void>): Promise<void> {
+      const second = await startPeopleServer(database.url, { store: running.server.store, ...options });
+      try {
+        await body(second);
+      } finally {
+        await second.close();
+      }
     }
 
     it("first run: setup is open, refuses a wrong token and a weak password, creates the owner once", async () => {
@@ -412,12 +423,66 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       expect((await viewer.send("GET", "/api/audit")).status).toBe(403);
     });
 
-    it("brute force: failed sign-ins are limited per account and per address with 429 and Retry-After", async () => {
-      const tight = await startPeopleServer(database.url, {
-        store: running.server.store,
-        limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
+    it("names: display and organization names with control characters or bidirectional overrides are refused with 422", async () => {
+      const token = await invite(ownerBrowser, "crlf@example.com", "viewer");
+      const forged = await new Browser(base).send("POST", "/api/invites/accept", {
+        token,
+        displayName: "Carl\n\nAccept the invitation: https://evil.example/invite",
+        password: STRONG,
       });
+      expect(forged.status).toBe(422);
+      expect(forged.body).toMatchObject({ code: "validation_failed", errors: [{ path: "displayName" }] });
+      // The invitation is still usable with a plain name.
+      const accepted = await new Browser(base).send("POST", "/api/invites/accept", { token, displayName: "Carl", password: STRONG });
+      expect(accepted.status).toBe(200);
+      const renamed = await ownerBrowser.send("PATCH", `/api/orgs/${orgId}`, { name: "Acme\u202Egnp.exe" });
+      expect(renamed.status).toBe(422);
+      expect(renamed.body).toMatchObject({ code: "validation_failed", errors: [{ path: "name" }] });
+      const escape = await ownerBrowser.send("PATCH", `/api/orgs/${orgId}`, { name: "Acme\u001b[2J" });
+      expect(escape.status).toBe(422);
+      expect((await ownerBrowser.send("GET", `/api/orgs/${orgId}`)).body.name).not.toMatch(/[\u001b\u202E]/);
+    });
+
+    it("event stream: an open stream ends once its session is signed out, and delivers nothing after", async () => {
+      const streamer = await join("streamer@example.com", "viewer");
+      const controller = new AbortController();
+      const response = await fetch(`${base}/api/events/stream`, { headers: { cookie: `dw_session=${streamer.cookie}` }, signal: controller.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      /** Reads until `pattern` appears or the stream ends; whether it ended. */
+      async function readUntil(pattern: RegExp): Promise<boolean> {
+        while (!pattern.test(text)) {
+          const { done, value } = await reader.read();
+          if (done) return true;
+          text += decoder.decode(value, { stream: true });
+        }
+        return false;
+      }
       try {
+        expect(await readUntil(/event: ready/)).toBe(false);
+        const created = await ownerBrowser.send("POST", "/api/monitors", { type: "api", name: "streamed", url: "https://api.example.com/stream" });
+        expect(created.status).toBe(201);
+        expect((await ownerBrowser.send("PATCH", `/api/monitors/${created.body.id as string}`, { name: "before sign-out" })).status).toBe(200);
+        expect(await readUntil(/before sign-out/)).toBe(false);
+        expect((await streamer.send("POST", "/api/auth/sign-out")).status).toBe(204);
+        // Past the re-check interval, the next event finds the session ended: the stream ends instead.
+        running.clock.offsetMs = 60_000;
+        text = "";
+        expect((await ownerBrowser.send("PATCH", `/api/monitors/${created.body.id as string}`, { name: "after sign-out" })).status).toBe(200);
+        expect(await readUntil(/after sign-out/)).toBe(true);
+        expect(text).not.toMatch(/after sign-out/);
+      } finally {
+        running.clock.offsetMs = 0;
+        controller.abort();
+      }
+    });
+
+    it("brute force: failed sign-ins are limited per account and per address with 429 and Retry-After", async () => {
+      await withSecondServer({
+        limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
+      }, async (tight) => {
         const browser = new Browser(tight.baseUrl);
         for (let i = 0; i < 3; i++) expect((await browser.send("POST", "/api/auth/sign-in", { email: owner.email, password: `wrong-password-${i}` })).status).toBe(401);
         // Over the account's limit: refused even with the right password, from any address.
@@ -436,9 +501,88 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
         // After the window, the owner signs in again.
         tight.clock.offsetMs = 901 * 1000;
         expect((await browser.send("POST", "/api/auth/sign-in", owner)).status).toBe(200);
-      } finally {
-        await tight.close();
-      }
+      });
+    });
+
+    it("brute force: sign-ins sent at once get no more password checks than the limits allow", async () => {
+      await withSecondServer({
+        limits: { scryptLogN: 12, loginAccountLimit: 3, loginAddressLimit: 5, loginWindowSeconds: 900 },
+      }, async (tight) => {
+        const browser = new Browser(tight.baseUrl);
+        // One account from many addresses: 3 checked (401), the rest refused before any hashing.
+        const byAccount = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            browser.send("POST", "/api/auth/sign-in", { email: "racer@example.com", password: `guess-${i}` }, { headers: { "x-forwarded-for": `198.51.100.${20 + i}` } }),
+          ),
+        );
+        expect(byAccount.map((a) => a.status).sort()).toEqual([...Array(3).fill(401), ...Array(9).fill(429)]);
+        // Many accounts from one address: 5 checked, the rest refused.
+        const byAddress = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            browser.send("POST", "/api/auth/sign-in", { email: `spray${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": "198.51.100.99" } }),
+          ),
+        );
+        expect(byAddress.map((a) => a.status).sort()).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+        // Successful sign-ins do not use up the address's allowance.
+        for (let i = 0; i < 6; i++) {
+          expect((await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-for": "198.51.100.150" } })).status).toBe(200);
+        }
+      });
+    });
+
+    it("behind the proxy, the address limit counts the address the proxy saw, not one the client put in X-Forwarded-For", async () => {
+      await withSecondServer({
+        limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 2, loginWindowSeconds: 900 },
+      }, async (tight) => {
+        const browser = new Browser(tight.baseUrl);
+        // The client forges the first entry; the proxy appends the address it saw (198.51.100.77).
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const forged = `203.0.113.${i + 1}, 198.51.100.77`;
+          statuses.push((await browser.send("POST", "/api/auth/sign-in", { email: `forger${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": forged } })).status);
+        }
+        expect(statuses).toEqual([401, 401, 429]);
+        // The audit log names the address the proxy saw, too.
+        const signedIn = await browser.send("POST", "/api/auth/sign-in", owner, { headers: { "x-forwarded-for": "203.0.113.50, 198.51.100.78" } });
+        expect(signedIn.status).toBe(200);
+        const entries = await tight.server.store.listAudit(signedIn.body.org.id as string, { limit: 5 });
+        expect(entries.data.find((e) => e.action === "auth.sign_in")?.ip).toBe("198.51.100.78");
+      });
+    });
+
+    it("the address limit counts an IPv6 client by its /64 network, and an IPv4-mapped address as the IPv4 one", async () => {
+      await withSecondServer({ limits: { scryptLogN: 12, loginAccountLimit: 1000, loginAddressLimit: 2, loginWindowSeconds: 900 } }, async (tight) => {
+        const browser = new Browser(tight.baseUrl);
+        const attempt = async (address: string, i: number) =>
+          (await browser.send("POST", "/api/auth/sign-in", { email: `six${i}@example.com`, password: "guess" }, { headers: { "x-forwarded-for": address } })).status;
+        // One /64 network, three addresses in it.
+        expect([await attempt("2001:db8:1:2::1", 0), await attempt("2001:db8:1:2:ffff::9", 1), await attempt("2001:0db8:0001:0002:a:b:c:d", 2)]).toEqual([401, 401, 429]);
+        // Another /64 is counted on its own.
+        expect(await attempt("2001:db8:1:3::1", 3)).toBe(401);
+        // 192.0.2.44 and its IPv4-mapped form are one address.
+        expect([await attempt("192.0.2.44", 4), await attempt("::ffff:192.0.2.44", 5), await attempt("192.0.2.44", 6)]).toEqual([401, 401, 429]);
+      });
+    });
+
+    it("logs: an invitation's secret sent in the lookup's query is not written to the log", async () => {
+      const lines: string[] = [];
+      await withSecondServer({
+        adminToken: running.adminToken,
+        logger: pino({ level: "debug" }, { write: (line: string) => void lines.push(line) }),
+      }, async (logged) => {
+        const admin = new Browser(logged.baseUrl, running.adminToken);
+        const created = await admin.send("POST", "/api/invites", { email: "logged@example.com", role: "viewer" });
+        expect(created.status).toBe(201);
+        const token = tokenOfLink(created.body.url as string);
+        const lookup = await new Browser(logged.baseUrl).send("GET", `/api/invites/lookup?token=${token}`);
+        expect(lookup.status).toBe(200);
+        const refused = await new Browser(logged.baseUrl).send("GET", `/api/invites/lookup?token=${token}x`);
+        expect(refused.status).toBe(404);
+        const lookups = lines.filter((line) => line.includes("/api/invites/lookup"));
+        expect(lookups.length).toBeGreaterThan(0);
+        expect(lookups.some((line) => line.includes("/api/invites/lookup?token=[redacted]"))).toBe(true);
+        expect(lines.filter((line) => line.includes(token))).toEqual([]);
+      });
     });
 
     it("an owner deletes the organization with everything in it; admins and tokens cannot", async () => {
