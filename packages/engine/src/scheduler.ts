@@ -1,3 +1,4 @@
+import { createSleeper } from "./background-loop.js";
 import { newId, StoreError, type MonitorRecord, type Store } from "@driftwatch/core";
 import {
   DEFAULT_CHECK_CONCURRENCY,
@@ -105,8 +106,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let abort = new AbortController();
   let started = false;
   let loop: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const sleeper = createSleeper();
   let lastClaimFull = false;
   let idleWaiters: (() => void)[] = [];
 
@@ -223,25 +223,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (batch.length < SPREAD_BATCH_SIZE) return spread;
     }
   }
-  function sleep(ms: number): Promise<void> {
-    if (woken) {
-      woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        wakeUp = null;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
   function wake(): void {
-    if (wakeUp) wakeUp();
-    else woken = true;
+    sleeper.wake();
   }
 
   async function run(): Promise<void> {
@@ -260,7 +243,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (!started) break;
       // After a full claim more may be due: claim again at once if there is room, else when a check ends.
       if (lastClaimFull && room() >= concurrency) continue;
-      await sleep(pollIntervalMs);
+      await sleeper.sleep(pollIntervalMs);
     }
   }
 
@@ -279,7 +262,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async stop(stopOptions = {}) {
       started = false;
-      wakeUp?.();
+      sleeper.interrupt();
       if (loop !== null) await loop;
       loop = null;
       // Waiting monitors give their lease back untouched at once: still due, for the next process.
