@@ -93,7 +93,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const random = options.random ?? Math.random;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CHECK_CONCURRENCY);
   const perHost = Math.max(1, Math.min(concurrency, options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY));
-  const ownsQueue = options.queue === undefined;
+  const ownsQueue = options.queue === undefined || typeof options.queue === "function";
   const queue = queueFor("scheduler", options, { now, metrics, onError: (error) => report(error) });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const spreadWindowMs = options.spreadWindowMs ?? DEFAULT_SPREAD_WINDOW_MS;
