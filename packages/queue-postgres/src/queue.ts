@@ -5,18 +5,21 @@ import { DEFAULT_LEASE_MS, defaultOwner, leaseRenewalMs, type WorkKind, type Wor
 import { createPostgresDialect } from "@driftwatch/store-postgres";
 import { RowCodec, type Row } from "@driftwatch/store-sql";
 import {
-  busyStatement,
+  enqueueStatement,
   CHECK_DEAD_LETTER,
   CHECK_QUEUE,
   claimStatement,
   DELIVERY_DEAD_LETTER,
   DELIVERY_QUEUE,
   handBackStatement,
+  INSTALL_VERSION,
+  installedVersionStatement,
   installStatements,
   PGBOSS_SCHEMA_VERSION,
   queueSql,
   reconcileStatements,
   renewStatement,
+  rowsStatement,
   touchJobsStatement,
   type QueueSql,
 } from "./sql.js";
@@ -125,9 +128,12 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
           if ((await boss.getQueue(name)) === null) await boss.createQueue(name, { ...work, name, deadLetter });
           else await boss.updateQueue(name, { ...work, name, deadLetter });
         }
-        await client.query("BEGIN");
-        for (const statement of installStatements(sql)) await client.query(statement);
-        await client.query("COMMIT");
+        const { rows: version } = await client.query<{ version: string | null }>(installedVersionStatement(sql));
+        if (version[0]?.version !== INSTALL_VERSION) {
+          await client.query("BEGIN");
+          for (const statement of installStatements(sql)) await client.query(statement);
+          await client.query("COMMIT");
+        }
         installed = await reconcileWith(client, sql);
       } finally {
         await client.query("SELECT pg_advisory_unlock($1)", [INSTALL_LOCK]).catch(() => undefined);
@@ -303,22 +309,38 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     const taken = new Map<string, string>();
     for (const row of rows) taken.set(row.id as string, byRow.get(row.id as string)!.id);
     const left = [...[...byRow.values()].filter((job) => !taken.has(job.data.id)), ...extra];
-    if (left.length > 0) {
-      const busy = await pool.query<{ id: string; lease_expires_at: Date }>(busyStatement(sql, kind), [
-        left.map((job) => job.data.id),
-        left.map((job) => job.data.due),
-        nowIso,
-      ]);
-      const until = new Map(busy.rows.map((row) => [row.id, row.lease_expires_at]));
-      const waiting = left.filter((job) => until.has(job.data.id) || taken.has(job.data.id));
-      const done = left.filter((job) => !waiting.includes(job));
-      await handBack(
-        kind,
-        waiting.map((job) => [job.id, (until.get(job.data.id) ?? new Date(Date.parse(nowIso) + leaseMs)).toISOString()]),
-      );
-      if (done.length > 0) await boss.complete(queues[kind], done.map((job) => job.id));
-    }
+    if (left.length > 0) await settle(kind, left, Date.parse(nowIso));
     return { rows, jobs: taken };
+  }
+
+  /**
+   * Jobs a claim could not take. A row another worker holds: its job waits for that lease to end
+   * (the worker releases it, or dies and the job takes over). A row due at another time than its
+   * job's (rescheduled while a lease held it, so no trigger fired): it gets a job for its time.
+   * A row gone, paused or delivered: nothing left to do.
+   */
+  async function settle(kind: WorkKind, left: FetchedJob[], at: number): Promise<void> {
+    const { rows } = await pool.query<{ id: string; org_id: string; due: Date | null; lease_expires_at: Date | null; live: boolean }>(rowsStatement(sql, kind), [
+      left.map((job) => job.data.id),
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const wait: [string, string][] = [];
+    const again = new Map<string, { org: string; due: string }>();
+    const done: string[] = [];
+    for (const job of left) {
+      const row = byId.get(job.data.id);
+      if (row === undefined || !row.live || row.due === null) done.push(job.id);
+      else if (row.lease_expires_at !== null && row.lease_expires_at.getTime() > at) wait.push([job.id, row.lease_expires_at.toISOString()]);
+      else if (row.due.getTime() !== Date.parse(job.data.due)) (again.set(row.id, { org: row.org_id, due: row.due.toISOString() }), done.push(job.id));
+      // Due at the job's time and free, yet not claimed: taken between the two statements; look again soon.
+      else wait.push([job.id, new Date(at + 1000).toISOString()]);
+    }
+    await handBack(kind, wait);
+    if (again.size > 0) {
+      const ids = [...again.keys()];
+      await pool.query(enqueueStatement(sql), [queues[kind], ids, ids.map((id) => again.get(id)!.org), ids.map((id) => again.get(id)!.due)]);
+    }
+    if (done.length > 0) await boss.complete(queues[kind], done);
   }
 
   function track<T extends { id: string; takenOverFrom: string | null }>(kind: WorkKind, claimed: T[], jobs: Map<string, string>): T[] {

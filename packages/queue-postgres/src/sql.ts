@@ -31,6 +31,14 @@ export function queueSql(schema: string, jobSchema: string): QueueSql {
  * minus the number of its organization's jobs already due and waiting, so one organization's
  * backlog does not hold back another's work (pg-boss fetches by priority, then age).
  */
+/** Marks the installed functions and triggers; a start that finds this version installed changes no schema (no DDL locks beside running processes). */
+export const INSTALL_VERSION = "driftwatch-queue 2";
+
+/** The version of the installed triggers (null: none). */
+export function installedVersionStatement({ s }: QueueSql): string {
+  return `SELECT obj_description(to_regprocedure('${s.replaceAll("'", "''")}.driftwatch_enqueue(text,text,text,timestamptz)'), 'pg_proc') AS version`;
+}
+
 export function installStatements({ s, b }: QueueSql): string[] {
   return [
     `CREATE INDEX IF NOT EXISTS driftwatch_job_key ON ${b}.job (name, singleton_key) WHERE state < 'completed'`,
@@ -52,7 +60,8 @@ export function installStatements({ s, b }: QueueSql): string[] {
      END $fn$`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_monitor_due() RETURNS trigger LANGUAGE plpgsql AS $fn$
      BEGIN
-       IF NEW.state IN ('active', 'failing') AND NEW.next_check_at IS NOT NULL AND NEW.lease_owner IS NULL
+       IF NEW.state IN ('active', 'failing') AND NEW.next_check_at IS NOT NULL
+          AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now())
           AND (TG_OP = 'INSERT' OR OLD.next_check_at IS DISTINCT FROM NEW.next_check_at
                OR OLD.lease_owner IS NOT NULL OR OLD.state NOT IN ('active', 'failing')) THEN
          PERFORM ${s}.driftwatch_enqueue('${CHECK_QUEUE}', NEW.id, NEW.org_id, NEW.next_check_at);
@@ -61,7 +70,8 @@ export function installStatements({ s, b }: QueueSql): string[] {
      END $fn$`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_delivery_due() RETURNS trigger LANGUAGE plpgsql AS $fn$
      BEGIN
-       IF NEW.state = 'pending' AND NEW.next_attempt_at IS NOT NULL AND NEW.lease_owner IS NULL
+       IF NEW.state = 'pending' AND NEW.next_attempt_at IS NOT NULL
+          AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now())
           AND (TG_OP = 'INSERT' OR OLD.next_attempt_at IS DISTINCT FROM NEW.next_attempt_at
                OR OLD.lease_owner IS NOT NULL OR OLD.state <> 'pending') THEN
          PERFORM ${s}.driftwatch_enqueue('${DELIVERY_QUEUE}', NEW.id, NEW.org_id, NEW.next_attempt_at);
@@ -74,7 +84,7 @@ export function installStatements({ s, b }: QueueSql): string[] {
          PERFORM ${s}.driftwatch_enqueue('${DELIVERY_QUEUE}', d.id, d.org_id, d.next_attempt_at)
          FROM ${s}.deliveries d
          WHERE d.org_id = NEW.org_id AND d.webhook_id = NEW.id AND d.state = 'pending'
-           AND d.next_attempt_at IS NOT NULL AND d.lease_owner IS NULL;
+           AND d.next_attempt_at IS NOT NULL AND (d.lease_owner IS NULL OR d.lease_expires_at <= now());
        END IF;
        RETURN NULL;
      END $fn$`,
@@ -87,6 +97,7 @@ export function installStatements({ s, b }: QueueSql): string[] {
     `DROP TRIGGER IF EXISTS driftwatch_webhook_enabled ON ${s}.webhooks`,
     `CREATE TRIGGER driftwatch_webhook_enabled AFTER UPDATE OF enabled ON ${s}.webhooks
        FOR EACH ROW EXECUTE FUNCTION ${s}.driftwatch_webhook_enabled()`,
+    `COMMENT ON FUNCTION ${s}.driftwatch_enqueue(text, text, text, timestamptz) IS '${INSTALL_VERSION}'`,
   ];
 }
 
@@ -135,13 +146,25 @@ export function claimStatement({ s }: QueueSql, kind: "monitor" | "delivery"): s
     RETURNING d.*, picked.lease_owner AS taken_over_from`;
 }
 
-/** Of the jobs a claim could not take: those whose row is still due at the job's time but leased by another worker, with the lease's end. */
-export function busyStatement({ s }: QueueSql, kind: "monitor" | "delivery"): string {
-  const [table, due, live] =
-    kind === "monitor" ? ["monitors", "next_check_at", "r.state IN ('active', 'failing')"] : ["deliveries", "next_attempt_at", "r.state = 'pending'"];
-  return `SELECT r.id, r.lease_expires_at FROM ${s}.${table} r
-    JOIN unnest($1::text[], $2::timestamptz[]) AS w(id, due) ON w.id = r.id AND r.${due} = w.due
-    WHERE ${live} AND r.lease_owner IS NOT NULL AND r.lease_expires_at > $3`;
+/**
+ * The rows of jobs a claim could not take, as they are now: still to be worked (`live`), their
+ * due time, and the end of a lease another worker holds.
+ */
+export function rowsStatement({ s }: QueueSql, kind: "monitor" | "delivery"): string {
+  if (kind === "monitor") {
+    return `SELECT r.id, r.org_id, r.next_check_at AS due, r.lease_expires_at,
+        (r.state IN ('active', 'failing') AND r.next_check_at IS NOT NULL) AS live
+      FROM ${s}.monitors r WHERE r.id = ANY($1::text[])`;
+  }
+  return `SELECT r.id, r.org_id, r.next_attempt_at AS due, r.lease_expires_at,
+      (r.state = 'pending' AND r.next_attempt_at IS NOT NULL AND h.enabled IS TRUE) AS live
+    FROM ${s}.deliveries r LEFT JOIN ${s}.webhooks h ON h.id = r.webhook_id AND h.org_id = r.org_id
+    WHERE r.id = ANY($1::text[])`;
+}
+
+/** Enqueues the rows (`$2` ids, `$3` organizations, `$4` due times) again, at their current due time. */
+export function enqueueStatement({ s }: QueueSql): string {
+  return `SELECT ${s}.driftwatch_enqueue($1, w.id, w.org, w.due) FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS w(id, org, due)`;
 }
 
 /** Puts fetched jobs (`$2`) back to waiting, each due again at its time in `$3`, as if never fetched. */
