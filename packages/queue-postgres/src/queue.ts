@@ -36,7 +36,7 @@ export interface PostgresJobsOptions {
    * row's lease. Takeover after a crash comes within about one lease plus the maintenance interval.
    */
   leaseMs?: number;
-  /** How often pg-boss looks for expired jobs (default a quarter of the lease, at least 1 s). */
+  /** How often pg-boss looks for expired jobs (default a tenth of the lease, at least 1 s: 2 s). */
   maintenanceIntervalSeconds?: number;
   /** How often the repair sweep runs (default 60 s; 0 turns it off). */
   repairIntervalMs?: number;
@@ -85,7 +85,7 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
   const jobSchema = options.jobSchema ?? (schema === "public" ? "pgboss" : `${schema}_pgboss`);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const expireInSeconds = Math.max(1, Math.ceil(leaseMs / 1000));
-  const maintenanceIntervalSeconds = options.maintenanceIntervalSeconds ?? Math.max(1, Math.round(leaseMs / 4000));
+  const maintenanceIntervalSeconds = options.maintenanceIntervalSeconds ?? Math.max(1, Math.round(leaseMs / 10_000));
   const onError = options.onError ?? ((): void => undefined);
   const max = options.max ?? 4;
   const sql = queueSql(schema, jobSchema);
