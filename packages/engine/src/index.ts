@@ -28,6 +28,7 @@ export {
   type CheckOutcome,
   type CheckServiceOptions,
   type EngineCheckService,
+  type RunCheckContext,
 } from "./pipeline/check-service.js";
 export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
