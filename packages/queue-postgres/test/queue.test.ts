@@ -153,6 +153,27 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     await store.updateWebhook(orgId, webhook.id, { enabled: false });
   });
 
+  it("does not let one organization's backlog hold back another's due work", async () => {
+    const j = await start();
+    // Only these two organizations have due work: the earlier tests' monitors are paused.
+    for (const m of (await store.listMonitors(orgId, { limit: 100 })).data) await store.updateMonitor(orgId, m.id, { state: "paused", nextCheckAt: null });
+    const due = new Date(Date.now() - 1000).toISOString();
+    const big = (await store.createOrganization({ slug: "backlog" })).id;
+    const small = (await store.createOrganization({ slug: "small" })).id;
+    // 200 monitors of one organization come due at once (a bulk import), then 3 of another.
+    for (let i = 0; i < 200; i++) await createMonitor(store, big, { url: `${target.url}/big${String(i)}`, nextCheckAt: due, intervalSeconds: 3600 });
+    const mine = new Set<string>();
+    for (let i = 0; i < 3; i++) mine.add((await createMonitor(store, small, { url: `${target.url}/small${String(i)}`, nextCheckAt: due, intervalSeconds: 3600 })).id);
+    const queue = j.workQueue(store, { owner: "fair" });
+    // The first claim of 10 already holds the second organization's three.
+    const claimed = await queue.claimMonitors({ now: new Date().toISOString(), limit: 10 });
+    expect(claimed.filter((m) => mine.has(m.id))).toHaveLength(3);
+    await queue.releaseAll();
+    queue.close();
+    for (const m of (await store.listMonitors(big, { limit: 200 })).data) await store.updateMonitor(big, m.id, { state: "paused", nextCheckAt: null });
+    for (const id of mine) await store.updateMonitor(small, id, { state: "paused", nextCheckAt: null });
+  });
+
   it("takes over a dead worker's claim after its lease, and a stopped worker's claims at once", async () => {
     const j = await start(2000);
     target.setJson({ v: 3 });
