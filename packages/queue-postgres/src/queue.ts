@@ -357,11 +357,15 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     return claimed;
   }
 
-  /** Ends a claim's job once its row's new state (and the trigger's next job) is committed. */
-  async function finish(kind: WorkKind, id: string): Promise<void> {
+  /**
+   * Ends a claim's job once its row's new state (and the trigger's next job) is committed. A claim
+   * whose lease was lost leaves the job alone: pg-boss retries a job under the same id, so after an
+   * expiry it may be the job another worker runs now.
+   */
+  async function finish(kind: WorkKind, id: string, kept: boolean): Promise<void> {
     const job = held[kind].get(id)?.job ?? null;
     held[kind].delete(id);
-    if (job !== null) await boss.complete(queues[kind], job).catch((error: unknown) => options.onError?.(error));
+    if (job !== null && kept) await boss.complete(queues[kind], job).catch((error: unknown) => options.onError?.(error));
   }
 
   return {
@@ -379,7 +383,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     async completeMonitor(id, nextCheckAt) {
       // The release commits the next check time; the trigger enqueues its job in that transaction.
       const released = await store.releaseMonitor(id, owner, nextCheckAt);
-      await finish("monitor", id);
+      await finish("monitor", id, released);
       return released;
     },
     async claimDeliveries(input) {
@@ -397,7 +401,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     },
     async completeDelivery(id: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
       const recorded = await store.recordDeliveryAttempt(id, owner, attempt);
-      await finish("delivery", id);
+      await finish("delivery", id, recorded !== null);
       return recorded;
     },
     holds: (kind, id) => held[kind].has(id),
