@@ -471,9 +471,9 @@ async function crashGraphileWorker(engine: EngineUnderTest): Promise<void> {
         : `${((stock - first.killedAt) / 1000).toFixed(1)} s`,
     );
     // 2. what a liveness check of our own would do: forceUnlockWorkers([the dead worker's id])
-    await utils.addJob("crash", {});
-    await runner.stop();
+    await runner.stop(); // first, or it would take the new job before the child does
     runner = undefined;
+    await utils.addJob("crash", {});
     const second = await claimAndVanish(engine);
     runner = await startRunner();
     if (second.workerId === undefined || second.workerId === "") throw new Error("the graphile-worker child did not name its worker id");
