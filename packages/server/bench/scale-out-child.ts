@@ -78,19 +78,19 @@ async function main(): Promise<void> {
     },
   };
   const queue = await makeQueue(process.env.DRIFTWATCH_QUEUE ?? DEFAULT_QUEUE, store, databaseUrl);
-  const log = (level: string) => (fields: Record<string, unknown>, message: string) => {
-    const err = fields.err as Error | undefined;
-    process.stderr.write(`${level} ${owner} ${message} ${err?.message ?? ""}\n`);
+  // Errors of background work go to stderr, which the bench shows when checks fail.
+  const report = (level: string, fields: Record<string, unknown>, message: string): void => {
+    process.stderr.write(`${level} ${owner}: ${message}${fields.err instanceof Error ? `: ${fields.err.message}` : ""}\n`);
   };
   const engine = createEngine({
-    store,
-    fetchers: { http },
-    owner,
     queue: queue.queue,
     metrics,
+    store,
+    owner,
+    fetchers: { http },
     checkConcurrency: Number(concurrency),
     perHostConcurrency: Number(perHost),
-    logger: { error: log("error"), warn: log("warn"), info: () => undefined },
+    logger: { error: (fields, message) => report("error", fields, message), warn: (fields, message) => report("warn", fields, message), info: () => undefined },
   });
 
   process.on("message", (message) => {
