@@ -28,13 +28,13 @@ export const writeBenchSection = report.writeBenchSection;
 /** The median of some figures (the mean of the middle two for an even count). */
 export const median = report.median;
 
-/** An HTTP server on 127.0.0.1 (a free port) and its base URL. */
-export async function listenLoopback(handler: http.RequestListener): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
+/** An HTTP server on a loopback address (127.0.0.1 unless told; a free port) and its base URL. */
+export async function listenLoopback(handler: http.RequestListener, address = "127.0.0.1"): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
   const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   return {
     server,
-    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+    url: `http://${address}:${String((server.address() as AddressInfo).port)}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
