@@ -358,14 +358,12 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
   }
 
   /**
-   * Ends a claim's job once its row's new state (and the trigger's next job) is committed. A claim
-   * whose lease was lost leaves the job alone: pg-boss retries a job under the same id, so after an
-   * expiry it may be the job another worker runs now.
+   * A claim is over. Its job was ended by the trigger in the same transaction as the row's release
+   * (recorded, rescheduled, handed back); a claim whose lease was lost leaves the job alone (pg-boss
+   * retries a job under the same id, so after an expiry it may be the job another worker runs now).
    */
-  async function finish(kind: WorkKind, id: string, kept: boolean): Promise<void> {
-    const job = held[kind].get(id)?.job ?? null;
+  function finish(kind: WorkKind, id: string): void {
     held[kind].delete(id);
-    if (job !== null && kept) await boss.complete(queues[kind], job).catch((error: unknown) => options.onError?.(error));
   }
 
   return {
@@ -383,7 +381,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     async completeMonitor(id, nextCheckAt) {
       // The release commits the next check time; the trigger enqueues its job in that transaction.
       const released = await store.releaseMonitor(id, owner, nextCheckAt);
-      await finish("monitor", id, released);
+      finish("monitor", id);
       return released;
     },
     async claimDeliveries(input) {
@@ -401,7 +399,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     },
     async completeDelivery(id: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
       const recorded = await store.recordDeliveryAttempt(id, owner, attempt);
-      await finish("delivery", id, recorded !== null);
+      finish("delivery", id);
       return recorded;
     },
     holds: (kind, id) => held[kind].has(id),
@@ -410,17 +408,11 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
       held[kind].delete(id);
     },
     async releaseAll(): Promise<ReleasedLeases> {
-      const jobs = (kind: WorkKind): string[] => [...held[kind].values()].map((h) => h.job).filter((job): job is string => job !== null);
-      const open = { monitor: jobs("monitor"), delivery: jobs("delivery") };
       held.monitor.clear();
       held.delivery.clear();
       if (renewing !== null) await renewing;
-      // Released rows are due again at once: the trigger gives each a new job; then the old ones end.
-      const released = await store.releaseLeases(owner);
-      for (const kind of ["monitor", "delivery"] as const) {
-        if (open[kind].length > 0) await boss.complete(queues[kind], open[kind]).catch((error: unknown) => options.onError?.(error));
-      }
-      return released;
+      // Released rows are due again at once: the trigger ends each one's job and enqueues a new one.
+      return store.releaseLeases(owner);
     },
     close() {
       closed = true;

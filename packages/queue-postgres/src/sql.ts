@@ -32,7 +32,7 @@ export function queueSql(schema: string, jobSchema: string): QueueSql {
  * backlog does not hold back another's work (pg-boss fetches by priority, then age).
  */
 /** Marks the installed functions and triggers; a start that finds this version installed changes no schema (no DDL locks beside running processes). */
-export const INSTALL_VERSION = "driftwatch-queue 2";
+export const INSTALL_VERSION = "driftwatch-queue 3";
 
 /** The version of the installed triggers (null: none). */
 export function installedVersionStatement({ s }: QueueSql): string {
@@ -43,13 +43,22 @@ export function installStatements({ s, b }: QueueSql): string[] {
   return [
     `CREATE INDEX IF NOT EXISTS driftwatch_job_key ON ${b}.job (name, singleton_key) WHERE state < 'completed'`,
     `CREATE INDEX IF NOT EXISTS driftwatch_job_org_due ON ${b}.job (name, (data->>'org'), start_after) WHERE state = 'created'`,
+    // Ends the key's jobs: the running one completes (its work was just recorded or handed back),
+    // a waiting one is cancelled (replaced by the one enqueued next, if any).
+    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_finish(queue text, key text) RETURNS void LANGUAGE sql AS $fn$
+       UPDATE ${b}.job SET state = CASE WHEN state = 'active' THEN 'completed'::${b}.job_state ELSE 'cancelled'::${b}.job_state END,
+                          completed_on = now()
+         WHERE name = queue AND singleton_key = key AND state <= 'active'
+     $fn$`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_enqueue(queue text, key text, org text, due timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
      DECLARE waiting integer;
      BEGIN
-       UPDATE ${b}.job SET state = 'cancelled', completed_on = now()
-         WHERE name = queue AND singleton_key = key AND state < 'active';
-       SELECT count(*) INTO waiting FROM ${b}.job
-         WHERE name = queue AND state = 'created' AND data->>'org' = org AND start_after <= now();
+       PERFORM ${s}.driftwatch_finish(queue, key);
+       -- How many of the organization's jobs are due and waiting (counted up to 64: beyond, a
+       -- backlog is a backlog): the new job goes behind them, level with other organizations' first.
+       SELECT count(*) INTO waiting FROM (
+         SELECT 1 FROM ${b}.job
+         WHERE name = queue AND state = 'created' AND data->>'org' = org AND start_after <= now() LIMIT 64) w;
        INSERT INTO ${b}.job (name, data, priority, start_after, singleton_key, dead_letter, expire_in, keep_until,
                              retry_limit, retry_delay, retry_backoff, policy)
        SELECT q.name, jsonb_build_object('id', key, 'org', org, 'due', due), -waiting, due, key, q.dead_letter,
@@ -65,6 +74,8 @@ export function installStatements({ s, b }: QueueSql): string[] {
           AND (TG_OP = 'INSERT' OR OLD.next_check_at IS DISTINCT FROM NEW.next_check_at
                OR OLD.lease_owner IS NOT NULL OR OLD.state NOT IN ('active', 'failing')) THEN
          PERFORM ${s}.driftwatch_enqueue('${CHECK_QUEUE}', NEW.id, NEW.org_id, NEW.next_check_at);
+       ELSIF TG_OP = 'UPDATE' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL THEN
+         PERFORM ${s}.driftwatch_finish('${CHECK_QUEUE}', NEW.id);
        END IF;
        RETURN NULL;
      END $fn$`,
@@ -75,6 +86,8 @@ export function installStatements({ s, b }: QueueSql): string[] {
           AND (TG_OP = 'INSERT' OR OLD.next_attempt_at IS DISTINCT FROM NEW.next_attempt_at
                OR OLD.lease_owner IS NOT NULL OR OLD.state <> 'pending') THEN
          PERFORM ${s}.driftwatch_enqueue('${DELIVERY_QUEUE}', NEW.id, NEW.org_id, NEW.next_attempt_at);
+       ELSIF TG_OP = 'UPDATE' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL THEN
+         PERFORM ${s}.driftwatch_finish('${DELIVERY_QUEUE}', NEW.id);
        END IF;
        RETURN NULL;
      END $fn$`,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
 import { StoreError } from "@driftwatch/core";
 import type { SqlDriver, SqlExecutor } from "@driftwatch/store-sql";
@@ -5,10 +6,39 @@ import { postgresError } from "./dialect.js";
 
 type Db = Pool | PoolClient;
 
+/**
+ * Named (prepared) statements: the store's statements are a fixed set of texts run again and
+ * again, so each connection parses and plans each one once instead of every time. Bounded: texts
+ * with many parameters (the variable-length `IN` lists of batches) and texts beyond the first
+ * `MAX_PREPARED` stay unnamed, so no connection accumulates statements without end.
+ */
+const MAX_PREPARED = 256;
+const MAX_PREPARED_PARAMS = 24;
+const preparedNames = new Map<string, string>();
+/** Texts whose prepared plan the server refused after a schema change (another process migrated): run unnamed from then on. */
+const unprepared = new Set<string>();
+
+function statementName(text: string, values: readonly unknown[]): string | undefined {
+  if (values.length === 0 || values.length > MAX_PREPARED_PARAMS || unprepared.has(text)) return undefined;
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    if (preparedNames.size >= MAX_PREPARED) return undefined;
+    name = `dw_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
 async function query<R extends QueryResultRow>(db: Db, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+  const name = statementName(text, values);
   try {
-    return await db.query<R>(text, values as unknown[]);
+    return await db.query<R>(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
   } catch (error) {
+    // "cached plan must not change result type": the table changed under a prepared statement.
+    if (name !== undefined && (error as { code?: unknown }).code === "0A000") {
+      unprepared.add(text);
+      return query(db, text, values);
+    }
     throw postgresError(error);
   }
 }
