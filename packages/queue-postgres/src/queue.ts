@@ -100,8 +100,9 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
     maintenanceIntervalSeconds,
     schedule: false,
     migrate: true,
-    // One job per check: finished jobs move to pg-boss's archive after a minute and leave it after
-    // 15 minutes (enough to look into a recent run), jobs that ended failed after a day.
+    // A finished check's or attempt's job is deleted by the trigger that ends it; the few jobs
+    // pg-boss completes (found with nothing to do) move to its archive after a minute and leave it
+    // after 15 minutes, jobs that ended failed after a day.
     archiveCompletedAfterSeconds: 60,
     archiveFailedAfterSeconds: 86_400,
     deleteAfterSeconds: 900,

@@ -32,7 +32,7 @@ export function queueSql(schema: string, jobSchema: string): QueueSql {
  * backlog does not hold back another's work (pg-boss fetches by priority, then age).
  */
 /** Marks the installed functions and triggers; a start that finds this version installed changes no schema (no DDL locks beside running processes). */
-export const INSTALL_VERSION = "driftwatch-queue 3";
+export const INSTALL_VERSION = "driftwatch-queue 4";
 
 /** The version of the installed triggers (null: none). */
 export function installedVersionStatement({ s }: QueueSql): string {
@@ -42,13 +42,16 @@ export function installedVersionStatement({ s }: QueueSql): string {
 export function installStatements({ s, b }: QueueSql): string[] {
   return [
     `CREATE INDEX IF NOT EXISTS driftwatch_job_key ON ${b}.job (name, singleton_key) WHERE state < 'completed'`,
+    // pg-boss fetches by priority, then age, among due jobs; with a backlog (every monitor due at
+    // once) this index hands them over in that order instead of sorting the whole backlog per fetch.
+    `CREATE INDEX IF NOT EXISTS driftwatch_job_fetch ON ${b}.job (name, priority DESC, created_on, id) WHERE state < 'active'`,
     `CREATE INDEX IF NOT EXISTS driftwatch_job_org_due ON ${b}.job (name, (data->>'org'), start_after) WHERE state = 'created'`,
-    // Ends the key's jobs: the running one completes (its work was just recorded or handed back),
-    // a waiting one is cancelled (replaced by the one enqueued next, if any).
+    // Ends the key's jobs: the running one (its work was just recorded or handed back) and a
+    // waiting one (replaced by the one enqueued next, if any). They are deleted, not completed: a
+    // job per check would otherwise pass through pg-boss's archive (two more writes each), and the
+    // check's record is its snapshot, not its job.
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_finish(queue text, key text) RETURNS void LANGUAGE sql AS $fn$
-       UPDATE ${b}.job SET state = CASE WHEN state = 'active' THEN 'completed'::${b}.job_state ELSE 'cancelled'::${b}.job_state END,
-                          completed_on = now()
-         WHERE name = queue AND singleton_key = key AND state <= 'active'
+       DELETE FROM ${b}.job WHERE name = queue AND singleton_key = key AND state <= 'active'
      $fn$`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_enqueue(queue text, key text, org text, due timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
      DECLARE waiting integer;
