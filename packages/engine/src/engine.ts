@@ -7,7 +7,7 @@ import { createMetrics, type EngineMetrics } from "./metrics.js";
 import { createCheckService, type CheckOutcome, type EngineCheckService } from "./pipeline/check-service.js";
 import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
 import type { EngineLogger, UrlGuard, WebhookTransport } from "./ports.js";
-import { queueFor, type WorkQueue } from "./queue/work-queue.js";
+import { queueFor, type WorkQueue, type WorkQueueFactory } from "./queue/work-queue.js";
 import { createScheduler, type Scheduler } from "./scheduler.js";
 import { createComparePool } from "./workers/compare-pool.js";
 
@@ -50,9 +50,11 @@ export interface EngineOptions {
   owner?: string;
   /**
    * Where due checks and deliveries are claimed. Default: the store's leases
-   * (`createStoreWorkQueue`). The engine hands its claims back when it stops.
+   * (`createStoreWorkQueue`). A factory is called once with the engine's owner name, clock,
+   * metrics and error log (e.g. `jobs.workQueue` of `@driftwatch/queue-postgres`); the engine
+   * closes a queue it made that way. The engine hands its claims back when it stops.
    */
-  queue?: WorkQueue;
+  queue?: WorkQueue | WorkQueueFactory;
   /** Share of the check (and delivery) slots one organization may hold while another's work waits (default 0.5). */
   orgShare?: number;
   /** Checks in flight at once (default 8) and against one host (default 2). */
@@ -239,7 +241,7 @@ export function createEngine(options: EngineOptions): Engine {
     close(stopOptions) {
       closed ??= (async () => {
         await stop(stopOptions);
-        if (options.queue === undefined) queue.close();
+        if (options.queue === undefined || typeof options.queue === "function") queue.close();
         await Promise.allSettled([deliveries.close(), compare.close()]);
       })();
       return closed;

@@ -28,6 +28,7 @@ export {
   type CheckOutcome,
   type CheckServiceOptions,
   type EngineCheckService,
+  type RunCheckContext,
 } from "./pipeline/check-service.js";
 export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
@@ -62,5 +63,5 @@ export {
   parseRetryAfter,
 } from "./delivery/retry.js";
 export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
-export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue } from "./queue/work-queue.js";
+export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue, type WorkQueueContext, type WorkQueueFactory } from "./queue/work-queue.js";
 export { createFairQueue, orgSlots, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";

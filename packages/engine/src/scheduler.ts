@@ -93,7 +93,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const random = options.random ?? Math.random;
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CHECK_CONCURRENCY);
   const perHost = Math.max(1, Math.min(concurrency, options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY));
-  const ownsQueue = options.queue === undefined;
+  const ownsQueue = options.queue === undefined || typeof options.queue === "function";
   const queue = queueFor("scheduler", options, { now, metrics, onError: (error) => report(error) });
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const spreadWindowMs = options.spreadWindowMs ?? DEFAULT_SPREAD_WINDOW_MS;
@@ -139,11 +139,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (monitor.nextCheckAt !== null) {
       metrics?.observeCheckStart({ orgId: monitor.orgId, host, lagSeconds: Math.max(0, startedAt.getTime() - Date.parse(monitor.nextCheckAt)) / 1000 });
     }
+    // The host's slot is free once the request to it is over; recording the result needs none.
+    let hostFreed = false;
+    const freeHost = (): void => {
+      if (hostFreed) return;
+      hostFreed = true;
+      waiting.finish(monitor.orgId, host);
+      pump();
+    };
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
       let outcome: CheckOutcome | null = null;
       try {
-        outcome = await checks.runCheck(monitor, { requestId: newId("request"), signal: abort.signal });
+        outcome = await checks.runCheck(monitor, { requestId: newId("request"), signal: abort.signal, onFetched: freeHost });
         nextCheckAt = outcome.monitor.nextCheckAt;
       } catch (error) {
         // Cancelled at shutdown: stays due (its old nextCheckAt). Otherwise try again one interval later.
@@ -165,8 +173,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     running.add(task);
     void task.finally(() => {
       running.delete(task);
-      waiting.finish(monitor.orgId, host);
-      pump();
+      if (hostFreed) pump();
+      else freeHost();
       // Claim again once half the holding room is free, not after every check: one claim per batch.
       if (lastClaimFull && room() >= concurrency) wake();
       settleIdle();

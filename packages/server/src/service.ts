@@ -1,6 +1,6 @@
 import type { Fetcher, FetchRequest, FetchResponse, Store } from "@driftwatch/core";
 import { createBrowserFetcher } from "@driftwatch/fetcher-browser";
-import { ALL_SCOPES, type BootstrapResult, createEngine, DELIVERY_TIMEOUT_MS, type EngineMetrics, type UrlGuard } from "@driftwatch/engine";
+import { ALL_SCOPES, type BootstrapResult, createEngine, DELIVERY_TIMEOUT_MS, type EngineMetrics, type UrlGuard, type WorkQueueContext } from "@driftwatch/engine";
 import { assertSafeUrl, createHttpFetcher, createWebhookTransport, type GuardOptions } from "@driftwatch/fetcher-http";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
@@ -9,6 +9,7 @@ import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
 import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";
+import { startPostgresJobs } from "@driftwatch/queue-postgres";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
@@ -24,6 +25,7 @@ import {
   DEFAULT_ORG_SHARE_PERCENT,
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_CHECK_WAIT_MS,
+  ConfigError,
   defaultCheckConcurrency,
   type DriftwatchConfig,
   openDatabase,
@@ -103,6 +105,7 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     publicUrl: options.publicUrl ?? null,
     role: options.role ?? "all",
+    queue: options.queue ?? (options.store === undefined && parseDatabaseUrl(options.databaseUrl ?? DEFAULT_DATABASE_URL).kind === "postgres" ? "pg-boss" : "leases"),
     checkConcurrency: options.checkConcurrency ?? defaultCheckConcurrency(),
     perHostConcurrency: options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY,
     checkWaitMs: options.checkWaitMs ?? DEFAULT_CHECK_WAIT_MS,
@@ -164,6 +167,9 @@ function trustedAddresses(origins: ReadonlySet<string>): string[] {
  */
 export async function createDriftwatchServer(options: DriftwatchServerOptions = {}): Promise<DriftwatchServer> {
   const config = withDefaults(options);
+  if (config.queue === "pg-boss" && (options.store !== undefined || parseDatabaseUrl(config.databaseUrl).kind !== "postgres")) {
+    throw new ConfigError("invalid_value", 'The pg-boss queue needs the PostgreSQL database the server opens itself (a postgres:// databaseUrl); use queue: "leases" with a store you pass in.');
+  }
   const logger = options.logger ?? pino({ level: process.env.DRIFTWATCH_LOG_LEVEL ?? "info" });
   const ownsStore = options.store === undefined;
   // Live events (GET /api/events/stream): the engine and the API write through an observed store.
@@ -199,7 +205,26 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const browserFetcher = options.browserFetcher ?? createBrowserFetcher({ ...guard, executablePath: config.chromiumPath });
   const webhookTransport = createWebhookTransport({ ...(trustedOrigins.size > 0 ? trustedGuard : guard), connectTimeoutMs: DELIVERY_TIMEOUT_MS });
 
+  // On PostgreSQL the work queue is pg-boss (unless told `leases`): started, with its triggers
+  // installed and the lease queue's work moved over, before this process claims anything. An api
+  // process claims nothing; the triggers enqueue what its writes make due.
+  const jobs =
+    config.queue === "pg-boss" && config.role !== "api"
+      ? await startPostgresJobs({
+          connectionString: config.databaseUrl.trim(),
+          ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
+          onError: (error) => logger.error({ err: error }, "job queue error"),
+        }).catch(async (error: unknown) => {
+          await Promise.allSettled([relay?.close(), poller?.close(), ownsStore ? baseStore.close() : undefined]);
+          throw error;
+        })
+      : null;
+  if (jobs !== null && (jobs.installed.monitors > 0 || jobs.installed.deliveries > 0)) {
+    logger.info({ monitors: jobs.installed.monitors, deliveries: jobs.installed.deliveries }, "job queue: enqueued work that had no job (upgrade from the lease queue, or repair)");
+  }
+
   const engine = createEngine({
+    ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
     fetchers: { http: httpFetcher, browser: browserFetcher, webhooks: webhookTransport },
     logger,
@@ -289,7 +314,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           webhookTransport.close(),
         ]);
         mailer?.close();
-        await Promise.all([relay?.close(), poller?.close()]);
+        await Promise.all([relay?.close(), poller?.close(), jobs?.close().catch((error: unknown) => logger.error({ err: error }, "error while stopping the job queue"))]);
         if (ownsStore) await store.close();
       })();
       return closing;

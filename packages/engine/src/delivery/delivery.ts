@@ -327,7 +327,7 @@ export function createDeliveryService(options: DeliveryServiceOptions): EngineDe
       return { attempted: result.attempted, succeeded: result.succeeded, failed: result.failed, pending };
     },
     async close() {
-      if (options.queue === undefined) queue.close();
+      if (options.queue === undefined || typeof options.queue === "function") queue.close();
       if (ownsTransport) await transport.close();
     },
   };

@@ -136,6 +136,17 @@ export function boundEvent(
   return { ...event, data };
 }
 
+export interface RunCheckContext {
+  requestId: string;
+  signal?: AbortSignal;
+  /**
+   * Called once the request to the target is over (answered, failed or cancelled), before the
+   * result is compared and recorded: the scheduler frees the target host's slot then, so the
+   * per-host cap bounds requests to the host, not database writes.
+   */
+  onFetched?: () => void;
+}
+
 export interface EngineCheckService extends CheckService {
   /**
    * Runs one check of a monitor record the caller already holds (the scheduler's path). Never
@@ -144,7 +155,7 @@ export interface EngineCheckService extends CheckService {
    * recorded) and for store errors that are not the content's doing (`not_found` when the
    * monitor was deleted, `store_unavailable`, `store_closed`, `stale_snapshot` after retries).
    */
-  runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome>;
+  runCheck(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome>;
   /** Ends the comparison worker threads this service started (not a `compare` pool passed in). */
   close(): Promise<void>;
 }
@@ -264,7 +275,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
    * record the same change twice. A check that waited re-reads the monitor first.
    */
   const tails = new Map<string, Promise<void>>();
-  async function runCheck(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
+  async function runCheck(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome> {
     const key = `${monitor.orgId}/${monitor.id}`;
     const previousTail = tails.get(key);
     let done!: () => void;
@@ -285,7 +296,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
   }
 
-  async function runCheckAlone(monitor: MonitorRecord, context: { requestId: string; signal?: AbortSignal }): Promise<CheckOutcome> {
+  async function runCheckAlone(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome> {
     const started = performance.now();
     const settings = await store.getSettings(monitor.orgId, monitor.id);
     let policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
@@ -316,7 +327,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         lastModified: previous?.lastModified ?? null,
         ...(context.signal ? { signal: context.signal } : {}),
       });
+      context.onFetched?.();
     } catch (error) {
+      context.onFetched?.();
       // Cancelled by the caller (shutdown): not the target's fault, so nothing is recorded.
       if (context.signal?.aborted) throw error;
       const fetchError =

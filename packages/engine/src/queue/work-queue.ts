@@ -45,9 +45,21 @@ export function defaultOwner(kind: string): string {
   return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
 }
 
+/** What a part (the engine, the scheduler, the delivery service) hands a queue factory: its owner name, clock, metrics and error log. */
+export interface WorkQueueContext {
+  owner: string;
+  now: () => Date;
+  metrics?: Pick<EngineMetrics, "observeTakeover" | "observeLeaseLost"> | undefined;
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** A work queue made for one part with that part's context (e.g. a PostgreSQL job queue's `workQueue`). */
+export type WorkQueueFactory = (context: WorkQueueContext) => WorkQueue;
+
 /** The options of a part that claims work: the queue it was given, or what to make its own queue of. */
 export interface QueueChoice {
-  queue?: WorkQueue | undefined;
+  /** A queue, or a factory the part calls once with its context; default: the store's leases. */
+  queue?: WorkQueue | WorkQueueFactory | undefined;
   store: Store;
   owner?: string | undefined;
   leaseMs?: number | undefined;
@@ -59,6 +71,9 @@ export function queueFor(
   choice: QueueChoice,
   extra: Pick<StoreWorkQueueOptions, "now" | "metrics" | "onError">,
 ): WorkQueue {
+  if (typeof choice.queue === "function") {
+    return choice.queue({ owner: choice.owner ?? defaultOwner(kind), now: extra.now ?? ((): Date => new Date()), metrics: extra.metrics, onError: extra.onError });
+  }
   if (choice.queue !== undefined) return choice.queue;
   return createStoreWorkQueue({
     store: choice.store,

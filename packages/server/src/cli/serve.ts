@@ -146,6 +146,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       database: redactUrl(config.databaseUrl),
       role: config.role,
       roles: config.role === "api" ? ["api"] : config.role === "worker" ? ["scheduler", "delivery worker"] : ["api", "scheduler", "delivery worker"],
+      queue: config.queue,
       privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
       openapi: `${baseUrl}/api/openapi.json`,
     };

@@ -11,6 +11,7 @@ Commands:
                    --role all|api|worker (default all; api: no checks or deliveries;
                      worker: checks and deliveries, HTTP only /healthz /readyz /metrics)
                    --check-concurrency n (default 4 per core, 4..64)  --per-host-concurrency 2
+                   --queue pg-boss|leases (default pg-boss on PostgreSQL, leases otherwise)
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
   store copy     Copy a whole database, e.g. SQLite to PostgreSQL and back, verified by checksums:
                    --from <url> --to <url> [--resume] [--batch-size 200]

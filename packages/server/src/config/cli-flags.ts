@@ -60,6 +60,7 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   demo: { type: "boolean" },
   "log-format": { type: "string" },
   role: { type: "string" },
+  queue: { type: "string" },
   "check-concurrency": { type: "string" },
   "per-host-concurrency": { type: "string" },
 };

@@ -22,6 +22,7 @@ export const ENV = {
   publicUrl: "DRIFTWATCH_PUBLIC_URL",
   logFormat: "DRIFTWATCH_LOG_FORMAT",
   role: "DRIFTWATCH_ROLE",
+  queue: "DRIFTWATCH_QUEUE",
   checkConcurrency: "DRIFTWATCH_CHECK_CONCURRENCY",
   perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
   checkWait: "DRIFTWATCH_CHECK_WAIT_MS",

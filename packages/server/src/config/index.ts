@@ -18,6 +18,8 @@ export {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_ORG_SHARE_PERCENT,
   defaultCheckConcurrency,
+  QUEUE_KINDS,
+  type QueueKind,
   resolveServeConfig,
   type DriftwatchConfig,
 } from "./serve.js";

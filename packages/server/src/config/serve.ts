@@ -55,6 +55,12 @@ export interface DriftwatchConfig {
    * payloads; null: links are paths.
    */
   publicUrl: string | null;
+  /**
+   * Where due checks and deliveries are queued: `pg-boss` (the job queue on PostgreSQL, the default
+   * there) or `leases` (the store's lease columns; the only one on SQLite and memory). Every process
+   * on one database must use the same.
+   */
+  queue: QueueKind;
   /** What this process runs: `all` (default), `api` (no checks, no deliveries) or `worker` (checks and deliveries; only /healthz, /readyz, /metrics over HTTP). */
   role: ServerRole;
   /** Checks in flight at once in this process (default: 4 per CPU core, at least 4, at most 64). */
@@ -70,6 +76,9 @@ export interface DriftwatchConfig {
   /** SMTP server and From address for invitation mail; null: links only in the API answer. */
   smtp: SmtpSettings | null;
 }
+
+export const QUEUE_KINDS = ["pg-boss", "leases"] as const;
+export type QueueKind = (typeof QUEUE_KINDS)[number];
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -111,6 +120,10 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   if (role !== undefined && !(SERVER_ROLES as readonly string[]).includes(role.value)) {
     throw new ConfigError("invalid_value", `${role.source} must be one of ${SERVER_ROLES.join(", ")} (got ${JSON.stringify(role.value)}).`);
   }
+  const queue = pick("queue", ENV.queue);
+  if (queue !== undefined && !(QUEUE_KINDS as readonly string[]).includes(queue.value)) {
+    throw new ConfigError("invalid_value", `${queue.source} must be one of ${QUEUE_KINDS.join(", ")} (got ${JSON.stringify(queue.value)}).`);
+  }
   const checkConcurrency = pick("check-concurrency", ENV.checkConcurrency);
   const perHostConcurrency = pick("per-host-concurrency", ENV.perHostConcurrency);
   const checkWait = env[ENV.checkWait];
@@ -144,10 +157,15 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const publicUrl = env[ENV.publicUrl];
   const trustProxy = env[ENV.trustProxy];
 
+  const databaseUrl = database === undefined ? DEFAULT_DATABASE_URL : parseDatabaseUrl(database.value, database.source).url;
+  const onPostgres = parseDatabaseUrl(databaseUrl).kind === "postgres";
+  if (queue?.value === "pg-boss" && !onPostgres) {
+    throw new ConfigError("invalid_value", `${queue.source} pg-boss needs a PostgreSQL database; on SQLite and memory: databases the queue is the store's leases.`);
+  }
   return {
     port: port === undefined ? DEFAULT_PORT : parseInteger(port.value, port.source, 0, 65_535),
     host: host === undefined ? DEFAULT_HOST : parseHost(host.value, host.source),
-    databaseUrl: database === undefined ? DEFAULT_DATABASE_URL : parseDatabaseUrl(database.value, database.source).url,
+    databaseUrl,
     allowPrivateNetworks,
     allowAddresses: [],
     rateLimitReads: reads === undefined ? DEFAULT_RATE_LIMIT_READS : parseInteger(reads.value, reads.source, 1, 1_000_000),
@@ -171,6 +189,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     publicUrl: publicUrl === undefined || publicUrl === "" ? null : parsePublicUrl(publicUrl, ENV.publicUrl),
     ...(logFormat === undefined ? {} : { logFormat: logFormat.value as "pretty" | "json" }),
     role: role === undefined ? "all" : (role.value as ServerRole),
+    queue: queue === undefined ? (onPostgres ? "pg-boss" : "leases") : (queue.value as QueueKind),
     checkConcurrency: checkConcurrency === undefined ? defaultCheckConcurrency() : parseInteger(checkConcurrency.value, checkConcurrency.source, 1, 1000),
     perHostConcurrency:
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),

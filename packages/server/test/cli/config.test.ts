@@ -74,6 +74,13 @@ describe("serve configuration", () => {
     expect(resolveServeConfig(["--allow-private-networks"], {}).allowPrivateNetworks).toBe(true);
   });
 
+  it("queues on pg-boss on PostgreSQL and on the store's leases elsewhere, unless told", () => {
+    expect(resolveServeConfig([], {}).queue).toBe("leases");
+    expect(resolveServeConfig(["--database", "postgres://db.example/dw"], {}).queue).toBe("pg-boss");
+    expect(resolveServeConfig(["--database", "postgres://db.example/dw", "--queue", "leases"], {}).queue).toBe("leases");
+    expect(resolveServeConfig([], { DRIFTWATCH_DATABASE_URL: "postgresql://db.example/dw", DRIFTWATCH_QUEUE: "leases" }).queue).toBe("leases");
+  });
+
   it("refuses bad values with a ConfigError naming the flag or variable", () => {
     const cases: [string[], Record<string, string>, string, string][] = [
       [["--port", "http"], {}, "invalid_value", "--port"],
@@ -91,6 +98,9 @@ describe("serve configuration", () => {
       [["--port"], {}, "missing_value", "--port"],
       [["--port", "--host", "x"], {}, "missing_value", "--port"],
       [["extra"], {}, "unexpected_argument", "extra"],
+      [["--queue", "redis"], {}, "invalid_value", "--queue"],
+      [["--queue", "pg-boss"], {}, "invalid_value", "--queue"],
+      [[], { DRIFTWATCH_QUEUE: "pg-boss", DRIFTWATCH_DATABASE_URL: "memory:" }, "invalid_value", "DRIFTWATCH_QUEUE"],
     ];
     for (const [args, env, code, mention] of cases) {
       const error = configError(() => resolveServeConfig(args, env));

@@ -1,0 +1,431 @@
+import pg from "pg";
+import PgBoss from "pg-boss";
+import type { ClaimedDelivery, ClaimedMonitor, DeliveryAttempt, DeliveryRecord, ReleasedLeases, Store } from "@driftwatch/core";
+import { DEFAULT_LEASE_MS, defaultOwner, leaseRenewalMs, type WorkKind, type WorkQueue, type WorkQueueContext } from "@driftwatch/engine";
+import { createPostgresDialect } from "@driftwatch/store-postgres";
+import { RowCodec, type Row } from "@driftwatch/store-sql";
+import {
+  enqueueStatement,
+  CHECK_DEAD_LETTER,
+  CHECK_QUEUE,
+  claimStatement,
+  DELIVERY_DEAD_LETTER,
+  DELIVERY_QUEUE,
+  handBackStatement,
+  INSTALL_VERSION,
+  installedVersionStatement,
+  installStatements,
+  PGBOSS_SCHEMA_VERSION,
+  queueSql,
+  reconcileStatements,
+  renewStatement,
+  rowsStatement,
+  touchJobsStatement,
+  type QueueSql,
+} from "./sql.js";
+
+export interface PostgresJobsOptions {
+  /** The database of the driftwatch store (`postgres://...`). */
+  connectionString: string;
+  /** The schema of the driftwatch tables (default `public`). */
+  schema?: string;
+  /** The schema pg-boss keeps its jobs in (default `pgboss`, or `<schema>_pgboss` beside a schema other than `public`). */
+  jobSchema?: string;
+  /**
+   * How long a claim holds without a heartbeat (default 20 s): a job's expiry in pg-boss and the
+   * row's lease. Takeover after a crash comes within about one lease plus the maintenance interval.
+   */
+  leaseMs?: number;
+  /** How often pg-boss looks for expired jobs (default a tenth of the lease, at least 1 s: 2 s). */
+  maintenanceIntervalSeconds?: number;
+  /** How often the repair sweep runs (default 60 s; 0 turns it off). */
+  repairIntervalMs?: number;
+  /** Pool size of each of the two pools (driftwatch's statements, pg-boss's). Default 4. */
+  max?: number;
+  /** Errors of pg-boss's background work and of the repair sweep (the next run tries again). */
+  onError?: (error: unknown) => void;
+}
+
+/** What the in-place upgrade (and every repair sweep) enqueued: work that had no job yet. */
+export interface Reconciled {
+  monitors: number;
+  deliveries: number;
+}
+
+
+/** pg-boss started on the database, with driftwatch's queues and triggers installed. */
+export interface PostgresJobs {
+  readonly boss: PgBoss;
+  /** What the start-up enqueued for work that had no job (the upgrade from the lease queue, or a repair). */
+  readonly installed: Reconciled;
+  /**
+   * A work queue for one engine (one per process) on `store` (the PostgreSQL store of the same
+   * database): pass `(context) => jobs.workQueue(store, context)` as `createEngine({ queue })`.
+   */
+  workQueue(store: Store, context?: Partial<WorkQueueContext>): WorkQueue;
+  /** Enqueues a job for every due monitor and pending delivery that has none (run at start and every `repairIntervalMs`). */
+  reconcile(): Promise<Reconciled>;
+  /** Jobs waiting (due or not) and running, per queue. */
+  depth(): Promise<{ checks: number; deliveries: number }>;
+  /** Stops pg-boss and the pools. Call after the engines using it stopped. */
+  close(): Promise<void>;
+}
+
+const INSTALL_LOCK = 0x64770b55; // "dw" + queue: one installer at a time
+
+/**
+ * Starts pg-boss on the driftwatch database and installs the job queue: pg-boss's schema (its own
+ * migrations), the driftwatch queues, and the triggers that enqueue a job whenever a monitor or a
+ * delivery becomes due. The first start on a database that ran the lease queue is the upgrade:
+ * every due monitor and pending delivery gets its job, those held by a lease wait for it to end.
+ * Safe to run from many processes at once (an advisory lock orders them).
+ */
+export async function startPostgresJobs(options: PostgresJobsOptions): Promise<PostgresJobs> {
+  const schema = options.schema ?? "public";
+  const jobSchema = options.jobSchema ?? (schema === "public" ? "pgboss" : `${schema}_pgboss`);
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const expireInSeconds = Math.max(1, Math.ceil(leaseMs / 1000));
+  const maintenanceIntervalSeconds = options.maintenanceIntervalSeconds ?? Math.max(1, Math.round(leaseMs / 10_000));
+  const onError = options.onError ?? ((): void => undefined);
+  const max = options.max ?? 4;
+  const sql = queueSql(schema, jobSchema);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max, application_name: "driftwatch-queue" });
+  pool.on("error", onError);
+  const boss = new PgBoss({
+    connectionString: options.connectionString,
+    schema: jobSchema,
+    max,
+    application_name: "driftwatch-pgboss",
+    supervise: true,
+    maintenanceIntervalSeconds,
+    schedule: false,
+    migrate: true,
+    // One job per check: finished jobs move to pg-boss's archive after a minute and leave it after
+    // 15 minutes (enough to look into a recent run), jobs that ended failed after a day.
+    archiveCompletedAfterSeconds: 60,
+    archiveFailedAfterSeconds: 86_400,
+    deleteAfterSeconds: 900,
+  });
+  boss.on("error", onError);
+
+  let installed: Reconciled;
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [INSTALL_LOCK]);
+      try {
+        await boss.start();
+        const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${sql.b}.version`);
+        if (Number(rows[0]?.version) !== PGBOSS_SCHEMA_VERSION) {
+          throw new Error(
+            `pg-boss schema version ${String(rows[0]?.version)} in ${jobSchema}; this driftwatch release works with version ${String(PGBOSS_SCHEMA_VERSION)} (pg-boss 10).`,
+          );
+        }
+        const queue = { policy: "standard" as const, retryDelay: 0, retentionMinutes: 60 * 24 * 14 };
+        for (const name of [CHECK_DEAD_LETTER, DELIVERY_DEAD_LETTER]) if ((await boss.getQueue(name)) === null) await boss.createQueue(name, { ...queue, name });
+        // A job that expired this many times in a row (its worker died each time) goes to the dead
+        // letter queue; the repair sweep enqueues its monitor or delivery again later.
+        const work = { ...queue, retryLimit: 20, expireInSeconds };
+        for (const [name, deadLetter] of [
+          [CHECK_QUEUE, CHECK_DEAD_LETTER],
+          [DELIVERY_QUEUE, DELIVERY_DEAD_LETTER],
+        ] as const) {
+          if ((await boss.getQueue(name)) === null) await boss.createQueue(name, { ...work, name, deadLetter });
+          else await boss.updateQueue(name, { ...work, name, deadLetter });
+        }
+        const { rows: version } = await client.query<{ version: string | null }>(installedVersionStatement(sql));
+        if (version[0]?.version !== INSTALL_VERSION) {
+          await client.query("BEGIN");
+          for (const statement of installStatements(sql)) await client.query(statement);
+          await client.query("COMMIT");
+        }
+        installed = await reconcileWith(client, sql);
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [INSTALL_LOCK]).catch(() => undefined);
+      }
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+      throw error;
+    }
+    client.release();
+  } catch (error) {
+    await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+
+  const repairIntervalMs = options.repairIntervalMs ?? 60_000;
+  const repairTimer =
+    repairIntervalMs > 0
+      ? setInterval(() => {
+          reconcile().catch(onError);
+        }, repairIntervalMs)
+      : null;
+  repairTimer?.unref();
+
+  async function reconcile(): Promise<Reconciled> {
+    const client = await pool.connect();
+    try {
+      // One sweep at a time across processes; a process that finds one running skips its turn.
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [INSTALL_LOCK]);
+      if (rows[0]?.locked !== true) return { monitors: 0, deliveries: 0 };
+      try {
+        return await reconcileWith(client, sql);
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [INSTALL_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  return {
+    boss,
+    installed,
+    reconcile,
+    workQueue: (store, context = {}) =>
+      createPgBossWorkQueue({ ...context, boss, pool, sql, store, leaseMs, schema, owner: context.owner ?? defaultOwner("engine") }),
+    async depth() {
+      const { rows } = await pool.query<{ name: string; n: string }>(
+        `SELECT name, count(*) AS n FROM ${sql.b}.job WHERE name IN ($1, $2) AND state <= 'active' GROUP BY name`,
+        [CHECK_QUEUE, DELIVERY_QUEUE],
+      );
+      const count = (name: string): number => Number(rows.find((row) => row.name === name)?.n ?? 0);
+      return { checks: count(CHECK_QUEUE), deliveries: count(DELIVERY_QUEUE) };
+    },
+    async close() {
+      if (repairTimer !== null) clearInterval(repairTimer);
+      await boss.stop({ graceful: false, wait: true, close: true });
+      await pool.end();
+    },
+  };
+}
+
+async function reconcileWith(client: pg.PoolClient, sql: QueueSql): Promise<Reconciled> {
+  const statements = reconcileStatements(sql);
+  const monitors = await client.query(statements.monitors);
+  const deliveries = await client.query(statements.deliveries);
+  return { monitors: monitors.rowCount ?? 0, deliveries: deliveries.rowCount ?? 0 };
+}
+
+interface PgBossQueueOptions extends Partial<WorkQueueContext> {
+  boss: PgBoss;
+  pool: pg.Pool;
+  sql: QueueSql;
+  store: Store;
+  schema: string;
+  owner: string;
+  leaseMs: number;
+}
+
+interface FetchedJob {
+  id: string;
+  data: { id: string; org: string; due: string };
+}
+
+/**
+ * The engine's work queue on pg-boss. A claim fetches due jobs (pg-boss: `FOR UPDATE SKIP LOCKED`,
+ * by priority then age), then leases their rows in one statement, only where the row is still due
+ * at the job's time: a job whose monitor was rescheduled, paused or deleted meanwhile is completed
+ * without work, and one whose row another worker still holds waits (handed back to pg-boss) until
+ * that lease ends. The row's lease is what makes a check or an attempt run once: two jobs of one
+ * monitor (an upgrade racing a trigger, a job that expired while its worker was only slow) can
+ * never both lease it. The heartbeat renews the rows' leases and the jobs' start times, so neither
+ * pg-boss's expiry nor another claim takes work that is running; a worker that dies stops renewing,
+ * pg-boss's maintenance moves its jobs to retry once they expire, and the next claim takes them
+ * over (the row's expired lease names the dead worker: a takeover).
+ */
+function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
+  const { boss, pool, sql, store, owner, leaseMs, metrics } = options;
+  const now = options.now ?? ((): Date => new Date());
+  const renewEveryMs = leaseRenewalMs(leaseMs);
+  const codec = new RowCodec(createPostgresDialect(options.schema));
+  const queues: Record<WorkKind, string> = { monitor: CHECK_QUEUE, delivery: DELIVERY_QUEUE };
+  /** Held claims: the row id, the claim number (so a late renewal answer never drops a newer claim), and the job (null for a claim made without one). */
+  const held: Record<WorkKind, Map<string, { claim: number; job: string | null }>> = { monitor: new Map(), delivery: new Map() };
+  let claims = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let renewing: Promise<void> | null = null;
+  let closed = false;
+
+  function schedule(): void {
+    if (closed || timer !== null || (held.monitor.size === 0 && held.delivery.size === 0)) return;
+    timer = setTimeout(() => {
+      timer = null;
+      renewing = renew().finally(() => {
+        renewing = null;
+        schedule();
+      });
+    }, renewEveryMs);
+    timer.unref();
+  }
+
+  async function renew(): Promise<void> {
+    const until = new Date(now().getTime() + leaseMs).toISOString();
+    for (const kind of ["monitor", "delivery"] as const) {
+      const asked = new Map(held[kind]);
+      if (asked.size === 0) continue;
+      try {
+        const table = kind === "monitor" ? "monitors" : "deliveries";
+        const { rows } = await pool.query<{ id: string }>(renewStatement(sql, table), [until, owner, [...asked.keys()]]);
+        const jobs = [...asked.values()].map((h) => h.job).filter((job): job is string => job !== null);
+        if (jobs.length > 0) await pool.query(touchJobsStatement(sql), [queues[kind], jobs]);
+        const kept = new Set(rows.map((row) => row.id));
+        for (const [id, claim] of asked) {
+          if (kept.has(id) || held[kind].get(id)?.claim !== claim.claim) continue;
+          held[kind].delete(id);
+          metrics?.observeLeaseLost(kind);
+        }
+      } catch (error) {
+        options.onError?.(error);
+      }
+    }
+  }
+
+  async function handBack(kind: WorkKind, jobs: [id: string, at: string][]): Promise<void> {
+    if (jobs.length === 0) return;
+    await pool.query(handBackStatement(sql), [queues[kind], jobs.map(([id]) => id), jobs.map(([, at]) => at)]);
+  }
+
+  /** Fetches due jobs and leases their rows; jobs that bring no work are completed, or handed back when a live lease blocks them. */
+  async function claim(kind: WorkKind, nowIso: string, limit: number): Promise<{ rows: Row[]; jobs: Map<string, string> }> {
+    const jobs = (await boss.fetch<FetchedJob["data"]>(queues[kind], { batchSize: limit, priority: true })) as FetchedJob[] | null;
+    if (jobs === null || jobs.length === 0) return { rows: [], jobs: new Map() };
+    // pg-boss fetches what is due by the database's clock; a caller asking for work due by an
+    // earlier time (the scheduler's start-up pass over long-overdue monitors) gets only that, the
+    // rest goes back to waiting untouched.
+    const cutoff = Date.parse(nowIso);
+    const early = jobs.filter((job) => Date.parse(job.data.due) > cutoff);
+    await handBack(kind, early.map((job) => [job.id, job.data.due]));
+    const ready = early.length === 0 ? jobs : jobs.filter((job) => !early.includes(job));
+    if (ready.length === 0) return { rows: [], jobs: new Map() };
+    // One job per row: a second job of the same row (briefly possible, see above) is dealt with as a blocked one.
+    const byRow = new Map<string, FetchedJob>();
+    const extra: FetchedJob[] = [];
+    for (const job of ready) {
+      if (byRow.has(job.data.id)) extra.push(job);
+      else byRow.set(job.data.id, job);
+    }
+    const ids = [...byRow.keys()];
+    const dues = ids.map((id) => byRow.get(id)!.data.due);
+    const until = new Date(Date.parse(nowIso) + leaseMs).toISOString();
+    const { rows } = await pool.query<Row>(claimStatement(sql, kind), [ids, dues, nowIso, owner, until]);
+    const taken = new Map<string, string>();
+    for (const row of rows) taken.set(row.id as string, byRow.get(row.id as string)!.id);
+    const left = [...[...byRow.values()].filter((job) => !taken.has(job.data.id)), ...extra];
+    if (left.length > 0) await settle(kind, left, Date.parse(nowIso));
+    return { rows, jobs: taken };
+  }
+
+  /**
+   * Jobs a claim could not take. A row another worker holds: its job waits for that lease to end
+   * (the worker releases it, or dies and the job takes over). A row due at another time than its
+   * job's (rescheduled while a lease held it, so no trigger fired): it gets a job for its time.
+   * A row gone, paused or delivered: nothing left to do.
+   */
+  async function settle(kind: WorkKind, left: FetchedJob[], at: number): Promise<void> {
+    const { rows } = await pool.query<{ id: string; org_id: string; due: Date | null; lease_expires_at: Date | null; live: boolean }>(rowsStatement(sql, kind), [
+      left.map((job) => job.data.id),
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const wait: [string, string][] = [];
+    const again = new Map<string, { org: string; due: string }>();
+    const done: string[] = [];
+    for (const job of left) {
+      const row = byId.get(job.data.id);
+      if (row === undefined || !row.live || row.due === null) done.push(job.id);
+      else if (row.lease_expires_at !== null && row.lease_expires_at.getTime() > at) wait.push([job.id, row.lease_expires_at.toISOString()]);
+      else if (row.due.getTime() !== Date.parse(job.data.due)) (again.set(row.id, { org: row.org_id, due: row.due.toISOString() }), done.push(job.id));
+      // Due at the job's time and free, yet not claimed: taken between the two statements; look again soon.
+      else wait.push([job.id, new Date(at + 1000).toISOString()]);
+    }
+    await handBack(kind, wait);
+    if (again.size > 0) {
+      const ids = [...again.keys()];
+      await pool.query(enqueueStatement(sql), [queues[kind], ids, ids.map((id) => again.get(id)!.org), ids.map((id) => again.get(id)!.due)]);
+    }
+    if (done.length > 0) await boss.complete(queues[kind], done);
+  }
+
+  function track<T extends { id: string; takenOverFrom: string | null }>(kind: WorkKind, claimed: T[], jobs: Map<string, string>): T[] {
+    for (const item of claimed) {
+      held[kind].set(item.id, { claim: ++claims, job: jobs.get(item.id) ?? null });
+      if (item.takenOverFrom !== null && item.takenOverFrom !== owner) metrics?.observeTakeover(kind);
+    }
+    schedule();
+    return claimed;
+  }
+
+  /**
+   * Ends a claim's job once its row's new state (and the trigger's next job) is committed. A claim
+   * whose lease was lost leaves the job alone: pg-boss retries a job under the same id, so after an
+   * expiry it may be the job another worker runs now.
+   */
+  async function finish(kind: WorkKind, id: string, kept: boolean): Promise<void> {
+    const job = held[kind].get(id)?.job ?? null;
+    held[kind].delete(id);
+    if (job !== null && kept) await boss.complete(queues[kind], job).catch((error: unknown) => options.onError?.(error));
+  }
+
+  return {
+    owner,
+    get held() {
+      return { monitor: held.monitor.size, delivery: held.delivery.size };
+    },
+    async claimMonitors(input) {
+      const { rows, jobs } = await claim("monitor", input.now, Math.max(0, Math.floor(input.limit)));
+      const claimed: ClaimedMonitor[] = rows
+        .map((row) => ({ ...codec.monitor(row), takenOverFrom: row.taken_over_from as string | null }))
+        .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1));
+      return track("monitor", claimed, jobs);
+    },
+    async completeMonitor(id, nextCheckAt) {
+      // The release commits the next check time; the trigger enqueues its job in that transaction.
+      const released = await store.releaseMonitor(id, owner, nextCheckAt);
+      await finish("monitor", id, released);
+      return released;
+    },
+    async claimDeliveries(input) {
+      const limit = Math.max(0, Math.floor(input.limit));
+      // A flush (forced, or of one organization or webhook) takes the rows directly: their jobs,
+      // still waiting, are completed without work when they come due (the row is no longer due then).
+      if (input.force === true || input.orgId !== undefined || input.webhookId !== undefined) {
+        return track("delivery", await store.claimDueDeliveries({ ...input, limit, owner, leaseMs }), new Map());
+      }
+      const { rows, jobs } = await claim("delivery", input.now, limit);
+      const claimed: ClaimedDelivery[] = rows
+        .map((row) => ({ ...codec.delivery(row), takenOverFrom: row.taken_over_from as string | null }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      return track("delivery", claimed, jobs);
+    },
+    async completeDelivery(id: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {
+      const recorded = await store.recordDeliveryAttempt(id, owner, attempt);
+      await finish("delivery", id, recorded !== null);
+      return recorded;
+    },
+    holds: (kind, id) => held[kind].has(id),
+    drop(kind, id) {
+      // The job stays running in pg-boss without a heartbeat: it expires and is retried elsewhere.
+      held[kind].delete(id);
+    },
+    async releaseAll(): Promise<ReleasedLeases> {
+      const jobs = (kind: WorkKind): string[] => [...held[kind].values()].map((h) => h.job).filter((job): job is string => job !== null);
+      const open = { monitor: jobs("monitor"), delivery: jobs("delivery") };
+      held.monitor.clear();
+      held.delivery.clear();
+      if (renewing !== null) await renewing;
+      // Released rows are due again at once: the trigger gives each a new job; then the old ones end.
+      const released = await store.releaseLeases(owner);
+      for (const kind of ["monitor", "delivery"] as const) {
+        if (open[kind].length > 0) await boss.complete(queues[kind], open[kind]).catch((error: unknown) => options.onError?.(error));
+      }
+      return released;
+    },
+    close() {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
