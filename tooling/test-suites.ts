@@ -34,6 +34,16 @@ export const QUICK_SUITE_LEAVES_OUT: Readonly<Record<string, readonly LeftOut[]>
       reason: "500 monitors over three 10 s rounds, twice (about a minute of waiting): the scheduler's arithmetic, which timers drive the same on every Node",
     },
   ],
+  "packages/queue-postgres": [
+    {
+      file: "test/scale-out.test.ts",
+      reason: "the engine's scale-out suite (processes killed and stopped over lease rounds) on the pg-boss queue; the queue's claims, takeovers and deliveries on the lowest Node run in test/queue.test.ts",
+    },
+    {
+      file: "test/host-cadence.test.ts",
+      reason: "the engine's 500-monitor cadence suite (about a minute of 10 s rounds) on the pg-boss queue: timers drive it the same on every Node",
+    },
+  ],
   "packages/server": [
     {
       file: "test/e2e/ops.test.ts",
