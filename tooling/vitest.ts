@@ -1,5 +1,6 @@
 import { defaultClientConditions, defaultServerConditions } from "vite";
-import { defineConfig, type ViteUserConfig } from "vitest/config";
+import { configDefaults, defineConfig, type ViteUserConfig } from "vitest/config";
+import { testSuiteExclude } from "./test-suites";
 
 /**
  * Workspace packages resolve to their TypeScript sources through the `@driftwatch/source`
@@ -7,7 +8,11 @@ import { defineConfig, type ViteUserConfig } from "vitest/config";
  */
 const SOURCE_CONDITION = "@driftwatch/source";
 
-export function defineDriftwatchVitest(overrides: ViteUserConfig = {}): ViteUserConfig {
+/**
+ * The vitest config of the package in `packageDir` (pass `import.meta.dirname`). With
+ * DRIFTWATCH_TEST_SUITE=quick the files tooling/test-suites.ts lists for the package are left out.
+ */
+export function defineDriftwatchVitest(packageDir: string, overrides: ViteUserConfig = {}): ViteUserConfig {
   const { test, ...rest } = overrides;
   return defineConfig({
     resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
@@ -15,6 +20,7 @@ export function defineDriftwatchVitest(overrides: ViteUserConfig = {}): ViteUser
     ...rest,
     test: {
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      exclude: [...configDefaults.exclude, ...testSuiteExclude(packageDir)],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       ...test,

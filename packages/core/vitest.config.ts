@@ -1,3 +1,3 @@
 import { defineDriftwatchVitest } from "../../tooling/vitest";
 
-export default defineDriftwatchVitest();
+export default defineDriftwatchVitest(import.meta.dirname);

@@ -1,12 +1,16 @@
 import react from "@vitejs/plugin-react";
 import { defaultClientConditions } from "vite";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { testSuiteExclude } from "../../tooling/test-suites";
 
 /**
  * The dashboard's build (static files in dist/, served by @driftwatch/server at /) and its tests:
  * component tests in jsdom (src/**\/*.test.tsx) and end-to-end tests in real Chromium against the
- * real server (test/e2e). @driftwatch/client resolves to its TypeScript sources.
+ * real server (test/e2e). @driftwatch/client resolves to its TypeScript sources. With
+ * DRIFTWATCH_TEST_SUITE=quick the files tooling/test-suites.ts lists are left out.
  */
+const exclude = [...configDefaults.exclude, ...testSuiteExclude(import.meta.dirname)];
+
 export default defineConfig({
   plugins: [react()],
   resolve: { conditions: ["@driftwatch/source", ...defaultClientConditions] },
@@ -27,6 +31,7 @@ export default defineConfig({
           name: "components",
           environment: "jsdom",
           include: ["src/**/*.test.tsx", "src/**/*.test.ts"],
+          exclude,
           setupFiles: ["src/test-setup.ts"],
           testTimeout: 30_000,
         },
@@ -37,6 +42,7 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          exclude,
           globalSetup: ["test/e2e/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -1,6 +1,6 @@
 import { defineDriftwatchVitest } from "../../tooling/vitest";
 
-export default defineDriftwatchVitest({
+export default defineDriftwatchVitest(import.meta.dirname, {
   test: {
     // The e2e suites start the built CLI: build it first when the sources are newer.
     globalSetup: ["test/e2e/global-setup.ts"],
