@@ -63,5 +63,5 @@ export {
   parseRetryAfter,
 } from "./delivery/retry.js";
 export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
-export { createStoreWorkQueue, type StoreWorkQueueOptions, type WorkKind, type WorkQueue, type WorkQueueContext, type WorkQueueFactory } from "./queue/work-queue.js";
+export { createHeartbeat, createStoreWorkQueue, type Heartbeat, type StoreWorkQueueOptions, type WorkKind, type WorkQueue, type WorkQueueContext, type WorkQueueFactory } from "./queue/work-queue.js";
 export { createFairQueue, orgSlots, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import PgBoss from "pg-boss";
 import type { ClaimedDelivery, ClaimedMonitor, DeliveryAttempt, DeliveryRecord, ReleasedLeases, Store } from "@driftwatch/core";
-import { DEFAULT_LEASE_MS, defaultOwner, leaseRenewalMs, type WorkKind, type WorkQueue, type WorkQueueContext } from "@driftwatch/engine";
+import { createHeartbeat, DEFAULT_LEASE_MS, defaultOwner, leaseRenewalMs, type WorkKind, type WorkQueue, type WorkQueueContext } from "@driftwatch/engine";
 import { createPostgresDialect } from "@driftwatch/store-postgres";
 import { RowCodec, type Row } from "@driftwatch/store-sql";
 import {
@@ -246,21 +246,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
   /** Held claims: the row id, the claim number (so a late renewal answer never drops a newer claim), and the job (null for a claim made without one). */
   const held: Record<WorkKind, Map<string, { claim: number; job: string | null }>> = { monitor: new Map(), delivery: new Map() };
   let claims = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let renewing: Promise<void> | null = null;
-  let closed = false;
-
-  function schedule(): void {
-    if (closed || timer !== null || (held.monitor.size === 0 && held.delivery.size === 0)) return;
-    timer = setTimeout(() => {
-      timer = null;
-      renewing = renew().finally(() => {
-        renewing = null;
-        schedule();
-      });
-    }, renewEveryMs);
-    timer.unref();
-  }
+  const heartbeat = createHeartbeat(renewEveryMs, () => held.monitor.size > 0 || held.delivery.size > 0, renew);
 
   async function renew(): Promise<void> {
     const until = new Date(now().getTime() + leaseMs).toISOString();
@@ -354,7 +340,7 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
       held[kind].set(item.id, { claim: ++claims, job: jobs.get(item.id) ?? null });
       if (item.takenOverFrom !== null && item.takenOverFrom !== owner) metrics?.observeTakeover(kind);
     }
-    schedule();
+    heartbeat.kick();
     return claimed;
   }
 
@@ -411,14 +397,12 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
     async releaseAll(): Promise<ReleasedLeases> {
       held.monitor.clear();
       held.delivery.clear();
-      if (renewing !== null) await renewing;
+      await heartbeat.settled();
       // Released rows are due again at once: the trigger ends each one's job and enqueues a new one.
       return store.releaseLeases(owner);
     },
     close() {
-      closed = true;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
+      heartbeat.stop();
     },
   };
 }

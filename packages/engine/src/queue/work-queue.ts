@@ -40,6 +40,45 @@ export interface WorkQueue {
   close(): void;
 }
 
+/**
+ * The heartbeat of a queue's held claims: after `everyMs`, `renew` runs (one at a time), and again
+ * while `holding()` says there is something held. `kick` after a claim starts it; `settled` waits
+ * for a renewal in progress; `stop` ends it (claims still held expire with their leases).
+ */
+export interface Heartbeat {
+  kick(): void;
+  settled(): Promise<void>;
+  stop(): void;
+}
+
+export function createHeartbeat(everyMs: number, holding: () => boolean, renew: () => Promise<void>): Heartbeat {
+  let timer: NodeJS.Timeout | null = null;
+  let renewing: Promise<void> | null = null;
+  let stopped = false;
+  function kick(): void {
+    if (stopped || timer !== null || !holding()) return;
+    timer = setTimeout(() => {
+      timer = null;
+      renewing = renew().finally(() => {
+        renewing = null;
+        kick();
+      });
+    }, everyMs);
+    timer.unref();
+  }
+  return {
+    kick,
+    async settled() {
+      if (renewing !== null) await renewing;
+    },
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
 /** A lease owner name unique to this process and part: `<kind>:<hostname>:<pid>:<random>`. */
 export function defaultOwner(kind: string): string {
   return `${kind}:${os.hostname()}:${String(process.pid)}:${randomUUID().slice(0, 8)}`;
@@ -111,21 +150,7 @@ export function createStoreWorkQueue(options: StoreWorkQueueOptions): WorkQueue 
   /** Held claims and the claim number each was taken with, so a renewal's answer never drops a newer claim of the same id. */
   const held: Record<WorkKind, Map<string, number>> = { monitor: new Map(), delivery: new Map() };
   let claims = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let renewing: Promise<void> | null = null;
-  let closed = false;
-
-  function schedule(): void {
-    if (closed || timer !== null || (held.monitor.size === 0 && held.delivery.size === 0)) return;
-    timer = setTimeout(() => {
-      timer = null;
-      renewing = renew().finally(() => {
-        renewing = null;
-        schedule();
-      });
-    }, renewEveryMs);
-    timer.unref();
-  }
+  const heartbeat = createHeartbeat(renewEveryMs, () => held.monitor.size > 0 || held.delivery.size > 0, renew);
 
   async function renew(): Promise<void> {
     const asked = { monitor: new Map(held.monitor), delivery: new Map(held.delivery) };
@@ -155,7 +180,7 @@ export function createStoreWorkQueue(options: StoreWorkQueueOptions): WorkQueue 
       held[kind].set(item.id, ++claims);
       if (item.takenOverFrom !== null && item.takenOverFrom !== owner) metrics?.observeTakeover(kind);
     }
-    schedule();
+    heartbeat.kick();
     return claimed;
   }
 
@@ -185,13 +210,11 @@ export function createStoreWorkQueue(options: StoreWorkQueueOptions): WorkQueue 
     async releaseAll() {
       held.monitor.clear();
       held.delivery.clear();
-      if (renewing !== null) await renewing;
+      await heartbeat.settled();
       return store.releaseLeases(owner);
     },
     close() {
-      closed = true;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
+      heartbeat.stop();
     },
   };
 }
