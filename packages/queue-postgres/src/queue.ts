@@ -40,7 +40,7 @@ export interface PostgresJobsOptions {
   maintenanceIntervalSeconds?: number;
   /** How often the repair sweep runs (default 60 s; 0 turns it off). */
   repairIntervalMs?: number;
-  /** Pool size of each of the two pools (driftwatch's statements, pg-boss's). Default 4. */
+  /** Pool size of each of the two pools (driftwatch's claims and heartbeats, pg-boss's). Default 2: claims run one at a time per engine part. */
   max?: number;
   /** Errors of pg-boss's background work and of the repair sweep (the next run tries again). */
   onError?: (error: unknown) => void;
@@ -87,7 +87,7 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
   const expireInSeconds = Math.max(1, Math.ceil(leaseMs / 1000));
   const maintenanceIntervalSeconds = options.maintenanceIntervalSeconds ?? Math.max(1, Math.round(leaseMs / 10_000));
   const onError = options.onError ?? ((): void => undefined);
-  const max = options.max ?? 4;
+  const max = options.max ?? 2;
   const sql = queueSql(schema, jobSchema);
   const pool = new pg.Pool({ connectionString: options.connectionString, max, application_name: "driftwatch-queue" });
   pool.on("error", onError);
