@@ -6,6 +6,7 @@ import { createPostgresDialect } from "@driftwatch/store-postgres";
 import { RowCodec, type Row } from "@driftwatch/store-sql";
 import {
   enqueueStatement,
+  fetchStatement,
   CHECK_DEAD_LETTER,
   CHECK_QUEUE,
   claimStatement,
@@ -226,8 +227,8 @@ interface FetchedJob {
 }
 
 /**
- * The engine's work queue on pg-boss. A claim fetches due jobs (pg-boss: `FOR UPDATE SKIP LOCKED`,
- * by priority then age), then leases their rows in one statement, only where the row is still due
+ * The engine's work queue on pg-boss. A claim fetches due jobs from pg-boss's job table (`FOR UPDATE
+ * SKIP LOCKED`, by priority then due time, see `fetchStatement`), then leases their rows in one statement, only where the row is still due
  * at the job's time: a job whose monitor was rescheduled, paused or deleted meanwhile is completed
  * without work, and one whose row another worker still holds waits (handed back to pg-boss) until
  * that lease ends. The row's lease is what makes a check or an attempt run once: two jobs of one
@@ -277,20 +278,12 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
 
   /** Fetches due jobs and leases their rows; jobs that bring no work are completed, or handed back when a live lease blocks them. */
   async function claim(kind: WorkKind, nowIso: string, limit: number): Promise<{ rows: Row[]; jobs: Map<string, string> }> {
-    const jobs = (await boss.fetch<FetchedJob["data"]>(queues[kind], { batchSize: limit, priority: true })) as FetchedJob[] | null;
-    if (jobs === null || jobs.length === 0) return { rows: [], jobs: new Map() };
-    // pg-boss fetches what is due by the database's clock; a caller asking for work due by an
-    // earlier time (the scheduler's start-up pass over long-overdue monitors) gets only that, the
-    // rest goes back to waiting untouched.
-    const cutoff = Date.parse(nowIso);
-    const early = jobs.filter((job) => Date.parse(job.data.due) > cutoff);
-    await handBack(kind, early.map((job) => [job.id, job.data.due]));
-    const ready = early.length === 0 ? jobs : jobs.filter((job) => !early.includes(job));
-    if (ready.length === 0) return { rows: [], jobs: new Map() };
+    const { rows: jobs } = await pool.query<FetchedJob>(fetchStatement(sql), [queues[kind], limit, nowIso]);
+    if (jobs.length === 0) return { rows: [], jobs: new Map() };
     // One job per row: a second job of the same row (briefly possible, see above) is dealt with as a blocked one.
     const byRow = new Map<string, FetchedJob>();
     const extra: FetchedJob[] = [];
-    for (const job of ready) {
+    for (const job of jobs) {
       if (byRow.has(job.data.id)) extra.push(job);
       else byRow.set(job.data.id, job);
     }
@@ -370,6 +363,10 @@ function createPgBossWorkQueue(options: PgBossQueueOptions): WorkQueue {
       const released = await store.releaseMonitor(id, owner, nextCheckAt);
       finish("monitor", id);
       return released;
+    },
+    monitorReleasedByRecord(id) {
+      // The record's write released the row; the trigger re-armed the job in that transaction.
+      finish("monitor", id);
     },
     async claimDeliveries(input) {
       const limit = Math.max(0, Math.floor(input.limit));

@@ -32,11 +32,25 @@ export function queueSql(schema: string, jobSchema: string): QueueSql {
  * backlog does not hold back another's work (pg-boss fetches by priority, then age).
  */
 /** Marks the installed functions and triggers; a start that finds this version installed changes no schema (no DDL locks beside running processes). */
-export const INSTALL_VERSION = "driftwatch-queue 4";
+export const INSTALL_VERSION = "driftwatch-queue 5";
 
 /** The version of the installed triggers (null: none). */
 export function installedVersionStatement({ s }: QueueSql): string {
   return `SELECT obj_description(to_regprocedure('${s.replaceAll("'", "''")}.driftwatch_enqueue(text,text,text,timestamptz)'), 'pg_proc') AS version`;
+}
+
+/**
+ * A function body's statements for each of driftwatch's queues, chosen by the `queue` argument:
+ * each statement names its queue as a literal, so PostgreSQL prunes pg-boss's job partitions when
+ * it plans the statement and PL/pgSQL keeps that plan (a queue name as a parameter would have it
+ * planned again on every call).
+ */
+function perQueue(statements: (name: string) => string): string {
+  const [first, second] = [CHECK_QUEUE, DELIVERY_QUEUE].map((name) => `'${name}'`) as [string, string];
+  return `IF queue = ${first} THEN ${statements(first)}
+       ELSIF queue = ${second} THEN ${statements(second)}
+       ELSE RAISE EXCEPTION 'driftwatch: unknown queue %', queue;
+       END IF;`;
 }
 
 export function installStatements({ s, b }: QueueSql): string[] {
@@ -45,30 +59,56 @@ export function installStatements({ s, b }: QueueSql): string[] {
     // pg-boss fetches by priority, then age, among due jobs; with a backlog (every monitor due at
     // once) this index hands them over in that order instead of sorting the whole backlog per fetch.
     `CREATE INDEX IF NOT EXISTS driftwatch_job_fetch ON ${b}.job (name, priority DESC, created_on, id) WHERE state < 'active'`,
+    // Jobs enqueued by an earlier version were created before their due time: from now on a job's
+    // `created_on` is never before its `start_after` (see driftwatch_enqueue and fetchStatement).
+    `UPDATE ${b}.job SET created_on = start_after WHERE name IN ('${CHECK_QUEUE}', '${DELIVERY_QUEUE}') AND state < 'active' AND created_on < start_after`,
     `CREATE INDEX IF NOT EXISTS driftwatch_job_org_due ON ${b}.job (name, (data->>'org'), start_after) WHERE state = 'created'`,
     // Ends the key's jobs: the running one (its work was just recorded or handed back) and a
     // waiting one (replaced by the one enqueued next, if any). They are deleted, not completed: a
     // job per check would otherwise pass through pg-boss's archive (two more writes each), and the
     // check's record is its snapshot, not its job.
-    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_finish(queue text, key text) RETURNS void LANGUAGE sql AS $fn$
-       DELETE FROM ${b}.job WHERE name = queue AND singleton_key = key AND state <= 'active'
-     $fn$`,
-    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_enqueue(queue text, key text, org text, due timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
-     DECLARE waiting integer;
+    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_finish(queue text, key text) RETURNS void LANGUAGE plpgsql AS $fn$
      BEGIN
-       PERFORM ${s}.driftwatch_finish(queue, key);
-       -- How many of the organization's jobs are due and waiting (counted up to 64: beyond, a
-       -- backlog is a backlog): the new job goes behind them, level with other organizations' first.
+       ${perQueue((name) => `DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active';`)}
+     END $fn$`,
+    // A key has at most one job. When it has one (the job of the check or attempt that just
+    // ended, or a waiting one), that job is re-armed in place for the new due time: one write
+    // instead of a delete and an insert, and pg-boss's retry count starts again (it counts
+    // expiries in a row). Its `created_on` is the due time (never before `start_after`), so the
+    // fetch reads due jobs as one index range per priority (see fetchStatement).
+    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_enqueue(queue text, key text, org text, due timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
+     DECLARE waiting integer; kept uuid;
+     BEGIN
+       ${perQueue(
+         (name) => `
+       -- How many of the organization's other jobs are due and waiting (counted up to 16: beyond,
+       -- a backlog is a backlog): the job goes behind them, level with other organizations' first.
        SELECT count(*) INTO waiting FROM (
          SELECT 1 FROM ${b}.job
-         WHERE name = queue AND state = 'created' AND data->>'org' = org AND start_after <= now() LIMIT 64) w;
-       INSERT INTO ${b}.job (name, data, priority, start_after, singleton_key, dead_letter, expire_in, keep_until,
-                             retry_limit, retry_delay, retry_backoff, policy)
-       SELECT q.name, jsonb_build_object('id', key, 'org', org, 'due', due), -waiting, due, key, q.dead_letter,
-              COALESCE(q.expire_seconds, 900) * interval '1 second',
-              greatest(due, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
-              COALESCE(q.retry_limit, 2), COALESCE(q.retry_delay, 0), COALESCE(q.retry_backoff, false), q.policy
-       FROM ${b}.queue q WHERE q.name = queue;
+         WHERE name = ${name} AND state = 'created' AND data->>'org' = org AND start_after <= now()
+           AND singleton_key IS DISTINCT FROM key LIMIT 16) w;
+       UPDATE ${b}.job j SET state = 'created', priority = -waiting, start_after = due, created_on = due, started_on = NULL,
+              retry_count = 0, data = jsonb_build_object('id', key, 'org', org, 'due', due), dead_letter = q.dead_letter,
+              expire_in = COALESCE(q.expire_seconds, 900) * interval '1 second',
+              keep_until = greatest(due, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
+              retry_limit = COALESCE(q.retry_limit, 2)
+       FROM ${b}.queue q
+       WHERE q.name = ${name} AND j.name = ${name}
+         AND j.id = (SELECT id FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active' LIMIT 1)
+       RETURNING j.id INTO kept;
+       IF kept IS NULL THEN
+         INSERT INTO ${b}.job (name, data, priority, start_after, created_on, singleton_key, dead_letter, expire_in, keep_until,
+                               retry_limit, retry_delay, retry_backoff, policy)
+         SELECT q.name, jsonb_build_object('id', key, 'org', org, 'due', due), -waiting, due, due, key, q.dead_letter,
+                COALESCE(q.expire_seconds, 900) * interval '1 second',
+                greatest(due, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
+                COALESCE(q.retry_limit, 2), COALESCE(q.retry_delay, 0), COALESCE(q.retry_backoff, false), q.policy
+         FROM ${b}.queue q WHERE q.name = ${name};
+       ELSE
+         -- a second job of the key (an upgrade racing a trigger): this one replaces it
+         DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active' AND id <> kept;
+       END IF;`,
+       )}
      END $fn$`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_monitor_due() RETURNS trigger LANGUAGE plpgsql AS $fn$
      BEGIN
@@ -137,6 +177,37 @@ export function reconcileStatements({ s, b }: QueueSql): { monitors: string; del
   };
 }
 
+/** The priority levels a fetch reads: 0 down to -16 (driftwatch_enqueue counts up to 16 waiting jobs). */
+const FETCH_LEVELS = 17;
+
+/**
+ * The fetch of up to `$2` due jobs of queue `$1` (due by `$3` and by the database's clock), by
+ * priority (the fairness across organizations, see driftwatch_enqueue), then due time, marked
+ * active as pg-boss's own fetch marks them (started, retried when fetched before). pg-boss's fetch
+ * orders by the same keys but filters the due jobs before sorting them: with a backlog (every
+ * monitor due at once) every fetch sorted the whole backlog. Here each priority level (0 down to
+ * -16) is one range of the `driftwatch_job_fetch` index, read in order and only as far as the
+ * claim needs: a job's `created_on` is its due time and never before its `start_after`, so
+ * jobs not yet due lie outside the range. `FOR UPDATE SKIP LOCKED` as in pg-boss: two processes
+ * fetching at once get different jobs (a level's scan skips the rows another fetch holds; the
+ * rows it locked beyond the claim's share are free again when the statement ends).
+ */
+export function fetchStatement({ b }: QueueSql): string {
+  return `WITH cutoff AS (SELECT least(now(), $3::timestamptz) AS at),
+    next AS (
+      SELECT c.id FROM generate_series(0, ${String(1 - FETCH_LEVELS)}, -1) AS level(p), cutoff
+      CROSS JOIN LATERAL (
+        SELECT j.id, j.priority, j.created_on FROM ${b}.job j
+        WHERE j.name = $1 AND j.state < 'active' AND j.priority = level.p AND j.created_on <= cutoff.at AND j.start_after <= cutoff.at
+        ORDER BY j.created_on, j.id LIMIT $2
+        FOR UPDATE OF j SKIP LOCKED) c
+      ORDER BY c.priority DESC, c.created_on, c.id LIMIT $2)
+    UPDATE ${b}.job j SET state = 'active', started_on = now(),
+      retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+    FROM next WHERE j.name = $1 AND j.id = next.id
+    RETURNING j.id, j.data`;
+}
+
 /**
  * A claim: the rows of the fetched jobs whose due time is still the job's and whose lease is
  * free (or expired: a takeover), leased to the owner in one statement. Returns the rows and the
@@ -185,7 +256,7 @@ export function enqueueStatement({ s }: QueueSql): string {
 
 /** Puts fetched jobs (`$2`) back to waiting, each due again at its time in `$3`, as if never fetched. */
 export function handBackStatement({ b }: QueueSql): string {
-  return `UPDATE ${b}.job j SET state = 'created', started_on = NULL, start_after = w.at
+  return `UPDATE ${b}.job j SET state = 'created', started_on = NULL, start_after = w.at, created_on = greatest(j.created_on, w.at)
     FROM unnest($2::uuid[], $3::timestamptz[]) AS w(id, at)
     WHERE j.name = $1 AND j.id = w.id AND j.state = 'active'`;
 }
