@@ -150,8 +150,15 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const task = (async () => {
       let nextCheckAt: string | null = monitor.nextCheckAt;
       let outcome: CheckOutcome | null = null;
+      // A queue whose claims are the store's leases has the check's record end the claim too.
+      const releasedByRecord = queue.monitorReleasedByRecord !== undefined;
       try {
-        outcome = await checks.runCheck(monitor, { requestId: newId("request"), signal: abort.signal, onFetched: freeHost });
+        outcome = await checks.runCheck(monitor, {
+          requestId: newId("request"),
+          signal: abort.signal,
+          onFetched: freeHost,
+          ...(releasedByRecord ? { releaseLease: queue.owner } : {}),
+        });
         nextCheckAt = outcome.monitor.nextCheckAt;
       } catch (error) {
         // Cancelled at shutdown: stays due (its old nextCheckAt). Otherwise try again one interval later.
@@ -161,7 +168,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           nextCheckAt = new Date(now().getTime() + monitor.intervalSeconds * 1000).toISOString();
         }
       }
-      await release(monitor, nextCheckAt);
+      if (outcome !== null && releasedByRecord) queue.monitorReleasedByRecord!(monitor.id);
+      else await release(monitor, nextCheckAt);
       if (outcome !== null) {
         try {
           options.onCheck?.(outcome);

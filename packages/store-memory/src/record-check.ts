@@ -86,6 +86,10 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
       if (latest !== input.previousSnapshotId) throw staleSnapshotError(input.previousSnapshotId, latest);
     }
     const monitorRow = patchedMonitor(current, input.monitor);
+    if (input.releaseLease !== undefined && monitorRow.leaseOwner === input.releaseLease) {
+      monitorRow.leaseOwner = null;
+      monitorRow.leaseExpiresAt = null;
+    }
     journal.set(db.monitors, monitorId, monitorRow);
     if (diff !== null && diff.previousSnapshotId !== null) {
       const previous = db.snapshots.get(diff.previousSnapshotId);

@@ -7,6 +7,7 @@ import {
   snapshotRecordOf,
   staleSnapshotError,
   webhookReceives,
+  type CheckBasis,
   type DiffRecord,
   type RecordCheckInput,
   type RecordCheckResult,
@@ -37,11 +38,52 @@ interface WebhookTarget {
   minSeverity: WebhookRecord["minSeverity"];
 }
 
+/** The columns of a snapshot row, as `getLatestSnapshot` reads them. */
+const LATEST_COLUMNS = SNAPSHOT_INSERT_COLUMNS.split(", ");
+
 /** The SQL store with `recordCheck` as data-modifying CTEs: two round trips per check. */
 export class PostgresAdapter extends SqlStoreAdapter {
+  /**
+   * A check's settings and newest snapshot in one round trip (the SQL store reads them with two):
+   * the snapshot's columns come prefixed (`l_`) beside the settings' and are mapped back.
+   */
+  async getCheckBasis(orgId: string, monitorId: string): Promise<CheckBasis | null> {
+    const { t, rows: codec } = this.ctx;
+    const [row] = await this.driver.all<Row>(
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
+         s.monitor_id AS settings_of, ${LATEST_COLUMNS.map((column) => `l.${column} AS l_${column}`).join(", ")}
+       FROM ${t.monitors} m
+       LEFT JOIN ${t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
+       LEFT JOIN LATERAL (SELECT * FROM ${t.snapshots} WHERE org_id = m.org_id AND monitor_id = m.id ORDER BY id DESC LIMIT 1) l ON true
+       WHERE m.org_id = $1 AND m.id = $2`,
+      [orgId, monitorId],
+    );
+    if (row === undefined) return null;
+    const settings =
+      row.settings_of !== null
+        ? codec.settings(row)
+        : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
+    const latestSnapshot = row.l_id === null ? null : codec.snapshot(Object.fromEntries(LATEST_COLUMNS.map((column) => [column, row[`l_${column}`]])));
+    return { settings, latestSnapshot };
+  }
+
   override recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+    // A check that stores no snapshot (most checks: the content did not change, or the fetch
+    // failed) writes the monitor and applies retention in one statement, with no transaction
+    // around it. With stage hooks (the contract suite's instrumentation) every stage is its own
+    // step of one transaction, so a throwing hook can undo the check.
+    if (input.snapshot === null && input.diff === null && input.event === null && this.ctx.hooks.onRecordCheckStage === undefined) {
+      return recordMonitorOnly(this.ctx, this.driver, orgId, input);
+    }
     return this.driver.transaction((tx) => recordCheckInTwoStatements(this.ctx, tx, orgId, input));
   }
+}
+
+/** A check without a snapshot: one statement, atomic on its own. */
+async function recordMonitorOnly(ctx: SqlContext, db: SqlExecutor, orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
+  const monitorRow = await writeMonitor(ctx, db, orgId, input, (params, org, monitor) => retentionWrites(ctx, params, input, org, monitor));
+  if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${input.monitorId} does not exist.`);
+  return { monitor: ctx.rows.monitor(monitorRow), snapshot: null, diff: null, deliveries: [] };
 }
 
 /** Runs inside the store's transaction on `tx`; each stage hook is called after its write, so a throwing hook rolls everything back. */
@@ -116,20 +158,7 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
     );
   }
 
-  // Retention: keep the newest `retention` snapshots. The statement sees the table as it was
-  // before the insert above, so the new snapshot joins the ranking explicitly.
-  const incoming = snapshot === null ? "" : `UNION ALL SELECT ${params.add(snapshot.id)}::text`;
-  const keep = `GREATEST(1, COALESCE(${params.add(input.retention === undefined ? null : Math.floor(input.retention))}::int,
-    (SELECT snapshot_retention FROM ${ctx.t.settings} WHERE org_id = ${org} AND monitor_id = ${monitor}),
-    ${params.add(DEFAULT_SNAPSHOT_RETENTION)}::int))`;
-  writes.push(
-    `retention AS (DELETE FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
-       SELECT id FROM (SELECT id FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
-       ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1) RETURNING id)`,
-    // Diffs go with their snapshot (and any older diff whose snapshot is already gone).
-    `pruned_diffs AS (DELETE FROM ${ctx.t.diffs} WHERE org_id = ${org} AND monitor_id = ${monitor}
-       AND snapshot_id <= (SELECT MAX(id) FROM retention))`,
-  );
+  writes.push(retentionWrites(ctx, params, input, org, monitor));
   const written = await tx.all<Row>(
     `WITH ${writes.join(",\n")} ${targets.length > 0 ? "SELECT * FROM deliveries" : "SELECT NULL WHERE false"}`,
     params.values,
@@ -141,6 +170,23 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
 
   const deliveries = written.sort((a, b) => ((a.webhook_id as string) < (b.webhook_id as string) ? -1 : 1)).map((row) => ctx.rows.delivery(row));
   return { monitor: ctx.rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+}
+
+/**
+ * Retention as data-modifying CTEs: keep the newest `retention` snapshots. The statement sees the
+ * table as it was before its own insert, so a new snapshot joins the ranking explicitly. Diffs go
+ * with their snapshot (and any older diff whose snapshot is already gone).
+ */
+function retentionWrites(ctx: SqlContext, params: Params, input: RecordCheckInput, org: string, monitor: string): string {
+  const incoming = input.snapshot === null ? "" : `UNION ALL SELECT ${params.add(input.snapshot.id)}::text`;
+  const keep = `GREATEST(1, COALESCE(${params.add(input.retention === undefined ? null : Math.floor(input.retention))}::int,
+    (SELECT snapshot_retention FROM ${ctx.t.settings} WHERE org_id = ${org} AND monitor_id = ${monitor}),
+    ${params.add(DEFAULT_SNAPSHOT_RETENTION)}::int))`;
+  return `retention AS (DELETE FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} AND id < (
+       SELECT id FROM (SELECT id FROM ${ctx.t.snapshots} WHERE org_id = ${org} AND monitor_id = ${monitor} ${incoming}) ranked
+       ORDER BY id DESC LIMIT 1 OFFSET ${keep} - 1) RETURNING id),
+    pruned_diffs AS (DELETE FROM ${ctx.t.diffs} WHERE org_id = ${org} AND monitor_id = ${monitor}
+       AND snapshot_id <= (SELECT MAX(id) FROM retention))`;
 }
 
 /** The monitor row after the check's write, with what the rest of the check needs. */
@@ -155,20 +201,44 @@ interface CheckedMonitorRow extends Row {
  * retention and the previous-snapshot check see a stable history), the owner of the diff's
  * previous snapshot, and the enabled webhooks of the organization when there is an event.
  */
-async function writeMonitor(ctx: SqlContext, tx: SqlExecutor, orgId: string, input: RecordCheckInput): Promise<CheckedMonitorRow | undefined> {
+async function writeMonitor(
+  ctx: SqlContext,
+  tx: SqlExecutor,
+  orgId: string,
+  input: RecordCheckInput,
+  extra?: (params: Params, org: string, monitor: string) => string,
+): Promise<CheckedMonitorRow | undefined> {
   const params = new Params();
   const sets: string[] = [];
   for (const [field, value] of Object.entries(input.monitor)) {
     const column = MONITOR_PATCH_COLUMNS[field];
     if (column !== undefined && value !== undefined) sets.push(`${column[0]} = ${params.add(ctx.rows.param(value, column[1]))}`);
   }
+  if (input.releaseLease !== undefined) {
+    // The right-hand sides see the row as it was: the lease ends only where this owner held it.
+    const owner = params.add(input.releaseLease);
+    sets.push(
+      `lease_owner = CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_owner END`,
+      `lease_expires_at = CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_expires_at END`,
+    );
+  }
   const org = params.add(orgId);
   const where = `org_id = ${org} AND id = ${params.add(input.monitorId)}`;
-  const previous = params.add(input.diff?.previousSnapshotId ?? null);
   const write =
     sets.length === 0
       ? `SELECT * FROM ${ctx.t.monitors} WHERE ${where} FOR UPDATE`
       : `UPDATE ${ctx.t.monitors} SET ${sets.join(", ")} WHERE ${where} RETURNING *`;
+  if (extra !== undefined) {
+    // The monitor's write and the retention of its snapshots as one statement (its own transaction).
+    const retention = extra(params, org, params.add(input.monitorId));
+    const rows = await tx.all<CheckedMonitorRow>(
+      `WITH m AS (${write}), ${retention}
+       SELECT m.*, NULL AS previous_monitor_id, NULL AS previous_org_id, NULL::jsonb AS webhooks FROM m`,
+      params.values,
+    );
+    return rows[0];
+  }
+  const previous = params.add(input.diff?.previousSnapshotId ?? null);
   const webhooks =
     input.event === null
       ? "NULL::jsonb"

@@ -39,6 +39,14 @@ export async function recordCheckRows(
 
   // The monitor's write locks its row (or the database), so checks of one monitor are serialised
   // and the reads below see a stable history.
+  if (input.releaseLease !== undefined) {
+    // Inside the transaction, before the patch: the patch's write returns the row as it is now.
+    await ctx.run(tx, `UPDATE ${t.monitors} SET lease_owner = NULL, lease_expires_at = NULL WHERE org_id = ? AND id = ? AND lease_owner = ?`, [
+      orgId,
+      monitorId,
+      input.releaseLease,
+    ]);
+  }
   const monitorRow = await ctx.patchRow(tx, "monitors", orgId, monitorId, input.monitor, true);
   if (monitorRow === undefined) throw new StoreError("not_found", `Monitor ${monitorId} does not exist.`);
   if (snapshot !== null && input.previousSnapshotId !== undefined) {

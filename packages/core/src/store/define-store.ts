@@ -8,7 +8,7 @@ import { normalizeEmail, type AuditRecord, type InviteRecord, type MemberRecord,
 import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserPatch, UserRecord } from "./people.js";
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
-import type { DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
+import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
 import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
@@ -33,7 +33,9 @@ type PagedMethods =
  * (`normalizeStoreTime`), and lists as a decoded `KeysetPage` (records below `after`, newest
  * first, at most `take`); they are never called after `close`.
  */
-export interface StoreAdapter extends Omit<Store, PagedMethods> {
+export interface StoreAdapter extends Omit<Store, PagedMethods | "getCheckBasis"> {
+  /** One read of `getSettings` and `getLatestSnapshot` together; without it `defineStore` runs both. */
+  getCheckBasis?(orgId: string, monitorId: string): Promise<CheckBasis | null>;
   listTokens(orgId: string, page: KeysetPage): Promise<TokenRecord[]>;
   /** `tag`, when given, is normalised: keep only the monitors whose tags include it. */
   listMonitors(orgId: string, query: MonitorFilter & KeysetPage): Promise<MonitorRecord[]>;
@@ -227,6 +229,14 @@ class DefinedStore implements Store {
   getLatestSnapshot(orgId: string, monitorId: string): Promise<SnapshotRecord | null> {
     return this.#run(() => (requireIds(orgId, monitorId), this.#a.getLatestSnapshot(orgId, monitorId)));
   }
+  getCheckBasis(orgId: string, monitorId: string): Promise<CheckBasis | null> {
+    return this.#run(async () => {
+      requireIds(orgId, monitorId);
+      if (this.#a.getCheckBasis !== undefined) return this.#a.getCheckBasis(orgId, monitorId);
+      const [settings, latestSnapshot] = await Promise.all([this.#a.getSettings(orgId, monitorId), this.#a.getLatestSnapshot(orgId, monitorId)]);
+      return settings === null ? null : { settings, latestSnapshot };
+    });
+  }
   listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>> {
     return this.#run(() => (requireIds(orgId, monitorId), this.#page(page, (p) => this.#a.listSnapshots(orgId, monitorId, p))));
   }
@@ -254,6 +264,7 @@ class DefinedStore implements Store {
   recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
     return this.#run(() => {
       requireIds(orgId, input.monitorId);
+      if (input.releaseLease !== undefined) requireIds(input.releaseLease);
       const { snapshot, diff, event } = input;
       if (snapshot !== null) requireIds(snapshot.id);
       if (diff !== null) requireIds(diff.id);

@@ -3,6 +3,7 @@ import { StoreError } from "./errors.js";
 import type { DeliveryRecord } from "./webhooks.js";
 import type { MonitorPatch, MonitorRecord } from "./monitors.js";
 import type { PageRequest } from "./paging.js";
+import type { SettingsRecord } from "./settings.js";
 import { normalizeStoreTime } from "./time.js";
 
 /** Snapshots of a monitor's content, newest first. */
@@ -12,6 +13,18 @@ export interface SnapshotStore {
   listSnapshots(orgId: string, monitorId: string, page: PageRequest): Promise<Page<SnapshotRecord>>;
   /** With `body`. */
   getSnapshot(orgId: string, monitorId: string, id: string): Promise<SnapshotRecord | null>;
+  /**
+   * What a check of the monitor starts from, in one read where the adapter can: its settings (as
+   * `getSettings`) and its newest snapshot with `body` (as `getLatestSnapshot`). Null when the
+   * monitor is unknown. Optional for stores written by hand; `defineStore`'s stores have it.
+   */
+  getCheckBasis?(orgId: string, monitorId: string): Promise<CheckBasis | null>;
+}
+
+/** The settings and the newest snapshot a check starts from (see `SnapshotStore.getCheckBasis`). */
+export interface CheckBasis {
+  settings: SettingsRecord;
+  latestSnapshot: SnapshotRecord | null;
 }
 
 /** Diffs between a monitor's snapshots, and the check that records them. */
@@ -91,6 +104,13 @@ export interface RecordCheckInput {
    * against an outdated snapshot. Omitted: no such check.
    */
   previousSnapshotId?: string | null;
+  /**
+   * The owner of the monitor's lease (a claim from `claimDueMonitors`): the same write also ends
+   * that lease, as `releaseMonitor` after the check would (with the patch's next check time), so
+   * a claimed check is recorded and handed back in one transaction. A lease another owner holds
+   * (this one's expired and was taken over) is left alone. Omitted: the lease is not touched.
+   */
+  releaseLease?: string;
 }
 export interface RecordCheckResult {
   monitor: MonitorRecord;

@@ -136,6 +136,9 @@ export function boundEvent(
   return { ...event, data };
 }
 
+/** What every record of a check carries besides its result: retention, and the claim it ends. */
+type RecordOptions = Pick<RecordCheckInput, "retention" | "releaseLease">;
+
 export interface RunCheckContext {
   requestId: string;
   signal?: AbortSignal;
@@ -145,6 +148,13 @@ export interface RunCheckContext {
    * per-host cap bounds requests to the host, not database writes.
    */
   onFetched?: () => void;
+  /**
+   * The owner of the monitor's claim (the scheduler's work queue, when its claims are the
+   * store's leases): the check's record ends the claim in the same write (`recordCheck`'s
+   * `releaseLease`, with the next check time it records). When `runCheck` resolves, the claim has
+   * ended (or had been taken over); when it throws, nothing was recorded and the claim still holds.
+   */
+  releaseLease?: string;
 }
 
 export interface EngineCheckService extends CheckService {
@@ -190,7 +200,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     error: FetchError | CheckError,
     status: number | null,
     at: Date,
-    retention: number,
+    keep: RecordOptions,
   ): Promise<MonitorRecord> {
     const failures = monitor.consecutiveFailures + 1;
     const patch: MonitorPatch = {
@@ -203,7 +213,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       nextCheckAt: nextCheckTime(monitor.intervalSeconds, failures, at.getTime(), random),
       updatedAt: at.toISOString(),
     };
-    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, retention });
+    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, ...keep });
     return recorded.monitor;
   }
 
@@ -298,15 +308,26 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 
   async function runCheckAlone(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome> {
     const started = performance.now();
-    const settings = await store.getSettings(monitor.orgId, monitor.id);
+    // Settings and the newest snapshot, in one read where the store has one.
+    const basis =
+      store.getCheckBasis !== undefined
+        ? await store.getCheckBasis(monitor.orgId, monitor.id)
+        : await Promise.all([store.getSettings(monitor.orgId, monitor.id), store.getLatestSnapshot(monitor.orgId, monitor.id)]).then(([settings, latestSnapshot]) =>
+            settings === null ? null : { settings, latestSnapshot },
+          );
+    const settings = basis?.settings ?? null;
     let policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
     if (settings?.autoApplySuggestions === true && options.noise !== undefined) {
       // learned from the snapshots before this check: the user's rules first, so they always win
       const learned = await options.noise.profile(monitor);
       policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
     }
-    const retention = settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION;
-    let previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
+    // How the check is recorded: snapshots to keep, and the claim its write ends (the scheduler's).
+    const keep: RecordOptions = {
+      retention: settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION,
+      ...(context.releaseLease !== undefined ? { releaseLease: context.releaseLease } : {}),
+    };
+    let previous = basis?.latestSnapshot ?? null;
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
       const outcome = { ...partial, durationMs: performance.now() - started };
       options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000, monitor.orgId);
@@ -336,15 +357,15 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         error instanceof FetchError || (isDriftwatchError(error) && error.name === "FetchError")
           ? (error as FetchError)
           : new FetchError("connection_failed", errorMessage(error), { cause: error });
-      const updated = await recordFailure(monitor, fetchError, null, now(), retention);
+      const updated = await recordFailure(monitor, fetchError, null, now(), keep);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: fetchError });
     }
     const at = now();
 
-    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, retention));
+    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, keep));
     if (response.status < 200 || response.status >= 300) {
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
-      const updated = await recordFailure(monitor, error, response.status, at, retention);
+      const updated = await recordFailure(monitor, error, response.status, at, keep);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     const hash = contentHash(response.body);
@@ -357,13 +378,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       if (previous?.contentHash !== hash) {
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at });
         if (analyzed instanceof CheckError) {
-          const updated = await recordFailure(monitor, analyzed, response.status, at, retention);
+          const updated = await recordFailure(monitor, analyzed, response.status, at, keep);
           return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
         }
         diff = analyzed;
       }
       try {
-        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, retention, at }));
+        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at }));
       } catch (error) {
         if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
           // The content was parsed above: it differed from the snapshot this attempt compared with.
@@ -377,7 +398,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         const failure = new CheckError("store_rejected", `The store refused the check's result: ${errorMessage(error)}`, { cause: error });
         let updated: MonitorRecord;
         try {
-          updated = await recordFailure(monitor, failure, response.status, at, retention);
+          updated = await recordFailure(monitor, failure, response.status, at, keep);
         } catch {
           throw error;
         }
@@ -392,7 +413,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     response: FetchResponse,
     previous: SnapshotRecord,
     at: Date,
-    retention: number,
+    keep: RecordOptions,
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const recorded = await store.recordCheck(monitor.orgId, {
       monitorId: monitor.id,
@@ -400,7 +421,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       snapshot: null,
       diff: null,
       event: null,
-      retention,
+      ...keep,
     });
     return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
   }
@@ -411,10 +432,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     previous: SnapshotRecord | null,
     hash: string,
     diff: NewDiff | null,
-    context: { policy: PolicyRules; retention: number; at: Date },
+    context: { policy: PolicyRules; keep: RecordOptions; at: Date },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
-    const { policy, retention, at } = context;
-    if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, retention);
+    const { policy, keep, at } = context;
+    if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, keep);
     const snapshot: NewSnapshot = {
       id: newId("snapshot", at.getTime()),
       fetchedAt: at.toISOString(),
@@ -442,7 +463,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
               publicUrl: options.publicUrl ?? null,
             })
           : null,
-      retention,
+      ...keep,
       previousSnapshotId: previous?.id ?? null,
     };
     const recorded = await store.recordCheck(monitor.orgId, input);

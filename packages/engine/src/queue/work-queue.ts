@@ -21,6 +21,12 @@ export interface WorkQueue {
   claimMonitors(input: { now: string; limit: number }): Promise<ClaimedMonitor[]>;
   /** Ends a monitor's claim with its next check time (null parks it). False when the claim was lost. */
   completeMonitor(id: string, nextCheckAt: string | null): Promise<boolean>;
+  /**
+   * Present when a monitor's claim is the store's lease under `owner`: then the check's own
+   * record may end it (`recordCheck` with `releaseLease: owner`, one write instead of two), and
+   * this tells the queue the claim is over, instead of `completeMonitor`.
+   */
+  monitorReleasedByRecord?(id: string): void;
   /** Claims due deliveries (see `Store.claimDueDeliveries`). */
   claimDeliveries(input: Omit<ClaimDeliveriesInput, "owner" | "leaseMs">): Promise<ClaimedDelivery[]>;
   /** Records a delivery attempt and ends its claim. Null when the claim was lost. */
@@ -195,6 +201,9 @@ export function createStoreWorkQueue(options: StoreWorkQueueOptions): WorkQueue 
     completeMonitor(id, nextCheckAt) {
       held.monitor.delete(id);
       return store.releaseMonitor(id, owner, nextCheckAt);
+    },
+    monitorReleasedByRecord(id) {
+      held.monitor.delete(id);
     },
     async claimDeliveries(input) {
       return track("delivery", await store.claimDueDeliveries({ ...input, leaseMs, owner }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MonitorRecord, Store } from "@driftwatch/core";
-import { apiMonitor, changedCheck, seedOrganization, type SeededOrganization } from "../fixtures.js";
+import { apiMonitor, changedCheck, seedOrganization, unchangedCheck, type SeededOrganization } from "../fixtures.js";
 import { rejectionCode, type ContractContext } from "../harness.js";
 
 const T0 = "2026-07-01T09:00:00.000Z";
@@ -78,6 +78,35 @@ export function leaseCases(ctx: ContractContext): void {
       expect(pending.map((d) => [d.id, d.state, d.attempts, d.takenOverFrom])).toEqual(deliveries.map((id) => [id, "pending", 0, null]));
       // w1 lost what it released: its release of the monitor does nothing
       expect(await store.releaseMonitor(other.id, "w1", at(60_000))).toBe(false);
+    });
+
+    it("a check recorded with its claim's owner ends that lease in the same write; another owner's lease holds", async () => {
+      const store = await ctx.store();
+      const { seeded, other } = await twoMonitorsAndDeliveries(store);
+      const claimed = await store.claimDueMonitors({ now: T0, limit: 2, leaseMs: 600_000, owner: "w1" });
+      expect(claimed.map((m) => m.id).sort()).toEqual([seeded.monitorId, other.id].sort());
+
+      // an unchanged check (no snapshot) and a changed one (snapshot, diff, deliveries) both release
+      const unchanged = { ...unchangedCheck(other.id, at(1)), releaseLease: "w1" };
+      unchanged.monitor = { ...unchanged.monitor, nextCheckAt: at(5_000) };
+      expect((await store.recordCheck(seeded.orgId, unchanged)).monitor.nextCheckAt).toBe(at(5_000));
+      const changed = changedCheck(seeded.monitorId, { at: at(2) });
+      await store.recordCheck(seeded.orgId, { ...changed, monitor: { ...changed.monitor, nextCheckAt: at(6_000) }, releaseLease: "w1" });
+      // released: w1 no longer holds them, and the next claim takes them as free work at their new times
+      expect(await store.releaseMonitor(other.id, "w1", null)).toBe(false);
+      expect(await store.renewLeases({ owner: "w1", now: at(3), leaseMs: 600_000, monitorIds: [seeded.monitorId, other.id], deliveryIds: [] })).toEqual({ monitorIds: [], deliveryIds: [] });
+      expect(await store.claimDueMonitors({ now: at(4_999), limit: 5, leaseMs: 600_000, owner: "w2" })).toEqual([]);
+      const again = await store.claimDueMonitors({ now: at(6_000), limit: 5, leaseMs: 600_000, owner: "w2" });
+      expect(again.map((m) => [m.id, m.nextCheckAt, m.takenOverFrom])).toEqual([
+        [other.id, at(5_000), null],
+        [seeded.monitorId, at(6_000), null],
+      ]);
+
+      // a check recorded by a worker whose lease was taken over leaves the new holder's lease alone
+      const late = { ...unchangedCheck(other.id, at(7_000)), releaseLease: "w1" };
+      await store.recordCheck(seeded.orgId, late);
+      expect(await store.renewLeases({ owner: "w2", now: at(7_001), leaseMs: 600_000, monitorIds: [other.id], deliveryIds: [] })).toEqual({ monitorIds: [other.id], deliveryIds: [] });
+      expect(await rejectionCode(store.recordCheck(seeded.orgId, { ...unchangedCheck(other.id, at(7_002)), releaseLease: "" }))).toBe("invariant_violation");
     });
   });
 }

@@ -4,6 +4,23 @@ import { rejectionCode, type ContractContext } from "../harness.js";
 
 export function snapshotCases(ctx: ContractContext): void {
   describe("snapshots", () => {
+    it("a check's basis is the monitor's settings and newest snapshot (with its body), as read one by one", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      const other = await store.ensureOrganization("other-basis");
+      expect(await store.getCheckBasis!(orgId, monitorId)).toEqual({ settings: await store.getSettings(orgId, monitorId), latestSnapshot: null });
+      await recordChanges(store, orgId, monitorId, 2);
+      await store.updateSettings(orgId, monitorId, { snapshotRetention: 7, autoApplySuggestions: true, updatedAt: new Date().toISOString() });
+      const basis = await store.getCheckBasis!(orgId, monitorId);
+      expect(basis).toEqual({ settings: await store.getSettings(orgId, monitorId), latestSnapshot: await store.getLatestSnapshot(orgId, monitorId) });
+      expect(basis?.settings.snapshotRetention).toBe(7);
+      expect(typeof basis?.latestSnapshot?.body).toBe("string");
+      // unknown, or another organization's
+      expect(await store.getCheckBasis!(orgId, "mon_00000000000000000000000000")).toBeNull();
+      expect(await store.getCheckBasis!(other.id, monitorId)).toBeNull();
+      expect(await rejectionCode(store.getCheckBasis!(orgId, ""))).toBe("invariant_violation");
+    });
+
     it("latest, list newest first without bodies, one with its body and validators", async () => {
       const store = await ctx.store();
       const { orgId, monitorId } = await seedOrganization(store);
