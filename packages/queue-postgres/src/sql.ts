@@ -53,7 +53,74 @@ function perQueue(statements: (name: string) => string): string {
        END IF;`;
 }
 
-export function installStatements({ s, b }: QueueSql): string[] {
+/**
+ * Enqueues the job of `key` (of organization `org`, due at `due`: SQL expressions) on queue `name`
+ * (a literal), as PL/pgSQL statements using the variables `waiting integer` and `kept uuid`. A
+ * key has at most one job. When it has one (the job of the check or attempt that just ended, or a
+ * waiting one), that job is re-armed in place for the new due time: one write instead of a delete
+ * and an insert, and pg-boss's retry count starts again (it counts expiries in a row). Its
+ * `created_on` is the due time (never before `start_after`), so the fetch reads due jobs as one
+ * index range per priority (see fetchStatement).
+ */
+function enqueueBlock(b: string, name: string, v: { key: string; org: string; due: string }): string {
+  const data = `jsonb_build_object('id', ${v.key}, 'org', ${v.org}, 'due', ${v.due})`;
+  return `
+       -- How many of the organization's other jobs are due and waiting (counted up to 16: beyond,
+       -- a backlog is a backlog): the job goes behind them, level with other organizations' first.
+       SELECT count(*) INTO waiting FROM (
+         SELECT 1 FROM ${b}.job
+         WHERE name = ${name} AND state = 'created' AND data->>'org' = ${v.org} AND start_after <= now()
+           AND singleton_key IS DISTINCT FROM ${v.key} LIMIT 16) w;
+       UPDATE ${b}.job j SET state = 'created', priority = -waiting, start_after = ${v.due}, created_on = ${v.due}, started_on = NULL,
+              retry_count = 0, data = ${data}, dead_letter = q.dead_letter,
+              expire_in = COALESCE(q.expire_seconds, 900) * interval '1 second',
+              keep_until = greatest(${v.due}, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
+              retry_limit = COALESCE(q.retry_limit, 2)
+       FROM ${b}.queue q
+       WHERE q.name = ${name} AND j.name = ${name}
+         AND j.id = (SELECT id FROM ${b}.job WHERE name = ${name} AND singleton_key = ${v.key} AND state <= 'active' LIMIT 1)
+       RETURNING j.id INTO kept;
+       IF kept IS NULL THEN
+         INSERT INTO ${b}.job (name, data, priority, start_after, created_on, singleton_key, dead_letter, expire_in, keep_until,
+                               retry_limit, retry_delay, retry_backoff, policy)
+         SELECT q.name, ${data}, -waiting, ${v.due}, ${v.due}, ${v.key}, q.dead_letter,
+                COALESCE(q.expire_seconds, 900) * interval '1 second',
+                greatest(${v.due}, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
+                COALESCE(q.retry_limit, 2), COALESCE(q.retry_delay, 0), COALESCE(q.retry_backoff, false), q.policy
+         FROM ${b}.queue q WHERE q.name = ${name};
+       ELSE
+         -- a second job of the key (an upgrade racing a trigger): this one replaces it
+         DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = ${v.key} AND state <= 'active' AND id <> kept;
+       END IF;`;
+}
+
+/**
+ * The trigger function of a table whose rows are due work (monitors, deliveries): a write that
+ * makes the row due (`live`, a due time, no live lease; new, or its due time, lease or liveness
+ * changed) enqueues its job, written out here rather than called (one function call less per
+ * check); a lease released with nothing due ends the row's job.
+ */
+function dueTrigger({ s, b }: QueueSql, t: { fn: string; queue: string; due: string; live: (row: string) => string }): string {
+  const name = `'${t.queue}'`;
+  return `CREATE OR REPLACE FUNCTION ${s}.${t.fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+     DECLARE waiting integer; kept uuid;
+     BEGIN
+       IF ${t.live("NEW")} AND NEW.${t.due} IS NOT NULL
+          AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now())
+          AND (TG_OP = 'INSERT' OR OLD.${t.due} IS DISTINCT FROM NEW.${t.due}
+               OR OLD.lease_owner IS NOT NULL OR NOT (${t.live("OLD")})) THEN
+         ${enqueueBlock(b, name, { key: "NEW.id", org: "NEW.org_id", due: `NEW.${t.due}` })}
+       ELSIF TG_OP = 'UPDATE' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL THEN
+         -- Its job ends: deleted, not completed (a job per check would otherwise pass through
+         -- pg-boss's archive, two more writes each; the check's record is its snapshot, not its job).
+         DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = NEW.id AND state <= 'active';
+       END IF;
+       RETURN NULL;
+     END $fn$`;
+}
+
+export function installStatements(sql: QueueSql): string[] {
+  const { s, b } = sql;
   return [
     `CREATE INDEX IF NOT EXISTS driftwatch_job_key ON ${b}.job (name, singleton_key) WHERE state < 'completed'`,
     // pg-boss fetches by priority, then age, among due jobs; with a backlog (every monitor due at
@@ -63,77 +130,15 @@ export function installStatements({ s, b }: QueueSql): string[] {
     // `created_on` is never before its `start_after` (see driftwatch_enqueue and fetchStatement).
     `UPDATE ${b}.job SET created_on = start_after WHERE name IN ('${CHECK_QUEUE}', '${DELIVERY_QUEUE}') AND state < 'active' AND created_on < start_after`,
     `CREATE INDEX IF NOT EXISTS driftwatch_job_org_due ON ${b}.job (name, (data->>'org'), start_after) WHERE state = 'created'`,
-    // Ends the key's jobs: the running one (its work was just recorded or handed back) and a
-    // waiting one (replaced by the one enqueued next, if any). They are deleted, not completed: a
-    // job per check would otherwise pass through pg-boss's archive (two more writes each), and the
-    // check's record is its snapshot, not its job.
-    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_finish(queue text, key text) RETURNS void LANGUAGE plpgsql AS $fn$
-     BEGIN
-       ${perQueue((name) => `DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active';`)}
-     END $fn$`,
-    // A key has at most one job. When it has one (the job of the check or attempt that just
-    // ended, or a waiting one), that job is re-armed in place for the new due time: one write
-    // instead of a delete and an insert, and pg-boss's retry count starts again (it counts
-    // expiries in a row). Its `created_on` is the due time (never before `start_after`), so the
-    // fetch reads due jobs as one index range per priority (see fetchStatement).
+    // Version 4's helper; its triggers' work is now written out in them (dueTrigger).
+    `DROP FUNCTION IF EXISTS ${s}.driftwatch_finish(text, text)`,
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_enqueue(queue text, key text, org text, due timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
      DECLARE waiting integer; kept uuid;
      BEGIN
-       ${perQueue(
-         (name) => `
-       -- How many of the organization's other jobs are due and waiting (counted up to 16: beyond,
-       -- a backlog is a backlog): the job goes behind them, level with other organizations' first.
-       SELECT count(*) INTO waiting FROM (
-         SELECT 1 FROM ${b}.job
-         WHERE name = ${name} AND state = 'created' AND data->>'org' = org AND start_after <= now()
-           AND singleton_key IS DISTINCT FROM key LIMIT 16) w;
-       UPDATE ${b}.job j SET state = 'created', priority = -waiting, start_after = due, created_on = due, started_on = NULL,
-              retry_count = 0, data = jsonb_build_object('id', key, 'org', org, 'due', due), dead_letter = q.dead_letter,
-              expire_in = COALESCE(q.expire_seconds, 900) * interval '1 second',
-              keep_until = greatest(due, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
-              retry_limit = COALESCE(q.retry_limit, 2)
-       FROM ${b}.queue q
-       WHERE q.name = ${name} AND j.name = ${name}
-         AND j.id = (SELECT id FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active' LIMIT 1)
-       RETURNING j.id INTO kept;
-       IF kept IS NULL THEN
-         INSERT INTO ${b}.job (name, data, priority, start_after, created_on, singleton_key, dead_letter, expire_in, keep_until,
-                               retry_limit, retry_delay, retry_backoff, policy)
-         SELECT q.name, jsonb_build_object('id', key, 'org', org, 'due', due), -waiting, due, due, key, q.dead_letter,
-                COALESCE(q.expire_seconds, 900) * interval '1 second',
-                greatest(due, now()) + COALESCE(q.retention_minutes, 20160) * interval '1 minute',
-                COALESCE(q.retry_limit, 2), COALESCE(q.retry_delay, 0), COALESCE(q.retry_backoff, false), q.policy
-         FROM ${b}.queue q WHERE q.name = ${name};
-       ELSE
-         -- a second job of the key (an upgrade racing a trigger): this one replaces it
-         DELETE FROM ${b}.job WHERE name = ${name} AND singleton_key = key AND state <= 'active' AND id <> kept;
-       END IF;`,
-       )}
+       ${perQueue((name) => enqueueBlock(b, name, { key: "key", org: "org", due: "due" }))}
      END $fn$`,
-    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_monitor_due() RETURNS trigger LANGUAGE plpgsql AS $fn$
-     BEGIN
-       IF NEW.state IN ('active', 'failing') AND NEW.next_check_at IS NOT NULL
-          AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now())
-          AND (TG_OP = 'INSERT' OR OLD.next_check_at IS DISTINCT FROM NEW.next_check_at
-               OR OLD.lease_owner IS NOT NULL OR OLD.state NOT IN ('active', 'failing')) THEN
-         PERFORM ${s}.driftwatch_enqueue('${CHECK_QUEUE}', NEW.id, NEW.org_id, NEW.next_check_at);
-       ELSIF TG_OP = 'UPDATE' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL THEN
-         PERFORM ${s}.driftwatch_finish('${CHECK_QUEUE}', NEW.id);
-       END IF;
-       RETURN NULL;
-     END $fn$`,
-    `CREATE OR REPLACE FUNCTION ${s}.driftwatch_delivery_due() RETURNS trigger LANGUAGE plpgsql AS $fn$
-     BEGIN
-       IF NEW.state = 'pending' AND NEW.next_attempt_at IS NOT NULL
-          AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now())
-          AND (TG_OP = 'INSERT' OR OLD.next_attempt_at IS DISTINCT FROM NEW.next_attempt_at
-               OR OLD.lease_owner IS NOT NULL OR OLD.state <> 'pending') THEN
-         PERFORM ${s}.driftwatch_enqueue('${DELIVERY_QUEUE}', NEW.id, NEW.org_id, NEW.next_attempt_at);
-       ELSIF TG_OP = 'UPDATE' AND OLD.lease_owner IS NOT NULL AND NEW.lease_owner IS NULL THEN
-         PERFORM ${s}.driftwatch_finish('${DELIVERY_QUEUE}', NEW.id);
-       END IF;
-       RETURN NULL;
-     END $fn$`,
+    dueTrigger(sql, { fn: "driftwatch_monitor_due", queue: CHECK_QUEUE, due: "next_check_at", live: (row) => `${row}.state IN ('active', 'failing')` }),
+    dueTrigger(sql, { fn: "driftwatch_delivery_due", queue: DELIVERY_QUEUE, due: "next_attempt_at", live: (row) => `${row}.state = 'pending'` }),
     `CREATE OR REPLACE FUNCTION ${s}.driftwatch_webhook_enabled() RETURNS trigger LANGUAGE plpgsql AS $fn$
      BEGIN
        IF NEW.enabled AND NOT OLD.enabled THEN
