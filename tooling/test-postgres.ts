@@ -41,5 +41,26 @@ export async function createPostgresDatabase(prefix: string): Promise<TestPostgr
   await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  return { name, url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return { name, url: url.toString(), drop: () => dropDatabase(name) };
+}
+
+/**
+ * Drops a test database. Sessions that are closing (a pool that just ended sent its Terminate)
+ * get up to two seconds to go: FORCE would signal them, and a client that is ending but not yet
+ * closed reports that FATAL (57P01) as an error event nobody listens to any more. Sessions still
+ * there after that (a failed test's pool) are closed by FORCE.
+ */
+export async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    for (const until = Date.now() + 2000; Date.now() < until; ) {
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [name]);
+      if (Number(rows[0]?.n ?? 0) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
