@@ -16,6 +16,7 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
+import { Coalescer, settle, type Settled } from "./coalesce.js";
 
 // PostgreSQL's hot path, kept from before the shared SQL store: recordCheck in two round trips
 // (the monitor's write, then one statement of data-modifying CTEs) instead of one per write, each
@@ -41,24 +42,66 @@ interface WebhookTarget {
 /** The columns of a snapshot row, as `getLatestSnapshot` reads them. */
 const LATEST_COLUMNS = SNAPSHOT_INSERT_COLUMNS.split(", ");
 
-/** The SQL store with `recordCheck` as data-modifying CTEs: two round trips per check. */
+/** Batches of checks' reads or writes running at once; calls made meanwhile join the next batch. */
+const BATCH_CONCURRENCY = 2;
+/** Checks per batched statement at most. */
+const MAX_BATCH = 64;
+
+interface BasisCall {
+  orgId: string;
+  monitorId: string;
+}
+interface RecordCall {
+  orgId: string;
+  input: RecordCheckInput;
+}
+
+/**
+ * The SQL store with `recordCheck` as data-modifying CTEs: two round trips per check. Under load
+ * the two statements of most checks are shared: reads of a check's basis and records of checks
+ * without a snapshot that arrive together go to the server as one statement (see `Coalescer`).
+ */
 export class PostgresAdapter extends SqlStoreAdapter {
+  readonly #bases = new Coalescer<BasisCall, CheckBasis | null>((calls) => this.#basisBatch(calls), { concurrency: BATCH_CONCURRENCY, maxBatch: MAX_BATCH });
+  readonly #records = new Coalescer<RecordCall, RecordCheckResult>((calls) => recordMonitorsOnly(this.ctx, this.driver, calls), {
+    concurrency: BATCH_CONCURRENCY,
+    maxBatch: MAX_BATCH,
+  });
+
   /**
    * A check's settings and newest snapshot in one round trip (the SQL store reads them with two):
    * the snapshot's columns come prefixed (`l_`) beside the settings' and are mapped back.
    */
-  async getCheckBasis(orgId: string, monitorId: string): Promise<CheckBasis | null> {
-    const { t, rows: codec } = this.ctx;
-    const [row] = await this.driver.all<Row>(
+  getCheckBasis(orgId: string, monitorId: string): Promise<CheckBasis | null> {
+    return this.#bases.call({ orgId, monitorId });
+  }
+
+  /** The bases of several checks: one statement for all (keys may repeat). */
+  async #basisBatch(calls: readonly BasisCall[]): Promise<Settled<CheckBasis | null>[]> {
+    const { t } = this.ctx;
+    const one = calls.length === 1;
+    const rows = await this.driver.all<Row>(
       `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
          s.monitor_id AS settings_of, ${LATEST_COLUMNS.map((column) => `l.${column} AS l_${column}`).join(", ")}
-       FROM ${t.monitors} m
+       FROM ${one ? `${t.monitors} m` : `unnest($1::text[], $2::text[]) AS k(org_id, id) JOIN ${t.monitors} m ON m.org_id = k.org_id AND m.id = k.id`}
        LEFT JOIN ${t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
        LEFT JOIN LATERAL (SELECT * FROM ${t.snapshots} WHERE org_id = m.org_id AND monitor_id = m.id ORDER BY id DESC LIMIT 1) l ON true
-       WHERE m.org_id = $1 AND m.id = $2`,
-      [orgId, monitorId],
+       ${one ? "WHERE m.org_id = $1 AND m.id = $2" : ""}`,
+      one ? [calls[0]!.orgId, calls[0]!.monitorId] : [calls.map((call) => call.orgId), calls.map((call) => call.monitorId)],
     );
-    if (row === undefined) return null;
+    const byKey = new Map(rows.map((row) => [monitorKey(row.org_id as string, row.monitor_id as string), row]));
+    return calls.map((call) => {
+      const row = byKey.get(monitorKey(call.orgId, call.monitorId));
+      try {
+        return { ok: true as const, value: row === undefined ? null : this.#basisOf(call.orgId, call.monitorId, row) };
+      } catch (error) {
+        return { ok: false as const, error };
+      }
+    });
+  }
+
+  #basisOf(orgId: string, monitorId: string, row: Row): CheckBasis {
+    const codec = this.ctx.rows;
     const settings =
       row.settings_of !== null
         ? codec.settings(row)
@@ -70,13 +113,122 @@ export class PostgresAdapter extends SqlStoreAdapter {
   override recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
     // A check that stores no snapshot (most checks: the content did not change, or the fetch
     // failed) writes the monitor and applies retention in one statement, with no transaction
-    // around it. With stage hooks (the contract suite's instrumentation) every stage is its own
-    // step of one transaction, so a throwing hook can undo the check.
+    // around it, shared with other such checks recorded at the same time. With stage hooks (the
+    // contract suite's instrumentation) every stage is its own step of one transaction, so a
+    // throwing hook can undo the check.
     if (input.snapshot === null && input.diff === null && input.event === null && this.ctx.hooks.onRecordCheckStage === undefined) {
-      return recordMonitorOnly(this.ctx, this.driver, orgId, input);
+      return batchable(input) ? this.#records.call({ orgId, input }) : recordMonitorOnly(this.ctx, this.driver, orgId, input);
     }
     return this.driver.transaction((tx) => recordCheckInTwoStatements(this.ctx, tx, orgId, input));
   }
+}
+
+function monitorKey(orgId: string, monitorId: string): string {
+  return `${orgId}\u0000${monitorId}`;
+}
+
+/** The monitor fields a check sets, each a column whose value JSON carries as it is (no JSON columns). */
+function patchFields(input: RecordCheckInput): string[] {
+  return Object.entries(input.monitor)
+    .filter(([, value]) => value !== undefined)
+    .map(([field]) => field)
+    .sort();
+}
+
+function batchable(input: RecordCheckInput): boolean {
+  return patchFields(input).every((field) => {
+    const column = MONITOR_PATCH_COLUMNS[field];
+    return column !== undefined && column[1] !== "json";
+  });
+}
+
+/**
+ * Records of checks without a snapshot, several per statement: checks that set the same fields
+ * (and end the same owner's claims) share one `UPDATE ... FROM` over their values as JSON rows
+ * (typed by the monitors table's row type) with retention for each. A monitor appears in a
+ * statement once; a second record of it, and every record of a statement that failed as a whole
+ * (a deadlock with another writer, say), is written on its own afterwards, in order.
+ */
+async function recordMonitorsOnly(ctx: SqlContext, db: SqlExecutor, calls: readonly RecordCall[]): Promise<Settled<RecordCheckResult>[]> {
+  const results: (Settled<RecordCheckResult> | undefined)[] = new Array(calls.length);
+  const groups = new Map<string, { indexes: number[]; monitors: Set<string> }>();
+  const alone: number[] = [];
+  calls.forEach((call, index) => {
+    const key = `${patchFields(call.input).join(",")}|${call.input.releaseLease ?? ""}`;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { indexes: [], monitors: new Set() }));
+    const monitor = monitorKey(call.orgId, call.input.monitorId);
+    if (group.monitors.has(monitor)) alone.push(index);
+    else {
+      group.monitors.add(monitor);
+      group.indexes.push(index);
+    }
+  });
+  await Promise.all(
+    [...groups.values()].map(async ({ indexes }) => {
+      if (indexes.length === 1) {
+        const index = indexes[0]!;
+        results[index] = await settle(() => recordMonitorOnly(ctx, db, calls[index]!.orgId, calls[index]!.input));
+        return;
+      }
+      let rows: Row[];
+      try {
+        rows = await db.all<Row>(...recordBatchStatement(ctx, indexes.map((index) => calls[index]!)));
+      } catch {
+        alone.push(...indexes);
+        return;
+      }
+      const byKey = new Map(rows.map((row) => [monitorKey(row.org_id as string, row.id as string), row]));
+      for (const index of indexes) {
+        const { orgId, input } = calls[index]!;
+        const row = byKey.get(monitorKey(orgId, input.monitorId));
+        results[index] =
+          row === undefined
+            ? { ok: false, error: new StoreError("not_found", `Monitor ${input.monitorId} does not exist.`) }
+            : { ok: true, value: { monitor: ctx.rows.monitor(row), snapshot: null, diff: null, deliveries: [] } };
+      }
+    }),
+  );
+  for (const index of alone.sort((a, b) => a - b)) results[index] = await settle(() => recordMonitorOnly(ctx, db, calls[index]!.orgId, calls[index]!.input));
+  return results.map((result) => result ?? { ok: false, error: new Error("A record of the batch was not written.") });
+}
+
+/** The statement and parameters of one batch of `recordMonitorsOnly` (its calls set the same fields). */
+function recordBatchStatement(ctx: SqlContext, calls: readonly RecordCall[]): [string, unknown[]] {
+  const { t } = ctx;
+  const fields = patchFields(calls[0]!.input);
+  const owner = calls[0]!.input.releaseLease;
+  const docs = calls.map(({ orgId, input }) => {
+    const doc: Record<string, unknown> = { org_id: orgId, id: input.monitorId, _keep: input.retention === undefined ? null : Math.floor(input.retention) };
+    for (const field of fields) {
+      const [column, kind] = MONITOR_PATCH_COLUMNS[field]!;
+      doc[column] = ctx.rows.param((input.monitor as Record<string, unknown>)[field], kind);
+    }
+    return doc;
+  });
+  const sets = fields.map((field) => `${MONITOR_PATCH_COLUMNS[field]![0]} = v.${MONITOR_PATCH_COLUMNS[field]![0]}`);
+  if (owner !== undefined) {
+    // The right-hand sides see the row as it was: a lease ends only where this owner held it.
+    sets.push(
+      "lease_owner = CASE WHEN m.lease_owner = $2 THEN NULL ELSE m.lease_owner END",
+      "lease_expires_at = CASE WHEN m.lease_owner = $2 THEN NULL ELSE m.lease_expires_at END",
+    );
+  }
+  const columns = fields.map((field) => `r.${MONITOR_PATCH_COLUMNS[field]![0]}`);
+  const text = `WITH v AS (
+      SELECT r.org_id, r.id, ${[...columns, "(e.doc->>'_keep')::int AS keep"].join(", ")}
+      FROM jsonb_array_elements($1::jsonb) AS e(doc), LATERAL jsonb_populate_record(NULL::${t.monitors}, e.doc) AS r),
+    updated AS (UPDATE ${t.monitors} m SET ${sets.join(", ")} FROM v WHERE m.org_id = v.org_id AND m.id = v.id RETURNING m.*),
+    cut AS (SELECT v.org_id, v.id AS monitor_id, (SELECT s.id FROM ${t.snapshots} s WHERE s.org_id = v.org_id AND s.monitor_id = v.id
+        ORDER BY s.id DESC LIMIT 1 OFFSET GREATEST(1, COALESCE(v.keep,
+          (SELECT snapshot_retention FROM ${t.settings} WHERE org_id = v.org_id AND monitor_id = v.id), ${String(DEFAULT_SNAPSHOT_RETENTION)})) - 1) AS id
+      FROM v),
+    retention AS (DELETE FROM ${t.snapshots} s USING cut WHERE s.org_id = cut.org_id AND s.monitor_id = cut.monitor_id AND s.id < cut.id
+      RETURNING s.org_id, s.monitor_id, s.id),
+    pruned_diffs AS (DELETE FROM ${t.diffs} d USING (SELECT org_id, monitor_id, MAX(id) AS id FROM retention GROUP BY org_id, monitor_id) r
+      WHERE d.org_id = r.org_id AND d.monitor_id = r.monitor_id AND d.snapshot_id <= r.id)
+    SELECT * FROM updated`;
+  return [text, owner === undefined ? [JSON.stringify(docs)] : [JSON.stringify(docs), owner]];
 }
 
 /** A check without a snapshot: one statement, atomic on its own. */
