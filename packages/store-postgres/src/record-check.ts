@@ -151,18 +151,22 @@ function batchable(input: RecordCheckInput): boolean {
  */
 async function recordMonitorsOnly(ctx: SqlContext, db: SqlExecutor, calls: readonly RecordCall[]): Promise<Settled<RecordCheckResult>[]> {
   const results: (Settled<RecordCheckResult> | undefined)[] = new Array(calls.length);
-  const groups = new Map<string, { indexes: number[]; monitors: Set<string> }>();
+  const groups = new Map<string, { indexes: number[] }>();
+  // Across groups too: the groups' statements run at once, so a monitor in two of them would be
+  // written in no set order.
+  const seen = new Set<string>();
   const alone: number[] = [];
   calls.forEach((call, index) => {
+    const monitor = monitorKey(call.orgId, call.input.monitorId);
+    if (seen.has(monitor)) {
+      alone.push(index);
+      return;
+    }
+    seen.add(monitor);
     const key = `${patchFields(call.input).join(",")}|${call.input.releaseLease ?? ""}`;
     let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = { indexes: [], monitors: new Set() }));
-    const monitor = monitorKey(call.orgId, call.input.monitorId);
-    if (group.monitors.has(monitor)) alone.push(index);
-    else {
-      group.monitors.add(monitor);
-      group.indexes.push(index);
-    }
+    if (group === undefined) groups.set(key, (group = { indexes: [] }));
+    group.indexes.push(index);
   });
   await Promise.all(
     [...groups.values()].map(async ({ indexes }) => {
