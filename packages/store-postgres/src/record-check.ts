@@ -12,11 +12,14 @@ import {
   type RecordCheckInput,
   type RecordCheckResult,
   type RecordCheckStage,
+  type RenewedLeases,
+  type RenewLeasesInput,
   type SnapshotRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
 import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
 import { Coalescer, settle, type Settled } from "./coalesce.js";
+import { renewLeasesStatement } from "./leases.js";
 
 // PostgreSQL's hot path, kept from before the shared SQL store: recordCheck in two round trips
 // (the monitor's write, then one statement of data-modifying CTEs) instead of one per write, each
@@ -108,6 +111,17 @@ export class PostgresAdapter extends SqlStoreAdapter {
         : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
     const latestSnapshot = row.l_id === null ? null : codec.snapshot(Object.fromEntries(LATEST_COLUMNS.map((column) => [column, row[`l_${column}`]])));
     return { settings, latestSnapshot };
+  }
+
+  /** The heartbeat, without waiting for row locks (a wait could deadlock with a grouped record: see `renewLeasesStatement`). */
+  override async renewLeases(input: RenewLeasesInput): Promise<RenewedLeases> {
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    const renew = async (table: "monitors" | "deliveries", ids: readonly string[]): Promise<string[]> => {
+      if (ids.length === 0) return [];
+      const rows = await this.driver.all<{ id: string }>(renewLeasesStatement(this.ctx.t[table]), [until, input.owner, ids]);
+      return rows.map((row) => row.id);
+    };
+    return { monitorIds: await renew("monitors", input.monitorIds), deliveryIds: await renew("deliveries", input.deliveryIds) };
   }
 
   override recordCheck(orgId: string, input: RecordCheckInput): Promise<RecordCheckResult> {
@@ -203,7 +217,7 @@ function recordBatchStatement(ctx: SqlContext, calls: readonly RecordCall[]): [s
   const fields = patchFields(calls[0]!.input);
   const owner = calls[0]!.input.releaseLease;
   const docs = calls.map(({ orgId, input }) => {
-    const doc: Record<string, unknown> = { org_id: orgId, id: input.monitorId, _keep: input.retention === undefined ? null : Math.floor(input.retention) };
+    const doc: Record<string, unknown> = {};
     for (const field of fields) {
       const [column, kind] = MONITOR_PATCH_COLUMNS[field]!;
       doc[column] = ctx.rows.param((input.monitor as Record<string, unknown>)[field], kind);
@@ -214,14 +228,18 @@ function recordBatchStatement(ctx: SqlContext, calls: readonly RecordCall[]): [s
   if (owner !== undefined) {
     // The right-hand sides see the row as it was: a lease ends only where this owner held it.
     sets.push(
-      "lease_owner = CASE WHEN m.lease_owner = $2 THEN NULL ELSE m.lease_owner END",
-      "lease_expires_at = CASE WHEN m.lease_owner = $2 THEN NULL ELSE m.lease_expires_at END",
+      "lease_owner = CASE WHEN m.lease_owner = $5 THEN NULL ELSE m.lease_owner END",
+      "lease_expires_at = CASE WHEN m.lease_owner = $5 THEN NULL ELSE m.lease_expires_at END",
     );
   }
   const columns = fields.map((field) => `r.${MONITOR_PATCH_COLUMNS[field]![0]}`);
+  // The keys come as arrays, not inside the JSON: the planner knows how many rows an unnest of a
+  // parameter gives (of a JSON array it assumes 100), and with the right count it deletes old
+  // snapshots through the index of each monitor instead of reading the whole snapshots table.
   const text = `WITH v AS (
-      SELECT r.org_id, r.id, ${[...columns, "(e.doc->>'_keep')::int AS keep"].join(", ")}
-      FROM jsonb_array_elements($1::jsonb) AS e(doc), LATERAL jsonb_populate_record(NULL::${t.monitors}, e.doc) AS r),
+      SELECT k.org_id, k.id, ${[...columns, "k.keep"].join(", ")}
+      FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS k(org_id, id, keep, n),
+        LATERAL jsonb_populate_record(NULL::${t.monitors}, $1::jsonb -> (k.n::int - 1)) AS r),
     updated AS (UPDATE ${t.monitors} m SET ${sets.join(", ")} FROM v WHERE m.org_id = v.org_id AND m.id = v.id RETURNING m.*),
     cut AS (SELECT v.org_id, v.id AS monitor_id, (SELECT s.id FROM ${t.snapshots} s WHERE s.org_id = v.org_id AND s.monitor_id = v.id
         ORDER BY s.id DESC LIMIT 1 OFFSET GREATEST(1, COALESCE(v.keep,
@@ -232,7 +250,12 @@ function recordBatchStatement(ctx: SqlContext, calls: readonly RecordCall[]): [s
     pruned_diffs AS (DELETE FROM ${t.diffs} d USING (SELECT org_id, monitor_id, MAX(id) AS id FROM retention GROUP BY org_id, monitor_id) r
       WHERE d.org_id = r.org_id AND d.monitor_id = r.monitor_id AND d.snapshot_id <= r.id)
     SELECT * FROM updated`;
-  return [text, owner === undefined ? [JSON.stringify(docs)] : [JSON.stringify(docs), owner]];
+  const keys = [
+    calls.map(({ orgId }) => orgId),
+    calls.map(({ input }) => input.monitorId),
+    calls.map(({ input }) => (input.retention === undefined ? null : Math.floor(input.retention))),
+  ];
+  return [text, owner === undefined ? [JSON.stringify(docs), ...keys] : [JSON.stringify(docs), ...keys, owner]];
 }
 
 /** A check without a snapshot: one statement, atomic on its own. */

@@ -135,4 +135,36 @@ describe.skipIf(skipReason !== null)("checks recorded and read together share st
     expect(together[5]!.settings.snapshotRetention).toBe(7);
     expect(statements.length).toBeLessThan(together.length);
   });
+  it("renews the leases it holds without waiting for a row another transaction has locked", async () => {
+    // A grouped record locks its monitors (and, with the pg-boss queue, their jobs) in its plan's
+    // order; a heartbeat that waited for such a lock could deadlock with it for a second.
+    const { store, schema } = await open();
+    const org = (await store.createOrganization({ slug: "renew" })).id;
+    const due = at(0);
+    const monitors: MonitorRecord[] = [];
+    for (let i = 0; i < 3; i++) monitors.push(await store.createMonitor(org, apiMonitor({ name: `r${String(i)}`, nextCheckAt: due })));
+    const claimed = await store.claimDueMonitors({ now: at(5), limit: 3, leaseMs: 10_000, owner: "w1" });
+    expect(claimed).toHaveLength(3);
+    const locker = await admin.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query(`SELECT 1 FROM "${schema}".monitors WHERE id = $1 FOR UPDATE`, [monitors[0]!.id]);
+      const renewing = store.renewLeases({ owner: "w1", now: at(8), leaseMs: 10_000, monitorIds: monitors.map((m) => m.id), deliveryIds: [] });
+      const outcome = await Promise.race([renewing, new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 10_000))]);
+      // Still held, all three (the locked one is renewed at the next beat); the others are extended now.
+      expect(outcome !== "waited" && [...outcome.monitorIds].sort()).toEqual(monitors.map((m) => m.id).sort());
+      const { rows } = await admin.query<{ id: string; lease_expires_at: Date }>(`SELECT id, lease_expires_at FROM "${schema}".monitors WHERE org_id = $1`, [org]);
+      const until = new Map(rows.map((row) => [row.id, row.lease_expires_at.toISOString()]));
+      expect(until.get(monitors[0]!.id)).toBe(at(15));
+      expect(until.get(monitors[1]!.id)).toBe(at(18));
+      expect(until.get(monitors[2]!.id)).toBe(at(18));
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    // A lease another worker holds now is not renewed, nor reported held.
+    await admin.query(`UPDATE "${schema}".monitors SET lease_owner = 'w2' WHERE id = $1`, [monitors[2]!.id]);
+    const renewed = await store.renewLeases({ owner: "w1", now: at(9), leaseMs: 10_000, monitorIds: monitors.map((m) => m.id), deliveryIds: [] });
+    expect([...renewed.monitorIds].sort()).toEqual([monitors[0]!.id, monitors[1]!.id].sort());
+  });
 });
