@@ -16,6 +16,7 @@ import {
   INSTALL_VERSION,
   installedVersionStatement,
   installStatements,
+  jobTablesStatement,
   PGBOSS_SCHEMA_VERSION,
   queueSql,
   reconcileStatements,
@@ -41,6 +42,11 @@ export interface PostgresJobsOptions {
   maintenanceIntervalSeconds?: number;
   /** How often the repair sweep runs (default 60 s; 0 turns it off). */
   repairIntervalMs?: number;
+  /**
+   * How often the queues' job tables are looked at for dead rows (default 2 s; 0 turns this off).
+   * A table with enough of them is vacuumed (see `vacuumJobTables`).
+   */
+  vacuumIntervalMs?: number;
   /** Pool size of each of the two pools (driftwatch's claims and heartbeats, pg-boss's). Default 2: claims run one at a time per engine part. */
   max?: number;
   /** Errors of pg-boss's background work and of the repair sweep (the next run tries again). */
@@ -166,6 +172,11 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
       : null;
   repairTimer?.unref();
 
+  const vacuumIntervalMs = options.vacuumIntervalMs ?? 2_000;
+  const vacuum = createJobVacuum(pool, sql, onError);
+  const vacuumTimer = vacuumIntervalMs > 0 ? setInterval(() => void vacuum.run(), vacuumIntervalMs) : null;
+  vacuumTimer?.unref();
+
   async function reconcile(): Promise<Reconciled> {
     const client = await pool.connect();
     try {
@@ -198,9 +209,63 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
     },
     async close() {
       if (repairTimer !== null) clearInterval(repairTimer);
+      if (vacuumTimer !== null) clearInterval(vacuumTimer);
+      await vacuum.settled();
       await boss.stop({ graceful: false, wait: true, close: true });
       await pool.end();
     },
+  };
+}
+
+/** Dead rows a job table gathers before it is vacuumed: this many, plus a tenth of its live rows. */
+const VACUUM_MIN_DEAD = 1_000;
+const VACUUM_LOCK = 0x64770b56; // one vacuum of the job tables at a time across processes
+
+/**
+ * Vacuums the queues' job tables once they hold enough dead rows. Every check updates its job
+ * twice (fetched, then re-armed for the next check), and each update leaves a dead row version and
+ * dead entries in the job indexes. The fetch and the fairness count read those indexes from the
+ * oldest due time up, so they step over every dead entry left since the last vacuum. Autovacuum
+ * looks at a database at most once a minute by default (`autovacuum_naptime`), and at 1,000 checks/s
+ * that is 120,000 dead entries. One run at a time across processes (an advisory lock; a process
+ * that finds one running skips its turn), with `SKIP_LOCKED` (never waits for a lock) and without
+ * truncation (which would lock the table for a moment). A role that does not own the tables (pg-boss
+ * created them as another role) cannot vacuum them: reported once, then left to autovacuum.
+ */
+function createJobVacuum(pool: pg.Pool, sql: QueueSql, onError: (error: unknown) => void): { run(): Promise<void>; settled(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let refused = false;
+  async function once(): Promise<void> {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [VACUUM_LOCK]);
+      if (rows[0]?.locked !== true) return;
+      try {
+        const { rows: tables } = await client.query<{ rel: string; dead: number; live: number; owned: boolean }>(jobTablesStatement(sql));
+        for (const table of tables) {
+          if (table.dead < VACUUM_MIN_DEAD + table.live / 10) continue;
+          if (!table.owned) {
+            if (!refused) onError(new Error(`driftwatch cannot vacuum ${table.rel}: this role does not own it; its dead rows wait for autovacuum.`));
+            refused = true;
+            continue;
+          }
+          await client.query(`VACUUM (SKIP_LOCKED, INDEX_CLEANUP ON, TRUNCATE OFF) ${table.rel}`);
+        }
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [VACUUM_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+  return {
+    run() {
+      running ??= once()
+        .catch(onError)
+        .finally(() => (running = null));
+      return running;
+    },
+    settled: () => running ?? Promise.resolve(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { quoteIdentifier } from "@driftwatch/store-postgres";
+import { quoteIdentifier, renewLeasesStatement } from "@driftwatch/store-postgres";
 
 /** The pg-boss queues driftwatch uses: one job per due check, one per due delivery attempt. */
 export const CHECK_QUEUE = "driftwatch-checks";
@@ -266,12 +266,33 @@ export function handBackStatement({ b }: QueueSql): string {
     WHERE j.name = $1 AND j.id = w.id AND j.state = 'active'`;
 }
 
-/** The heartbeat on pg-boss's side: a job held by a live worker never expires (pg-boss 10 has no heartbeat of its own). */
+/**
+ * The heartbeat on pg-boss's side: a job held by a live worker never expires (pg-boss 10 has no
+ * heartbeat of its own). A job whose row lock another transaction holds is skipped, not waited for:
+ * that is the trigger re-arming it in the record of its check, and a wait could deadlock with
+ * that record (see `renewLeasesStatement` of @driftwatch/store-postgres).
+ */
 export function touchJobsStatement({ b }: QueueSql): string {
-  return `UPDATE ${b}.job SET started_on = now() WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`;
+  return `UPDATE ${b}.job j SET started_on = now()
+    FROM (SELECT id FROM ${b}.job WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active' FOR UPDATE SKIP LOCKED) l
+    WHERE j.name = $1 AND j.id = l.id`;
 }
 
-/** The heartbeat on the rows: the leases this owner still holds, extended. */
+/** The heartbeat on the rows: the leases this owner still holds, extended (see `renewLeasesStatement`). */
 export function renewStatement({ s }: QueueSql, table: "monitors" | "deliveries"): string {
-  return `UPDATE ${s}.${table} SET lease_expires_at = $1 WHERE lease_owner = $2 AND id = ANY($3::text[]) RETURNING id`;
+  return renewLeasesStatement(`${s}.${table}`);
+}
+
+/**
+ * The partitions of driftwatch's two queues in pg-boss's job table (pg-boss 10 keeps a queue's
+ * jobs in a table of its own), with their dead and live row counts from the statistics and
+ * whether this role may vacuum them (it owns them, as the role that created pg-boss's schema does).
+ */
+export function jobTablesStatement({ b }: QueueSql): string {
+  return `SELECT c.oid::regclass::text AS rel, COALESCE(st.n_dead_tup, 0)::int AS dead, COALESCE(st.n_live_tup, 0)::int AS live,
+      pg_has_role(current_user, c.relowner, 'USAGE') AS owned
+    FROM ${b}.queue q
+    JOIN pg_class c ON c.relnamespace = to_regnamespace('${b.replaceAll("'", "''")}') AND c.relname = q.partition_name
+    LEFT JOIN pg_stat_user_tables st ON st.relid = c.oid
+    WHERE q.name IN ('${CHECK_QUEUE}', '${DELIVERY_QUEUE}')`;
 }

@@ -211,4 +211,80 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     live.close();
     next.close();
   });
+  it("keeps renewing its claims while another transaction holds some of their rows, without waiting for it", async () => {
+    // A grouped record locks its monitors and then their jobs in its plan's order; a heartbeat
+    // that waited for those locks could deadlock with it (PostgreSQL breaks that after a second).
+    const j = await start(2000);
+    const org = (await store.createOrganization({ slug: "heartbeat" })).id;
+    const due = new Date(Date.now() - 1000).toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createMonitor(store, org, { url: `${target.url}/beat${String(i)}`, nextCheckAt: due, intervalSeconds: 3600 })).id);
+    const queue = j.workQueue(store, { owner: "beating" });
+    let claimed: string[] = [];
+    await vi.waitFor(
+      async () => {
+        claimed = [...claimed, ...(await queue.claimMonitors({ now: new Date().toISOString(), limit: 10 })).map((m) => m.id)];
+        expect(claimed).toEqual(expect.arrayContaining(ids));
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    const leases = async (): Promise<Map<string, number>> => {
+      const { rows } = await sql.query<{ id: string; until: Date }>("SELECT id, lease_expires_at AS until FROM monitors WHERE id = ANY($1)", [ids]);
+      return new Map(rows.map((row) => [row.id, row.until.getTime()]));
+    };
+    const jobStarts = async (): Promise<Map<string, number>> => {
+      const { rows } = await sql.query<{ key: string; at: Date }>(
+        `SELECT singleton_key AS key, started_on AS at FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2) AND state = 'active'`,
+        [CHECK_QUEUE, ids],
+      );
+      return new Map(rows.map((row) => [row.key, row.at.getTime()]));
+    };
+    const before = await leases();
+    const startedBefore = await jobStarts();
+    expect(startedBefore.size).toBe(3);
+    const locker = await sql.connect();
+    try {
+      await locker.query("BEGIN");
+      // The first monitor's row and the second one's job stay locked for longer than the lease.
+      await locker.query("SELECT 1 FROM monitors WHERE id = $1 FOR UPDATE", [ids[0]]);
+      await locker.query("SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state = 'active' FOR UPDATE", [CHECK_QUEUE, ids[1]]);
+      await vi.waitFor(
+        async () => {
+          const now = await leases();
+          const started = await jobStarts();
+          for (const id of [ids[1]!, ids[2]!]) expect(now.get(id)).toBeGreaterThan(before.get(id)!);
+          for (const id of [ids[0]!, ids[2]!]) expect(started.get(id)).toBeGreaterThan(startedBefore.get(id)!);
+        },
+        { timeout: 5_000, interval: 100 },
+      );
+      expect(queue.held.monitor).toBe(new Set(claimed).size);
+    } finally {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    await queue.releaseAll();
+    queue.close();
+    for (const id of ids) await store.updateMonitor(org, id, { state: "paused", nextCheckAt: null });
+  });
+
+  it("vacuums the job table once its updates leave enough dead rows", async () => {
+    await startPostgresJobs({ connectionString: database.url, repairIntervalMs: 0, vacuumIntervalMs: 200, max: 2 }).then((started) => jobs.push(started));
+    const vacuums = async (): Promise<number> => {
+      const { rows } = await sql.query<{ n: string }>(
+        `SELECT st.vacuum_count AS n FROM pgboss.queue q JOIN pg_stat_user_tables st ON st.schemaname = 'pgboss' AND st.relname = q.partition_name WHERE q.name = $1`,
+        [CHECK_QUEUE],
+      );
+      return Number(rows[0]?.n ?? 0);
+    };
+    const org = (await store.createOrganization({ slug: "vacuum" })).id;
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await createMonitor(store, org, { url: `${target.url}/vac${String(i)}`, nextCheckAt: new Date(Date.now() + 3_600_000).toISOString() })).id);
+    const before = await vacuums();
+    // Every new due time re-arms the monitor's job in place: 20 x 80 updates, each leaving a dead row.
+    for (let round = 1; round <= 80; round++) {
+      await sql.query("UPDATE monitors SET next_check_at = now() + $2 * interval '1 minute' WHERE id = ANY($1)", [ids, 60 + round]);
+    }
+    await vi.waitFor(async () => expect(await vacuums()).toBeGreaterThan(before), { timeout: 20_000, interval: 250 });
+    for (const id of ids) await store.updateMonitor(org, id, { state: "paused", nextCheckAt: null });
+  });
 });
