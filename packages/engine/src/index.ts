@@ -39,6 +39,8 @@ export {
   type CheckMetricResult,
   type DeliveryMetricOutcome,
   type EngineMetrics,
+  type JobCounts,
+  type JobStateCounts,
   type MetricsOptions,
   type WorkMetricKind,
   MAX_HOST_LAG_LABELS,

@@ -44,11 +44,32 @@ export interface EngineMetrics extends MetricsRegistry {
   setPendingDeliveries(count: number): void;
   /** Attaches the store the pending-deliveries gauge is read from at scrape time. */
   useStore(store: Store): void;
+  /**
+   * Attaches the job queue's counts, read at scrape time into `driftwatch_queue_jobs` (the
+   * PostgreSQL job queue: jobs due and waiting, scheduled for later, and running, per queue).
+   */
+  useJobCounts(read: () => Promise<JobCounts>): void;
   observeRequest(route: string, method: string, status: number, durationSeconds: number): void;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LAG_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
+
+/** Jobs of one queue of a job engine, by state. */
+export interface JobStateCounts {
+  /** Due and waiting for a worker. */
+  due: number;
+  /** Waiting for a later due time. */
+  scheduled: number;
+  /** Taken by a worker. */
+  running: number;
+}
+
+/** Jobs of the job queue's two queues: one per monitor (checks), one per pending delivery. */
+export interface JobCounts {
+  checks: JobStateCounts;
+  deliveries: JobStateCounts;
+}
 
 /** Prometheus metrics of checks, diffs, deliveries, queue depth and HTTP requests. */
 export function createMetrics(options: MetricsOptions = {}): EngineMetrics {
@@ -109,6 +130,24 @@ export function createMetrics(options: MetricsOptions = {}): EngineMetrics {
   });
   queueDepth.set({ queue: "monitors" }, 0);
   queueDepth.set({ queue: "deliveries" }, 0);
+  let jobCounts: (() => Promise<JobCounts>) | undefined;
+  new Gauge({
+    name: `${prefix}queue_jobs`,
+    help: "Jobs of the PostgreSQL job queue (the whole database, the same in every process), by queue (checks, deliveries) and state (due: waiting for a worker, scheduled: due later, running).",
+    labelNames: ["queue", "state"] as const,
+    registers,
+    async collect() {
+      if (jobCounts === undefined) return;
+      try {
+        const counts = await jobCounts();
+        for (const queue of ["checks", "deliveries"] as const) {
+          for (const state of ["due", "scheduled", "running"] as const) this.set({ queue, state }, counts[queue][state]);
+        }
+      } catch {
+        // A scrape must not fail because the database is briefly unavailable; keep the last values.
+      }
+    },
+  });
   const lag = new Histogram({
     name: `${prefix}check_lag_seconds`,
     help: "Scheduling lag: when a scheduled check started minus when it was due.",
@@ -209,6 +248,9 @@ export function createMetrics(options: MetricsOptions = {}): EngineMetrics {
     },
     useStore(next) {
       store = next;
+    },
+    useJobCounts(read) {
+      jobCounts = read;
     },
     observeRequest(route, method, status, durationSeconds) {
       requests.observe({ route, method, status: String(status) }, durationSeconds);

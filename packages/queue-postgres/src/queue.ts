@@ -1,7 +1,17 @@
 import pg from "pg";
 import PgBoss from "pg-boss";
 import type { ClaimedDelivery, ClaimedMonitor, DeliveryAttempt, DeliveryRecord, ReleasedLeases, Store } from "@driftwatch/core";
-import { createHeartbeat, DEFAULT_LEASE_MS, defaultOwner, leaseRenewalMs, type WorkKind, type WorkQueue, type WorkQueueContext } from "@driftwatch/engine";
+import {
+  createHeartbeat,
+  DEFAULT_LEASE_MS,
+  defaultOwner,
+  leaseRenewalMs,
+  type JobCounts,
+  type JobStateCounts,
+  type WorkKind,
+  type WorkQueue,
+  type WorkQueueContext,
+} from "@driftwatch/engine";
 import { createPostgresDialect } from "@driftwatch/store-postgres";
 import { RowCodec, type Row } from "@driftwatch/store-sql";
 import {
@@ -72,8 +82,8 @@ export interface PostgresJobs {
   workQueue(store: Store, context?: Partial<WorkQueueContext>): WorkQueue;
   /** Enqueues a job for every due monitor and pending delivery that has none (run at start and every `repairIntervalMs`). */
   reconcile(): Promise<Reconciled>;
-  /** Jobs waiting (due or not) and running, per queue. */
-  depth(): Promise<{ checks: number; deliveries: number }>;
+  /** Jobs per queue (checks, deliveries): due and waiting, scheduled for later, and running. Pass it to the engine's `metrics.useJobCounts`. */
+  depth(): Promise<JobCounts>;
   /** Stops pg-boss and the pools. Call after the engines using it stopped. */
   close(): Promise<void>;
 }
@@ -200,12 +210,18 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
     workQueue: (store, context = {}) =>
       createPgBossWorkQueue({ ...context, boss, pool, sql, store, leaseMs, schema, owner: context.owner ?? defaultOwner("engine") }),
     async depth() {
-      const { rows } = await pool.query<{ name: string; n: string }>(
-        `SELECT name, count(*) AS n FROM ${sql.b}.job WHERE name IN ($1, $2) AND state <= 'active' GROUP BY name`,
+      const { rows } = await pool.query<{ name: string; due: number; scheduled: number; running: number }>(
+        `SELECT name, count(*) FILTER (WHERE state < 'active' AND start_after <= now())::int AS due,
+           count(*) FILTER (WHERE state < 'active' AND start_after > now())::int AS scheduled,
+           count(*) FILTER (WHERE state = 'active')::int AS running
+         FROM ${sql.b}.job WHERE name IN ($1, $2) AND state <= 'active' GROUP BY name`,
         [CHECK_QUEUE, DELIVERY_QUEUE],
       );
-      const count = (name: string): number => Number(rows.find((row) => row.name === name)?.n ?? 0);
-      return { checks: count(CHECK_QUEUE), deliveries: count(DELIVERY_QUEUE) };
+      const of = (name: string): JobStateCounts => {
+        const row = rows.find((r) => r.name === name);
+        return { due: row?.due ?? 0, scheduled: row?.scheduled ?? 0, running: row?.running ?? 0 };
+      };
+      return { checks: of(CHECK_QUEUE), deliveries: of(DELIVERY_QUEUE) };
     },
     async close() {
       if (repairTimer !== null) clearInterval(repairTimer);
@@ -237,6 +253,7 @@ function createJobVacuum(pool: pg.Pool, sql: QueueSql, onError: (error: unknown)
   let refused = false;
   async function once(): Promise<void> {
     const client = await pool.connect();
+    let failed: Error | undefined;
     try {
       const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [VACUUM_LOCK]);
       if (rows[0]?.locked !== true) return;
@@ -254,8 +271,12 @@ function createJobVacuum(pool: pg.Pool, sql: QueueSql, onError: (error: unknown)
       } finally {
         await client.query("SELECT pg_advisory_unlock($1)", [VACUUM_LOCK]);
       }
+    } catch (error) {
+      // A client whose statement failed may hold the session lock still: it leaves the pool.
+      failed = error instanceof Error ? error : new Error(String(error));
+      throw error;
     } finally {
-      client.release();
+      client.release(failed);
     }
   }
   return {

@@ -287,4 +287,27 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     await vi.waitFor(async () => expect(await vacuums()).toBeGreaterThan(before), { timeout: 20_000, interval: 250 });
     for (const id of ids) await store.updateMonitor(org, id, { state: "paused", nextCheckAt: null });
   });
+  it("counts its jobs by queue and state for the metrics", async () => {
+    const j = await start();
+    const before = await j.depth();
+    const org = (await store.createOrganization({ slug: "depth" })).id;
+    const later = await createMonitor(store, org, { url: `${target.url}/later`, nextCheckAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const now = await createMonitor(store, org, { url: `${target.url}/now`, nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    const after = await j.depth();
+    expect(after.checks.scheduled - before.checks.scheduled).toBe(1);
+    expect(after.checks.due - before.checks.due).toBe(1);
+    const queue = j.workQueue(store, { owner: "depth" });
+    let claimed: string[] = [];
+    await vi.waitFor(
+      async () => {
+        claimed = [...claimed, ...(await queue.claimMonitors({ now: new Date().toISOString(), limit: 50 })).map((m) => m.id)];
+        expect(claimed).toContain(now.id);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    expect((await j.depth()).checks.running).toBeGreaterThanOrEqual(1);
+    await queue.releaseAll();
+    queue.close();
+    for (const m of [later, now]) await store.updateMonitor(org, m.id, { state: "paused", nextCheckAt: null });
+  });
 });

@@ -239,6 +239,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     ...(config.webhookEndpointConcurrency === undefined ? {} : { endpointConcurrency: config.webhookEndpointConcurrency }),
     deliveryPollMs: options.deliveryPollMs ?? config.pollIntervalMs,
   });
+  if (jobs !== null) engine.metrics.useJobCounts(() => jobs.depth());
   const background = options.background ?? true;
 
   const mailer = config.smtp === null ? null : await createSmtpMailer(config.smtp);

@@ -73,3 +73,13 @@ describe("live events between processes (PostgreSQL)", () => {
     expect(worker.child.exitCode).toBeNull();
   });
 });
+
+it("the worker's /metrics counts the job queue's jobs, by queue and state", async () => {
+  // A monitor checked once waits for its next check, an hour later: a scheduled job.
+  await createWatchedMonitor(roles!);
+  const text = await (await fetch(`${roles!.worker.baseUrl}/metrics`)).text();
+  const count = (queue: string, state: string): number => Number(new RegExp(`driftwatch_queue_jobs\\{queue="${queue}",state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+  expect(count("checks", "scheduled")).toBeGreaterThanOrEqual(1);
+  for (const state of ["due", "running"]) expect(count("checks", state)).toBeGreaterThanOrEqual(0);
+  for (const state of ["due", "scheduled", "running"]) expect(count("deliveries", state)).toBeGreaterThanOrEqual(0);
+});
