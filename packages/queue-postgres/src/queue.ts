@@ -103,7 +103,15 @@ export async function startPostgresJobs(options: PostgresJobsOptions): Promise<P
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const expireInSeconds = Math.max(1, Math.ceil(leaseMs / 1000));
   const maintenanceIntervalSeconds = options.maintenanceIntervalSeconds ?? Math.max(1, Math.round(leaseMs / 10_000));
-  const onError = options.onError ?? ((): void => undefined);
+  const reportError = options.onError ?? ((): void => undefined);
+  // Errors of background work go to the caller's handler; one that throws is not an unhandled rejection.
+  const onError = (error: unknown): void => {
+    try {
+      reportError(error);
+    } catch {
+      // the handler's own failure has nowhere to go
+    }
+  };
   const max = options.max ?? 2;
   const sql = queueSql(schema, jobSchema);
   const pool = new pg.Pool({ connectionString: options.connectionString, max, application_name: "driftwatch-queue" });
@@ -251,6 +259,12 @@ const VACUUM_LOCK = 0x64770b56; // one vacuum of the job tables at a time across
 function createJobVacuum(pool: pg.Pool, sql: QueueSql, onError: (error: unknown) => void): { run(): Promise<void>; settled(): Promise<void> } {
   let running: Promise<void> | null = null;
   let refused = false;
+  /**
+   * Each table's dead rows that its last vacuum could not remove (an old transaction still sees
+   * them): the next vacuum waits until that many plus the threshold are dead, instead of running
+   * every interval for nothing while such a transaction lasts.
+   */
+  const left = new Map<string, number>();
   async function once(): Promise<void> {
     const client = await pool.connect();
     let failed: Error | undefined;
@@ -260,13 +274,20 @@ function createJobVacuum(pool: pg.Pool, sql: QueueSql, onError: (error: unknown)
       try {
         const { rows: tables } = await client.query<{ rel: string; dead: number; live: number; owned: boolean }>(jobTablesStatement(sql));
         for (const table of tables) {
-          if (table.dead < VACUUM_MIN_DEAD + table.live / 10) continue;
+          // Fewer dead rows than the last vacuum left: another vacuum (autovacuum) removed them.
+          if (table.dead < (left.get(table.rel) ?? 0)) left.set(table.rel, table.dead);
+          if (table.dead - (left.get(table.rel) ?? 0) < VACUUM_MIN_DEAD + table.live / 10) continue;
           if (!table.owned) {
             if (!refused) onError(new Error(`driftwatch cannot vacuum ${table.rel}: this role does not own it; its dead rows wait for autovacuum.`));
             refused = true;
             continue;
           }
           await client.query(`VACUUM (SKIP_LOCKED, INDEX_CLEANUP ON, TRUNCATE OFF) ${table.rel}`);
+          const { rows: after } = await client.query<{ dead: number }>(
+            "SELECT COALESCE(n_dead_tup, 0)::int AS dead FROM pg_stat_user_tables WHERE relid = $1::regclass",
+            [table.rel],
+          );
+          left.set(table.rel, after[0]?.dead ?? 0);
         }
       } finally {
         await client.query("SELECT pg_advisory_unlock($1)", [VACUUM_LOCK]);

@@ -267,26 +267,6 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     for (const id of ids) await store.updateMonitor(org, id, { state: "paused", nextCheckAt: null });
   });
 
-  it("vacuums the job table once its updates leave enough dead rows", async () => {
-    await startPostgresJobs({ connectionString: database.url, repairIntervalMs: 0, vacuumIntervalMs: 200, max: 2 }).then((started) => jobs.push(started));
-    const vacuums = async (): Promise<number> => {
-      const { rows } = await sql.query<{ n: string }>(
-        `SELECT st.vacuum_count AS n FROM pgboss.queue q JOIN pg_stat_user_tables st ON st.schemaname = 'pgboss' AND st.relname = q.partition_name WHERE q.name = $1`,
-        [CHECK_QUEUE],
-      );
-      return Number(rows[0]?.n ?? 0);
-    };
-    const org = (await store.createOrganization({ slug: "vacuum" })).id;
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await createMonitor(store, org, { url: `${target.url}/vac${String(i)}`, nextCheckAt: new Date(Date.now() + 3_600_000).toISOString() })).id);
-    const before = await vacuums();
-    // Every new due time re-arms the monitor's job in place: 20 x 80 updates, each leaving a dead row.
-    for (let round = 1; round <= 80; round++) {
-      await sql.query("UPDATE monitors SET next_check_at = now() + $2 * interval '1 minute' WHERE id = ANY($1)", [ids, 60 + round]);
-    }
-    await vi.waitFor(async () => expect(await vacuums()).toBeGreaterThan(before), { timeout: 20_000, interval: 250 });
-    for (const id of ids) await store.updateMonitor(org, id, { state: "paused", nextCheckAt: null });
-  });
   it("counts its jobs by queue and state for the metrics", async () => {
     const j = await start();
     const before = await j.depth();

@@ -75,11 +75,15 @@ describe("live events between processes (PostgreSQL)", () => {
 });
 
 it("the worker's /metrics counts the job queue's jobs, by queue and state", async () => {
-  // A monitor checked once waits for its next check, an hour later: a scheduled job.
+  const scrape = async (): Promise<(queue: string, state: string) => number> => {
+    const text = await (await fetch(`${roles!.worker.baseUrl}/metrics`)).text();
+    return (queue, state) => Number(new RegExp(`driftwatch_queue_jobs\\{queue="${queue}",state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+  };
+  const before = await scrape();
+  // A monitor checked once waits for its next check, an hour later: one more scheduled job.
   await createWatchedMonitor(roles!);
-  const text = await (await fetch(`${roles!.worker.baseUrl}/metrics`)).text();
-  const count = (queue: string, state: string): number => Number(new RegExp(`driftwatch_queue_jobs\\{queue="${queue}",state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-  expect(count("checks", "scheduled")).toBeGreaterThanOrEqual(1);
+  const count = await scrape();
+  expect(count("checks", "scheduled")).toBeGreaterThanOrEqual(before("checks", "scheduled") + 1);
   for (const state of ["due", "running"]) expect(count("checks", state)).toBeGreaterThanOrEqual(0);
   for (const state of ["due", "scheduled", "running"]) expect(count("deliveries", state)).toBeGreaterThanOrEqual(0);
 });
