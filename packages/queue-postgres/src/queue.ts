@@ -54,7 +54,7 @@ export interface PostgresJobsOptions {
   repairIntervalMs?: number;
   /**
    * How often the queues' job tables are looked at for dead rows (default 2 s; 0 turns this off).
-   * A table with enough of them is vacuumed (see `vacuumJobTables`).
+   * A table with enough of them is vacuumed (see `createJobVacuum`).
    */
   vacuumIntervalMs?: number;
   /** Pool size of each of the two pools (driftwatch's claims and heartbeats, pg-boss's). Default 2: claims run one at a time per engine part. */

@@ -1,5 +1,5 @@
 import type { Store } from "@driftwatch/core";
-import { createEngine, type Engine } from "@driftwatch/engine";
+import { createEngine, type Engine, type WorkQueue } from "@driftwatch/engine";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createPostgresStore } from "@driftwatch/store-postgres";
 import pg from "pg";
@@ -63,6 +63,19 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     });
     engines.push(created);
     return created;
+  }
+
+  /** Claims through `queue` until every one of `ids` was claimed (other due monitors may come first); returns every id claimed. */
+  async function claimUntil(queue: WorkQueue, ids: string[], { limit = 10, timeout = 10_000, interval = 100 } = {}): Promise<string[]> {
+    let claimed: string[] = [];
+    await vi.waitFor(
+      async () => {
+        claimed = [...claimed, ...(await queue.claimMonitors({ now: new Date().toISOString(), limit })).map((m) => m.id)];
+        expect(claimed).toEqual(expect.arrayContaining(ids));
+      },
+      { timeout, interval },
+    );
+    return claimed;
   }
 
   async function waitingJobs(key: string): Promise<{ due: string; state: string }[]> {
@@ -188,14 +201,7 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     const diedAt = Date.now();
     const takeovers: string[] = [];
     const live = j.workQueue(store, { owner: "live-worker", metrics: { observeTakeover: (kind) => takeovers.push(kind), observeLeaseLost: () => undefined } });
-    let mine: string[] = [];
-    await vi.waitFor(
-      async () => {
-        mine = [...mine, ...(await live.claimMonitors({ now: new Date().toISOString(), limit: 10 })).map((m) => m.id)];
-        expect(mine).toContain(monitor.id);
-      },
-      { timeout: 15_000, interval: 200 },
-    );
+    await claimUntil(live, [monitor.id], { timeout: 15_000, interval: 200 });
     // Not before its lease (2 s) ended; counted as a takeover.
     expect(Date.now() - diedAt).toBeGreaterThanOrEqual(1500);
     expect(takeovers).toContain("monitor");
@@ -220,14 +226,7 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createMonitor(store, org, { url: `${target.url}/beat${String(i)}`, nextCheckAt: due, intervalSeconds: 3600 })).id);
     const queue = j.workQueue(store, { owner: "beating" });
-    let claimed: string[] = [];
-    await vi.waitFor(
-      async () => {
-        claimed = [...claimed, ...(await queue.claimMonitors({ now: new Date().toISOString(), limit: 10 })).map((m) => m.id)];
-        expect(claimed).toEqual(expect.arrayContaining(ids));
-      },
-      { timeout: 10_000, interval: 100 },
-    );
+    const claimed = await claimUntil(queue, ids);
     const leases = async (): Promise<Map<string, number>> => {
       const { rows } = await sql.query<{ id: string; until: Date }>("SELECT id, lease_expires_at AS until FROM monitors WHERE id = ANY($1)", [ids]);
       return new Map(rows.map((row) => [row.id, row.until.getTime()]));
@@ -277,14 +276,7 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     expect(after.checks.scheduled - before.checks.scheduled).toBe(1);
     expect(after.checks.due - before.checks.due).toBe(1);
     const queue = j.workQueue(store, { owner: "depth" });
-    let claimed: string[] = [];
-    await vi.waitFor(
-      async () => {
-        claimed = [...claimed, ...(await queue.claimMonitors({ now: new Date().toISOString(), limit: 50 })).map((m) => m.id)];
-        expect(claimed).toContain(now.id);
-      },
-      { timeout: 10_000, interval: 100 },
-    );
+    await claimUntil(queue, [now.id], { limit: 50 });
     expect((await j.depth()).checks.running).toBeGreaterThanOrEqual(1);
     await queue.releaseAll();
     queue.close();
