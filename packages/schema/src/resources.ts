@@ -273,6 +273,18 @@ export const VolatileRuleSchema = z
   .strictObject({
     path: z.string().min(1).max(1000).optional(),
     selector: z.string().min(1).max(1000).optional(),
+    /**
+     * Only the volatile parts of the text may change (numbers, dates and times, relative times,
+     * identifiers and tokens of any alphabet, also inside URLs and sentences): a change of the
+     * rest of the text (its skeleton) is still reported.
+     */
+    parts: z.boolean().optional(),
+    /**
+     * A rotation: the values (JSON scalars) or block texts (websites) seen before. A change to one
+     * of them is noise; a value never seen is reported. Texts longer than 200 characters are kept
+     * as `#` and a 64-bit hash of the text.
+     */
+    seen: z.array(z.string().max(300)).max(64).optional(),
   })
   .refine((rule) => (rule.path === undefined) !== (rule.selector === undefined), {
     message: "a volatile entry names exactly one of path or selector",

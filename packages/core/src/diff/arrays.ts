@@ -21,12 +21,36 @@ type Key = string | number;
 
 function keyOf(element: unknown, key: string): Key | undefined {
   if (element === null || typeof element !== "object" || Array.isArray(element)) return undefined;
-  const value = (element as Record<string, unknown>)[key];
-  if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) {
-    return Object.hasOwn(element, key) ? value : undefined;
+  if (!Object.hasOwn(element, key)) {
+    // A nested identity: `metadata.uid` is the `uid` member of the element's `metadata` object.
+    const dot = key.indexOf(".");
+    if (dot <= 0 || dot === key.length - 1) return undefined;
+    const outer = key.slice(0, dot);
+    if (!Object.hasOwn(element, outer)) return undefined;
+    return keyOf((element as Record<string, unknown>)[outer], key.slice(dot + 1));
   }
+  const value = (element as Record<string, unknown>)[key];
+  if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) return value;
   return undefined;
 }
+
+/**
+ * Whether `key` is the only member of every element: then it is the element's value, not an
+ * identity (`[{"a":1},{"a":2}]` is matched by position, so a changed `a` is reported where it is).
+ */
+function onlyMember(before: readonly unknown[], after: readonly unknown[], key: string): boolean {
+  for (const side of [before, after]) {
+    for (const element of side) {
+      if (element === null || typeof element !== "object" || Array.isArray(element)) return false;
+      for (const name in element) if (name !== key && Object.hasOwn(element, name)) return false;
+    }
+  }
+  return true;
+}
+
+/** Members of nested objects tried as identities when no member of the element itself is one (`metadata.uid`, `node.id`). */
+const NESTED_KEYS: readonly string[] = Object.freeze(["uid", "id", "uuid", "name", "key", "slug"]);
+const MAX_NESTED_OBJECTS = 8;
 
 /** True when the first element of either array carries the key (worth trying key matching). */
 export function looksKeyed(before: readonly unknown[], after: readonly unknown[], key: string): boolean {
@@ -195,12 +219,36 @@ export function inferKeyedMatch(before: readonly unknown[], after: readonly unkn
   for (const key of PREFERRED_ARRAY_KEYS) {
     if (!looksKeyed(before, after, key)) continue;
     const match = matchByKey(before, after, key, wantMoves);
-    if (match) return { key, match };
+    if (match && !onlyMember(before, after, key)) return { key, match };
   }
   const key = fallbackKey(before, after);
-  if (key === undefined) return undefined;
-  const match = matchByKey(before, after, key, wantMoves);
-  return match ? { key, match } : undefined;
+  if (key !== undefined && !onlyMember(before, after, key)) {
+    const match = matchByKey(before, after, key, wantMoves);
+    if (match) return { key, match };
+  }
+  return nestedKeyedMatch(before, after, probe, wantMoves);
+}
+
+/**
+ * An identity inside a nested object of every element (`metadata.uid`, `metadata.name`,
+ * `node.id`): tried only when the element itself has none, in the order of NESTED_KEYS, and
+ * kept when it pairs at least one element of each side.
+ */
+function nestedKeyedMatch(before: readonly unknown[], after: readonly unknown[], probe: Record<string, unknown>, wantMoves: boolean): { key: string; match: KeyedMatch } | undefined {
+  if (before.length === 0 || after.length === 0) return undefined;
+  let objects = 0;
+  for (const outer of Object.keys(probe).sort()) {
+    const inner = probe[outer];
+    if (!isPlainObject(inner)) continue;
+    if (++objects > MAX_NESTED_OBJECTS) break;
+    for (const name of NESTED_KEYS) {
+      const key = `${outer}.${name}`;
+      if (identityOf(inner, name) === undefined || !looksKeyed(before, after, key)) continue;
+      const match = matchByKey(before, after, key, wantMoves);
+      if (match && match.pairs.length > 0) return { key, match };
+    }
+  }
+  return undefined;
 }
 
 /** Marks a longest strictly increasing subsequence of the non-negative entries (patience sort). */

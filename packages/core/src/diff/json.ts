@@ -3,6 +3,7 @@ import { DriftwatchError, isDriftwatchError } from "../errors.js";
 import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { formatSegment, type PathSegment } from "../paths/index.js";
 import { optionsObject } from "../guards.js";
+import { volatileHides } from "../policy/volatile.js";
 import { type CompiledPolicy, compilePolicy, createPolicyEvaluator, ensurePolicyRules, entryAtOrAbove, withinTolerance } from "../policy/index.js";
 import { compileJsonPath } from "../policy/jsonpath.js";
 import { CHANGE_CATEGORIES, DEFAULT_SEVERITIES, jsonTypeOf } from "../severity/index.js";
@@ -314,7 +315,7 @@ function hiddenAsNoise(
 ): { outcome: "volatile" | "tolerance"; rule: string; detail: string } | undefined {
   if (policy.volatilePaths.length > 0) {
     const entry = entryAtOrAbove(policy.volatilePaths, segments);
-    if (entry !== undefined) {
+    if (entry !== undefined && volatileHides(entry.mode, before, after)) {
       return { outcome: "volatile", rule: `volatile[${entry.index}]`, detail: `volatile value changed (${describeValue(before)} to ${describeValue(after)}); presence and type are unchanged` };
     }
   }

@@ -1,3 +1,5 @@
+import { seenKey, textSkeleton } from "../learn/shapes.js";
+import { ANY_VALUE, type VolatileMode } from "../policy/volatile.js";
 import type { AnyNode, Element } from "domhandler";
 import { isElement } from "./selectors.js";
 
@@ -52,8 +54,22 @@ export interface TextBlock {
 export interface BlockKeyOptions {
   /** Elements matched by `volatile` selectors, with the entry's index. */
   volatile?: ReadonlyMap<AnyNode, number>;
+  /** How each `volatile` entry (by index) hides a block's text; a plain entry hides any text. */
+  modes?: ReadonlyMap<number, VolatileMode>;
   /** Applied to every key (linear-time normalisation of obviously volatile text). */
   normalize?: (text: string) => string;
+}
+
+/**
+ * The comparison key of a block inside a volatile element: the marker alone for a plain entry; the
+ * marker and the text's skeleton for `parts`; for `seen`, the marker when the text was seen before
+ * (a rotation), else the text itself, which differs from any other and so is reported.
+ */
+function volatileKey(index: number, text: string, mode: VolatileMode | undefined): string {
+  if (mode === undefined || mode === ANY_VALUE) return volatileMarker(index);
+  if (mode.seen !== undefined && mode.seen.has(seenKey(text))) return volatileMarker(index);
+  if (mode.parts) return `${volatileMarker(index)}${textSkeleton(text)}`;
+  return text;
 }
 
 /** The comparison key of a block whose element is inside a volatile element. */
@@ -167,7 +183,7 @@ export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySe
     let volatile = -1;
     if (volatileElements) {
       volatile = partVolatile[i]!;
-      if (blockVolatile[i]! >= 0) key = volatileMarker(blockVolatile[i]!);
+      if (blockVolatile[i]! >= 0) key = volatileKey(blockVolatile[i]!, text, keyOptions.modes?.get(blockVolatile[i]!));
       else if (volatile >= 0) key = normalizeText(keys[i]!);
     }
     if (normalize !== undefined && !(volatileElements && blockVolatile[i]! >= 0)) key = normalize(key);

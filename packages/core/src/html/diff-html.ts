@@ -1,3 +1,4 @@
+import { type VolatileMode, volatileModeOf } from "../policy/volatile.js";
 import { load, type CheerioAPI } from "cheerio";
 import type { AnyNode, Document, Element, ParentNode } from "domhandler";
 import { adapter as htmlparser2Adapter } from "parse5-htmlparser2-tree-adapter";
@@ -272,15 +273,17 @@ function loadPage(
     for (const element of select($, selector, (cause) => invalidRuleSelector(policy, selector, cause))) ignored.add(element);
   }
   const volatile = new Map<AnyNode, number>();
+  const modes = new Map<number, VolatileMode>();
   (policy.volatile ?? []).forEach((entry, index) => {
     const selector = entry.selector;
     if (selector === undefined) return;
+    modes.set(index, volatileModeOf(entry));
     for (const element of select($, selector, (cause) => invalidVolatileSelector(index, selector, cause))) {
       if (!volatile.has(element)) volatile.set(element, index);
     }
   });
   const roots: AnyNode[] = scope === null ? [document] : outermost(select($, scope, (cause) => invalidScope(scope, cause)));
-  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
+  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, modes, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
 }
 
 /** Whether the target's element is, or is inside, an element `ruleSelector` matches in its page. */

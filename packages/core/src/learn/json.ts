@@ -1,7 +1,18 @@
 import type { PolicyRule, ToleranceRule, VolatileRule } from "@driftwatch/schema";
 import { DriftwatchError } from "../errors.js";
 import { formatSegment } from "../paths/index.js";
-import { describeShape, isDurationName, isPriceName, isUnixTime, meaningfulShape, volatileStringShape } from "./shapes.js";
+import {
+  describeShape,
+  hasCurrencyAmount,
+  isDurationName,
+  isIdentifierLike,
+  isPriceName,
+  isUnixTime,
+  meaningfulShape,
+  sameSkeleton,
+  seenKey,
+  volatileStringShape,
+} from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 
 // The learner walks consecutive pairs of samples side by side, arrays of objects matched by an
@@ -10,6 +21,8 @@ import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 
 const MAX_DEPTH = 1000;
 const MAX_DISTINCT = 512;
+/** A rotation's `seen` list holds at most this many values (the schema's limit is 64). */
+const MAX_POOL = 32;
 /** Suggested rules stay well under the schema's 500. */
 const MAX_RULES = 400;
 /** A float whose consecutive values differ by at most this (relative) is jitter. */
@@ -18,6 +31,7 @@ const MAX_JITTER = 0.01;
 const TOLERANCE_MARGIN = 4;
 const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
 const PREFERRED_KEYS = ["id", "uuid", "key", "slug", "name", "sku"];
+const NESTED_KEYS = ["uid", "id", "uuid", "name", "key", "slug"];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -44,6 +58,22 @@ interface FieldStat {
   increased: boolean;
   maxRelative: number;
   maxAbsolute: number;
+  /** Every string value reads as an identifier, token or cursor. */
+  identifiers: boolean;
+  /** Every string value is a string of digits (a resource version, a counter as text). */
+  digitStrings: boolean;
+  /** Some string change altered more than the text's volatile parts (its skeleton). */
+  skeletonChanged: boolean;
+  /** Some change went to a value seen before in this field (a rotation, or a revert). */
+  recurred: number;
+  /** Times (ISO 8601, HTTP dates, unix times, digit strings) never went back. */
+  forward: boolean;
+  /** Some changed string shows an amount of money. */
+  currency: boolean;
+  /** Values seen, for a rotation's `seen` list (bounded). */
+  pool: Set<string>;
+  /** The sample each value was first seen in (bounded). */
+  firstSeen: Map<string, number>;
 }
 
 interface ArrayStat {
@@ -92,6 +122,15 @@ function scalarIdentity(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The identity of an element under `key`; `metadata.uid` names a member of a nested object. */
+function identityIn(element: JsonObject, key: string): string | undefined {
+  if (Object.hasOwn(element, key)) return scalarIdentity(element[key]);
+  const dot = key.indexOf(".");
+  if (dot <= 0) return undefined;
+  const outer = element[key.slice(0, dot)];
+  return isObject(outer) ? identityIn(outer, key.slice(dot + 1)) : undefined;
+}
+
 /**
  * Whether every element of every array is an object with a unique scalar `key`, and the key
  * names the same elements over time: consecutive arrays share at least half of their keys.
@@ -102,7 +141,7 @@ function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boo
     const seen = new Set<string>();
     for (const element of array) {
       if (!isObject(element)) return false;
-      const id = scalarIdentity(element[key]);
+      const id = identityIn(element, key);
       if (id === undefined || seen.has(id)) return false;
       seen.add(id);
     }
@@ -124,7 +163,9 @@ function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boo
 function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): string | undefined {
   const first = arrays.find((a) => a.length > 0)?.[0];
   if (!isObject(first)) return undefined;
-  const names = Object.keys(first).filter((k) => scalarIdentity(first[k]) !== undefined);
+  // The only member of every element is its value, not an identity.
+  const alone = (name: string): boolean => arrays.every((array) => array.every((e) => isObject(e) && Object.keys(e).length === 1 && Object.hasOwn(e, name)));
+  const names = Object.keys(first).filter((k) => scalarIdentity(first[k]) !== undefined && !alone(k));
   const rank = (name: string): number => {
     const preferred = PREFERRED_KEYS.indexOf(name);
     if (preferred >= 0) return preferred;
@@ -133,6 +174,16 @@ function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): strin
   };
   names.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) if (keyHolds(arrays, name, oneArrayPerSample)) return name;
+  // A nested identity: `metadata.uid`, `metadata.name`, `node.id`.
+  for (const outer of Object.keys(first).sort().slice(0, 8)) {
+    const inner = first[outer];
+    if (!isObject(inner)) continue;
+    for (const name of NESTED_KEYS) {
+      if (scalarIdentity(inner[name]) === undefined) continue;
+      const key = `${outer}.${name}`;
+      if (keyHolds(arrays, key, oneArrayPerSample)) return key;
+    }
+  }
   return undefined;
 }
 
@@ -207,10 +258,30 @@ class JsonLearner {
         increased: false,
         maxRelative: 0,
         maxAbsolute: 0,
+        identifiers: true,
+        digitStrings: true,
+        skeletonChanged: false,
+        recurred: 0,
+        forward: true,
+        currency: false,
+        pool: new Set(),
+        firstSeen: new Map(),
       };
       this.fields.set(path, stat);
     }
     return stat;
+  }
+
+  private firstSeenAt(stat: FieldStat, value: Json, sample: number): void {
+    if (typeof value === "object" && value !== null) return;
+    const key = seenKey(value);
+    if (!stat.firstSeen.has(key) && stat.firstSeen.size < MAX_DISTINCT) stat.firstSeen.set(key, sample);
+  }
+
+  /** Whether `value` was a value of this field in an earlier sample than the current pair's second one. */
+  private seenBefore(stat: FieldStat, value: Json): boolean {
+    const first = stat.firstSeen.get(seenKey(value));
+    return first !== undefined && first <= this.pair;
   }
 
   private observe(stat: FieldStat, value: Json): void {
@@ -221,7 +292,10 @@ class JsonLearner {
     const id = typeof value === "string" ? `s${value}` : `${typeof value}${String(value)}`;
     if (stat.distinct.has(id)) return;
     if (stat.distinct.size < MAX_DISTINCT) stat.distinct.add(id);
+    if (stat.pool.size <= MAX_POOL) stat.pool.add(seenKey(value));
     if (typeof value === "string") {
+      if (stat.identifiers && !isIdentifierLike(value) && volatileStringShape(value) === undefined) stat.identifiers = false;
+      if (stat.digitStrings && !/^\d{1,30}$/.test(value)) stat.digitStrings = false;
       const shape = volatileStringShape(value) ?? "none";
       const prior = stat.volatileShape;
       if (prior === undefined || prior === shape) stat.volatileShape = shape;
@@ -259,6 +333,8 @@ class JsonLearner {
       stat.pairs++;
     }
     if (this.pair === 0 || stat.types.size === 0) this.observe(stat, a);
+    this.firstSeenAt(stat, a, this.pair);
+    const recurring = this.seenBefore(stat, b);
     this.observe(stat, b);
     const ta = typeOf(a);
     const tb = typeOf(b);
@@ -267,6 +343,13 @@ class JsonLearner {
     if (stat.lastChangedPair !== this.pair) {
       stat.lastChangedPair = this.pair;
       stat.changed++;
+    }
+    if (recurring) stat.recurred++;
+    this.firstSeenAt(stat, b, this.pair + 1);
+    if (stat.forward && ordered(a, b) < 0) stat.forward = false;
+    if (typeof a === "string" && typeof b === "string") {
+      if (!stat.skeletonChanged && !sameSkeleton(a, b)) stat.skeletonChanged = true;
+      if (!stat.currency && (hasCurrencyAmount(a) || hasCurrencyAmount(b))) stat.currency = true;
     }
     if (typeof a === "number" && typeof b === "number") {
       if (b < a) stat.decreased = true;
@@ -294,14 +377,14 @@ class JsonLearner {
     const key = stat.key;
     if (key !== undefined) {
       // Fast path, the usual case: the same elements in the same places.
-      if (a.length === b.length && a.every((e, i) => (e as JsonObject)[key] === (b[i] as JsonObject)[key])) {
+      if (a.length === b.length && a.every((e, i) => identityIn(e as JsonObject, key) === identityIn(b[i] as JsonObject, key))) {
         for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
         return;
       }
       const before = new Map<string, JsonObject>();
-      for (const e of a) before.set(scalarIdentity((e as JsonObject)[key])!, e as JsonObject);
+      for (const e of a) before.set(identityIn(e as JsonObject, key)!, e as JsonObject);
       const after = new Map<string, JsonObject>();
-      for (const e of b) after.set(scalarIdentity((e as JsonObject)[key])!, e as JsonObject);
+      for (const e of b) after.set(identityIn(e as JsonObject, key)!, e as JsonObject);
       const commonBefore = [...before.keys()].filter((id) => after.has(id));
       const commonAfter = [...after.keys()].filter((id) => before.has(id));
       if (commonBefore.length !== before.size || commonAfter.length !== after.size) stat.membershipChanged = true;
@@ -331,6 +414,27 @@ class JsonLearner {
   }
 }
 
+/** A time or counter as a comparable number: ISO 8601 and HTTP dates, unix times, digit strings; else undefined. */
+function timeValue(value: unknown): number | bigint | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return undefined;
+  if (/^\d{1,30}$/.test(value)) return BigInt(value);
+  const shape = volatileStringShape(value);
+  if (shape === "iso8601" || shape === "http_date") {
+    const t = Date.parse(value);
+    return Number.isNaN(t) ? undefined : t;
+  }
+  return undefined;
+}
+
+/** -1 when `b` is an earlier time or smaller counter than `a`, 1 when later, 0 when equal or not comparable. */
+function ordered(a: unknown, b: unknown): number {
+  const x = timeValue(a);
+  const y = timeValue(b);
+  if (x === undefined || y === undefined || typeof x !== typeof y) return 0;
+  return y < x ? -1 : y > x ? 1 : 0;
+}
+
 /** One significant digit, rounded up: 2.3e-7 becomes 3e-7. */
 function roundUp(value: number): number {
   const exponent = 10 ** Math.floor(Math.log10(value));
@@ -351,7 +455,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const unordered: string[] = [];
   const arrayKeys: Record<string, string> = {};
   const evidence: PolicyEvidence[] = [];
-  const severityPaths: { path: string; parent: string; op: "replace" | "remove"; shape: string; reason: string }[] = [];
+  const severityPaths: SeverityEntry[] = [];
   const often = (changed: number, pairs: number): boolean => changed >= Math.min(2, pairs) && changed * 2 >= pairs;
 
   for (const array of learner.arrays.values()) {
@@ -412,28 +516,62 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     }
     const type = [...field.types][0];
     const vShape = field.volatileShape;
-    if (type === "string" && vShape !== undefined && vShape !== "none") {
-      if (often(changed, pairs)) {
-        volatile.push({ path: field.path });
-        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: vShape, reason: `${changedIn}, always ${describeShape(vShape)}` });
-      } else kept(vShape, `kept: ${changedIn} only; ${describeShape(vShape)}, but too rarely to call it noise`);
+    const learned = (shape: string, reason: string, entry: Omit<VolatileRule, "path"> = {}): void => {
+      volatile.push({ path: field.path, ...entry });
+      evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape, reason: `${changedIn}, ${reason}` });
+    };
+    // A meaningful value that changes is still rated medium: a status, a boolean, a price, a version.
+    const keptMeaningful = (shape: string, reason: string): void => {
+      kept(shape, reason);
+      severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true });
+    };
+    if (type === "string") {
+      // A coarse clock ticks less often than the monitor fetches, but more than once, and only forward.
+      const clock = (vShape === "iso8601" || vShape === "http_date" || vShape === "unix_time") && field.forward && changed >= 2;
+      if (vShape !== undefined && vShape !== "none" && (often(changed, pairs) || clock)) {
+        learned(vShape, clock && !often(changed, pairs) ? `always ${describeShape(vShape)}, only forward: a clock coarser than the fetches` : `always ${describeShape(vShape)}`);
+        continue;
+      }
+      if (field.identifiers && often(changed, pairs) && field.recurred === 0) {
+        learned("token", "always an identifier, token or cursor, never repeating");
+        continue;
+      }
+      if (field.digitStrings && field.forward && often(changed, pairs)) {
+        learned("counter", "digits that only went up: a counter or resource version");
+        continue;
+      }
+      const meaningful = field.meaningful;
+      const isMeaningful = meaningful !== undefined && meaningful !== "none";
+      if (!field.skeletonChanged && !field.currency && meaningful !== "price" && meaningful !== "version" && (often(changed, pairs) || field.recurred > 0)) {
+        learned(field.recurred > 0 ? "rotating" : "parts", "only in numbers, times and identifiers (the rest of the text is kept)", { parts: true });
+        continue;
+      }
+      if (vShape !== undefined && vShape !== "none") {
+        kept(vShape, `kept: ${changedIn} only; ${describeShape(vShape)}, but too rarely to call it noise`);
+        continue;
+      }
+      if (isMeaningful) {
+        const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
+        if (meaningful === "word") kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
+        else keptMeaningful(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
+      } else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
     if (type === "number") {
-      if (isPriceName(field.name)) {
-        kept("price", `kept: ${changedIn} but looks like a price`);
-      } else if (field.integers && field.unixTimes && often(changed, pairs)) {
-        volatile.push({ path: field.path });
-        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "unix_time", reason: `${changedIn}, always ${describeShape("unix_time")}` });
+      const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
+      if (field.integers && field.unixTimes && (often(changed, pairs) || (field.forward && changed >= 2))) {
+        learned("unix_time", `always ${describeShape("unix_time")}`);
       } else if (isDurationName(field.name) && often(changed, pairs)) {
-        volatile.push({ path: field.path });
-        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `${changedIn}, named like ${describeShape("duration")}` });
+        learned("duration", `named like ${describeShape("duration")}`);
+      } else if (isPriceName(field.name) && !(changed >= 3 && changed === pairs)) {
+        keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
       } else if (field.integers && !(field.increased && field.decreased) && often(changed, pairs)) {
-        volatile.push({ path: field.path });
         const direction = field.increased ? "never decreasing" : "never increasing";
-        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `${changedIn}, ${direction}: ${describeShape("counter")}` });
+        learned("counter", `${direction}: ${describeShape("counter")}`);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
-        const relative = roundUp(field.maxRelative * TOLERANCE_MARGIN);
+        // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
+        const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
+        const relative = roundUp(field.maxRelative * margin);
         tolerance.push({ path: field.path, relative });
         evidence.push({
           kind: "tolerance",
@@ -442,18 +580,20 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
           changed,
           pairs,
           shape: "float",
-          reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative): ${describeShape("float")}, tolerance ${relative} (${TOLERANCE_MARGIN}x margin)`,
+          reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative): ${describeShape("float")}, tolerance ${relative} (${margin}x margin)`,
         });
+      } else if (mostly) {
+        learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}`);
       } else {
-        kept(field.integers ? "integer" : "float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, more than jitter`);
+        kept(field.integers ? "integer" : "float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, too rarely for a measurement`);
       }
       continue;
     }
-    const meaningful = field.meaningful;
-    if (meaningful !== undefined && meaningful !== "none") {
-      const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
-      kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
-    } else kept("text", `kept: ${changedIn} but has no volatile shape`);
+    if (type === "boolean") {
+      keptMeaningful("boolean", `kept: ${changedIn} but is a boolean`);
+      continue;
+    }
+    kept("text", `kept: ${changedIn} but has no volatile shape`);
   }
 
   const rules = severityRules(severityPaths, evidence, samples.length);
@@ -470,8 +610,18 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
  * arrays are rated medium. They only raise severities (the defaults of these changes are `info`)
  * and never ignore anything. Past MAX_RULES, fields are grouped by their parent.
  */
+interface SeverityEntry {
+  path: string;
+  parent: string;
+  op: "replace" | "remove";
+  shape: string;
+  reason: string;
+  /** A field that changed during learning but was kept. */
+  kept?: boolean;
+}
+
 function severityRules(
-  entries: { path: string; parent: string; op: "replace" | "remove"; shape: string; reason: string }[],
+  entries: SeverityEntry[],
   evidence: PolicyEvidence[],
   sampleCount: number,
 ): PolicyRule[] {

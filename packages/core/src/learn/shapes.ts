@@ -1,3 +1,5 @@
+import { hash } from "node:crypto";
+
 // Value shapes the learner recognises: volatile ones (timestamps, ids, tokens, relative times)
 // whose changes are noise, and meaningful ones (prices, versions, enum-like words) whose changes
 // are not, whatever how often they change.
@@ -120,6 +122,8 @@ const SHAPE_NAMES: Record<string, string> = {
   enum: "an enum-like value",
   word: "a short human word",
   rotating: "rotating text (values recur)",
+  measurement: "a measurement (moves on most fetches)",
+  parts: "text whose numbers, times or identifiers change",
   text: "free text",
 };
 
@@ -128,17 +132,138 @@ export function describeShape(shape: string): string {
   return SHAPE_NAMES[shape] ?? shape;
 }
 
-/** Volatile parts of a text, replaced by placeholders: what stays is the text's skeleton. */
+/**
+ * Whether a word (letters, digits, `_` and `-`) reads as machine-made rather than human: an
+ * identifier, token or cursor of any alphabet. Mixed letters and digits over 8 characters
+ * (`a1b2c3d4e5`, `3NxYz0A1b2C3`), mixed case that switches more often than words do
+ * (`hOtbPFgyvLbDTs`, not `JavaScript` or `processingTimeMS`), or a long run without vowels.
+ */
+export function isRandomWord(word: string): boolean {
+  const n = word.length;
+  if (n < 8 || n > 512) return false;
+  let digits = 0;
+  let upper = 0;
+  let lower = 0;
+  let switches = 0;
+  let vowels = 0;
+  let previous = 0; // 1 upper, 2 lower, 0 other
+  for (let i = 0; i < n; i++) {
+    const c = word.charCodeAt(i);
+    let kind = 0;
+    if (c >= 48 && c <= 57) digits++;
+    else if (c >= 65 && c <= 90) {
+      upper++;
+      kind = 1;
+    } else if (c >= 97 && c <= 122) {
+      lower++;
+      kind = 2;
+      if (c === 97 || c === 101 || c === 105 || c === 111 || c === 117 || c === 121) vowels++;
+    }
+    if (kind !== 0 && previous !== 0 && kind !== previous) switches++;
+    if (kind !== 0) previous = kind;
+  }
+  const letters = upper + lower;
+  if (digits > 0 && letters > 0) {
+    // `covid19-response`, `windows10`: a word with a number at its end is a name, not a token
+    if (/^[A-Za-z]+[_-]?\d{1,4}$/.test(word) || /^\d{1,4}[_-]?[A-Za-z]+$/.test(word)) return false;
+    return true;
+  }
+  if (upper >= 2 && lower >= 2 && switches >= 4 && switches * 4 >= letters) return true;
+  // `qxjzvbtkwrmn`: a long lower-case run with hardly a vowel (base32 ids, hashes of letters)
+  if (lower >= 12 && upper === 0 && digits === 0 && vowels * 8 < lower) return true;
+  return false;
+}
+
+/**
+ * Whether a whole string reads as an identifier, token or cursor: an optional prefix
+ * (`req_`, `evt_`, `cus:`), then one machine-made word (see `isRandomWord`), or a base64 run.
+ */
+export function isIdentifierLike(value: string): boolean {
+  const s = value.trim();
+  if (s.length < 8 || s.length > 512 || /\s/.test(s)) return false;
+  const rest = s.replace(/^(?:[A-Za-z][A-Za-z0-9]{0,15}[_:.])+/, "");
+  if (/^[A-Za-z0-9_-]+$/.test(rest) && isRandomWord(rest)) return true;
+  if (/^[A-Za-z0-9+/_-]{16,}={0,2}$/.test(rest) && isRandomWord(rest.replace(/[+/=]/g, ""))) return true;
+  return false;
+}
+
+const MONTHS = "Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?";
+const WEEKDAYS = "Mon(?:day)?|Tue(?:s(?:day)?)?|Wed(?:nesday)?|Thu(?:r(?:s(?:day)?)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?";
+const SKELETON_UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const SKELETON_ISO = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
+const SKELETON_WEEKDAY = new RegExp(String.raw`\b(?:${WEEKDAYS}),?(?=\s+(?:\d|${MONTHS}))`, "g");
+const SKELETON_MONTH = new RegExp(String.raw`\b(?:${MONTHS})\.?(?=\s+\d)|(?<=\d\.?\s+|\d-)(?:${MONTHS})\b`, "g");
+const SKELETON_CLOCK = /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?\b/g;
+const SKELETON_AGO =
+  /\b(?:(?:about |over |almost |less than )?(?:an?|\d+|one|a few) (?:sec(?:ond)?|min(?:ute)?|h(?:ou)?r|hour|day|week|month|year)s? ago|\d+ ?(?:s|m|h|d|w|mo|y|mins?|hrs?) ago|just now|moments ago|vor (?:einer|einem|\d+) \p{L}+|il y a \d+ \p{L}+|hace \d+ \p{L}+)\b/giu;
+const SKELETON_HEX = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi;
+const SKELETON_WORD = /[A-Za-z0-9_-]{8,}/g;
+const SKELETON_NUMBER = /\d+(?:[.,]\d+)*/g;
+
+/**
+ * Volatile parts of a text, replaced by placeholders: what stays is the text's skeleton. Dates and
+ * times (ISO 8601, RFC 1123 and written dates, clock times, relative times), UUIDs, hex and
+ * machine-made tokens of any alphabet (also inside URLs and query strings), and numbers.
+ */
 export function textSkeleton(text: string): string {
+  if (text.length > 100_000) return text;
   return text
-    .replace(/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, "<time>")
-    .replace(/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp][Mm])?\b/g, "<time>")
-    .replace(
-      /\b(?:(?:about |over |almost )?(?:an?|\d+|one|a few) (?:sec(?:ond)?|min(?:ute)?|h(?:ou)?r|hour|day|week|month|year)s? ago|just now|vor (?:einer|einem|\d+) \p{L}+|il y a \d+ \p{L}+)\b/giu,
-      "<ago>",
-    )
-    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi, "<hex>")
-    .replace(/\d+(?:[.,]\d+)*/g, "<n>");
+    .replace(SKELETON_UUID, "<id>")
+    .replace(SKELETON_ISO, "<time>")
+    .replace(SKELETON_WEEKDAY, "<day>")
+    .replace(SKELETON_MONTH, "<month>")
+    .replace(SKELETON_CLOCK, "<time>")
+    .replace(SKELETON_AGO, "<ago>")
+    .replace(SKELETON_HEX, "<hex>")
+    .replace(SKELETON_WORD, (word) => (isRandomWord(word) ? "<id>" : word))
+    .replace(SKELETON_NUMBER, "<n>");
+}
+
+const WORD_CHAR = /[A-Za-z0-9_-]/;
+
+/** A word that can be a token a per-word test missed: 6 or more characters, with digits or mixed case. */
+function tokenSlot(word: string): boolean {
+  return word.length >= 6 && word.length <= 512 && /^[A-Za-z0-9_-]+$/.test(word) && (/\d/.test(word) || (/[A-Z]/.test(word) && /[a-z]/.test(word)));
+}
+
+/**
+ * Whether two texts differ only in their volatile parts: the same skeleton (see `textSkeleton`),
+ * or skeletons that differ in one word only, a token of the same length give or take two
+ * characters on both sides (a random id that happens to read like a word to the per-word test).
+ */
+export function sameSkeleton(a: string, b: string): boolean {
+  const x = textSkeleton(a);
+  const y = textSkeleton(b);
+  if (x === y) return true;
+  // the one differing word, in the skeletons or in the texts themselves
+  return oneTokenApart(x, y) || oneTokenApart(a, b);
+}
+
+function oneTokenApart(x: string, y: string): boolean {
+  const n = Math.min(x.length, y.length);
+  let p = 0;
+  while (p < n && x[p] === y[p]) p++;
+  while (p > 0 && WORD_CHAR.test(x[p - 1]!)) p--;
+  let s = 0;
+  while (s < n - p && x[x.length - 1 - s] === y[y.length - 1 - s]) s++;
+  while (s > 0 && WORD_CHAR.test(x[x.length - s]!)) s--;
+  const mx = x.slice(p, x.length - s);
+  const my = y.slice(p, y.length - s);
+  return Math.abs(mx.length - my.length) <= 2 && tokenSlot(mx) && tokenSlot(my);
+}
+
+/** A currency amount inside a text (`$19.99`, `19,99 €`, `EUR 20`): the learner keeps prices. */
+const CURRENCY_AMOUNT = /[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|kr|zł)\b)|\b(?:USD|EUR|GBP|CHF|JPY)\s?\d/;
+
+/** Whether a text shows an amount of money. */
+export function hasCurrencyAmount(text: string): boolean {
+  return CURRENCY_AMOUNT.test(text);
+}
+
+/** How a value or block text is kept in a volatile entry's `seen` list: itself, or `#` and its hash past 200 characters. */
+export function seenKey(value: unknown): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
+  return text.length <= 200 ? text : `#${hash("sha256", text).slice(0, 16)}`;
 }
 
 /** The kind of volatile part two texts of one skeleton differ in. */
@@ -146,6 +271,8 @@ export function skeletonShape(texts: readonly string[]): string {
   const skeleton = textSkeleton(texts[0] ?? "");
   if (skeleton.includes("<ago>")) return "relative_time";
   if (skeleton.includes("<time>")) return "iso8601";
+  if (skeleton.includes("<day>") || skeleton.includes("<month>")) return "http_date";
+  if (skeleton.includes("<id>")) return "token";
   if (skeleton.includes("<hex>")) return "hex";
   return "counter";
 }

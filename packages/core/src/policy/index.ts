@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { type VolatileMode, volatileModeOf } from "./volatile.js";
 import { type Category, type Change, type Op, type PolicyRules, PolicyRulesSchema, type Severity } from "@driftwatch/schema";
 import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
 import { canonicalJson } from "../fingerprint/index.js";
@@ -39,6 +40,10 @@ export interface CompiledPathEntry {
   readonly steps: readonly PathStep[];
 }
 
+export interface CompiledVolatile extends CompiledPathEntry {
+  readonly mode: VolatileMode;
+}
+
 export interface CompiledTolerance extends CompiledPathEntry {
   readonly absolute: number | undefined;
   readonly relative: number | undefined;
@@ -48,10 +53,10 @@ export interface CompiledTolerance extends CompiledPathEntry {
 export interface CompiledPolicy {
   readonly rules: readonly CompiledRule[];
   readonly arrayKeys: readonly { steps: readonly PathStep[]; key: string; pattern: string }[];
-  /** `volatile` entries with a path (JSON diffs): value changes at or below are noise. */
-  readonly volatilePaths: readonly CompiledPathEntry[];
+  /** `volatile` entries with a path (JSON diffs): value changes at or below are noise (as `mode` says). */
+  readonly volatilePaths: readonly CompiledVolatile[];
   /** `volatile` entries with a selector (website diffs). */
-  readonly volatileSelectors: readonly { index: number; selector: string }[];
+  readonly volatileSelectors: readonly { index: number; selector: string; mode: VolatileMode }[];
   readonly tolerance: readonly CompiledTolerance[];
   /** Arrays compared as multisets. */
   readonly unordered: readonly CompiledPathEntry[];
@@ -150,13 +155,13 @@ function compileUncached(policy: PolicyRules): CompiledPolicy {
     problems.push({ path: at, message: noiseRuleMessage(compiled) });
     return undefined;
   };
-  const volatilePaths: CompiledPathEntry[] = [];
-  const volatileSelectors: { index: number; selector: string }[] = [];
+  const volatilePaths: CompiledVolatile[] = [];
+  const volatileSelectors: { index: number; selector: string; mode: VolatileMode }[] = [];
   (policy.volatile ?? []).forEach((entry, index) => {
-    if (entry.selector !== undefined) volatileSelectors.push({ index, selector: entry.selector });
+    if (entry.selector !== undefined) volatileSelectors.push({ index, selector: entry.selector, mode: volatileModeOf(entry) });
     else if (entry.path !== undefined) {
       const s = steps(entry.path, `volatile[${index}].path`);
-      if (s) volatilePaths.push({ index, steps: s });
+      if (s) volatilePaths.push({ index, steps: s, mode: volatileModeOf(entry) });
     }
   });
   const tolerance: CompiledTolerance[] = [];
