@@ -102,12 +102,18 @@ describe("paths and structure", () => {
     }
   });
   it("finds no change in a reordered keyed array; with reportMoves, keeps the longest ordered run and moves the rest", () => {
-    const before = [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }];
-    const after = [{ id: 4 }, { id: 1 }, { id: 2 }, { id: 3 }];
+    const before = [{ id: 1, v: "a" }, { id: 2, v: "b" }, { id: 3, v: "c" }, { id: 4, v: "d" }];
+    const after = [before[3]!, before[0]!, before[1]!, before[2]!];
     expect(diffJson(before, after)).toBeNull();
     const diff = diffJson(before, after, { reportMoves: true })!;
     expect(diff.changes.map((c) => `${c.op} ${c.from ?? ""} ${c.path}`)).toEqual(["move $[3] $[0]"]);
     expect(fastJsonPatch.applyPatch(structuredClone(before), toJsonPatch(diff.changes) as Operation[]).newDocument).toEqual(after);
+  });
+  it("does not take the only member of the elements as their identity: the changed member is reported where it is", () => {
+    expect(diffJson({ o: [{ a: 1 }, { a: 2 }] }, { o: [{ a: 3 }, { a: 2 }] })!.changes).toEqual([
+      { path: "$.o[0].a", category: "value", op: "replace", severity: "info", before: 1, after: 3 },
+    ]);
+    expect(diffJson([{ id: 1 }, { id: 2 }], [{ id: 3 }, { id: 2 }])!.changes).toEqual([{ path: "$[0].id", category: "value", op: "replace", severity: "info", before: 1, after: 3 }]);
   });
   it("falls back to positions when keys repeat or are missing", () => {
     expect(diffJson([{ id: 1, v: 1 }, { id: 1, v: 2 }], [{ id: 1, v: 2 }, { id: 1, v: 2 }])!.changes).toEqual([

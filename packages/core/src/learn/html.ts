@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import type { VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
 import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
-import { describeShape, meaningfulShape, textSkeleton, skeletonShape } from "./shapes.js";
+import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 
 // A website's text blocks (as diffHtml sees them) are followed across samples by selector. A
@@ -21,6 +21,73 @@ interface BlockStat {
 /** At least two words of prose: enum-like one-word texts ("Operational") are not promos. */
 function isProse(text: string): boolean {
   return text.split(" ").length >= 3;
+}
+
+/** A rotation's `seen` list holds at most this many texts (the schema allows 64). */
+const MAX_SEEN = 48;
+
+interface RankedList {
+  /** Selects every item of the list (the items' positional selector without its position). */
+  selector: string;
+  seen: string[];
+  changed: number;
+}
+
+/**
+ * Lists whose items change places: sibling blocks (one positional selector but for the last
+ * position) whose texts, taken as a set, stay mostly the same while their order changes. Keyed by
+ * each item's selector.
+ */
+function rankedLists(stats: ReadonlyMap<string, BlockStat>, samples: number): Map<string, RankedList> {
+  const groups = new Map<string, BlockStat[]>();
+  for (const stat of stats.values()) {
+    const match = /^(.*?)(?::nth-of-type|:nth-child)\(\d+\)$/.exec(stat.selector);
+    if (match === null) continue;
+    let key = match[1]!;
+    if (key === "" || key.endsWith(" ")) key = `${key}*`;
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(stat);
+  }
+  const out = new Map<string, RankedList>();
+  for (const [selector, items] of groups) {
+    if (items.length < 3 || !items.some((i) => i.changed > 0)) continue;
+    let changed = 0;
+    const seen = new Set<string>();
+    let ok = true;
+    for (let s = 0; s < samples && ok; s++) {
+      for (const item of items) if (item.texts[s] !== undefined) seen.add(item.texts[s]!);
+      if (s === 0) continue;
+      const before = items.map((i) => i.texts[s - 1]).filter((t): t is string => t !== undefined);
+      const after = items.map((i) => i.texts[s]).filter((t): t is string => t !== undefined);
+      if (before.join("\u0000") === after.join("\u0000")) continue;
+      const set = new Set(before);
+      const common = after.filter((t) => set.has(t)).length;
+      // a reorder keeps most items (at least half of the list is the same set) and moves some
+      if (common * 2 < Math.max(before.length, after.length)) ok = false;
+      else if (after.some((t, i) => set.has(t) && before.indexOf(t) !== i && !shifted(before, after, t, i))) changed++;
+    }
+    if (!ok || changed === 0 || seen.size > MAX_SEEN) continue;
+    const list: RankedList = { selector, seen: [...seen].map(seenKey), changed };
+    for (const item of items) out.set(item.selector, list);
+  }
+  return out;
+}
+
+/** The amounts of money and numbers of a text, in order. */
+function amounts(text: string): string {
+  return (text.match(/\d+(?:[.,]\d+)*/g) ?? []).join(" ");
+}
+
+/**
+ * Whether `t` is at `i` only because items before it were added or removed (every item between
+ * its old and new place is new or gone), not because the list was reordered.
+ */
+function shifted(before: readonly string[], after: readonly string[], t: string, i: number): boolean {
+  const old = before.indexOf(t);
+  const keptBefore = before.slice(0, old).filter((x) => after.includes(x));
+  const keptAfter = after.slice(0, i).filter((x) => before.includes(x));
+  return keptBefore.length === keptAfter.length && keptBefore.every((x, k) => x === keptAfter[k]);
 }
 
 /** Class selectors tried per call, at most. */
@@ -80,38 +147,72 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       if (a !== b) stat.changed++;
     }
   }
-  const decided: { stat: BlockStat; shape: string; changedIn: string }[] = [];
+  const decided: { stat: BlockStat; shape: string; changedIn: string; entry: Omit<VolatileRule, "selector"> }[] = [];
   const volatile: VolatileRule[] = [];
   const evidence: PolicyEvidence[] = [];
+  const lists = rankedLists(stats, pages.length);
   for (const stat of stats.values()) {
     const { changed, pairs } = stat;
     if (changed === 0) continue;
+    const list = lists.get(stat.selector);
+    if (list !== undefined) continue; // judged with its list, below
     const texts = stat.texts.filter((t): t is string => t !== undefined);
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
     const often = changed >= Math.min(2, pairs) && changed * 2 >= pairs;
-    const skeletons = new Set(texts.map(textSkeleton));
-    const distinct = new Set(texts).size;
-    let shape: string | undefined;
-    if (skeletons.size === 1) shape = skeletonShape(texts);
-    else if (distinct < texts.length && distinct >= 2 && texts.every(isProse) && changed * 4 >= pairs * 3) shape = "rotating";
+    let partsOnly = true;
+    let currency = false;
+    let recurred = false;
+    for (let p = 0; p + 1 < stat.texts.length; p++) {
+      const a = stat.texts[p];
+      const b = stat.texts[p + 1];
+      if (a === undefined || b === undefined || a === b) continue;
+      if (partsOnly && !sameSkeleton(a, b)) partsOnly = false;
+      // an amount of money that changed is a price, not noise
+      if (!currency && (hasCurrencyAmount(a) || hasCurrencyAmount(b)) && amounts(a) !== amounts(b)) currency = true;
+      if (stat.texts.slice(0, p + 1).includes(b)) recurred = true;
+    }
     const meaningful = texts.map((t) => meaningfulShape(t, undefined));
-    const keptShape = meaningful.every((m) => m === "price") ? "price" : undefined;
-    if (shape !== undefined && often && keptShape === undefined) {
-      decided.push({ stat, shape, changedIn });
+    const keptShape = (partsOnly && currency) || meaningful.every((m) => m === "price") ? "price" : undefined;
+    let shape: string | undefined;
+    let entry: Omit<VolatileRule, "selector"> = {};
+    // Numbers, times and ids inside the text: only those parts are volatile, the rest is compared.
+    if (partsOnly && (pairs <= 2 || changed * 3 >= pairs)) {
+      shape = skeletonShape(texts);
+      entry = { parts: true };
+    } else if (texts.every(isProse) && (recurred || (changed >= 2 && often)) && new Set(texts).size <= MAX_SEEN) {
+      // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
+      shape = "rotating";
+      entry = { seen: [...new Set(texts.map(seenKey))] };
+    }
+    if (shape !== undefined && keptShape === undefined) {
+      decided.push({ stat, shape, changedIn, entry });
       continue;
     }
-    const entry: PolicyEvidence = { kind: "kept", selector: stat.selector, changed, pairs, reason: "" };
+    const kept: PolicyEvidence = { kind: "kept", selector: stat.selector, changed, pairs, reason: "" };
     if (keptShape !== undefined) {
-      entry.shape = keptShape;
-      entry.reason = `kept: ${changedIn} but looks like ${describeShape(keptShape)}`;
-    } else if (shape !== undefined) {
-      entry.shape = shape;
-      entry.reason = `kept: ${changedIn} only; ${describeShape(shape)}, but too rarely to call it noise`;
+      kept.shape = keptShape;
+      kept.reason = `kept: ${changedIn} but looks like ${describeShape(keptShape)}`;
     } else {
-      entry.shape = "text";
-      entry.reason = `kept: ${changedIn} but the text changed beyond numbers and times, and did not recur`;
+      kept.shape = "text";
+      kept.reason = `kept: ${changedIn} but the text changed beyond numbers and times, and did not recur`;
     }
-    evidence.push(entry);
+    evidence.push(kept);
+  }
+  // Ranked lists ("Most read"): items that change places are compared as a set.
+  const seenLists = new Set<string>();
+  for (const list of lists.values()) {
+    if (seenLists.has(list.selector)) continue;
+    seenLists.add(list.selector);
+    volatile.push({ selector: list.selector, seen: list.seen });
+    evidence.push({
+      kind: "volatile",
+      rule: `volatile[${volatile.length - 1}]`,
+      selector: list.selector,
+      changed: list.changed,
+      pairs: pages.length - 1,
+      shape: "ranked",
+      reason: `items changed places in ${list.changed} of ${pages.length - 1} fetches: a ranked list, compared as a set (a new item is reported)`,
+    });
   }
   if (decided.length > 0) {
     const parsed = pages.map((html): ParsedPage => {
@@ -120,14 +221,25 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     });
     const volatilePerPage = perPage.map((_blocks, index) => new Set(decided.filter((d) => d.stat.texts[index] !== undefined).map((d) => d.stat.selector)));
     const tried = new Map<string, boolean>();
-    for (const { stat, shape, changedIn } of decided) {
+    for (const { stat, shape, changedIn, entry } of decided) {
       const selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
       const known = evidence.find((e) => e.kind === "volatile" && e.selector === selector);
       if (known) {
         known.changed = Math.max(known.changed, stat.changed);
+        // one selector for several rotating blocks: the texts any of them showed
+        const rule = volatile.find((v) => v.selector === selector);
+        if (rule !== undefined && (rule.seen !== undefined || entry.seen !== undefined)) {
+          const merged = [...new Set([...(rule.seen ?? []), ...(entry.seen ?? [])])];
+          if (merged.length <= MAX_SEEN && rule.parts !== true && entry.parts !== true) rule.seen = merged;
+          else {
+            // mixed kinds under one class: each block keeps its own entry
+            volatile.push({ selector: stat.selector, ...entry });
+            evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector: stat.selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
+          }
+        }
         continue;
       }
-      volatile.push({ selector });
+      volatile.push({ selector, ...entry });
       evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
     }
   }
