@@ -333,8 +333,6 @@ class JsonLearner {
       stat.pairs++;
     }
     if (this.pair === 0 || stat.types.size === 0) this.observe(stat, a);
-    this.firstSeenAt(stat, a, this.pair);
-    const recurring = this.seenBefore(stat, b);
     this.observe(stat, b);
     const ta = typeOf(a);
     const tb = typeOf(b);
@@ -344,7 +342,9 @@ class JsonLearner {
       stat.lastChangedPair = this.pair;
       stat.changed++;
     }
-    if (recurring) stat.recurred++;
+    // Values are remembered where they change (enough to tell a value coming back).
+    this.firstSeenAt(stat, a, this.pair);
+    if (this.seenBefore(stat, b)) stat.recurred++;
     this.firstSeenAt(stat, b, this.pair + 1);
     if (stat.forward && ordered(a, b) < 0) stat.forward = false;
     if (typeof a === "string" && typeof b === "string") {
