@@ -5,7 +5,7 @@ import os from "node:os";
 import fastJsonPatch from "fast-json-patch";
 import * as jsondiffpatch from "jsondiffpatch";
 import microdiff from "microdiff";
-import { diffJson, type PolicyRules, validatePolicyRules } from "../src/index.js";
+import { diffJson, type PolicyRules, suggestPolicy, validatePolicyRules } from "../src/index.js";
 import { BENCH_POLICY, documentOfSize, median, quantile, rotatedRounds, withChangedLeaves, writeBenchSection } from "./support.js";
 
 const policy: PolicyRules = validatePolicyRules(BENCH_POLICY);
@@ -16,14 +16,27 @@ interface Case {
   after: unknown;
   target: string;
   minRatio: number;
+  /** The policy diffJson applies (default: the three-rule bench policy). */
+  policy?: PolicyRules;
 }
 
 const big = documentOfSize(1_000_000, 1);
 const small = documentOfSize(2_000, 2);
 const keyed = Array.from({ length: 10_000 }, (_, i) => ({ id: i, name: `item ${i}`, price: i % 97, stock: i % 13 }));
 
+// What a monitor of this document learns from its history (other leaves changed in each version).
+const learned = suggestPolicy([big, withChangedLeaves(big, 0.01, 5), withChangedLeaves(big, 0.01, 6), withChangedLeaves(big, 0.01, 7)], { kind: "json" }).policy;
+
 const cases: Case[] = [
   { name: "1 MB, 1 % of leaves changed", before: big, after: withChangedLeaves(big, 0.01, 3), target: ">= 1.0 x fast-json-patch", minRatio: 1 },
+  {
+    name: "1 MB, 1 % of leaves changed, learned policy",
+    before: big,
+    after: withChangedLeaves(big, 0.01, 3),
+    target: ">= 1.0 x fast-json-patch",
+    minRatio: 1,
+    policy: learned,
+  },
   { name: "2 KB, one change", before: small, after: withChangedLeaves(small, 0, 4), target: ">= 0.8 x fast-json-patch", minRatio: 0.8 },
   { name: "10,000 keyed objects, one prepended", before: keyed, after: [{ id: -1, name: "new", price: 1, stock: 1 }, ...keyed], target: "see key vs index below", minRatio: 0 },
 ];
@@ -37,7 +50,7 @@ const ROUNDS = 15;
 
 for (const c of cases) {
   const tasks: [string, () => void][] = [
-    ["diffJson", () => void diffJson(c.before, c.after, { policy })],
+    ["diffJson", () => void diffJson(c.before, c.after, { policy: c.policy ?? policy })],
     ["fast-json-patch compare", () => void fastJsonPatch.compare(c.before as object, c.after as object)],
     ["microdiff", () => void microdiff(c.before as Record<string, unknown>, c.after as Record<string, unknown>)],
     ["jsondiffpatch", () => void differ.diff(c.before, c.after)],
@@ -65,15 +78,16 @@ for (const c of cases) {
 const keyedHz = results["10,000 keyed objects, one prepended"]!;
 const keyCost = keyedHz["diffJson, index matching"]! / keyedHz.diffJson!;
 const keyVsPeer = keyedHz["fast-json-patch compare"]! / keyedHz.diffJson!;
-const keyedDiff = diffJson(cases[2]!.before, cases[2]!.after)!;
-const indexDiff = diffJson(cases[2]!.before, cases[2]!.after, { defaultArrayKey: false })!;
+const keyedCase = cases.find((c) => c.name.startsWith("10,000"))!;
+const keyedDiff = diffJson(keyedCase.before, keyedCase.after)!;
+const indexDiff = diffJson(keyedCase.before, keyedCase.after, { defaultArrayKey: false })!;
 
 const table = [
   "### @driftwatch/core: diffJson",
   "",
   `Operations per second (higher is better; medians of ${ROUNDS} rounds), peers side by side on the same inputs, task order rotated each round and a full GC before each task. ` +
     "The ratio is the median of the per-round ratios, with their interquartile range in brackets. diffJson also validates the input,",
-  "classifies every change, applies a three-rule policy and fingerprints the change set, with its defaults on (identity keys inferred per array, move detection, float-noise tolerance); the peers only find operations.",
+  `classifies every change, applies a three-rule policy (the learned-policy row: what suggestPolicy learned from four versions of the document, ${String(learned.volatile?.length ?? 0)} volatile and ${String(learned.tolerance?.length ?? 0)} tolerance entries, ${String(learned.rules.length)} rules) and fingerprints the change set, with its defaults on (identity keys inferred per array, move detection, float-noise tolerance); the peers only find operations.`,
   "",
   "| input | diffJson | fast-json-patch compare | microdiff | jsondiffpatch | diffJson / fast-json-patch | target |",
   "|---|---:|---:|---:|---:|---:|---|",
