@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Label, Template } from "./corpus.js";
+import { type Label, LEARN_SAMPLES, type Template } from "./corpus.js";
 import { HTML_TEMPLATES } from "./html-histories.js";
 import { JSON_TEMPLATES } from "./json-histories.js";
 import { splitOf, type WorldHistory } from "./world.js";
@@ -39,7 +39,7 @@ function realHistories(): WorldHistory[] {
 }
 
 /**
- * A template replayed over 12 (JSON) or 10 (HTML) fetches: its mutations at fetches 6, 8 and the
+ * A template replayed over 12 (JSON) or 10 (HTML) fetches: its mutations at fetches 3, 6 and the
  * last (a different one each, starting at the scenario's offset), every other pair noise.
  */
 function replay(template: Template<unknown>, scenario: number): WorldHistory {
@@ -50,15 +50,17 @@ function replay(template: Template<unknown>, scenario: number): WorldHistory {
   const labels: Label[] = [];
   const m = template.mutations.length;
   const fetches = template.kind === "json" ? WORLD_FETCHES : WORLD_HTML_FETCHES;
-  // after the templates' own scripted events (which happen before their LEARN_SAMPLES = 6)
-  const at = new Map([6, 8, fetches - 1].map((t, k) => [t, template.mutations[(scenario + k) % m]!] as const));
-  for (let t = 0; t < fetches; t++) {
-    const mutation = at.get(t);
-    if (mutation && (m >= 3 || t !== fetches - 1)) {
+  // The templates script unlabelled events of their own during their first LEARN_SAMPLES fetches
+  // (a check down once, a fare that moved twice): those fetches are rendered but not recorded.
+  for (let t = 0; t < LEARN_SAMPLES; t++) template.render(state, t, rng);
+  const at = new Map([3, 6, fetches - 1].map((t, k) => [t, template.mutations[(scenario + k) % m]!] as const));
+  for (let f = 0; f < fetches; f++) {
+    const mutation = at.get(f);
+    if (mutation && (m >= 3 || f !== fetches - 1)) {
       mutation.apply(state, rng);
       labels.push({ kind: "meaningful", what: mutation.what, minSeverity: mutation.minSeverity, where: mutation.where });
-    } else if (t > 0) labels.push({ kind: "noise" });
-    snapshots.push(structuredClone(template.render(state, t, rng)));
+    } else if (f > 0) labels.push({ kind: "noise" });
+    snapshots.push(structuredClone(template.render(state, LEARN_SAMPLES + f, rng)));
   }
   return { name, kind: template.kind, ...(template.selector ? { selector: template.selector } : {}), origin: "generated", snapshots, labels };
 }

@@ -1,6 +1,7 @@
 // HTML histories from a real saved page: the page is the target at fetch 0; noise is applied the
 // way real sites produce it, found by RULES on the page (never picked per page):
-// - a list of 3 to 15 plain items (the first such `<ul>`/`<ol>`) is a ranked list that reorders;
+// - a list of 3 to 15 plain items (the first such `<ul>`/`<ol>`, headline-like items preferred)
+//   is a ranked list that reorders;
 // - numbers in sentences next to counting words ("12 comments", "340 shares", "5 people") move;
 //   relative times ("3 minutes ago") tick;
 // - a rotating block (promo bar, testimonial) cycles over texts taken from the page's own
@@ -71,12 +72,18 @@ export function htmlWorldHistory(name: string, page: string, origin: "real" | "g
   let html = page;
   // The ranked list: the first list of 3..15 items without nested lists.
   let items: string[] = [];
-  const list = firstMatch(/<(ul|ol)\b[^>]*>([\s\S]*?)<\/\1>/i, html, (m) => {
+  // The ranked list: the first list of 3..15 distinct items without nested lists, preferring one
+  // whose items read like headlines (25+ characters on average: "Most read", related stories).
+  const rankable = (long: boolean) => (m: RegExpExecArray): boolean => {
     const inner = m[2]!;
     if (/<(ul|ol)\b/i.test(inner)) return false;
     const lis = inner.match(/<li\b[\s\S]*?<\/li>/gi) ?? [];
-    return lis.length >= 3 && lis.length <= 15 && new Set(lis.map(textOf)).size === lis.length && lis.every((li) => textOf(li).length > 0);
-  });
+    const texts = lis.map(textOf);
+    const ok = lis.length >= 3 && lis.length <= 15 && new Set(texts).size === lis.length && texts.every((text) => text.length > 0);
+    return ok && (!long || texts.join("").length / texts.length >= 25);
+  };
+  const LISTS = /<(ul|ol)\b[^>]*>([\s\S]*?)<\/\1>/i;
+  const list = firstMatch(LISTS, html, rankable(true)) ?? firstMatch(LISTS, html, rankable(false));
   if (list) {
     items = list[2]!.match(/<li\b[\s\S]*?<\/li>/gi)!;
     html = replaceAt(html, list, list[0].replace(list[2]!, LIST));

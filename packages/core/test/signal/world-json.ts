@@ -36,9 +36,19 @@ const T0 = Date.UTC(2026, 10, 20, 8, 0, 0);
 const MOVING_TIME_KEY = /updated|modified|pushed|last_?(seen|sync|check|activity|update|login|used|refresh)|refreshed|generated|fetched|checked|^now$|server_?time|timestamp|^time$|^ts$|heartbeat|as_of/i;
 const STABLE_TIME_KEY = /created|published|birth|start|expire|due|closed|merged|period|scheduled|cancel|ended|trial|resolved|effective|released/i;
 const TOKEN_KEY = /request_?id|trace|span_?id|nonce|cursor|token|etag|session_?id|correlation|^next$|next_page|page_token|signature|^sig$|_rev$|^rev$|csrf|idempotency/i;
-const COUNTER_KEY = /count$|_count|^count|stars|stargazers|watchers|forks$|views|downloads|hits|visits|followers|following|reactions|subscribers|^size$|sequence|^seq$|open_issues$|comments$|plays/i;
 const DIGIT_COUNTER_KEY = /resource_?version|sequence|^seq|revision|generation|change_?id/i;
-const MEASURE_KEY = /temp|humid|wind|pressure|latency|took|elapsed|duration_?ms|_ms$|millis|load|cpu|memory|uptime|lag|timing|round_?trip|response_?time|speed|bid|ask|last_?price|volume/i;
+/** The words of a member name: `processingTimeMS` -> processing, time, ms; `temperature_2m` -> temperature, 2m. */
+const wordsOf = (key: string): string[] =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+const MEASURE_WORDS = new Set(["temp", "temperature", "humidity", "wind", "pressure", "latency", "took", "elapsed", "ms", "millis", "load", "cpu", "memory", "uptime", "lag", "timing", "roundtrip", "speed", "bid", "ask", "volume", "generationtime", "rssi", "voltage", "power"]);
+const COUNTER_WORDS = new Set(["count", "stars", "stargazers", "watchers", "forks", "views", "downloads", "hits", "visits", "followers", "following", "reactions", "subscribers", "size", "sequence", "seq", "comments", "plays", "issues"]);
+const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_WORDS.has(w));
+const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price/i.test(key);
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
 const ENUM_KEY = /status|state|visibility|type|plan|tier|mode|interval|role|level|permission|conclusion|outcome|health|tax_behavior|billing_scheme|usage_type|capture_method/i;
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
@@ -266,7 +276,7 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
         continue;
       }
     }
-    if (typeof value === "number" && Number.isInteger(value) && value >= 0 && COUNTER_KEY.test(key) && !hasCurrency(l.parent) && !/amount|price|total_?(amount|price)/i.test(key)) {
+    if (typeof value === "number" && Number.isInteger(value) && value >= 0 && isCounterKey(key) && !hasCurrency(l.parent) && !/amount|price|total_?(amount|price)/i.test(key)) {
       mark(path);
       noise.push({ kind: "counter", path, digits: false, sometimes: inArray(path) >= 0 });
       continue;
@@ -276,7 +286,7 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
       noise.push({ kind: "counter", path, digits: true, sometimes: false });
       continue;
     }
-    if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || MEASURE_KEY.test(key))) {
+    if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
       mark(path);
       const decimals = Number.isInteger(value) ? 0 : Math.min(6, String(value).split(".")[1]?.length ?? 2);
       noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value) });
