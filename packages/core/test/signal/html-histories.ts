@@ -227,9 +227,10 @@ const pricingPage: Template<Pricing> = {
   ],
 };
 
-const TEMPLATES = [newsFront, statusPage, productPage, blogPost, jobBoard, docsPage, pricingPage] as Template<unknown>[];
+/** The templates, for corpora that replay them over other schedules (world-corpus.ts). */
+export const HTML_TEMPLATES = [newsFront, statusPage, productPage, blogPost, jobBoard, docsPage, pricingPage] as Template<unknown>[];
 
 /** 21 HTML histories: three scenarios per template. */
 export function htmlHistories(): History[] {
-  return TEMPLATES.flatMap((template) => historiesOf(template, 3));
+  return HTML_TEMPLATES.flatMap((template) => historiesOf(template, 3));
 }

@@ -612,7 +612,8 @@ const flightFare: Template<Fare> = {
   ],
 };
 
-const TEMPLATES = [
+/** The templates, for corpora that replay them over other schedules (world-corpus.ts). */
+export const JSON_TEMPLATES = [
   githubRepo,
   githubReleases,
   npmPackument,
@@ -634,5 +635,5 @@ const TEMPLATES = [
 
 /** 51 JSON histories: three scenarios per template. */
 export function jsonHistories(): History[] {
-  return TEMPLATES.flatMap((template) => historiesOf(template, 3));
+  return JSON_TEMPLATES.flatMap((template) => historiesOf(template, 3));
 }

@@ -1,0 +1,103 @@
+// The world corpus (world.ts, world-corpus.ts): its size and make-up, and the JSON histories
+// checked fetch by fetch the way the service checks a monitor (service-like.ts), on the tuning
+// and the held-out set, with the default diffs, with the policy learned from the up-to-10 fetches
+// before each fetch, and with the policy learned from the first 3 fetches. The HTML histories are
+// measured in world-html.test.ts (a file of their own: diffing and learning pages is the slow part).
+//
+// What must always hold is asserted (sizes, sources, the split, defaults never miss, learning
+// never adds false alarms). The learner does not reach 0/0/0 here yet, so the learned numbers are
+// printed, not asserted. Measured on the learner of 2026-11-28 (commit c7ddce8), judged pairs
+// from the third fetch on, "early" = the pair before it:
+//
+// | set      | kind | mode     | histories | pairs | noise | false alarms | misses | under-rated | early FA |
+// |----------|------|----------|-----------|-------|-------|--------------|--------|-------------|----------|
+// MEASURED-JSON
+import { PolicyRulesSchema } from "@driftwatch/schema";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { suggestPolicy } from "../../src/index.js";
+import { isHeldOut } from "./world.js";
+import { realSources, worldHistories, worldSplit } from "./world-corpus.js";
+import { jsonWorldHistory } from "./world-json.js";
+import { measureWorld } from "./world-measure.js";
+
+const REAL = join(dirname(fileURLToPath(import.meta.url)), "real");
+
+describe("world corpus", () => {
+  const all = worldHistories();
+  const json = all.filter((h) => h.kind === "json");
+  const html = all.filter((h) => h.kind === "html");
+
+  it("has at least 120 JSON and 50 HTML histories of at least 10 fetches, at least half from real payloads", () => {
+    expect(json.length).toBeGreaterThanOrEqual(120);
+    expect(html.length).toBeGreaterThanOrEqual(50);
+    expect(all.filter((h) => h.origin === "real").length * 2).toBeGreaterThanOrEqual(all.length);
+    expect(new Set(all.map((h) => h.name)).size).toBe(all.length);
+    for (const h of all) {
+      expect(h.snapshots.length, h.name).toBeGreaterThanOrEqual(10);
+      expect(h.labels.length, h.name).toBe(h.snapshots.length - 1);
+      // something to be quiet on and something to report, from the third fetch on
+      expect(h.labels.slice(1).some((l) => l.kind === "noise"), h.name).toBe(true);
+      expect(h.labels.slice(1).some((l) => l.kind === "meaningful"), h.name).toBe(true);
+    }
+  });
+
+  it("includes the traps: a field changed while learning and again later, a volatile field that vanishes, turns null or changes type", () => {
+    const whats = all.flatMap((h) => h.labels.flatMap((l) => (l.kind === "meaningful" ? [l.what] : [])));
+    expect(whats.filter((w) => w.endsWith("(while learning)")).length).toBeGreaterThanOrEqual(80);
+    expect(whats.filter((w) => w.endsWith(" again") || w === "headline corrected").length).toBeGreaterThanOrEqual(80);
+    for (const how of ["disappears", "turns null", "changes type"]) expect(whats.filter((w) => w.startsWith("volatile ") && w.endsWith(how)).length, how).toBeGreaterThanOrEqual(10);
+    for (const severity of ["info", "medium", "critical"] as const)
+      expect(all.some((h) => h.labels.some((l) => l.kind === "meaningful" && l.minSeverity === severity)), severity).toBe(true);
+  });
+
+  it("keeps every real payload's repository, commit, licence and URL, in less than 8 MB", () => {
+    const sources = realSources();
+    expect(sources.length).toBe(all.filter((h) => h.origin === "real").length);
+    let bytes = 0;
+    for (const s of sources) {
+      expect(s.repository, s.file).toMatch(/^[\w.-]+\/[\w.-]+$/);
+      expect(s.commit, s.file).toMatch(/^[0-9a-f]{40}$/);
+      expect(s.license, s.file).toMatch(/MIT|Apache-2\.0|BSD|ISC|CC/);
+      expect(s.url, s.file).toBe(`https://github.com/${s.repository}/blob/${s.commit}/${s.path}`);
+      bytes += statSync(join(REAL, s.file)).size;
+    }
+    expect(bytes).toBeLessThan(8 * 1024 * 1024);
+    expect(new Set(sources.map((s) => s.repository)).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it("is deterministic and split by a fixed rule: about a third held out, of both kinds", () => {
+    const { tuning, heldOut } = worldSplit();
+    expect(tuning.length + heldOut.length).toBe(all.length);
+    expect(heldOut.every((h) => isHeldOut(h.name)) && tuning.every((h) => !isHeldOut(h.name))).toBe(true);
+    expect(heldOut.length / all.length).toBeGreaterThan(0.25);
+    expect(heldOut.length / all.length).toBeLessThan(0.42);
+    for (const kind of ["json", "html"]) {
+      expect(heldOut.filter((h) => h.kind === kind).length, kind).toBeGreaterThanOrEqual(10);
+      expect(tuning.filter((h) => h.kind === kind).length, kind).toBeGreaterThanOrEqual(30);
+    }
+    const one = json.find((h) => h.origin === "real")!;
+    const again = jsonWorldHistory(one.name, JSON.parse(readFileSync(join(REAL, one.name.slice("real:".length)), "utf8")), "real");
+    expect(JSON.stringify(again)).toBe(JSON.stringify(one));
+  });
+
+  it("suggests policies the settings API accepts, never `ignore`", () => {
+    for (const h of all.filter((_, i) => i % 7 === 0)) {
+      const { policy } = suggestPolicy(h.snapshots.slice(0, 10), { kind: h.kind, ...(h.selector ? { selector: h.selector } : {}) });
+      expect(PolicyRulesSchema.safeParse(policy).success, h.name).toBe(true);
+      expect(policy.rules.every((rule) => rule.action !== "ignore"), h.name).toBe(true);
+    }
+  });
+
+  it("JSON, checked as the service does: defaults never miss, learning never adds false alarms", () => {
+    const { rows, outcomes } = measureWorld(["json"]);
+    console.table(rows);
+    for (const set of ["tuning", "held-out"]) {
+      const defaults = outcomes.get(`${set}/json/defaults`)!;
+      expect([...defaults.judged.misses, ...defaults.early.misses]).toEqual([]);
+      for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
+    }
+  }, 120_000);
+});
