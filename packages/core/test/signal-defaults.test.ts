@@ -28,12 +28,14 @@ describe("inferArrayKey", () => {
   });
   it("falls back to a scalar member unique on both sides and shared by both, the most shared first, then by name", () => {
     // v is unique on both sides but no value is shared: a value, not an identity.
-    expect(inferArrayKey([{ x: 1, v: 1 }, { x: 2, v: 2 }], [{ x: 1, v: 5 }, { x: 2, v: 6 }])).toBe("x");
-    // Both b and c are shared by two elements: the name first in code-unit order wins, whatever the member order.
-    expect(inferArrayKey([{ c: 1, b: "p" }, { c: 2, b: "q" }], [{ c: 2, b: "q" }, { c: 1, b: "p" }])).toBe("b");
-    expect(inferArrayKey([{ b: "p", c: 1 }, { b: "q", c: 2 }], [{ b: "q", c: 2 }, { b: "p", c: 1 }])).toBe("b");
-    // c shares 2 values, b only 1.
-    expect(inferArrayKey([{ b: "p", c: 1 }, { b: "q", c: 2 }], [{ b: "z", c: 2 }, { b: "p", c: 1 }])).toBe("c");
+    expect(inferArrayKey([{ x: "1", v: 1 }, { x: "2", v: 2 }], [{ x: "1", v: 5 }, { x: "2", v: 6 }])).toBe("x");
+    // Both b and cId are shared by two elements: the name first in code-unit order wins, whatever the member order.
+    expect(inferArrayKey([{ cId: 1, b: "p" }, { cId: 2, b: "q" }], [{ cId: 2, b: "q" }, { cId: 1, b: "p" }])).toBe("b");
+    expect(inferArrayKey([{ b: "p", cId: 1 }, { b: "q", cId: 2 }], [{ b: "q", cId: 2 }, { b: "p", cId: 1 }])).toBe("b");
+    // cId shares 2 values, b only 1.
+    expect(inferArrayKey([{ b: "p", cId: 1 }, { b: "q", cId: 2 }], [{ b: "z", cId: 2 }, { b: "p", cId: 1 }])).toBe("cId");
+    // An integer is an identity only under a name that says so: a size or a count is a quantity.
+    expect(inferArrayKey([{ size: 1, v: [1] }, { size: 2, v: [2] }], [{ size: 2, v: [2] }, { size: 1, v: [1] }])).toBeUndefined();
   });
   it("gives undefined when no member can be an identity", () => {
     expect(inferArrayKey([{ v: 1 }, { v: 1 }], [{ v: 1 }])).toBeUndefined(); // repeated

@@ -165,8 +165,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A fallback identity value: a string or an integer (a fractional number is a measurement, not an id). */
 function identityOf(element: unknown, key: string): Key | undefined {
   const k = keyOf(element, key);
-  return typeof k === "number" && !Number.isInteger(k) ? undefined : k;
+  if (typeof k !== "number") return k;
+  // An integer identifies only under a name that says so: `size`, `count` or `stars` is a quantity.
+  return Number.isInteger(k) && INTEGER_KEY_NAME.test(key) ? k : undefined;
 }
+
+/** Names under which an integer is an identity, not a quantity: `id`, `userId`, `number`, `code`, `rank`. */
+export const INTEGER_KEY_NAME = /(?:^|_|-)(?:id|no|num|number|code|key|index|idx|rank|seq|position|pos|ref)$|(?:Id|ID|No|Num|Number|Code|Key|Index|Rank|Seq|Ref)$/;
 
 function fallbackKey(before: readonly unknown[], after: readonly unknown[]): string | undefined {
   if (before.length === 0 || after.length === 0) return undefined;

@@ -1,4 +1,5 @@
 import type { PolicyRule, ToleranceRule, VolatileRule } from "@driftwatch/schema";
+import { INTEGER_KEY_NAME } from "../diff/arrays.js";
 import { DriftwatchError } from "../errors.js";
 import { formatSegment } from "../paths/index.js";
 import {
@@ -72,6 +73,13 @@ interface FieldStat {
   currency: boolean;
   /** Values seen, for a rotation's `seen` list (bounded). */
   pool: Set<string>;
+  /** Every string value has the same length (ids, hashes and cursors of one format). */
+  sameLength: boolean;
+  /** Some string value has a digit. */
+  digits: boolean;
+  /** Some string value has white space. */
+  spaces: boolean;
+  length: number;
   /** The sample each value was first seen in (bounded). */
   firstSeen: Map<string, number>;
 }
@@ -85,6 +93,8 @@ interface ArrayStat {
   reordered: number;
   lastReorderedPair: number;
   membershipChanged: boolean;
+  /** Some element went away during learning (keyed arrays: a key gone; others: a shorter array). */
+  elementRemoved: boolean;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -165,7 +175,9 @@ function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): strin
   if (!isObject(first)) return undefined;
   // The only member of every element is its value, not an identity.
   const alone = (name: string): boolean => arrays.every((array) => array.every((e) => isObject(e) && Object.keys(e).length === 1 && Object.hasOwn(e, name)));
-  const names = Object.keys(first).filter((k) => scalarIdentity(first[k]) !== undefined && !alone(k));
+  const names = Object.keys(first).filter(
+    (k) => scalarIdentity(first[k]) !== undefined && !alone(k) && (typeof first[k] === "string" || PREFERRED_KEYS.includes(k) || INTEGER_KEY_NAME.test(k)),
+  );
   const rank = (name: string): number => {
     const preferred = PREFERRED_KEYS.indexOf(name);
     if (preferred >= 0) return preferred;
@@ -203,7 +215,7 @@ class JsonLearner {
       const maxLength = Math.max(...arrays.map((a) => a.length));
       // Outside other arrays, each sample has one array here: its keys must persist over time.
       const key = maxLength > 0 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
-      this.arrays.set(path, { path, key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false });
+      this.arrays.set(path, { path, key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
     }
     for (let p = 0; p + 1 < this.samples.length; p++) {
       this.pair = p;
@@ -266,6 +278,10 @@ class JsonLearner {
         currency: false,
         pool: new Set(),
         firstSeen: new Map(),
+        sameLength: true,
+        digits: false,
+        spaces: false,
+        length: -1,
       };
       this.fields.set(path, stat);
     }
@@ -296,6 +312,11 @@ class JsonLearner {
     if (typeof value === "string") {
       if (stat.identifiers && !isIdentifierLike(value) && volatileStringShape(value) === undefined) stat.identifiers = false;
       if (stat.digitStrings && !/^\d{1,30}$/.test(value)) stat.digitStrings = false;
+      if (stat.length < 0) stat.length = value.length;
+      else if (stat.length !== value.length) stat.sameLength = false;
+      if (value.length < 6) stat.sameLength = false;
+      if (!stat.digits && /\d/.test(value)) stat.digits = true;
+      if (!stat.spaces && /\s/.test(value)) stat.spaces = true;
       const shape = volatileStringShape(value) ?? "none";
       const prior = stat.volatileShape;
       if (prior === undefined || prior === shape) stat.volatileShape = shape;
@@ -388,6 +409,7 @@ class JsonLearner {
       const commonBefore = [...before.keys()].filter((id) => after.has(id));
       const commonAfter = [...after.keys()].filter((id) => before.has(id));
       if (commonBefore.length !== before.size || commonAfter.length !== after.size) stat.membershipChanged = true;
+      if (commonBefore.length !== before.size) stat.elementRemoved = true;
       if (commonBefore.some((id, i) => commonAfter[i] !== id)) reordered();
       for (const id of commonBefore) this.walk(before.get(id)!, after.get(id)!, element, path, undefined, depth + 1);
       return;
@@ -409,6 +431,7 @@ class JsonLearner {
       // Elements matched by position: same length is the same members, edited in place.
       const scalars = a.every((e) => typeof e !== "object" || e === null) && b.every((e) => typeof e !== "object" || e === null);
       if (a.length !== b.length || scalars) stat.membershipChanged = true;
+      if (b.length < a.length || scalars) stat.elementRemoved = true;
     }
     if (a.length === b.length) for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
   }
@@ -445,6 +468,23 @@ function times(n: number): string {
   return n === 1 ? "once" : `${n} times`;
 }
 
+/** Member names of the time of one event (created, released, due): not a clock, however it moves. */
+function isEventTimeName(name: string | undefined): boolean {
+  return name !== undefined && /creat|publish|releas|start|end|due|expir|birth|open|clos|deadline|valid|since|until|sunset|deprec|schedul|effective|born|launch/i.test(name);
+}
+
+/** Member names of clocks: when the document was made, fetched or last updated (not when a thing was created or is due). */
+function isClockName(name: string | undefined): boolean {
+  if (name === undefined || isEventTimeName(name)) return false;
+  return /updat|modif|generat|fetch|refresh|render|serv|now|current|as_?of|timestamp|^ts$|^time$|^date$|sync|check|seen|poll|last|changed|built|build|cache|indexed|computed|push|activ|login|heartbeat|ping/i.test(name);
+}
+
+/** Member names of counts that grow on their own: stars, forks, watchers, views, comments, sizes, totals. */
+function isCountName(name: string | undefined): boolean {
+  if (name === undefined) return false;
+  return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues)(?:$|_|[A-Z])|Count$|Total$/i.test(name);
+}
+
 /** Suggests a policy for an api monitor from parsed samples, oldest first. */
 export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const learner = new JsonLearner(samples);
@@ -477,7 +517,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         reason: `array reordered ${times(array.reordered)} with the same elements`,
       });
     }
-    if (array.pairs === totalPairs && array.reordered === 0 && !array.membershipChanged && array.maxLength > 0) {
+    if (array.pairs === totalPairs && !array.elementRemoved && array.maxLength > 0 && (array.key !== undefined || (array.reordered === 0 && !array.membershipChanged))) {
       severityPaths.push({
         path: array.path,
         parent: array.path,
@@ -497,7 +537,36 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     };
     if (changed === 0) {
       const meaningful = field.meaningful;
+      const nonNull = [...field.types].filter((t) => t !== "null");
       const stable = !field.presenceChanged && !field.typeChanged && pairs === totalPairs && field.types.size === 1;
+      // a price or status that is null in some elements is still rated when it changes
+      const nullable = !field.presenceChanged && !field.typeChanged && pairs === totalPairs && nonNull.length === 1 && field.types.size === 2;
+      if (nullable && (isPriceName(field.name) || (meaningful !== undefined && meaningful !== "none" && meaningful !== "word"))) {
+        const shape = isPriceName(field.name) ? "price" : meaningful!;
+        severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `stable in all ${samples.length} samples (null in some) and ${describeShape(shape)}: a value change is rated medium` });
+        continue;
+      }
+      const only = field.types.size === 1 ? [...field.types][0] : undefined;
+      const timeShaped =
+        (only === "string" && (field.volatileShape === "iso8601" || field.volatileShape === "http_date" || field.volatileShape === "unix_time")) ||
+        (only === "number" && field.integers && field.unixTimes);
+      // Priors for what did not move yet: a clock, a count, a server timing. A clock or count is
+      // noise while it moves forward (it goes back: reported); a timing early in a monitor's life.
+      if (stable && timeShaped && isClockName(field.name)) {
+        volatile.push({ path: field.path, forward: true });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "clock", reason: `stable in all ${samples.length} samples, but ${describeShape(field.volatileShape === "none" || field.volatileShape === undefined ? "unix_time" : field.volatileShape)} named like a clock: noise while it moves forward` });
+        continue;
+      }
+      if (stable && only === "number" && field.integers && isCountName(field.name) && !isPriceName(field.name)) {
+        volatile.push({ path: field.path, forward: true });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a count: noise while it goes up` });
+        continue;
+      }
+      if (stable && only === "number" && isDurationName(field.name) && pairs < 3) {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `stable in ${samples.length} samples only, but named like ${describeShape("duration")}` });
+        continue;
+      }
       if (stable && meaningful !== undefined && meaningful !== "none") {
         severityPaths.push({
           path: field.path,
@@ -511,7 +580,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     }
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
     if (field.typeChanged || field.types.size > 1) {
-      kept(undefined, `kept: ${changedIn} but its type changed (${[...field.types].join(", ")})`);
+      const reason = `kept: ${changedIn} but its type changed (${[...field.types].join(", ")})`;
+      // a nullable price or status is still a price or status
+      const shape = isPriceName(field.name) ? "price" : field.meaningful;
+      if (shape === "price" || shape === "enum" || shape === "boolean" || shape === "version") {
+        kept(shape, reason);
+        severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true });
+      } else kept(undefined, reason);
       continue;
     }
     const type = [...field.types][0];
@@ -527,17 +602,17 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     };
     if (type === "string") {
       // A coarse clock ticks less often than the monitor fetches, but more than once, and only forward.
-      const clock = (vShape === "iso8601" || vShape === "http_date" || vShape === "unix_time") && field.forward && changed >= 2;
-      if (vShape !== undefined && vShape !== "none" && (often(changed, pairs) || clock)) {
-        learned(vShape, clock && !often(changed, pairs) ? `always ${describeShape(vShape)}, only forward: a clock coarser than the fetches` : `always ${describeShape(vShape)}`);
+      const clock = (vShape === "iso8601" || vShape === "http_date" || vShape === "unix_time") && field.forward;
+      if (vShape !== undefined && vShape !== "none" && often(changed, pairs)) {
+        learned(vShape, `always ${describeShape(vShape)}`);
         continue;
       }
-      if (field.identifiers && often(changed, pairs) && field.recurred === 0) {
-        learned("token", "always an identifier, token or cursor, never repeating");
+      if (clock && !isEventTimeName(field.name)) {
+        learned(vShape!, `always ${describeShape(vShape!)}, only forward: a clock coarser than the fetches (a value that goes back is reported)`, { forward: true });
         continue;
       }
-      if (field.digitStrings && field.forward && often(changed, pairs)) {
-        learned("counter", "digits that only went up: a counter or resource version");
+      if (field.digitStrings && field.forward) {
+        learned("counter", "digits that only went up: a counter or resource version (a value that goes back is reported)", { forward: true });
         continue;
       }
       const meaningful = field.meaningful;
@@ -546,28 +621,38 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned(field.recurred > 0 ? "rotating" : "parts", "only in numbers, times and identifiers (the rest of the text is kept)", { parts: true });
         continue;
       }
+      // Whole values of one machine-made format that never repeat (no stable part to keep).
+      const machineMade = field.identifiers || (field.sameLength && field.digits && !field.spaces && field.meaningful !== "version");
+      if (machineMade && often(changed, pairs) && field.recurred === 0) {
+        learned("token", "always an identifier, token or cursor, never repeating");
+        continue;
+      }
       if (vShape !== undefined && vShape !== "none") {
         kept(vShape, `kept: ${changedIn} only; ${describeShape(vShape)}, but too rarely to call it noise`);
         continue;
       }
       if (isMeaningful) {
         const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
-        if (meaningful === "word") kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
+        if (meaningful === "word" && field.distinct.size > 5) kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
         else keptMeaningful(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
       } else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
     if (type === "number") {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
-      if (field.integers && field.unixTimes && (often(changed, pairs) || (field.forward && changed >= 2))) {
+      if (field.integers && field.unixTimes && often(changed, pairs)) {
         learned("unix_time", `always ${describeShape("unix_time")}`);
+      } else if (field.integers && field.unixTimes && field.forward && !isEventTimeName(field.name)) {
+        learned("unix_time", `always ${describeShape("unix_time")}, only forward: a clock coarser than the fetches (a value that goes back is reported)`, { forward: true });
       } else if (isDurationName(field.name) && often(changed, pairs)) {
         learned("duration", `named like ${describeShape("duration")}`);
       } else if (isPriceName(field.name) && !(changed >= 3 && changed === pairs)) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
-      } else if (field.integers && !(field.increased && field.decreased) && often(changed, pairs)) {
+      } else if (field.integers && !(field.increased && field.decreased) && (often(changed, pairs) || changed >= 2)) {
         const direction = field.increased ? "never decreasing" : "never increasing";
         learned("counter", `${direction}: ${describeShape("counter")}`);
+      } else if (field.integers && field.increased && !field.decreased && !/version|revision/i.test(field.name ?? "")) {
+        learned("counter", `only up: ${describeShape("counter")} (noise while it goes up; a value that goes down is reported)`, { forward: true });
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;

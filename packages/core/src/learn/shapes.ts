@@ -20,7 +20,7 @@ const RFC_850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), 
 const UUID = /^(?:urn:uuid:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX = /^(?:0x)?[0-9a-f]{8,}$/i;
 // GitHub's `X-GitHub-Request-Id` (`8E1C:3F2A1B:4A5B6C7:4D5E6F7A:674419A2`) and similar.
-const HEX_GROUPS = /^[0-9a-f]{2,}(?:[:-][0-9a-f]{2,}){2,}$/i;
+const HEX_GROUPS = /^[0-9a-f]{2,}(?:[:-][0-9a-f]{2,}){2,}$|^[0-9a-f]{6,}(?:[:-][0-9a-f]{4,})+$/i;
 const BASE64 = /^[A-Za-z0-9+/]{16,}={0,2}$|^[A-Za-z0-9_-]{16,}$/;
 const ETAG = /^(?:W\/)?"[^"]{4,}"$/;
 // `req_8f3a91c2`, `ch_3NxYz0A1b2C3`, `a1b2c3d4-req`, `trace:7f00ab12`.
@@ -70,12 +70,12 @@ export function volatileStringShape(value: string): VolatileShape | undefined {
   if (ETAG.test(s)) return "etag";
   if ((HEX.test(s) || HEX_GROUPS.test(s)) && /\d/.test(s) && /[a-f]/i.test(s)) return "hex";
   if (TOKEN.test(s) && looksRandom(s) && /^[A-Za-z]{1,12}[_:.-]/.test(s)) return "token";
-  if (BASE64.test(s) && looksRandom(s)) return "base64";
+  if (BASE64.test(s) && looksRandom(s) && isRandomWord(s.replace(/[+/=]/g, ""))) return "base64";
   if (TOKEN.test(s) && looksRandom(s)) return "token";
   return undefined;
 }
 
-const DURATION_NAME = /(?:^|_)(?:ms|took|latency|elapsed|duration)$|(?:Ms|MS|Millis|Time|Duration|Latency)$|_time$|time_ms$|^took$/;
+const DURATION_NAME = /(?:^|_)(?:ms|took|latency|elapsed|duration|timing)$|(?:Ms|MS|Millis|Time|Timing|Duration|Latency|Elapsed)$|_time$|time_ms$|^took$/;
 
 /** Whether the name of a member says it holds how long the server took (`took`, `generationtime_ms`). */
 export function isDurationName(name: string | undefined): boolean {
@@ -141,6 +141,7 @@ export function describeShape(shape: string): string {
 export function isRandomWord(word: string): boolean {
   const n = word.length;
   if (n < 8 || n > 512) return false;
+  if (/[_-]/.test(word) && word.split(/[_-]+/).every(humanSegment)) return false;
   let digits = 0;
   let upper = 0;
   let lower = 0;
@@ -174,6 +175,15 @@ export function isRandomWord(word: string): boolean {
   return false;
 }
 
+/** A part of a snake_case or kebab-case name that reads as written by a person: `details`, `v2`, `2024`, `API`. */
+function humanSegment(segment: string): boolean {
+  if (segment === "") return true;
+  if (/^\d{1,4}$/.test(segment) || /^[a-z]{1,3}\d{1,3}$/i.test(segment) || /^[A-Z]{2,5}$/.test(segment)) return true;
+  if (!/^[A-Z]?[a-z]{2,}$/.test(segment)) return false;
+  const vowels = (segment.match(/[aeiouy]/gi) ?? []).length;
+  return vowels * 5 >= segment.length;
+}
+
 /**
  * Whether a whole string reads as an identifier, token or cursor: an optional prefix
  * (`req_`, `evt_`, `cus:`), then one machine-made word (see `isRandomWord`), or a base64 run.
@@ -196,7 +206,7 @@ const SKELETON_MONTH = new RegExp(String.raw`\b(?:${MONTHS})\.?(?=\s+\d)|(?<=\d\
 const SKELETON_CLOCK = /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?\b/g;
 const SKELETON_AGO =
   /\b(?:(?:about |over |almost |less than )?(?:an?|\d+|one|a few) (?:sec(?:ond)?|min(?:ute)?|h(?:ou)?r|hour|day|week|month|year)s? ago|\d+ ?(?:s|m|h|d|w|mo|y|mins?|hrs?) ago|just now|moments ago|vor (?:einer|einem|\d+) \p{L}+|il y a \d+ \p{L}+|hace \d+ \p{L}+)\b/giu;
-const SKELETON_HEX = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi;
+const SKELETON_HEX = /\b(?=[0-9a-f:-]*\d)(?=[0-9a-f:-]*[a-f])[0-9a-f]{6,}(?:[:-][0-9a-f]{4,})+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi;
 const SKELETON_WORD = /[A-Za-z0-9_-]{8,}/g;
 const SKELETON_NUMBER = /\d+(?:[.,]\d+)*/g;
 

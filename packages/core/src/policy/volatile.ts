@@ -7,13 +7,15 @@ export interface VolatileMode {
   readonly parts: boolean;
   /** A rotation: the values seen before (as `seenKey` keeps them); undefined: any value. */
   readonly seen: ReadonlySet<string> | undefined;
+  /** A clock or counter: noise while it moves forward. */
+  readonly forward: boolean;
 }
 
-export const ANY_VALUE: VolatileMode = Object.freeze({ parts: false, seen: undefined });
+export const ANY_VALUE: VolatileMode = Object.freeze({ parts: false, seen: undefined, forward: false });
 
 export function volatileModeOf(entry: VolatileRule): VolatileMode {
-  if (entry.parts !== true && entry.seen === undefined) return ANY_VALUE;
-  return { parts: entry.parts === true, seen: entry.seen === undefined ? undefined : new Set(entry.seen) };
+  if (entry.parts !== true && entry.seen === undefined && entry.forward !== true) return ANY_VALUE;
+  return { parts: entry.parts === true, seen: entry.seen === undefined ? undefined : new Set(entry.seen), forward: entry.forward === true };
 }
 
 /**
@@ -24,9 +26,27 @@ export function volatileModeOf(entry: VolatileRule): VolatileMode {
 export function volatileHides(mode: VolatileMode, before: unknown, after: unknown): boolean {
   if (mode === ANY_VALUE) return true;
   if (mode.seen !== undefined && mode.seen.has(seenKey(after))) return true;
+  if (mode.forward && movesForward(before, after)) return true;
   if (mode.parts) {
     if (typeof before === "string" && typeof after === "string") return sameSkeleton(before, after);
     return typeof before === "number" && typeof after === "number";
   }
   return false;
+}
+
+/** A time or count as a comparable value: numbers, digit strings, ISO 8601 and HTTP dates. */
+function pointOf(value: unknown): number | bigint | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== "string" || value.length > 64) return undefined;
+  if (/^\d{1,30}$/.test(value)) return BigInt(value);
+  if (!/^\d{4}-\d{2}-\d{2}|^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)/.test(value)) return undefined;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** Whether `after` is a later time or a bigger number than `before` (of the same kind). */
+export function movesForward(before: unknown, after: unknown): boolean {
+  const a = pointOf(before);
+  const b = pointOf(after);
+  return a !== undefined && b !== undefined && typeof a === typeof b && b > a;
 }

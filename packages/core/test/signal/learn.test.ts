@@ -134,7 +134,9 @@ describe("suggestPolicy (json)", () => {
     const last = samples[4]!;
     expect(diffJson(last, { ...last, plan: "free" }, { policy })?.topSeverity).toBe("medium");
     expect(diffJson(last, { ...last, seats: [{ id: 1 }] }, { policy })?.topSeverity).toBe("medium");
-    expect(diffJson(last, { ...last, count: 8 }, { policy })?.topSeverity).toBe("info");
+    // a stable count is noise while it goes up, and reported when it goes down
+    expect(diffJson(last, { ...last, count: 8 }, { policy })).toBeNull();
+    expect(diffJson(last, { ...last, count: 6 }, { policy })?.topSeverity).toBe("info");
     expect(diffJson(last, { ...last, extra: "new" }, { policy })?.topSeverity).toBe("info");
     expect(diffJson(last, { ...last, seats: [...last.seats, { id: 3 }] }, { policy })?.topSeverity).toBe("info");
     const { plan: _plan, ...withoutPlan } = last;

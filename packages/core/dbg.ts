@@ -1,0 +1,12 @@
+import { worldSplit } from "./test/signal/world-corpus.js";
+import { suggestPolicy, diffJson } from "./src/index.js";
+const [name, fetchArg, pathArg] = process.argv.slice(2);
+const all = [...worldSplit().tuning];
+const h = all.find((x) => x.name.includes(name!))!;
+const i = Number(fetchArg);
+const hist = h.snapshots.slice(Math.max(0, i - 10), i);
+const { policy, evidence } = suggestPolicy(hist, { kind: h.kind, selector: h.selector ?? null } as any);
+console.log(JSON.stringify(policy.rules.filter((r) => (r.path ?? r.selector ?? "").includes(pathArg!))), JSON.stringify((policy.volatile??[]).filter((r) => (r.path ?? r.selector ?? "").includes(pathArg!))));
+console.log(evidence.filter((e) => (e.path ?? e.selector ?? "").includes(pathArg!)));
+const d = h.kind === "json" ? diffJson(h.snapshots[i - 1], h.snapshots[i], { policy }) : null;
+console.log(JSON.stringify(d?.changes.slice(0, 5), null, 0));
