@@ -7,8 +7,10 @@
 // Modes: `defaults` (no learning), `learned` (as above), `first3` (learned once from fetches 0..2,
 // applied from fetch 3 on; fetches 1 and 2 use what is known then, as in `learned`).
 //
-// Pairs whose fetch index is >= judgeFrom (2: from the third fetch on) are judged; the earlier
-// pairs are reported apart (`early`). A noise pair with a diff is a false alarm; a meaningful pair
+// Pairs whose fetch index is >= judgeFrom (2: from the third fetch on, the first fetch learned
+// from 2 samples) are judged; the earlier pairs are reported apart (`early`), and every pair is
+// also counted by its fetch index (`byFetch`), so the first two pairs (fetches 1 and 2) can be read
+// apart too. A noise pair with a diff is a false alarm; a meaningful pair
 // whose change is not shown at `where` is a miss; shown below its minSeverity is under-rated.
 import { type Change, type PolicyRules, type Severity, severityRank } from "@driftwatch/schema";
 import { diffHtml, diffJson, parsePath, suggestPolicy, toNormalizedPath } from "../../src/index.js";
@@ -27,8 +29,12 @@ export interface Outcome {
 }
 
 export interface HistoryOutcome {
+  /** Pairs of fetch index >= judgeFrom. */
   judged: Outcome;
+  /** Pairs of fetch index < judgeFrom (reported apart). */
   early: Outcome;
+  /** Every pair by its fetch index (byFetch[1] is fetch 0 -> 1): the first two pairs can be read apart. */
+  byFetch: Outcome[];
 }
 
 export interface EvaluateOptions {
@@ -135,7 +141,7 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
   const window = options.window ?? 10;
   const minSamples = Math.max(2, options.minSamples ?? 2);
   const judgeFrom = options.judgeFrom ?? 2;
-  const result: HistoryOutcome = { judged: newOutcome(), early: newOutcome() };
+  const result: HistoryOutcome = { judged: newOutcome(), early: newOutcome(), byFetch: [] };
   let first3: PolicyRules | undefined;
   for (let i = 1; i < history.snapshots.length; i++) {
     let policy: PolicyRules | undefined;
@@ -147,18 +153,22 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
       }
     }
     const diff = diffPair(history, history.snapshots[i - 1], history.snapshots[i], policy);
-    judgePair(history, i, history.labels[i - 1]!, diff, i >= judgeFrom ? result.judged : result.early);
+    const one = newOutcome();
+    judgePair(history, i, history.labels[i - 1]!, diff, one);
+    result.byFetch[i] = one;
+    addOutcome(i >= judgeFrom ? result.judged : result.early, one);
   }
   return result;
 }
 
 /** A set of histories: judged and early outcomes summed. */
 export function evaluateSet(histories: readonly WorldHistory[], options: EvaluateOptions): HistoryOutcome {
-  const total: HistoryOutcome = { judged: newOutcome(), early: newOutcome() };
+  const total: HistoryOutcome = { judged: newOutcome(), early: newOutcome(), byFetch: [] };
   for (const history of histories) {
     const one = evaluateHistory(history, options);
     addOutcome(total.judged, one.judged);
     addOutcome(total.early, one.early);
+    one.byFetch.forEach((o, i) => addOutcome((total.byFetch[i] ??= newOutcome()), o));
   }
   return total;
 }

@@ -48,7 +48,7 @@ const wordsOf = (key: string): string[] =>
 const MEASURE_WORDS = new Set(["temp", "temperature", "humidity", "wind", "pressure", "latency", "took", "elapsed", "ms", "millis", "load", "cpu", "memory", "uptime", "lag", "timing", "roundtrip", "speed", "bid", "ask", "volume", "generationtime", "rssi", "voltage", "power"]);
 const COUNTER_WORDS = new Set(["count", "stars", "stargazers", "watchers", "forks", "views", "downloads", "hits", "visits", "followers", "following", "reactions", "subscribers", "size", "sequence", "seq", "comments", "plays", "issues"]);
 const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_WORDS.has(w));
-const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price/i.test(key);
+const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key);
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
 const ENUM_KEY = /status|state|visibility|type|plan|tier|mode|interval|role|level|permission|conclusion|outcome|health|tax_behavior|billing_scheme|usage_type|capture_method/i;
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
@@ -286,6 +286,11 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
       noise.push({ kind: "counter", path, digits: true, sometimes: false });
       continue;
     }
+    if (typeof value === "string" && /^-?\d+\.\d+$/.test(value) && isMeasureKey(key)) {
+      mark(path);
+      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false });
+      continue;
+    }
     if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
       mark(path);
       const decimals = Number.isInteger(value) ? 0 : Math.min(6, String(value).split(".")[1]?.length ?? 2);
@@ -385,7 +390,11 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         else if (typeof current === "number") set(state, n.path, current + between(rng, n.sometimes ? 1 : 0, 6));
         break;
       case "measure":
-        if (typeof current === "number") {
+        if (typeof current === "string" && /^-?\d+\.\d+$/.test(current)) {
+          const value = Number(current);
+          const next = (value * (1 + (rng() - 0.5) * choose(rng, [0.0005, 0.002, 0.01, 0.03]))).toFixed(n.decimals);
+          set(state, n.path, next === current ? (value + 10 ** -Math.min(n.decimals, 6)).toFixed(n.decimals) : next);
+        } else if (typeof current === "number") {
           if (n.integer) set(state, n.path, Math.max(0, Math.round(current * (1 + (rng() - 0.5) * 0.6)) + between(rng, -3, 3)));
           else {
             const factor = 1 + (rng() - 0.5) * choose(rng, [0.002, 0.01, 0.04, 0.12]);
