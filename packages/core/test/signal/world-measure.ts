@@ -31,14 +31,16 @@ export interface WorldMeasurement {
 
 export const MODES: readonly Mode[] = ["defaults", "learned", "first3"];
 
-export function measureWorld(kinds: readonly ("json" | "html")[], modes: readonly Mode[] = MODES): WorldMeasurement {
+export function measureWorld(kinds: readonly ("json" | "html")[], modes: readonly Mode[] = MODES, only?: WorldRow["set"]): WorldMeasurement {
   const { tuning, heldOut } = worldSplit();
   const rows: WorldRow[] = [];
   const outcomes = new Map<string, HistoryOutcome>();
-  const sets: [WorldRow["set"], WorldHistory[]][] = [
-    ["tuning", tuning],
-    ["held-out", heldOut],
-  ];
+  const sets = (
+    [
+      ["tuning", tuning],
+      ["held-out", heldOut],
+    ] as [WorldRow["set"], WorldHistory[]][]
+  ).filter(([set]) => only === undefined || set === only);
   for (const [set, histories] of sets)
     for (const kind of kinds)
       for (const mode of modes) {
