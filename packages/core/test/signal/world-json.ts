@@ -14,7 +14,8 @@
 // - arrays of elements with an identity (also a nested one: `node.id`, `metadata.name`) are
 //   reordered;
 // - a service envelope (chosen by the history's hash) may add a request id, a `served_by`
-//   rotating over a pool, a server timing, a coarse clock, an opaque cursor; a root array may
+//   rotating over a pool, a server timing, a coarse clock, a next-page URL with a token, an
+//   opaque cursor; a root array may
 //   come as a GraphQL connection (`edges[].node`, nested identities) or wrapped in an object.
 // Meaningful changes are mutations of stable fields found by rules: removals (critical), type
 // changes (critical), a boolean / enum-like / price / version that flips (medium), an added
@@ -53,7 +54,7 @@ const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|am
 const ENUM_KEY = /status|state|visibility|type|plan|tier|mode|interval|role|level|permission|conclusion|outcome|health|tax_behavior|billing_scheme|usage_type|capture_method/i;
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
 const ID_KEY = ["id", "name", "key", "slug", "sku", "uid", "login", "number", "tag_name", "node_id", "code"];
-const VOLATILE_URL_PARAM = /^(v|ver|token|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
+const VOLATILE_URL_PARAM = /^(v|ver|token|page_token|cursor|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
 
 type TimeFormat = { type: "iso"; ms: boolean; zone: "Z" | "offset" | "none"; sep: string } | { type: "unix" } | { type: "unix_ms" } | { type: "http" };
 
@@ -263,11 +264,6 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
       }
       continue;
     }
-    if (typeof value === "string" && TOKEN_KEY.test(key) && highEntropy(value)) {
-      mark(path);
-      noise.push({ kind: "token", path, like: value });
-      continue;
-    }
     if (typeof value === "string" && /^https?:\/\/[^?]+\?/.test(value)) {
       const params = [...new URL(value).searchParams.keys()].filter((p) => VOLATILE_URL_PARAM.test(p) && (p !== "v" || flags.urlV));
       if (params.length > 0) {
@@ -275,6 +271,11 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
         noise.push({ kind: "url", path, param: params[0]! });
         continue;
       }
+    }
+    if (typeof value === "string" && TOKEN_KEY.test(key) && highEntropy(value) && !/^https?:/.test(value)) {
+      mark(path);
+      noise.push({ kind: "token", path, like: value });
+      continue;
     }
     if (typeof value === "number" && Number.isInteger(value) && value >= 0 && isCounterKey(key) && !hasCurrency(l.parent) && !/amount|price|total_?(amount|price)/i.test(key)) {
       mark(path);
@@ -302,7 +303,7 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
     for (let i = 0; i < c.length; i++) mark([...c.array, i, ...c.rel]);
   }
   if (flags.reorder)
-    for (const a of arrays) if (a.value.length >= 3 && identityOf(a.value) !== null && !a.path.some((s) => typeof s === "number")) noise.push({ kind: "reorder", array: a.path });
+    for (const a of arrays) if (a.value.length >= 2 && identityOf(a.value) !== null) noise.push({ kind: "reorder", array: a.path });
   void rng;
   return { noise, volatileKeys };
 }
@@ -337,6 +338,12 @@ function envelope(rng: Rng, name: string): { fields: Obj; noise: (prefix: Seg[])
     const format: TimeFormat = choose(rng, [{ type: "iso", ms: true, zone: "Z", sep: "T" } as const, { type: "unix" } as const, { type: "http" } as const, { type: "iso", ms: false, zone: "offset", sep: "T" } as const]);
     fields[key] = formatTime(T0, format);
     noiseOf.push((prefix) => ({ kind: "clock", path: [...prefix, key], format, every: coarse }));
+  }
+  if (roll(0.3)) {
+    const key = choose(rng, ["next", "next_page_url", "links_next"]);
+    const like = `https://api.example.com/v1/items?page_token=${token(rng, "base64url", 24)}&limit=30`;
+    fields[key] = like;
+    noiseOf.push((prefix) => ({ kind: "url", path: [...prefix, key], param: "page_token" }));
   }
   if (roll(0.3)) {
     const key = choose(rng, ["next_cursor", "nextPageToken", "cursor"]);
@@ -377,7 +384,7 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         if (typeof current === "string") set(state, n.path, tokenLike(rng, n.like));
         break;
       case "url":
-        if (typeof current === "string") {
+        if (typeof current === "string" && URL.canParse(current)) {
           const url = new URL(current);
           const old = url.searchParams.get(n.param) ?? "";
           url.searchParams.set(n.param, /^\d+$/.test(old) ? String(Number(old) + between(rng, 1, 3)) : tokenLike(rng, old.length >= 6 ? old : token(rng, "base62", 16)));
@@ -504,5 +511,5 @@ export function jsonWorldHistory(name: string, payload: unknown, origin: "real" 
     if (t > 0) labels.push(event && event.apply(state) ? event.label : { kind: "noise" });
     snapshots.push(render(state, noise, rng));
   }
-  return { name, kind: "json", origin, snapshots, labels };
+  return { name, kind: "json", origin, noise: [...new Set(noise.map((n) => n.kind))].sort(), snapshots, labels };
 }
