@@ -1,8 +1,9 @@
 // Evaluates a history the way the service checks a monitor: fetch i (i >= 1) is diffed against
 // fetch i - 1 with the user's policy (empty: a monitor created with no settings) merged with the
-// policy suggestPolicy learned from the fetches before fetch i - the newest `window` (10) of them,
-// as the engine's noise learner does (packages/engine/src/pipeline/noise.ts); with fewer than
-// `minSamples` (2) samples nothing is learned. The merge is the engine's mergeSuggestedPolicy on an
+// policy suggestPolicy learned from the snapshots stored before fetch i - the newest `window` (10)
+// of them, as the engine's noise learner does (packages/engine/src/pipeline/noise.ts; a fetch is
+// stored as a snapshot only when its content differs from the previous stored one); with fewer
+// than `minSamples` (2) samples nothing is learned. The merge is the engine's mergeSuggestedPolicy on an
 // empty user policy: the suggested rules, arrayKeys, volatile, tolerance and unordered entries.
 // Modes: `defaults` (no learning), `learned` (as above), `first3` (learned once from fetches 0..2,
 // applied from fetch 3 on; fetches 1 and 2 use what is known then, as in `learned`).
@@ -143,12 +144,17 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
   const judgeFrom = options.judgeFrom ?? 2;
   const result: HistoryOutcome = { judged: newOutcome(), early: newOutcome(), byFetch: [] };
   let first3: PolicyRules | undefined;
+  // indexes of the fetches stored as snapshots (content differs from the previous stored one)
+  const stored: number[] = [];
+  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
   for (let i = 1; i < history.snapshots.length; i++) {
+    const last = stored[stored.length - 1];
+    if (last === undefined || text(history.snapshots[last]) !== text(history.snapshots[i - 1])) stored.push(i - 1);
     let policy: PolicyRules | undefined;
     if (options.mode !== "defaults") {
       if (options.mode === "first3" && i >= 3) policy = first3 ??= learn(history, history.snapshots.slice(0, 3));
       else {
-        const samples = history.snapshots.slice(Math.max(0, i - window), i);
+        const samples = stored.slice(-window).map((j) => history.snapshots[j]);
         if (samples.length >= minSamples) policy = learn(history, samples);
       }
     }

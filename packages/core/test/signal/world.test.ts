@@ -13,13 +13,13 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | json | defaults | 152 | 1520 | 952 | 920 | 0 | 306 | 145 | 148 |
-// | tuning | json | learned | 152 | 1520 | 952 | 636 | 0 | 126 | 145 | 106 |
+// | tuning | json | learned | 152 | 1520 | 952 | 632 | 0 | 130 | 145 | 106 |
 // | tuning | json | first3 | 152 | 1520 | 952 | 653 | 0 | 4 | 145 | 106 |
 // | held-out | json | defaults | 84 | 840 | 532 | 518 | 0 | 168 | 82 | 82 |
-// | held-out | json | learned | 84 | 840 | 532 | 306 | 0 | 64 | 82 | 52 |
+// | held-out | json | learned | 84 | 840 | 532 | 306 | 0 | 66 | 82 | 52 |
 // | held-out | json | first3 | 84 | 840 | 532 | 314 | 0 | 1 | 82 | 52 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 11 s.
+// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 12 s.
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
