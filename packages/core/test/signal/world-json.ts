@@ -22,6 +22,7 @@
 // element (info), a changed text (info). Traps: a stable field that changes during the early
 // fetches and again later; a volatile field that disappears, turns null or changes type.
 import { formatPath } from "../../src/index.js";
+import type { Severity } from "@driftwatch/schema";
 import type { Label } from "./corpus.js";
 import type { WorldHistory } from "./world.js";
 import { between, choose, type Rng, rngFor, shuffle, token, tokenLike, uuidOf } from "./world-rng.js";
@@ -168,7 +169,7 @@ interface Mutation {
   kind: MutationKind;
   path: Seg[];
   what: string;
-  minSeverity: Label extends infer L ? (L extends { kind: "meaningful"; minSeverity: infer S } ? S : never) : never;
+  minSeverity: Severity;
   apply: (state: Json, rng: Rng, round: number) => boolean;
 }
 
@@ -242,7 +243,7 @@ interface Plan {
   volatileKeys: Set<string>;
 }
 
-function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean; reorder: boolean }): Plan {
+function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: boolean }): Plan {
   const noise: Noise[] = [];
   const volatileKeys = new Set<string>();
   const mark = (path: Seg[]): void => void volatileKeys.add(JSON.stringify(path));
@@ -304,12 +305,11 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
   }
   if (flags.reorder)
     for (const a of arrays) if (a.value.length >= 2 && identityOf(a.value) !== null) noise.push({ kind: "reorder", array: a.path });
-  void rng;
   return { noise, volatileKeys };
 }
 
 /** The service envelope: what many services add around the payload. */
-function envelope(rng: Rng, name: string): { fields: Obj; noise: (prefix: Seg[]) => Noise[]; coarse: number } {
+function envelope(rng: Rng): { fields: Obj; noise: (prefix: Seg[]) => Noise[]; coarse: number } {
   const coarse = choose(rng, [1, 1, 2, 3]);
   const fields: Obj = {};
   const noiseOf: ((prefix: Seg[]) => Noise)[] = [];
@@ -351,7 +351,6 @@ function envelope(rng: Rng, name: string): { fields: Obj; noise: (prefix: Seg[])
     fields[key] = like;
     noiseOf.push((prefix) => ({ kind: "token", path: [...prefix, key], like }));
   }
-  void name;
   return { fields, noise: (prefix) => noiseOf.map((f) => f(prefix)), coarse };
 }
 
@@ -448,7 +447,7 @@ function asConnection(elements: Json[], rng: Rng): Obj {
 export function jsonWorldHistory(name: string, payload: unknown, origin: "real" | "generated", fetches = WORLD_FETCHES): WorldHistory {
   const rng = rngFor(name);
   let root = structuredClone(payload) as Json;
-  const env = envelope(rng, name);
+  const env = envelope(rng);
   const flags = { coarse: env.coarse, urlV: rng() < 0.5, reorder: rng() < 0.6 };
   let envNoise: Noise[] = [];
   if (Array.isArray(root)) {
@@ -465,7 +464,7 @@ export function jsonWorldHistory(name: string, payload: unknown, origin: "real" 
       envNoise = env.noise(["meta"]);
     }
   }
-  const plan = planNoise(root, rng, flags);
+  const plan = planNoise(root, flags);
   const noise = [...plan.noise, ...envNoise];
   for (const n of envNoise) if ("path" in n) plan.volatileKeys.add(JSON.stringify(n.path));
   const candidates = mutationsOf(root, plan.volatileKeys);
