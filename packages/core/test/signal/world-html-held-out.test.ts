@@ -11,7 +11,7 @@
 // | held-out | html | learned | 18 | 144 | 79 | 36 | 0 | 0 | 17 | 13 |
 // | held-out | html | first3 | 18 | 144 | 79 | 50 | 0 | 0 | 17 | 13 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 14 s.
+// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 11 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 

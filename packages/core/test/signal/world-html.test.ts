@@ -11,7 +11,7 @@
 // | tuning | html | learned | 39 | 312 | 175 | 97 | 0 | 2 | 39 | 27 |
 // | tuning | html | first3 | 39 | 312 | 175 | 110 | 0 | 2 | 39 | 27 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 26 s.
+// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 

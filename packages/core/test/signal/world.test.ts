@@ -12,9 +12,9 @@
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 152 | 1520 | 952 | 920 | 0 | 306 | 145 | 148 |
-// | tuning | json | learned | 152 | 1520 | 952 | 632 | 0 | 130 | 145 | 106 |
-// | tuning | json | first3 | 152 | 1520 | 952 | 653 | 0 | 4 | 145 | 106 |
+// | tuning | json | defaults | 161 | 1610 | 1009 | 970 | 0 | 325 | 153 | 156 |
+// | tuning | json | learned | 161 | 1610 | 1009 | 682 | 0 | 139 | 153 | 114 |
+// | tuning | json | first3 | 161 | 1610 | 1009 | 703 | 0 | 4 | 153 | 114 |
 // | held-out | json | defaults | 84 | 840 | 532 | 518 | 0 | 168 | 82 | 82 |
 // | held-out | json | learned | 84 | 840 | 532 | 306 | 0 | 66 | 82 | 52 |
 // | held-out | json | first3 | 84 | 840 | 532 | 314 | 0 | 1 | 82 | 52 |
