@@ -1,14 +1,17 @@
 // Evaluates a history the way the service checks a monitor: fetch i (i >= 1) is diffed against
 // fetch i - 1 with the user's policy (empty: a monitor created with no settings) merged with the
-// policy suggestPolicy learned from the fetches before fetch i - the newest `window` (10) of them,
-// as the engine's noise learner does (packages/engine/src/pipeline/noise.ts); with fewer than
-// `minSamples` (2) samples nothing is learned. The merge is the engine's mergeSuggestedPolicy on an
+// policy suggestPolicy learned from the snapshots stored before fetch i - the newest `window` (10)
+// of them, as the engine's noise learner does (packages/engine/src/pipeline/noise.ts; a fetch is
+// stored as a snapshot only when its content differs from the previous stored one); with fewer
+// than `minSamples` (2) samples nothing is learned. The merge is the engine's mergeSuggestedPolicy on an
 // empty user policy: the suggested rules, arrayKeys, volatile, tolerance and unordered entries.
 // Modes: `defaults` (no learning), `learned` (as above), `first3` (learned once from fetches 0..2,
 // applied from fetch 3 on; fetches 1 and 2 use what is known then, as in `learned`).
 //
-// Pairs whose fetch index is >= judgeFrom (2: from the third fetch on) are judged; the earlier
-// pairs are reported apart (`early`). A noise pair with a diff is a false alarm; a meaningful pair
+// Pairs whose fetch index is >= judgeFrom (2: from the third fetch on, the first fetch learned
+// from 2 samples) are judged; the earlier pairs are reported apart (`early`), and every pair is
+// also counted by its fetch index (`byFetch`), so the first two pairs (fetches 1 and 2) can be read
+// apart too. A noise pair with a diff is a false alarm; a meaningful pair
 // whose change is not shown at `where` is a miss; shown below its minSeverity is under-rated.
 import { type Change, type PolicyRules, type Severity, severityRank } from "@driftwatch/schema";
 import { diffHtml, diffJson, parsePath, suggestPolicy, toNormalizedPath } from "../../src/index.js";
@@ -27,8 +30,12 @@ export interface Outcome {
 }
 
 export interface HistoryOutcome {
+  /** Pairs of fetch index >= judgeFrom. */
   judged: Outcome;
+  /** Pairs of fetch index < judgeFrom (reported apart). */
   early: Outcome;
+  /** Every pair by its fetch index (byFetch[1] is fetch 0 -> 1): the first two pairs can be read apart. */
+  byFetch: Outcome[];
 }
 
 export interface EvaluateOptions {
@@ -135,30 +142,39 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
   const window = options.window ?? 10;
   const minSamples = Math.max(2, options.minSamples ?? 2);
   const judgeFrom = options.judgeFrom ?? 2;
-  const result: HistoryOutcome = { judged: newOutcome(), early: newOutcome() };
+  const result: HistoryOutcome = { judged: newOutcome(), early: newOutcome(), byFetch: [] };
   let first3: PolicyRules | undefined;
+  // indexes of the fetches stored as snapshots (content differs from the previous stored one)
+  const stored: number[] = [];
+  const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
   for (let i = 1; i < history.snapshots.length; i++) {
+    const last = stored[stored.length - 1];
+    if (last === undefined || text(history.snapshots[last]) !== text(history.snapshots[i - 1])) stored.push(i - 1);
     let policy: PolicyRules | undefined;
     if (options.mode !== "defaults") {
       if (options.mode === "first3" && i >= 3) policy = first3 ??= learn(history, history.snapshots.slice(0, 3));
       else {
-        const samples = history.snapshots.slice(Math.max(0, i - window), i);
+        const samples = stored.slice(-window).map((j) => history.snapshots[j]);
         if (samples.length >= minSamples) policy = learn(history, samples);
       }
     }
     const diff = diffPair(history, history.snapshots[i - 1], history.snapshots[i], policy);
-    judgePair(history, i, history.labels[i - 1]!, diff, i >= judgeFrom ? result.judged : result.early);
+    const one = newOutcome();
+    judgePair(history, i, history.labels[i - 1]!, diff, one);
+    result.byFetch[i] = one;
+    addOutcome(i >= judgeFrom ? result.judged : result.early, one);
   }
   return result;
 }
 
 /** A set of histories: judged and early outcomes summed. */
 export function evaluateSet(histories: readonly WorldHistory[], options: EvaluateOptions): HistoryOutcome {
-  const total: HistoryOutcome = { judged: newOutcome(), early: newOutcome() };
+  const total: HistoryOutcome = { judged: newOutcome(), early: newOutcome(), byFetch: [] };
   for (const history of histories) {
     const one = evaluateHistory(history, options);
     addOutcome(total.judged, one.judged);
     addOutcome(total.early, one.early);
+    one.byFetch.forEach((o, i) => addOutcome((total.byFetch[i] ??= newOutcome()), o));
   }
   return total;
 }

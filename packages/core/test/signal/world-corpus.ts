@@ -11,6 +11,7 @@ import { JSON_TEMPLATES } from "./json-histories.js";
 import { splitOf, type WorldHistory } from "./world.js";
 import { htmlWorldHistory, WORLD_HTML_FETCHES } from "./world-html.js";
 import { jsonWorldHistory, WORLD_FETCHES } from "./world-json.js";
+import { generatedPayloads } from "./world-generated.js";
 import { fnv1a, rngFor } from "./world-rng.js";
 
 const REAL = join(dirname(fileURLToPath(import.meta.url)), "real");
@@ -69,7 +70,11 @@ let cached: WorldHistory[] | undefined;
 
 /** Every history of the world corpus (built once per process; deterministic). */
 export function worldHistories(): WorldHistory[] {
-  cached ??= [...realHistories(), ...[...JSON_TEMPLATES, ...HTML_TEMPLATES].flatMap((template) => [0, 1, 2].map((s) => replay(template, s)))];
+  cached ??= [
+    ...realHistories(),
+    ...generatedPayloads().map(({ name, payload }) => jsonWorldHistory(name, payload, "generated")),
+    ...[...JSON_TEMPLATES, ...HTML_TEMPLATES].flatMap((template) => [0, 1, 2].map((s) => replay(template, s))),
+  ];
   return cached;
 }
 

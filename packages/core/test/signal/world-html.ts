@@ -96,6 +96,14 @@ export function htmlWorldHistory(name: string, page: string, origin: "real" | "g
     return `${at}${rest}`;
   });
 
+  // A page without counts of its own may show some under its headline (a site's template).
+  if (counters.length === 0 && rng() < 0.5) {
+    const m = /<\/h1>|<\/h2>/i.exec(html);
+    if (m) {
+      counters.push({ at: "\u0000C0\u0000", value: between(rng, 3, 400) }, { at: "\u0000C1\u0000", value: between(rng, 10, 9000) });
+      html = `${html.slice(0, m.index + m[0].length)}<p class="social">\u0000C0\u0000 comments · \u0000C1\u0000 shares</p>${html.slice(m.index + m[0].length)}`;
+    }
+  }
   // Injected by the site's templates, chosen by the hash.
   const rotatingTexts = [...new Set((html.match(/<(h2|h3|a)\b[^>]*>([^<]{12,80})<\/\1>/gi) ?? []).map(textOf))].slice(0, 12);
   const pool = rotatingTexts.length >= 3 ? shuffle(rng, rotatingTexts).slice(0, between(rng, 3, 4)) : ["Free shipping on every order this week", "Subscribe and save ten percent today", "Download our app for the full experience"];
@@ -224,5 +232,6 @@ export function htmlWorldHistory(name: string, page: string, origin: "real" | "g
     out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, `${bottom.join("")}</body>`) : `${out}${bottom.join("")}`;
     snapshots.push(out);
   }
-  return { name, kind: "html", origin, snapshots, labels };
+  const classes = [items.length > 0 && "ranked-list", counters.length > 0 && "numbers-in-sentences", rotating && "rotating-block", clockLine && (coarse > 1 ? "coarse-clock" : "clock"), session && "session-uuid", helpful && "percent-in-sentence", footer && "footer-time-and-request-id"];
+  return { name, kind: "html", origin, noise: classes.filter((c): c is string => typeof c === "string").sort(), snapshots, labels };
 }

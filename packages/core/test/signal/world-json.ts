@@ -14,13 +14,15 @@
 // - arrays of elements with an identity (also a nested one: `node.id`, `metadata.name`) are
 //   reordered;
 // - a service envelope (chosen by the history's hash) may add a request id, a `served_by`
-//   rotating over a pool, a server timing, a coarse clock, an opaque cursor; a root array may
+//   rotating over a pool, a server timing, a coarse clock, a next-page URL with a token, an
+//   opaque cursor; a root array may
 //   come as a GraphQL connection (`edges[].node`, nested identities) or wrapped in an object.
 // Meaningful changes are mutations of stable fields found by rules: removals (critical), type
 // changes (critical), a boolean / enum-like / price / version that flips (medium), an added
 // element (info), a changed text (info). Traps: a stable field that changes during the early
 // fetches and again later; a volatile field that disappears, turns null or changes type.
 import { formatPath } from "../../src/index.js";
+import type { Severity } from "@driftwatch/schema";
 import type { Label } from "./corpus.js";
 import type { WorldHistory } from "./world.js";
 import { between, choose, type Rng, rngFor, shuffle, token, tokenLike, uuidOf } from "./world-rng.js";
@@ -48,12 +50,12 @@ const wordsOf = (key: string): string[] =>
 const MEASURE_WORDS = new Set(["temp", "temperature", "humidity", "wind", "pressure", "latency", "took", "elapsed", "ms", "millis", "load", "cpu", "memory", "uptime", "lag", "timing", "roundtrip", "speed", "bid", "ask", "volume", "generationtime", "rssi", "voltage", "power"]);
 const COUNTER_WORDS = new Set(["count", "stars", "stargazers", "watchers", "forks", "views", "downloads", "hits", "visits", "followers", "following", "reactions", "subscribers", "size", "sequence", "seq", "comments", "plays", "issues"]);
 const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_WORDS.has(w));
-const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price/i.test(key);
+const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key);
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
 const ENUM_KEY = /status|state|visibility|type|plan|tier|mode|interval|role|level|permission|conclusion|outcome|health|tax_behavior|billing_scheme|usage_type|capture_method/i;
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
 const ID_KEY = ["id", "name", "key", "slug", "sku", "uid", "login", "number", "tag_name", "node_id", "code"];
-const VOLATILE_URL_PARAM = /^(v|ver|token|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
+const VOLATILE_URL_PARAM = /^(v|ver|token|page_token|cursor|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
 
 type TimeFormat = { type: "iso"; ms: boolean; zone: "Z" | "offset" | "none"; sep: string } | { type: "unix" } | { type: "unix_ms" } | { type: "http" };
 
@@ -167,7 +169,7 @@ interface Mutation {
   kind: MutationKind;
   path: Seg[];
   what: string;
-  minSeverity: Label extends infer L ? (L extends { kind: "meaningful"; minSeverity: infer S } ? S : never) : never;
+  minSeverity: Severity;
   apply: (state: Json, rng: Rng, round: number) => boolean;
 }
 
@@ -241,7 +243,7 @@ interface Plan {
   volatileKeys: Set<string>;
 }
 
-function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean; reorder: boolean }): Plan {
+function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: boolean }): Plan {
   const noise: Noise[] = [];
   const volatileKeys = new Set<string>();
   const mark = (path: Seg[]): void => void volatileKeys.add(JSON.stringify(path));
@@ -263,11 +265,6 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
       }
       continue;
     }
-    if (typeof value === "string" && TOKEN_KEY.test(key) && highEntropy(value)) {
-      mark(path);
-      noise.push({ kind: "token", path, like: value });
-      continue;
-    }
     if (typeof value === "string" && /^https?:\/\/[^?]+\?/.test(value)) {
       const params = [...new URL(value).searchParams.keys()].filter((p) => VOLATILE_URL_PARAM.test(p) && (p !== "v" || flags.urlV));
       if (params.length > 0) {
@@ -275,6 +272,11 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
         noise.push({ kind: "url", path, param: params[0]! });
         continue;
       }
+    }
+    if (typeof value === "string" && TOKEN_KEY.test(key) && highEntropy(value) && !/^https?:/.test(value)) {
+      mark(path);
+      noise.push({ kind: "token", path, like: value });
+      continue;
     }
     if (typeof value === "number" && Number.isInteger(value) && value >= 0 && isCounterKey(key) && !hasCurrency(l.parent) && !/amount|price|total_?(amount|price)/i.test(key)) {
       mark(path);
@@ -284,6 +286,11 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
     if (typeof value === "string" && /^\d{1,15}$/.test(value) && DIGIT_COUNTER_KEY.test(key)) {
       mark(path);
       noise.push({ kind: "counter", path, digits: true, sometimes: false });
+      continue;
+    }
+    if (typeof value === "string" && /^-?\d+\.\d+$/.test(value) && isMeasureKey(key)) {
+      mark(path);
+      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false });
       continue;
     }
     if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
@@ -297,13 +304,12 @@ function planNoise(root: Json, rng: Rng, flags: { coarse: number; urlV: boolean;
     for (let i = 0; i < c.length; i++) mark([...c.array, i, ...c.rel]);
   }
   if (flags.reorder)
-    for (const a of arrays) if (a.value.length >= 3 && identityOf(a.value) !== null && !a.path.some((s) => typeof s === "number")) noise.push({ kind: "reorder", array: a.path });
-  void rng;
+    for (const a of arrays) if (a.value.length >= 2 && identityOf(a.value) !== null) noise.push({ kind: "reorder", array: a.path });
   return { noise, volatileKeys };
 }
 
 /** The service envelope: what many services add around the payload. */
-function envelope(rng: Rng, name: string): { fields: Obj; noise: (prefix: Seg[]) => Noise[]; coarse: number } {
+function envelope(rng: Rng): { fields: Obj; noise: (prefix: Seg[]) => Noise[]; coarse: number } {
   const coarse = choose(rng, [1, 1, 2, 3]);
   const fields: Obj = {};
   const noiseOf: ((prefix: Seg[]) => Noise)[] = [];
@@ -334,12 +340,17 @@ function envelope(rng: Rng, name: string): { fields: Obj; noise: (prefix: Seg[])
     noiseOf.push((prefix) => ({ kind: "clock", path: [...prefix, key], format, every: coarse }));
   }
   if (roll(0.3)) {
+    const key = choose(rng, ["next", "next_page_url", "links_next"]);
+    const like = `https://api.example.com/v1/items?page_token=${token(rng, "base64url", 24)}&limit=30`;
+    fields[key] = like;
+    noiseOf.push((prefix) => ({ kind: "url", path: [...prefix, key], param: "page_token" }));
+  }
+  if (roll(0.3)) {
     const key = choose(rng, ["next_cursor", "nextPageToken", "cursor"]);
     const like = Buffer.from(`{"after":${between(rng, 1000, 9999)},"ts":${T0}}`).toString("base64");
     fields[key] = like;
     noiseOf.push((prefix) => ({ kind: "token", path: [...prefix, key], like }));
   }
-  void name;
   return { fields, noise: (prefix) => noiseOf.map((f) => f(prefix)), coarse };
 }
 
@@ -372,7 +383,7 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         if (typeof current === "string") set(state, n.path, tokenLike(rng, n.like));
         break;
       case "url":
-        if (typeof current === "string") {
+        if (typeof current === "string" && URL.canParse(current)) {
           const url = new URL(current);
           const old = url.searchParams.get(n.param) ?? "";
           url.searchParams.set(n.param, /^\d+$/.test(old) ? String(Number(old) + between(rng, 1, 3)) : tokenLike(rng, old.length >= 6 ? old : token(rng, "base62", 16)));
@@ -385,7 +396,11 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         else if (typeof current === "number") set(state, n.path, current + between(rng, n.sometimes ? 1 : 0, 6));
         break;
       case "measure":
-        if (typeof current === "number") {
+        if (typeof current === "string" && /^-?\d+\.\d+$/.test(current)) {
+          const value = Number(current);
+          const next = (value * (1 + (rng() - 0.5) * choose(rng, [0.0005, 0.002, 0.01, 0.03]))).toFixed(n.decimals);
+          set(state, n.path, next === current ? (value + 10 ** -Math.min(n.decimals, 6)).toFixed(n.decimals) : next);
+        } else if (typeof current === "number") {
           if (n.integer) set(state, n.path, Math.max(0, Math.round(current * (1 + (rng() - 0.5) * 0.6)) + between(rng, -3, 3)));
           else {
             const factor = 1 + (rng() - 0.5) * choose(rng, [0.002, 0.01, 0.04, 0.12]);
@@ -432,7 +447,7 @@ function asConnection(elements: Json[], rng: Rng): Obj {
 export function jsonWorldHistory(name: string, payload: unknown, origin: "real" | "generated", fetches = WORLD_FETCHES): WorldHistory {
   const rng = rngFor(name);
   let root = structuredClone(payload) as Json;
-  const env = envelope(rng, name);
+  const env = envelope(rng);
   const flags = { coarse: env.coarse, urlV: rng() < 0.5, reorder: rng() < 0.6 };
   let envNoise: Noise[] = [];
   if (Array.isArray(root)) {
@@ -449,7 +464,7 @@ export function jsonWorldHistory(name: string, payload: unknown, origin: "real" 
       envNoise = env.noise(["meta"]);
     }
   }
-  const plan = planNoise(root, rng, flags);
+  const plan = planNoise(root, flags);
   const noise = [...plan.noise, ...envNoise];
   for (const n of envNoise) if ("path" in n) plan.volatileKeys.add(JSON.stringify(n.path));
   const candidates = mutationsOf(root, plan.volatileKeys);
@@ -495,5 +510,5 @@ export function jsonWorldHistory(name: string, payload: unknown, origin: "real" 
     if (t > 0) labels.push(event && event.apply(state) ? event.label : { kind: "noise" });
     snapshots.push(render(state, noise, rng));
   }
-  return { name, kind: "json", origin, snapshots, labels };
+  return { name, kind: "json", origin, noise: [...new Set(noise.map((n) => n.kind))].sort(), snapshots, labels };
 }

@@ -20,6 +20,13 @@ export interface WorldHistory {
   kind: "json" | "html";
   selector?: string;
   origin: "real" | "generated";
+  /**
+   * The classes of noise applied (world-json.ts: clock, collection-clock, token, url, counter,
+   * measure, rotation, reorder; world-html.ts: ranked-list, rotating-block, clock, coarse-clock,
+   * numbers-in-sentences, percent-in-sentence, session-uuid, footer-time-and-request-id). Absent
+   * for the replayed templates. Lets results be read per class.
+   */
+  noise?: string[];
   /** Fetch 0, 1, 2, ... (JSON values or HTML strings). */
   snapshots: unknown[];
   /** labels[i - 1] is about the pair fetch i - 1 -> fetch i. */

@@ -143,5 +143,18 @@ function trimPage(raw) {
   }
 }
 
+// SDK test fixtures of small API clients (frenck's Tailscale and AdGuard Home clients, MIT):
+// responses of the Tailscale API and of an AdGuard Home server.
+for (const [repo, dir, files] of [
+  ["frenck/python-tailscale", "tailscale", ["devices.json", "device.json", "keys.json", "users.json", "user.json", "tailnet_settings.json"]],
+  ["frenck/python-adguardhome", "adguardhome", ["clients.json", "stats.json", "update_available.json"]],
+]) {
+  const commit = commitOf(repo);
+  for (const file of files) {
+    const path = `tests/fixtures/${file}`;
+    save(dir, file, `${JSON.stringify(trim(JSON.parse(show(repo, path))), null, 2)}\n`, { repository: repo, path, commit, license: "MIT", url: `https://github.com/${repo}/blob/${commit}/${path}` });
+  }
+}
+
 writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
 console.log(`${sources.length} payloads`);
