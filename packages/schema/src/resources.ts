@@ -285,6 +285,11 @@ export const VolatileRuleSchema = z
      * as `#` and a 64-bit hash of the text.
      */
     seen: z.array(z.string().max(300)).max(64).optional(),
+    /**
+     * A clock or a counter: noise while it moves forward (a later time, a bigger number or digit
+     * string); a value that goes back is reported.
+     */
+    forward: z.boolean().optional(),
   })
   .refine((rule) => (rule.path === undefined) !== (rule.selector === undefined), {
     message: "a volatile entry names exactly one of path or selector",

@@ -173,13 +173,13 @@ function identityOf(element: unknown, key: string): Key | undefined {
 /** Names under which an integer is an identity, not a quantity: `id`, `userId`, `number`, `code`, `rank`. */
 export const INTEGER_KEY_NAME = /(?:^|_|-)(?:id|no|num|number|code|key|index|idx|rank|seq|position|pos|ref)$|(?:Id|ID|No|Num|Number|Code|Key|Index|Rank|Seq|Ref)$/;
 
-function fallbackKey(before: readonly unknown[], after: readonly unknown[]): string | undefined {
+function fallbackKey(before: readonly unknown[], after: readonly unknown[], exclude?: (name: string) => boolean): string | undefined {
   if (before.length === 0 || after.length === 0) return undefined;
   const first = before[0];
   if (!isPlainObject(first)) return undefined;
   let candidates: string[] = [];
   for (const name of Object.keys(first)) {
-    if (!PREFERRED.has(name) && identityOf(first, name) !== undefined) candidates.push(name);
+    if (!PREFERRED.has(name) && identityOf(first, name) !== undefined && exclude?.(name) !== true) candidates.push(name);
   }
   if (candidates.length === 0) return undefined;
   candidates.sort();
@@ -218,20 +218,25 @@ function fallbackKey(before: readonly unknown[], after: readonly unknown[]): str
 }
 
 /** Key inference and matching in one pass: the inferred key and its match, or undefined. */
-export function inferKeyedMatch(before: readonly unknown[], after: readonly unknown[], wantMoves: boolean): { key: string; match: KeyedMatch } | undefined {
+export function inferKeyedMatch(
+  before: readonly unknown[],
+  after: readonly unknown[],
+  wantMoves: boolean,
+  exclude?: (name: string) => boolean,
+): { key: string; match: KeyedMatch } | undefined {
   const probe = before.length > 0 ? before[0] : after[0];
   if (!isPlainObject(probe)) return undefined;
   for (const key of PREFERRED_ARRAY_KEYS) {
-    if (!looksKeyed(before, after, key)) continue;
+    if (!looksKeyed(before, after, key) || exclude?.(key) === true) continue;
     const match = matchByKey(before, after, key, wantMoves);
     if (match && !onlyMember(before, after, key)) return { key, match };
   }
-  const key = fallbackKey(before, after);
+  const key = fallbackKey(before, after, exclude);
   if (key !== undefined && !onlyMember(before, after, key)) {
     const match = matchByKey(before, after, key, wantMoves);
     if (match) return { key, match };
   }
-  return nestedKeyedMatch(before, after, probe, wantMoves);
+  return nestedKeyedMatch(before, after, probe, wantMoves, exclude);
 }
 
 /**
@@ -239,12 +244,18 @@ export function inferKeyedMatch(before: readonly unknown[], after: readonly unkn
  * `node.id`): tried only when the element itself has none, in the order of NESTED_KEYS, and
  * kept when it pairs at least one element of each side.
  */
-function nestedKeyedMatch(before: readonly unknown[], after: readonly unknown[], probe: Record<string, unknown>, wantMoves: boolean): { key: string; match: KeyedMatch } | undefined {
+function nestedKeyedMatch(
+  before: readonly unknown[],
+  after: readonly unknown[],
+  probe: Record<string, unknown>,
+  wantMoves: boolean,
+  exclude?: (name: string) => boolean,
+): { key: string; match: KeyedMatch } | undefined {
   if (before.length === 0 || after.length === 0) return undefined;
   let objects = 0;
   for (const outer of Object.keys(probe).sort()) {
     const inner = probe[outer];
-    if (!isPlainObject(inner)) continue;
+    if (!isPlainObject(inner) || exclude?.(outer) === true) continue;
     if (++objects > MAX_NESTED_OBJECTS) break;
     for (const name of NESTED_KEYS) {
       const key = `${outer}.${name}`;

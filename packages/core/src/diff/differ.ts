@@ -1,6 +1,6 @@
 import type { Op } from "@driftwatch/schema";
 import type { PathSegment } from "../paths/index.js";
-import { arrayKeyEntryFor, type CompiledPathEntry, type CompiledPolicy, entryExactly } from "../policy/index.js";
+import { arrayKeyEntryFor, type CompiledPathEntry, type CompiledPolicy, entryAtOrAbove, entryExactly } from "../policy/index.js";
 import { matchesExactly, type PathStep } from "../policy/jsonpath.js";
 import { type ChangeKind, replacementKind } from "../severity/index.js";
 import { inferKeyedMatch, type KeyedMatch, looksKeyed, matchByKey } from "./arrays.js";
@@ -524,7 +524,15 @@ export class JsonDiffer {
     let match: KeyedMatch | null = null;
     let matchedKey = "";
     if (key === undefined) {
-      const inferred = inferKeyedMatch(a, b, wantMoves);
+      // A member the policy calls volatile changes by itself: it identifies nothing.
+      let exclude: ((name: string) => boolean) | undefined;
+      if (this.policy !== undefined && this.policy.volatilePaths.length > 0) {
+        const node = frame ?? this.nodeAt(d);
+        const segments = segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
+        const volatilePaths = this.policy.volatilePaths;
+        exclude = (name) => entryAtOrAbove(volatilePaths, [...segments, 0, name]) !== undefined;
+      }
+      const inferred = inferKeyedMatch(a, b, wantMoves, exclude);
       if (inferred !== undefined) {
         match = inferred.match;
         matchedKey = inferred.key;

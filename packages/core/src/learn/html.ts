@@ -23,6 +23,17 @@ function isProse(text: string): boolean {
   return text.split(" ").length >= 3;
 }
 
+/**
+ * A block that rotates through texts (promos, testimonials, "related" teasers): prose that came back
+ * or changed on most fetches, or any texts (two words or more) once three or more of them took
+ * turns on most fetches. Two texts taking turns may be a status that flaps: not a rotation.
+ */
+function rotates(texts: readonly string[], changed: number, pairs: number, recurred: boolean, often: boolean): boolean {
+  if (texts.every(isProse) && (recurred || (changed >= 2 && often))) return true;
+  const distinct = new Set(texts).size;
+  return distinct >= 3 && often && recurred && texts.every((t) => t.length >= 2);
+}
+
 /** A rotation's `seen` list holds at most this many texts (the schema allows 64). */
 const MAX_SEEN = 48;
 
@@ -41,10 +52,17 @@ interface RankedList {
 function rankedLists(stats: ReadonlyMap<string, BlockStat>, samples: number): Map<string, RankedList> {
   const groups = new Map<string, BlockStat[]>();
   for (const stat of stats.values()) {
-    const match = /^(.*?)(?::nth-of-type|:nth-child)\(\d+\)$/.exec(stat.selector);
-    if (match === null) continue;
-    let key = match[1]!;
-    if (key === "" || key.endsWith(" ")) key = `${key}*`;
+    // the items of a list: the position of the deepest list item (li, tr, dt, dd, article) left out,
+    // else the block's own position
+    const item = /^(.*\b(?:li|tr|dt|dd|article))(?::nth-of-type\(\d+\))(.*)$/.exec(stat.selector);
+    let key: string;
+    if (item !== null) key = `${item[1]}${item[2]}`;
+    else {
+      const match = /^(.*?)(?::nth-of-type|:nth-child)\(\d+\)$/.exec(stat.selector);
+      if (match === null) continue;
+      key = match[1]!;
+      if (key === "" || key.endsWith(" ")) key = `${key}*`;
+    }
     let list = groups.get(key);
     if (!list) groups.set(key, (list = []));
     list.push(stat);
@@ -179,7 +197,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     if (partsOnly && (pairs <= 2 || changed * 3 >= pairs)) {
       shape = skeletonShape(texts);
       entry = { parts: true };
-    } else if (texts.every(isProse) && (recurred || (changed >= 2 && often)) && new Set(texts).size <= MAX_SEEN) {
+    } else if (rotates(texts, changed, pairs, recurred, often) && new Set(texts).size <= MAX_SEEN) {
       // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
       shape = "rotating";
       entry = { seen: [...new Set(texts.map(seenKey))] };

@@ -22,6 +22,7 @@ import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 
 const MAX_DEPTH = 1000;
 const MAX_DISTINCT = 512;
+const NUMERIC_STRING = /^-?\d{1,20}(?:\.\d{1,20})?$/;
 /** A rotation's `seen` list holds at most this many values (the schema's limit is 64). */
 const MAX_POOL = 32;
 /** Suggested rules stay well under the schema's 500. */
@@ -63,6 +64,8 @@ interface FieldStat {
   identifiers: boolean;
   /** Every string value is a string of digits (a resource version, a counter as text). */
   digitStrings: boolean;
+  /** Every string value is a decimal number (`"43371.39"`: prices and volumes of exchanges). */
+  numericStrings: boolean;
   /** Some string change altered more than the text's volatile parts (its skeleton). */
   skeletonChanged: boolean;
   /** Some change went to a value seen before in this field (a rotation, or a revert). */
@@ -272,6 +275,7 @@ class JsonLearner {
         maxAbsolute: 0,
         identifiers: true,
         digitStrings: true,
+        numericStrings: true,
         skeletonChanged: false,
         recurred: 0,
         forward: true,
@@ -312,6 +316,8 @@ class JsonLearner {
     if (typeof value === "string") {
       if (stat.identifiers && !isIdentifierLike(value) && volatileStringShape(value) === undefined) stat.identifiers = false;
       if (stat.digitStrings && !/^\d{1,30}$/.test(value)) stat.digitStrings = false;
+      if (stat.numericStrings && !NUMERIC_STRING.test(value)) stat.numericStrings = false;
+      if (stat.integers && !/^-?\d+$/.test(value)) stat.integers = false;
       if (stat.length < 0) stat.length = value.length;
       else if (stat.length !== value.length) stat.sameLength = false;
       if (value.length < 6) stat.sameLength = false;
@@ -372,7 +378,18 @@ class JsonLearner {
       if (!stat.skeletonChanged && !sameSkeleton(a, b)) stat.skeletonChanged = true;
       if (!stat.currency && (hasCurrencyAmount(a) || hasCurrencyAmount(b))) stat.currency = true;
     }
+    let x: number | undefined;
+    let y: number | undefined;
     if (typeof a === "number" && typeof b === "number") {
+      x = a;
+      y = b;
+    } else if (typeof a === "string" && typeof b === "string" && NUMERIC_STRING.test(a) && NUMERIC_STRING.test(b)) {
+      x = Number(a);
+      y = Number(b);
+    }
+    if (x !== undefined && y !== undefined) {
+      const a = x;
+      const b = y;
       if (b < a) stat.decreased = true;
       else stat.increased = true;
       const diff = Math.abs(a - b);
@@ -548,11 +565,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       }
       const only = field.types.size === 1 ? [...field.types][0] : undefined;
       const timeShaped =
-        (only === "string" && (field.volatileShape === "iso8601" || field.volatileShape === "http_date" || field.volatileShape === "unix_time")) ||
+        ((only === "string" || (nullable && nonNull[0] === "string")) &&
+          (field.volatileShape === "iso8601" || field.volatileShape === "http_date" || field.volatileShape === "unix_time")) ||
         (only === "number" && field.integers && field.unixTimes);
       // Priors for what did not move yet: a clock, a count, a server timing. A clock or count is
       // noise while it moves forward (it goes back: reported); a timing early in a monitor's life.
-      if (stable && timeShaped && isClockName(field.name)) {
+      if ((stable || nullable) && timeShaped && isClockName(field.name)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "clock", reason: `stable in all ${samples.length} samples, but ${describeShape(field.volatileShape === "none" || field.volatileShape === undefined ? "unix_time" : field.volatileShape)} named like a clock: noise while it moves forward` });
         continue;
@@ -579,7 +597,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       continue;
     }
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
-    if (field.typeChanged || field.types.size > 1) {
+    const nonNullTypes = [...field.types].filter((t) => t !== "null");
+    if (field.typeChanged || (field.types.size > 1 && nonNullTypes.length !== 1)) {
       const reason = `kept: ${changedIn} but its type changed (${[...field.types].join(", ")})`;
       // a nullable price or status is still a price or status
       const shape = isPriceName(field.name) ? "price" : field.meaningful;
@@ -589,7 +608,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       } else kept(undefined, reason);
       continue;
     }
-    const type = [...field.types][0];
+    // null in some elements only: judged by the other type (a change to null is still reported)
+    const type = nonNullTypes[0] ?? [...field.types][0];
     const vShape = field.volatileShape;
     const learned = (shape: string, reason: string, entry: Omit<VolatileRule, "path"> = {}): void => {
       volatile.push({ path: field.path, ...entry });
@@ -600,7 +620,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       kept(shape, reason);
       severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true });
     };
-    if (type === "string") {
+    const numericString = type === "string" && field.numericStrings && !field.digitStrings;
+    if (type === "string" && !numericString) {
       // A coarse clock ticks less often than the monitor fetches, but more than once, and only forward.
       const clock = (vShape === "iso8601" || vShape === "http_date" || vShape === "unix_time") && field.forward;
       if (vShape !== undefined && vShape !== "none" && often(changed, pairs)) {
@@ -638,16 +659,23 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       } else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
-    if (type === "number") {
+    if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
-      if (field.integers && field.unixTimes && often(changed, pairs)) {
+      const price = isPriceName(field.name);
+      if (price && changed >= 2 && changed === pairs) {
+        learned("measurement", `on every fetch, by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): a quoted price, ${describeShape("measurement")}`);
+      } else if (price) {
+        keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
+      } else if (numericString && mostly) {
+        learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
+      } else if (numericString) {
+        kept("float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, too rarely for a measurement`);
+      } else if (field.integers && field.unixTimes && often(changed, pairs)) {
         learned("unix_time", `always ${describeShape("unix_time")}`);
       } else if (field.integers && field.unixTimes && field.forward && !isEventTimeName(field.name)) {
         learned("unix_time", `always ${describeShape("unix_time")}, only forward: a clock coarser than the fetches (a value that goes back is reported)`, { forward: true });
-      } else if (isDurationName(field.name) && often(changed, pairs)) {
+      } else if (isDurationName(field.name) && changed * 2 >= pairs) {
         learned("duration", `named like ${describeShape("duration")}`);
-      } else if (isPriceName(field.name) && !(changed >= 3 && changed === pairs)) {
-        keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
       } else if (field.integers && !(field.increased && field.decreased) && (often(changed, pairs) || changed >= 2)) {
         const direction = field.increased ? "never decreasing" : "never increasing";
         learned("counter", `${direction}: ${describeShape("counter")}`);

@@ -75,7 +75,7 @@ export function volatileStringShape(value: string): VolatileShape | undefined {
   return undefined;
 }
 
-const DURATION_NAME = /(?:^|_)(?:ms|took|latency|elapsed|duration|timing)$|(?:Ms|MS|Millis|Time|Timing|Duration|Latency|Elapsed)$|_time$|time_ms$|^took$/;
+const DURATION_NAME = /(?:^|_)(?:ms|took|latency|elapsed|duration|timing|rtt|round_?trip)$|(?:Ms|MS|Millis|Time|Timing|Duration|Latency|Elapsed|Trip|RTT)$|_time$|time_ms$|^took$|^(?:roundtrip|rtt)$/;
 
 /** Whether the name of a member says it holds how long the server took (`took`, `generationtime_ms`). */
 export function isDurationName(name: string | undefined): boolean {

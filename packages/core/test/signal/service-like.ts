@@ -5,6 +5,7 @@
 // stored as a snapshot only when its content differs from the previous stored one); with fewer
 // than `minSamples` (2) samples nothing is learned. The merge is the engine's mergeSuggestedPolicy on an
 // empty user policy: the suggested rules, arrayKeys, volatile, tolerance and unordered entries.
+// With one sample, what one snapshot tells is learned from it twice (the engine does the same).
 // Modes: `defaults` (no learning), `learned` (as above), `first3` (learned once from fetches 0..2,
 // applied from fetch 3 on; fetches 1 and 2 use what is known then, as in `learned`).
 //
@@ -156,6 +157,8 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
       else {
         const samples = stored.slice(-window).map((j) => history.snapshots[j]);
         if (samples.length >= minSamples) policy = learn(history, samples);
+        // one sample: what a single snapshot tells (the severity of stable fields, clocks and counts), as the engine does
+        else if (samples.length === 1) policy = learn(history, [samples[0], samples[0]]);
       }
     }
     const diff = diffPair(history, history.snapshots[i - 1], history.snapshots[i], policy);
