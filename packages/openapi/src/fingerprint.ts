@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument } from "./document.js";
+
+// Keys that say nothing about what a client may send or receive: a change to them alone is no
+// API change (and two schemas that differ only in them are the same schema).
+const ANNOTATIONS = new Set(["description", "summary", "title", "example", "examples", "externalDocs", "$comment", "xml"]);
+const KEPT_EXTENSIONS = new Set(["x-stability-level", "x-sunset", "x-extensible-enum"]);
+
+/** Whether a key of a schema or operation object carries meaning for the contract. */
+export function isContractKey(key: string): boolean {
+  if (ANNOTATIONS.has(key)) return false;
+  if (key.startsWith("x-")) return KEPT_EXTENSIONS.has(key);
+  return true;
+}
+
+// Objects whose keys are names chosen by the author (a property called "description" is a property).
+const NAME_MAPS = new Set([
+  "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependentRequired",
+  "schemas", "responses", "content", "headers", "paths", "parameters", "securitySchemes", "links",
+  "callbacks", "mapping", "variables", "encoding", "scopes", "requestBodies", "webhooks", "pathItems",
+]);
+// Values that are data, compared as JSON.
+const DATA_KEYS = new Set(["enum", "const", "default", "required"]);
+
+/** JSON with sorted keys, for comparing data values (enum members, const, default). */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const object = value as JsonObject;
+  return `{${Object.keys(object).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(object[k])}`).join(",")}}`;
+}
+
+/**
+ * Structural fingerprints of values with `$ref`s followed: two values whose fingerprints are equal
+ * mean the same thing, whatever their `$ref` targets are called. Memoized per location, so each
+ * value of a document is hashed once; a `$ref` back into a value being hashed counts as "cycle".
+ */
+export class Fingerprints {
+  private readonly memo = new Map<string, string>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(private readonly doc: OpenApiDocument) {}
+
+  of(location: Location, names = false): string {
+    const target = deref(this.doc, location);
+    const key = `${names ? "n" : "s"}${target.doc}#${target.pointer}`;
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    if (this.inProgress.has(key)) return "cycle";
+    this.inProgress.add(key);
+    try {
+      const hash = createHash("sha1");
+      const value = target.value;
+      if (value === null || typeof value !== "object") hash.update(`v${JSON.stringify(value)}`);
+      else if (Array.isArray(value)) {
+        hash.update("[");
+        value.forEach((item, index) => {
+          hash.update(this.of({ doc: target.doc, pointer: childPointer(target.pointer, index), value: item }));
+          hash.update(",");
+        });
+      } else {
+        hash.update("{");
+        for (const k of Object.keys(value as JsonObject).sort()) {
+          if (!names && (k === "$ref" || !isContractKey(k))) continue;
+          const child = (value as JsonObject)[k];
+          hash.update(JSON.stringify(k));
+          hash.update(":");
+          if (!names && DATA_KEYS.has(k)) hash.update(canonicalJson(k === "required" && Array.isArray(child) ? [...child].sort() : child));
+          else hash.update(this.of({ doc: target.doc, pointer: childPointer(target.pointer, k), value: child }, !names && NAME_MAPS.has(k)));
+          hash.update(",");
+        }
+      }
+      const digest = hash.digest("base64");
+      this.memo.set(key, digest);
+      return digest;
+    } finally {
+      this.inProgress.delete(key);
+    }
+  }
+}
