@@ -217,7 +217,7 @@ function collectRefs(data: unknown, base: string, limits: OpenApiLimits): Set<st
 function checkRefs(doc: OpenApiDocument): void {
   for (const [url, data] of doc.documents) {
     forEachRef(data, (ref) => {
-      resolveRef(doc, url, ref);
+      deref(doc, resolveRef(doc, url, ref)); // also refuses a chain of $refs that loops
     });
   }
 }
