@@ -92,6 +92,8 @@ class Differ {
   private readonly baseFp: Fingerprints;
   private readonly revFp: Fingerprints;
   private visits = 0;
+  /** Schema pairs diffed in the current operation (see diffSchema). */
+  private readonly diffedInOperation = new Set<string>();
   /** Set while diffing an operation whose base stability is draft or alpha. */
   private unstable: Stability | undefined;
 
@@ -100,8 +102,9 @@ class Differ {
     private readonly rev: OpenApiDocument,
     private readonly today: string,
   ) {
-    this.baseFp = new Fingerprints(base);
-    this.revFp = new Fingerprints(rev);
+    const shapes = new Map<string, string>();
+    this.baseFp = new Fingerprints(base, shapes);
+    this.revFp = new Fingerprints(rev, shapes);
   }
 
   emit(id: string, message: string, operation: string | undefined, path: string | undefined): void {
@@ -139,6 +142,7 @@ class Differ {
 
   run(): void {
     this.diffGlobalSecurity();
+    this.diffWebhooks();
     const baseOps = this.operations(this.base);
     const revOps = this.operations(this.rev);
     const basePaths = new Map<string, Operation[]>();
@@ -153,6 +157,18 @@ class Differ {
     for (const [key, revOp] of revOps) {
       if (baseOps.has(key)) continue;
       this.emit("endpoint-added", `endpoint added`, label(revOp), this.pointerOf(revOp.location, this.rev));
+    }
+  }
+
+  // 3.1 webhooks: the API calls the client, so a removed webhook is an event the client stops getting
+  private diffWebhooks(): void {
+    const from = isObject(this.base.root.webhooks) ? this.base.root.webhooks : {};
+    const to = isObject(this.rev.root.webhooks) ? this.rev.root.webhooks : {};
+    for (const name of Object.keys(from)) {
+      if (!Object.hasOwn(to, name)) this.emit("webhook-removed", `webhook ${JSON.stringify(name)} removed`, undefined, childPointer("/webhooks", name));
+    }
+    for (const name of Object.keys(to)) {
+      if (!Object.hasOwn(from, name)) this.emit("webhook-added", `webhook ${JSON.stringify(name)} added`, undefined, childPointer("/webhooks", name));
     }
   }
 
@@ -210,6 +226,7 @@ class Differ {
     const revStability = stabilityOf(r);
     this.diffStability(baseStability, revStability, name, where);
     this.unstable = baseStability === "draft" || baseStability === "alpha" ? baseStability : undefined;
+    this.diffedInOperation.clear();
     try {
       this.diffDeprecation(b, r, name, where);
       this.diffOperationId(b, r, name, where);
@@ -461,6 +478,11 @@ class Differ {
     if (this.baseFp.of(b) === this.revFp.of(r)) return;
     const pair = `${b.doc}#${b.pointer}|${r.doc}#${r.pointer}`;
     if (ctx.seen.has(pair)) return; // a recursive schema: this pair is being diffed further up
+    // A schema reached again in the same operation and direction (another property path to a
+    // shared component) has been reported once already: its changes are the same.
+    const once = `${ctx.direction}|${ctx.area}|${ctx.property.length === 0 ? "top" : "nested"}|${pair}`;
+    if (this.diffedInOperation.has(once)) return;
+    this.diffedInOperation.add(once);
     const seen = new Set(ctx.seen).add(pair);
     const bs = this.view(this.base, b);
     const rs = this.view(this.rev, r);

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument } from "./document.js";
 
 // Keys that say nothing about what a client may send or receive: a change to them alone is no
@@ -39,7 +38,23 @@ export class Fingerprints {
   private readonly memo = new Map<string, string>();
   private readonly inProgress = new Set<string>();
 
-  constructor(private readonly doc: OpenApiDocument) {}
+  /**
+   * `interned` maps each distinct shape to a short id; share it between the two documents
+   * compared, so that equal ids mean equal shapes (exactly: no hash collisions).
+   */
+  constructor(
+    private readonly doc: OpenApiDocument,
+    private readonly interned: Map<string, string> = new Map(),
+  ) {}
+
+  private intern(shape: string): string {
+    let id = this.interned.get(shape);
+    if (id === undefined) {
+      id = `#${this.interned.size.toString(36)}`;
+      this.interned.set(shape, id);
+    }
+    return id;
+  }
 
   of(location: Location, names = false): string {
     const target = deref(this.doc, location);
@@ -49,7 +64,8 @@ export class Fingerprints {
     if (this.inProgress.has(key)) return "cycle";
     this.inProgress.add(key);
     try {
-      const hash = createHash("sha1");
+      const parts: string[] = [];
+      const hash = { update: (text: string): void => void parts.push(text) };
       const value = target.value;
       if (value === null || typeof value !== "object") hash.update(`v${JSON.stringify(value)}`);
       else if (Array.isArray(value)) {
@@ -59,7 +75,7 @@ export class Fingerprints {
           hash.update(",");
         });
       } else {
-        hash.update("{");
+        hash.update(names ? "n{" : "{");
         for (const k of Object.keys(value as JsonObject).sort()) {
           if (!names && (k === "$ref" || !isContractKey(k))) continue;
           const child = (value as JsonObject)[k];
@@ -70,7 +86,7 @@ export class Fingerprints {
           hash.update(",");
         }
       }
-      const digest = hash.digest("base64");
+      const digest = this.intern(parts.join(""));
       this.memo.set(key, digest);
       return digest;
     } finally {

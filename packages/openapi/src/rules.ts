@@ -23,6 +23,8 @@ export type RuleFamily =
 
 const TABLE = {
   "endpoint-added": ["paths", "non-breaking"],
+  "webhook-added": ["paths", "non-breaking"],
+  "webhook-removed": ["paths", "breaking"],
   "api-path-removed-without-deprecation": ["paths", "breaking"],
   "api-path-removed-with-deprecation": ["paths", "non-breaking"],
   "api-path-removed-before-sunset": ["paths", "breaking"],

@@ -79,6 +79,11 @@ add("paths", "draft-path-removed", withOld({ "x-stability-level": "draft" }), do
   const b = doc({ paths: { "/users/{userId}": { get: { parameters: [{ name: "userId", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "ok" } } } } } });
   add("paths", "path-parameter-renamed", a, b, [], "paths match with their parameters' names ignored");
 }
+{
+  const hook = { ...doc({ version: "3.1.0" }), webhooks: { itemCreated: { post: { requestBody: { content: { "application/json": { schema: obj({ id: { type: "string" } }) } } }, responses: { 200: { description: "ok" } } } } } };
+  add("paths", "webhook-added", doc({ version: "3.1.0" }), hook, ["webhook-added"]);
+  add("paths", "webhook-removed", hook, doc({ version: "3.1.0" }), ["webhook-removed"]);
+}
 add("paths", "description-only-change", doc(), doc({ getOp: { description: "Lists the items", summary: "List" } }), []);
 
 // --- deprecation and sunset ----------------------------------------------------------------------
