@@ -100,7 +100,7 @@ paths:
     const doc = await loadOpenApi("https://api.example.com/openapi.yaml", { loader });
     expect(doc.documents.size).toBe(4);
     expect(new Set(loads).size).toBe(loads.length);
-    const changed = { ...files, "https://api.example.com/people.yaml": files["https://api.example.com/people.yaml"]!.replace("pet:", "name: {type: string}\n    pet:") };
+    const changed: Record<string, string> = { ...files, "https://api.example.com/people.yaml": files["https://api.example.com/people.yaml"]!.replace("pet:", "name: {type: string}\n    pet:") };
     const other = await loadOpenApi("https://api.example.com/openapi.yaml", { loader: async (url) => changed[url.href] ?? "" });
     const changes = diffOpenApi(doc, other);
     expect(changes.map((c) => [c.id, c.operation, c.path])).toEqual([
@@ -111,7 +111,7 @@ paths:
   it("keeps to the limits on documents and bytes, and names a document that cannot be read", async () => {
     expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader, limits: { maxDocuments: 2 } }))).toBe("too_many_documents");
     expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader, limits: { maxTotalBytes: 300 } }))).toBe("too_large");
-    const broken = { ...files, "https://api.example.com/people.yaml": undefined };
+    const broken: Record<string, string | undefined> = { ...files, "https://api.example.com/people.yaml": undefined };
     expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader: async (url) => { const t = broken[url.href]; if (t === undefined) throw new Error("404"); return t; } }))).toBe("load_failed");
   });
 });

@@ -4,7 +4,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/io.js";
+import { runCli } from "../../src/cli/main.js";
 
 // `driftwatch api-diff` run as a real process (src/cli.ts through tsx) on real files and a local
 // HTTP server.
@@ -57,11 +60,14 @@ const potentially = write("potentially.json", JSON.stringify({
 }));
 const breaking = write("breaking.yaml", fs.readFileSync(base, "utf8").replace("{name: limit, in: query, schema: {type: integer}}", "{name: limit, in: query, required: true, schema: {type: integer}}"));
 
+// a document served over HTTP whose $ref names a local file
+const sneakyFile = write("served/sneaky.yaml", fs.readFileSync(base, "utf8").replace("schemas/pet.yaml#/Pet", `${pathToFileURL(path.join(dir, "schemas/pet.yaml")).href}#/Pet`));
+
 let server: http.Server;
 let origin = "";
 beforeAll(async () => {
   server = http.createServer((req, res) => {
-    const file = req.url === "/openapi.yaml" ? base : req.url === "/schemas/pet.yaml" ? path.join(dir, "schemas/pet.yaml") : undefined;
+    const file = req.url === "/openapi.yaml" ? base : req.url === "/schemas/pet.yaml" ? path.join(dir, "schemas/pet.yaml") : req.url === "/sneaky.yaml" ? sneakyFile : undefined;
     if (file === undefined) {
       res.writeHead(404).end("not found");
       return;
@@ -76,58 +82,87 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("driftwatch api-diff (a real process)", () => {
-  it("exits 0 with no API change, 1 on a breaking change, with the change in text and JSON", async () => {
-    const same = await run(base, path.relative(packageDir, base));
-    expect(same).toEqual({ code: 0, stdout: "No API changes.\n", stderr: "" });
+async function runInProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: dir };
+  const code = await runCli(["api-diff", ...args], io);
+  return { code, stdout, stderr };
+}
 
-    const text = await run(path.relative(packageDir, base), breaking);
+describe("driftwatch api-diff as a real process", () => {
+  it("exit status 1 on a breaking change (text), 0 below --fail-on (JSON), 2 on an unreadable file, URLs read", async () => {
+    // in parallel: each process starts tsx
+    const [text, json, missing, url] = await Promise.all([
+      run(path.relative(packageDir, base), breaking),
+      run(base, potentially, "--format", "json"),
+      run(path.join(dir, "missing.yaml"), base),
+      run(`${origin}/openapi.yaml`, breaking, "--allow-private-networks", "--format", "json"),
+    ]);
     expect(text.code).toBe(1);
+    expect(text.stderr).toBe("");
     expect(text.stdout).toMatch(/^1 API change: 1 breaking, 0 potentially breaking, 0 non-breaking\n/);
     expect(text.stdout).toMatch(/breaking\s+request-parameter-became-required\s+GET \/pets\s+the query request parameter "limit" became required/);
 
-    const json = await run(path.relative(packageDir, base), breaking, "--format", "json");
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      changes: [{ id: "response-property-enum-value-added", level: "potentially-breaking", operation: "GET /pets", path: "/paths/~1pets/get/responses/200/content/application~1json/schema/properties/status", message: 'the response property "status" (response 200): enum value "pending" added' }],
+    });
+
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toMatch(/cannot read .*missing\.yaml: no such file/);
+
+    expect(url.code).toBe(1);
+    expect(JSON.parse(url.stdout).changes.map((c: { id: string }) => c.id)).toEqual(["request-parameter-became-required"]);
+  }, 60_000);
+});
+
+describe("driftwatch api-diff", () => {
+  it("exits 0 with no API change, and prints the change as JSON with id, level, operation, path, message", async () => {
+    expect(await runInProcess(base, "base.yaml")).toEqual({ code: 0, stdout: "No API changes.\n", stderr: "" });
+    const json = await runInProcess("base.yaml", breaking, "--format", "json");
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({
       changes: [{ id: "request-parameter-became-required", level: "breaking", operation: "GET /pets", path: "/paths/~1pets/get/parameters/0", message: 'the query request parameter "limit" became required' }],
     });
-  }, 60_000);
+  });
 
   it("--fail-on picks the level that fails: potentially-breaking, breaking (default), none", async () => {
-    const byDefault = await run(path.relative(packageDir, base), potentially, "--format", "json");
-    expect(byDefault.code).toBe(0);
-    expect(JSON.parse(byDefault.stdout).changes.map((c: { id: string; level: string }) => [c.id, c.level])).toEqual([["response-property-enum-value-added", "potentially-breaking"]]);
-    expect((await run(path.relative(packageDir, base), potentially, "--fail-on", "potentially-breaking")).code).toBe(1);
-    expect((await run(path.relative(packageDir, base), breaking, "--fail-on", "none")).code).toBe(0);
-  }, 60_000);
+    expect((await runInProcess("base.yaml", potentially)).code).toBe(0);
+    expect((await runInProcess("base.yaml", potentially, "--fail-on", "potentially-breaking")).code).toBe(1);
+    expect((await runInProcess("base.yaml", breaking, "--fail-on", "none")).code).toBe(0);
+  });
 
-  it("exits 2 with the reason on stderr for unreadable or invalid input and bad flags", async () => {
-    const missing = await run(path.join(dir, "missing.yaml"), base);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read .*missing\.yaml: no such file/);
+  it("exits 2 with the reason on stderr for invalid input and bad flags", async () => {
     const swagger = write("swagger.yaml", 'swagger: "2.0"\ninfo: {title: t, version: "1"}\npaths: {}\n');
-    const refused = await run(swagger, path.relative(packageDir, base));
+    const refused = await runInProcess(swagger, "base.yaml");
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/Swagger 2\.0.*\(swagger_2_unsupported\)/);
-    const flag = await run(path.relative(packageDir, base), path.relative(packageDir, base), "--fail-on", "sometimes");
+    const broken = await runInProcess(write("broken.yaml", "openapi: [unclosed\n"), "base.yaml");
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.yaml is neither JSON nor YAML: .*\(invalid_document\)/);
+    const flag = await runInProcess("base.yaml", "base.yaml", "--fail-on", "sometimes");
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--fail-on is breaking, potentially-breaking or none/);
-  }, 60_000);
+    const one = await runInProcess("base.yaml");
+    expect(one.code).toBe(2);
+  });
 
-  it("reads URLs behind the SSRF guard: refused on loopback, read with --allow-private-networks, $refs followed", async () => {
-    const guarded = await run(`${origin}/openapi.yaml`, path.relative(packageDir, base));
+  it("reads URLs behind the SSRF guard: loopback refused without --allow-private-networks; a remote document may not point to local files", async () => {
+    const guarded = await runInProcess(`${origin}/openapi.yaml`, "base.yaml");
     expect(guarded.code).toBe(2);
     expect(guarded.stderr).toMatch(/unsafe_url/);
-    const allowed = await run(`${origin}/openapi.yaml`, breaking, "--allow-private-networks", "--format", "json");
-    expect(allowed.code).toBe(1);
-    expect(JSON.parse(allowed.stdout).changes.map((c: { id: string }) => c.id)).toEqual(["request-parameter-became-required"]);
-  }, 60_000);
+    const sneaky = await runInProcess(`${origin}/sneaky.yaml`, "base.yaml", "--allow-private-networks");
+    expect(sneaky.code).toBe(2);
+    expect(sneaky.stderr).toMatch(/refers to a local file .*refused/);
+  });
 
   it("diffs real documents: Redocly's Museum API between two releases", async () => {
-    const result = await run(path.join(real, "museum/openapi-2024-06-04.yaml"), path.join(real, "museum/openapi-2024-11-20.yaml"), "--format", "json");
+    const result = await runInProcess(path.join(real, "museum/openapi-2024-06-04.yaml"), path.join(real, "museum/openapi-2024-11-20.yaml"), "--format", "json");
     expect(result.code).toBe(1);
     const ids = JSON.parse(result.stdout).changes.map((c: { id: string }) => c.id);
     expect(ids).toContain("response-property-became-optional");
     expect(ids).toContain("webhook-added");
-  }, 60_000);
+  });
 });
