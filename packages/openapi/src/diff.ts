@@ -92,8 +92,10 @@ class Differ {
   private readonly baseFp: Fingerprints;
   private readonly revFp: Fingerprints;
   private visits = 0;
-  /** Schema pairs diffed in the current operation (see diffSchema). */
-  private readonly diffedInOperation = new Set<string>();
+  /** Finding trees reported in the current operation (see replay). */
+  private readonly diffedInOperation = new Set<FindingNode>();
+  /** Finding trees by schema pair and position, shared by every operation that reaches the pair. */
+  private readonly nodes = new Map<string, FindingNode | null>();
   /** Set while diffing an operation whose base stability is draft or alpha. */
   private unstable: Stability | undefined;
 
@@ -391,7 +393,7 @@ class Differ {
     const bs = parameterSchema(b);
     const rs = parameterSchema(r);
     if (bs !== undefined && rs !== undefined) {
-      this.diffSchema(bs, rs, { direction: "request", area: "parameter", subject, property: [], strong: false, operation: name, depth: 0, seen: new Set() });
+      this.diffSchema(bs, rs, { direction: "request", area: "parameter", subject, strong: false, operation: name });
     }
   }
 
@@ -437,7 +439,7 @@ class Differ {
       if (bs.value === undefined || rs.value === undefined) continue;
       const strong = mediaType === "application/json" || /\+json(;|$)/.test(mediaType) || mediaType.startsWith("application/json;");
       const subject = direction === "request" ? "the request body" : `the response ${status} body`;
-      this.diffSchema(bs, rs, { direction, area: "body", subject, property: [], strong, operation: name, depth: 0, seen: new Set(), ...(status === undefined ? {} : { status }) });
+      this.diffSchema(bs, rs, { direction, area: "body", subject, strong, operation: name, ...(status === undefined ? {} : { status }) });
     }
   }
 
@@ -470,30 +472,63 @@ class Differ {
 
   // --- schemas ----------------------------------------------------------------------------------
 
+  /** Diffs the schemas at the top of a body or parameter and reports what changed in this operation. */
   private diffSchema(bLoc: Location, rLoc: Location, ctx: SchemaContext): void {
+    const node = this.schemaNode(bLoc, rLoc, { direction: ctx.direction, area: ctx.area, strong: ctx.strong, nested: false }, new Set(), 0);
+    if (node !== null) this.replay(node, ctx, []);
+  }
+
+  /** Reports a finding tree under the operation: each finding once (a shared schema reached twice is reported at its first path). */
+  private replay(node: FindingNode, ctx: SchemaContext, path: readonly string[]): void {
+    if (this.diffedInOperation.has(node)) return;
+    this.diffedInOperation.add(node);
+    for (const finding of node.findings) {
+      const full = finding.rel === undefined ? path : [...path, finding.rel];
+      this.emit(finding.id, finding.template.replace("{s}", subjectOf(ctx, full)), ctx.operation, finding.at);
+    }
+    for (const [name, child] of node.children) this.replay(child, ctx, name === undefined ? path : [...path, name]);
+  }
+
+  /**
+   * What changed between two schemas, as a tree of findings relative to them. Computed once per
+   * schema pair and position, however many operations and property paths reach the pair; a pair
+   * already being diffed further up (a recursive schema) is not entered again.
+   */
+  private schemaNode(bLoc: Location, rLoc: Location, pos: SchemaPosition, stack: ReadonlySet<string>, depth: number): FindingNode | null {
     this.tick();
-    if (ctx.depth > this.rev.limits.maxDepth) throw new OpenApiError("too_deep", `schemas nest deeper than ${this.rev.limits.maxDepth} levels`);
+    if (depth > this.rev.limits.maxDepth) throw new OpenApiError("too_deep", `schemas nest deeper than ${this.rev.limits.maxDepth} levels`);
     const b = deref(this.base, bLoc);
     const r = deref(this.rev, rLoc);
-    if (this.baseFp.of(b) === this.revFp.of(r)) return;
+    if (this.baseFp.of(b) === this.revFp.of(r)) return null;
     const pair = `${b.doc}#${b.pointer}|${r.doc}#${r.pointer}`;
-    if (ctx.seen.has(pair)) return; // a recursive schema: this pair is being diffed further up
-    // A schema reached again in the same operation and direction (another property path to a
-    // shared component) has been reported once already: its changes are the same.
-    const once = `${ctx.direction}|${ctx.area}|${ctx.property.length === 0 ? "top" : "nested"}|${pair}`;
-    if (this.diffedInOperation.has(once)) return;
-    this.diffedInOperation.add(once);
-    const seen = new Set(ctx.seen).add(pair);
+    if (stack.has(pair)) return null;
+    const key = `${pos.direction}|${pos.area}|${pos.strong ? 1 : 0}|${pos.nested ? 1 : 0}|${pair}`;
+    const known = this.nodes.get(key);
+    if (known !== undefined) return known;
+    const node: FindingNode = { findings: [], children: [] };
+    this.computeNode(b, r, pos, new Set(stack).add(pair), depth, node);
+    const result = node.findings.length === 0 && node.children.length === 0 ? null : node;
+    this.nodes.set(key, result);
+    return result;
+  }
+
+  private computeNode(b: Location, r: Location, pos: SchemaPosition, stack: ReadonlySet<string>, depth: number, node: FindingNode): void {
     const bs = this.view(this.base, b);
     const rs = this.view(this.rev, r);
-    const nested = ctx.property.length > 0;
-    const prefix = ctx.area === "parameter" ? (nested ? "request-parameter-property" : "request-parameter") : `${ctx.direction}-${nested ? "property" : "body"}`;
-    const subject = nested ? `${ctx.direction === "request" ? (ctx.area === "parameter" ? `${ctx.subject}, property` : "the request property") : "the response property"} ${JSON.stringify(ctx.property.join("/"))}${ctx.direction === "response" && ctx.status !== undefined ? ` (response ${ctx.status})` : ""}` : ctx.subject;
+    const nested = pos.nested;
+    const prefix = pos.area === "parameter" ? (nested ? "request-parameter-property" : "request-parameter") : `${pos.direction}-${nested ? "property" : "body"}`;
     const where = this.pointerOf(r, this.rev);
-    const emit = (suffix: string, message: string, at: string = where): void => this.emit(`${prefix}-${suffix}`, `${subject}: ${message}`, ctx.operation, at);
-    const request = ctx.direction === "request";
+    const add = (id: string, template: string, at: string, rel?: string): void => {
+      if (isRuleId(id)) node.findings.push({ id, template, at, ...(rel === undefined ? {} : { rel }) });
+    };
+    const emit = (suffix: string, message: string): void => add(`${prefix}-${suffix}`, `{s}: ${message}`, where);
+    const request = pos.direction === "request";
+    const into = (name: string | undefined, bChild: Location, rChild: Location): void => {
+      const child = this.schemaNode(bChild, rChild, { ...pos, nested: true }, stack, depth + 1);
+      if (child !== null) node.children.push([name, child]);
+    };
 
-    this.diffTypes(bs, rs, request, ctx.strong, emit);
+    this.diffTypes(bs, rs, request, pos.strong, emit);
 
     if (!bs.nullable && rs.nullable) emit("became-nullable", "became nullable");
     if (bs.nullable && !rs.nullable) emit("became-not-nullable", "became not nullable");
@@ -504,7 +539,7 @@ class Differ {
     } else if (bs.enum !== undefined && rs.enum !== undefined) {
       for (const [key, value] of bs.enum) {
         if (rs.enum.has(key)) continue;
-        if (!request && !nested) this.emit("response-mediatype-enum-value-removed", `${subject}: enum value ${key} removed`, ctx.operation, where);
+        if (!request && !nested) add("response-mediatype-enum-value-removed", `{s}: enum value ${key} removed`, where);
         else emit("enum-value-removed", `enum value ${formatValue(value)} removed`);
       }
       for (const [key, value] of rs.enum) if (!bs.enum.has(key)) emit("enum-value-added", `enum value ${formatValue(value)} added`);
@@ -528,8 +563,8 @@ class Differ {
     }
 
     this.diffBounds(bs, rs, request, emit);
-    this.diffAlternatives("oneOf", b, r, ctx, emit);
-    this.diffAlternatives("anyOf", b, r, ctx, emit);
+    this.diffAlternatives("oneOf", b, r, pos, stack, depth, node, emit);
+    this.diffAlternatives("anyOf", b, r, pos, stack, depth, node, emit);
 
     if (nested) {
       const wasDeprecated = bs.raw.deprecated === true;
@@ -545,17 +580,20 @@ class Differ {
       }
     }
 
-    if (ctx.area === "body" || ctx.area === "parameter") this.diffProperties(bs, rs, ctx, seen, nested);
-    if (bs.items !== undefined && rs.items !== undefined) {
-      this.diffSchema(bs.items, rs.items, { ...ctx, property: [...ctx.property, "items"], depth: ctx.depth + 1, seen });
-    }
+    this.diffProperties(bs, rs, pos, add, into);
+    if (bs.items !== undefined && rs.items !== undefined) into("items", bs.items, rs.items);
   }
 
-  private diffProperties(bs: SchemaView, rs: SchemaView, ctx: SchemaContext, seen: Set<string>, _nested: boolean): void {
-    const request = ctx.direction === "request";
-    const parameter = ctx.area === "parameter";
+  private diffProperties(
+    bs: SchemaView,
+    rs: SchemaView,
+    pos: SchemaPosition,
+    add: (id: string, template: string, at: string, rel?: string) => void,
+    into: (name: string | undefined, b: Location, r: Location) => void,
+  ): void {
+    const request = pos.direction === "request";
+    const parameter = pos.area === "parameter";
     for (const [prop, bLoc] of bs.properties) {
-      const path = [...ctx.property, prop];
       const rLoc = rs.properties.get(prop);
       const bRaw = (deref(this.base, bLoc).value ?? {}) as JsonObject;
       if (rLoc === undefined) {
@@ -563,12 +601,11 @@ class Differ {
         const at = this.pointerOf(bLoc, this.base);
         if (request) {
           if (bRaw.readOnly === true) continue;
-          this.emit("request-property-removed", `the request property ${JSON.stringify(path.join("/"))} removed`, ctx.operation, at);
+          add("request-property-removed", "{s} removed", at, prop);
         } else {
           if (bRaw.writeOnly === true) continue;
-          const status = ctx.status === undefined ? "" : ` (response ${ctx.status})`;
-          if (bs.required.has(prop)) this.emit("response-required-property-removed", `the required response property ${JSON.stringify(path.join("/"))}${status} removed`, ctx.operation, at);
-          else this.emit("response-optional-property-removed", `the optional response property ${JSON.stringify(path.join("/"))}${status} removed`, ctx.operation, at);
+          if (bs.required.has(prop)) add("response-required-property-removed", "{s} removed (it was required)", at, prop);
+          else add("response-optional-property-removed", "{s} removed (it was optional)", at, prop);
         }
         continue;
       }
@@ -577,31 +614,29 @@ class Differ {
         const at = this.pointerOf(rLoc, this.rev);
         const was = bs.required.has(prop);
         const is = rs.required.has(prop);
-        if (request && !was && is && rRaw.readOnly !== true) this.emit("request-property-became-required", `the request property ${JSON.stringify(path.join("/"))} became required`, ctx.operation, at);
-        if (request && was && !is && rRaw.readOnly !== true) this.emit("request-property-became-optional", `the request property ${JSON.stringify(path.join("/"))} became optional`, ctx.operation, at);
-        if (!request && was && !is && rRaw.writeOnly !== true) this.emit("response-property-became-optional", `the response property ${JSON.stringify(path.join("/"))} became optional`, ctx.operation, at);
-        if (!request && !was && is && rRaw.writeOnly !== true) this.emit("response-property-became-required", `the response property ${JSON.stringify(path.join("/"))} became required`, ctx.operation, at);
+        if (request && !was && is && rRaw.readOnly !== true) add("request-property-became-required", "{s} became required", at, prop);
+        if (request && was && !is && rRaw.readOnly !== true) add("request-property-became-optional", "{s} became optional", at, prop);
+        if (!request && was && !is && rRaw.writeOnly !== true) add("response-property-became-optional", "{s} became optional", at, prop);
+        if (!request && !was && is && rRaw.writeOnly !== true) add("response-property-became-required", "{s} became required", at, prop);
       }
       // a property only the other side reads or writes is not part of this direction's contract
       if ((request && rRaw.readOnly === true) || (!request && rRaw.writeOnly === true)) continue;
-      this.diffSchema(bLoc, rLoc, { ...ctx, property: path, depth: ctx.depth + 1, seen });
+      into(prop, bLoc, rLoc);
     }
     if (parameter) return;
     for (const [prop, rLoc] of rs.properties) {
       if (bs.properties.has(prop)) continue;
-      const path = JSON.stringify([...ctx.property, prop].join("/"));
       const rRaw = (deref(this.rev, rLoc).value ?? {}) as JsonObject;
       const at = this.pointerOf(rLoc, this.rev);
       const required = rs.required.has(prop);
       if (request) {
         if (rRaw.readOnly === true) continue;
-        if (required) this.emit("new-required-request-property", `required request property ${path} added`, ctx.operation, at);
-        else this.emit("new-optional-request-property", `optional request property ${path} added`, ctx.operation, at);
+        if (required) add("new-required-request-property", "{s} added, required", at, prop);
+        else add("new-optional-request-property", "{s} added, optional", at, prop);
       } else {
         if (rRaw.writeOnly === true) continue;
-        const status = ctx.status === undefined ? "" : ` (response ${ctx.status})`;
-        if (required) this.emit("response-required-property-added", `required response property ${path}${status} added`, ctx.operation, at);
-        else this.emit("response-optional-property-added", `optional response property ${path}${status} added`, ctx.operation, at);
+        if (required) add("response-required-property-added", "{s} added, required", at, prop);
+        else add("response-optional-property-added", "{s} added, optional", at, prop);
       }
     }
   }
@@ -664,7 +699,21 @@ class Differ {
   }
 
   /** oneOf/anyOf members matched by meaning (fingerprint), then by `$ref` name or title; the rest added or removed. */
-  private diffAlternatives(keyword: "oneOf" | "anyOf", b: Location, r: Location, ctx: SchemaContext, emit: (suffix: string, message: string) => void): void {
+  private diffAlternatives(
+    keyword: "oneOf" | "anyOf",
+    b: Location,
+    r: Location,
+    pos: SchemaPosition,
+    stack: ReadonlySet<string>,
+    depth: number,
+    node: FindingNode,
+    emit: (suffix: string, message: string) => void,
+  ): void {
+    // a matched member is diffed at the same property path (its findings read as this schema's)
+    const into = (bMember: Location, rMember: Location): void => {
+      const child = this.schemaNode(bMember, rMember, pos, stack, depth + 1);
+      if (child !== null) node.children.push([undefined, child]);
+    };
     const from = child(b, keyword);
     const to = child(r, keyword);
     const fromList = Array.isArray(from.value) ? from.value.map((_, i) => child(from, i)) : [];
@@ -695,12 +744,12 @@ class Differ {
         continue;
       }
       remaining.delete(index);
-      this.diffSchema(loc, right[index]!, { ...ctx, depth: ctx.depth + 1 });
+      into(loc, right[index]!);
     }
     // members that are single objects without a name: pair them in order when counts match
     const added = [...remaining].map((i) => right[i]!);
-    if (removed.length > 0 && removed.length === added.length && ctx.property.length + ctx.depth < this.rev.limits.maxDepth) {
-      removed.forEach((loc, i) => this.diffSchema(loc, added[i]!, { ...ctx, depth: ctx.depth + 1 }));
+    if (removed.length > 0 && removed.length === added.length) {
+      removed.forEach((loc, i) => into(loc, added[i]!));
       return;
     }
     for (const loc of removed) emit(`${suffix}-removed`, `${keyword} member ${memberName(this.base, loc) ?? `#${loc.pointer.split("/").pop()}`} removed`);
@@ -769,14 +818,43 @@ interface SchemaContext {
   readonly area: "body" | "parameter";
   /** How the top of this schema is named in messages. */
   readonly subject: string;
-  /** Property names from the top of the schema ("items" for array items). */
-  readonly property: readonly string[];
   /** Whether the media type is strongly typed (JSON): "1" and 1 differ. */
   readonly strong: boolean;
   readonly operation: string;
   readonly status?: string;
-  readonly depth: number;
-  readonly seen: ReadonlySet<string>;
+}
+
+/** What a schema's findings depend on besides the two schemas: the ids and the type rules. */
+interface SchemaPosition {
+  readonly direction: Direction;
+  readonly area: "body" | "parameter";
+  readonly strong: boolean;
+  /** Below the top of the body or parameter (property ids instead of body ids). */
+  readonly nested: boolean;
+}
+
+interface Finding {
+  readonly id: RuleId;
+  /** The message, with `{s}` where the subject (the property path, in this operation) goes. */
+  readonly template: string;
+  readonly at: string;
+  /** A property name below the schema the finding belongs to (added, removed, required). */
+  readonly rel?: string;
+}
+
+/** The findings of one schema pair, and those of the pairs below it (by property name, or
+ * undefined for oneOf/anyOf members at the same path). */
+interface FindingNode {
+  readonly findings: Finding[];
+  readonly children: Array<[string | undefined, FindingNode]>;
+}
+
+function subjectOf(ctx: SchemaContext, path: readonly string[]): string {
+  if (path.length === 0) return ctx.subject;
+  const name = JSON.stringify(path.join("/"));
+  if (ctx.area === "parameter") return `${ctx.subject}, property ${name}`;
+  if (ctx.direction === "request") return `the request property ${name}`;
+  return `the response property ${name}${ctx.status === undefined ? "" : ` (response ${ctx.status})`}`;
 }
 
 interface SchemaView {
