@@ -563,6 +563,12 @@ class Differ {
     }
 
     this.diffBounds(bs, rs, request, emit);
+    // oasdiff's legacy fallback for array parameters: maxItems written on the items schema
+    if (pos.area === "parameter" && !nested && bs.items !== undefined && rs.items !== undefined && numberOf(bs.raw.maxItems) === undefined && numberOf(rs.raw.maxItems) === undefined) {
+      const from = numberOf((deref(this.base, bs.items).value as JsonObject | undefined)?.maxItems);
+      const to = numberOf((deref(this.rev, rs.items).value as JsonObject | undefined)?.maxItems);
+      if (from !== undefined && to !== undefined && from !== to) emit(to < from ? "max-items-decreased" : "max-items-increased", `maxItems (on the items) changed from ${from} to ${to}`);
+    }
     this.diffAlternatives("oneOf", b, r, pos, stack, depth, node, emit);
     this.diffAlternatives("anyOf", b, r, pos, stack, depth, node, emit);
 
