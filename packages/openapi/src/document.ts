@@ -72,15 +72,15 @@ function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
-// Iterative, so a hostile nesting cannot overflow the stack before the limit says no.
+// Iterative, so a hostile nesting cannot overflow the stack before the limit says no. Objects
+// shared through YAML aliases are walked at every place they appear (the diff walks them there
+// too), so an alias that contains itself (a cyclic document) ends as too deep.
 function checkDepth(data: unknown, where: string, maxDepth: number): void {
   const stack: Array<[unknown, number]> = [[data, 0]];
-  const seen = new Set<object>(); // YAML aliases share objects: visit each once
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== "object" || seen.has(value)) continue;
-    seen.add(value);
-    if (depth > maxDepth) throw new OpenApiError("too_deep", `${where} nests deeper than ${maxDepth} levels`);
+    if (value === null || typeof value !== "object") continue;
+    if (depth > maxDepth) throw new OpenApiError("too_deep", `${where} nests deeper than ${maxDepth} levels (or an alias contains itself)`);
     for (const child of Array.isArray(value) ? value : Object.values(value)) {
       if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
     }

@@ -1,3 +1,4 @@
+import { OpenApiError } from "./errors.js";
 import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument } from "./document.js";
 
 // Keys that say nothing about what a client may send or receive: a change to them alone is no
@@ -11,6 +12,8 @@ export function isContractKey(key: string): boolean {
   if (key.startsWith("x-")) return KEPT_EXTENSIONS.has(key);
   return true;
 }
+
+const MAX_NESTING = 2000;
 
 // Objects whose keys are names chosen by the author (a property called "description" is a property).
 const NAME_MAPS = new Set([
@@ -37,6 +40,7 @@ export function canonicalJson(value: unknown): string {
 export class Fingerprints {
   private readonly memo = new Map<string, string>();
   private readonly inProgress = new Set<string>();
+  private depth = 0;
 
   /**
    * `interned` maps each distinct shape to a short id; share it between the two documents
@@ -62,7 +66,11 @@ export class Fingerprints {
     const known = this.memo.get(key);
     if (known !== undefined) return known;
     if (this.inProgress.has(key)) return "cycle";
+    // nesting through $refs (S1 -> S2 -> ... each in its own component) is not bounded by the
+    // document's own depth: bound it here, before the stack is
+    if (this.depth >= MAX_NESTING) throw new OpenApiError("too_deep", `values nest more than ${MAX_NESTING} levels through $refs`);
     this.inProgress.add(key);
+    this.depth++;
     try {
       const parts: string[] = [];
       const hash = { update: (text: string): void => void parts.push(text) };
@@ -90,6 +98,7 @@ export class Fingerprints {
       this.memo.set(key, digest);
       return digest;
     } finally {
+      this.depth--;
       this.inProgress.delete(key);
     }
   }

@@ -58,6 +58,37 @@ describe("parseOpenApi", () => {
   });
 });
 
+describe("bounded work on hostile documents", () => {
+  const chain = (n: number, last: string): Record<string, unknown> => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) schemas[`S${i}`] = { type: "object", properties: { next: i + 1 < n ? { $ref: `#/components/schemas/S${i + 1}` } : { type: last } } };
+    return {
+      openapi: "3.0.3",
+      info: { title: "t", version: "1" },
+      paths: { "/a": { get: { responses: { 200: { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/S0" } } } } } } } },
+      components: { schemas },
+    };
+  };
+
+  it("a YAML alias that contains itself is refused as too deep, not a stack overflow", () => {
+    const cyclic = minimal().replace("paths: {}", "paths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: &s\n                type: object\n                properties:\n                  self: *s");
+    expect(codeOf(() => parseOpenApi(cyclic))).toBe("too_deep");
+  });
+
+  it("schemas chained through thousands of $refs end as too_deep", () => {
+    expect(codeOf(() => diffOpenApi(parseOpenApi(chain(20_000, "string")), parseOpenApi(chain(20_000, "integer"))))).toBe("too_deep");
+    // a chain within the limits is diffed to its end
+    const changes = diffOpenApi(parseOpenApi(chain(50, "string")), parseOpenApi(chain(50, "integer")));
+    expect(changes.map((c) => c.id)).toEqual(["response-property-type-changed"]);
+    expect(changes[0]!.message).toMatch(/"next\/next\/.*next" \(response 200\): type changed from string to integer/);
+  });
+
+  it("a diff that would visit more schema pairs than allowed stops with too_complex", () => {
+    const limits = { maxSchemaVisits: 20 };
+    expect(codeOf(() => diffOpenApi(parseOpenApi(chain(50, "string"), { limits }), parseOpenApi(chain(50, "integer"), { limits })))).toBe("too_complex");
+  });
+});
+
 describe("loadOpenApi", () => {
   const files: Record<string, string> = {
     "https://api.example.com/openapi.yaml": `openapi: 3.1.0
