@@ -99,7 +99,8 @@ export function openApiVersion(data: unknown, where: string): { version: "3.0" |
       `${where} is Swagger ${String(doc.swagger)}; only OpenAPI 3.0 and 3.1 are read: convert it first (e.g. with swagger2openapi)`,
     );
   }
-  const openapi = doc.openapi;
+  // `openapi: 3.1` without quotes is a YAML number
+  const openapi = typeof doc.openapi === "number" ? (Number.isInteger(doc.openapi) ? `${doc.openapi}.0` : String(doc.openapi)) : doc.openapi;
   if (typeof openapi !== "string") {
     throw new OpenApiError("invalid_document", `${where} has no "openapi" version field`);
   }

@@ -25,6 +25,7 @@ describe("parseOpenApi", () => {
   it("reads JSON and YAML, 3.0 and 3.1", () => {
     expect(parseOpenApi(minimal()).version).toBe("3.0");
     expect(parseOpenApi(JSON.stringify({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {} })).version).toBe("3.1");
+    expect(parseOpenApi("openapi: 3.1\ninfo: {title: t, version: '1'}\npaths: {}\n").version).toBe("3.1"); // a YAML number
   });
 
   it("refuses Swagger 2.0, other versions, non-documents and broken text with a code", () => {

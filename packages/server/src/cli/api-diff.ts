@@ -69,7 +69,8 @@ export async function runApiDiff(args: readonly string[], io: CliIo): Promise<nu
   } catch (error) {
     if (error instanceof InputError) io.stderr(`driftwatch api-diff: ${error.message}\n`);
     else if (isOpenApiError(error)) io.stderr(`driftwatch api-diff: ${error.message} (${error.code})\n`);
-    else throw error;
+    // anything else is still "could not compare": never exit 1, which would read as a breaking change
+    else io.stderr(`driftwatch api-diff: could not compare the documents: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_ERROR;
   } finally {
     await fetcher.close();
