@@ -455,7 +455,10 @@ class Differ {
       if (Object.hasOwn(to, status)) {
         const br = deref(this.base, child(b, status));
         const rr = deref(this.rev, child(r, status));
-        if (this.baseFp.of(br) !== this.revFp.of(rr)) this.diffContent(child(br, "content"), child(rr, "content"), "response", name, status);
+        if (this.baseFp.of(br) !== this.revFp.of(rr)) {
+          this.diffHeaders(br, rr, name, status);
+          this.diffContent(child(br, "content"), child(rr, "content"), "response", name, status);
+        }
         continue;
       }
       const where = this.pointerOf(child(b, status), this.base);
@@ -467,6 +470,42 @@ class Differ {
       const where = this.pointerOf(child(r, status), this.rev);
       if (success(status)) this.emit("response-success-status-added", `success response status ${status} added`, name, where);
       else this.emit("response-non-success-status-added", `response status ${status} added`, name, where);
+    }
+  }
+
+  /** Response headers, by case-insensitive name: a client may read them. */
+  private diffHeaders(b: Location, r: Location, name: string, status: string): void {
+    const headers = (doc: OpenApiDocument, response: Location): Map<string, Location> => {
+      const result = new Map<string, Location>();
+      const list = child(response, "headers");
+      if (!isObject(list.value)) return result;
+      for (const header of Object.keys(list.value)) {
+        if (header.toLowerCase() === "content-type") continue; // described by the media types
+        result.set(header.toLowerCase(), deref(doc, child(list, header)));
+      }
+      return result;
+    };
+    const from = headers(this.base, b);
+    const to = headers(this.rev, r);
+    for (const [header, bh] of from) {
+      const rh = to.get(header);
+      const bv = isObject(bh.value) ? bh.value : {};
+      if (rh === undefined) {
+        const where = this.pointerOf(bh, this.base);
+        if (bv.required === true) this.emit("required-response-header-removed", `required response header ${header} (response ${status}) removed`, name, where);
+        else this.emit("optional-response-header-removed", `optional response header ${header} (response ${status}) removed`, name, where);
+        continue;
+      }
+      if (this.baseFp.of(bh) === this.revFp.of(rh)) continue;
+      const rv = isObject(rh.value) ? rh.value : {};
+      const subject = `the response header ${header} (response ${status})`;
+      if (bv.required === true && rv.required !== true) this.emit("response-header-became-optional", `${subject} became optional`, name, this.pointerOf(rh, this.rev));
+      const bs = parameterSchema(bh);
+      const rs = parameterSchema(rh);
+      if (bs !== undefined && rs !== undefined) this.diffSchema(bs, rs, { direction: "response", area: "header", subject, strong: false, operation: name, status });
+    }
+    for (const [header, rh] of to) {
+      if (!from.has(header)) this.emit("response-header-added", `response header ${header} (response ${status}) added`, name, this.pointerOf(rh, this.rev));
     }
   }
 
@@ -516,7 +555,8 @@ class Differ {
     const bs = this.view(this.base, b);
     const rs = this.view(this.rev, r);
     const nested = pos.nested;
-    const prefix = pos.area === "parameter" ? (nested ? "request-parameter-property" : "request-parameter") : `${pos.direction}-${nested ? "property" : "body"}`;
+    const prefix =
+      pos.area === "parameter" ? (nested ? "request-parameter-property" : "request-parameter") : pos.area === "header" ? (nested ? "response-header-property" : "response-header") : `${pos.direction}-${nested ? "property" : "body"}`;
     const where = this.pointerOf(r, this.rev);
     const add = (id: string, template: string, at: string, rel?: string): void => {
       if (isRuleId(id)) node.findings.push({ id, template, at, ...(rel === undefined ? {} : { rel }) });
@@ -598,7 +638,7 @@ class Differ {
     into: (name: string | undefined, b: Location, r: Location) => void,
   ): void {
     const request = pos.direction === "request";
-    const parameter = pos.area === "parameter";
+    const parameter = pos.area === "parameter" || pos.area === "header";
     for (const [prop, bLoc] of bs.properties) {
       const rLoc = rs.properties.get(prop);
       const bRaw = (deref(this.base, bLoc).value ?? {}) as JsonObject;
@@ -821,7 +861,7 @@ class Differ {
 
 interface SchemaContext {
   readonly direction: Direction;
-  readonly area: "body" | "parameter";
+  readonly area: "body" | "parameter" | "header";
   /** How the top of this schema is named in messages. */
   readonly subject: string;
   /** Whether the media type is strongly typed (JSON): "1" and 1 differ. */
@@ -833,7 +873,7 @@ interface SchemaContext {
 /** What a schema's findings depend on besides the two schemas: the ids and the type rules. */
 interface SchemaPosition {
   readonly direction: Direction;
-  readonly area: "body" | "parameter";
+  readonly area: "body" | "parameter" | "header";
   readonly strong: boolean;
   /** Below the top of the body or parameter (property ids instead of body ids). */
   readonly nested: boolean;
@@ -858,7 +898,7 @@ interface FindingNode {
 function subjectOf(ctx: SchemaContext, path: readonly string[]): string {
   if (path.length === 0) return ctx.subject;
   const name = JSON.stringify(path.join("/"));
-  if (ctx.area === "parameter") return `${ctx.subject}, property ${name}`;
+  if (ctx.area === "parameter" || ctx.area === "header") return `${ctx.subject}, property ${name}`;
   if (ctx.direction === "request") return `the request property ${name}`;
   return `the response property ${name}${ctx.status === undefined ? "" : ` (response ${ctx.status})`}`;
 }
@@ -886,7 +926,8 @@ function label(op: Operation): string {
 }
 
 function parameterSchema(param: Location): Location | undefined {
-  const value = param.value as JsonObject;
+  const value = param.value;
+  if (!isObject(value)) return undefined;
   if (value.schema !== undefined) return child(param, "schema");
   const content = child(param, "content");
   if (isObject(content.value)) {

@@ -329,6 +329,17 @@ add("response-property", "key-order-only", res(obj({ a: { type: "string" }, b: {
   csv.paths["/items"].get.responses[200].content["text/csv"] = { schema: { type: "string" } };
   add("response-status", "response-media-type-added", doc(), csv, ["response-media-type-added"]);
   add("response-status", "response-media-type-removed", csv, doc(), ["response-media-type-removed"]);
+  const withHeaders = (headers) => doc({ getOp: { responses: { 200: { description: "ok", headers, content: { "application/json": { schema: obj({ a: { type: "string" } }) } } } } } });
+  const rate = (extra = {}) => ({ "X-Rate-Limit": { schema: { type: "integer" }, ...extra } });
+  add("response-status", "required-response-header-removed", withHeaders(rate({ required: true })), doc(), ["required-response-header-removed"]);
+  add("response-status", "optional-response-header-removed", withHeaders(rate()), doc(), ["optional-response-header-removed"]);
+  add("response-status", "response-header-added", doc(), withHeaders(rate()), ["response-header-added"]);
+  add("response-status", "response-header-became-optional", withHeaders(rate({ required: true })), withHeaders(rate()), ["response-header-became-optional"]);
+  add("response-status", "response-header-type-changed", withHeaders(rate()), withHeaders({ "X-Rate-Limit": { schema: { type: "string" } } }), ["response-header-type-changed"]);
+  add("response-status", "response-header-type-generalized", withHeaders(rate()), withHeaders({ "X-Rate-Limit": { schema: { type: "number" } } }), ["response-header-type-generalized"]);
+  add("response-status", "response-header-type-specialized", withHeaders({ "X-Rate-Limit": { schema: { type: "number" } } }), withHeaders(rate()), ["response-header-type-specialized"]);
+  add("response-status", "response-header-became-nullable", withHeaders(rate()), withHeaders({ "X-Rate-Limit": { schema: { type: "integer", nullable: true } } }), ["response-header-became-nullable"]);
+  add("response-status", "response-header-name-case", withHeaders(rate()), withHeaders({ "x-rate-limit": { schema: { type: "integer" } } }), [], "header names are case-insensitive");
   const viaRef = doc({ getOp: { responses: { 200: { $ref: "#/components/responses/Ok" } } }, components: { responses: { Ok: { description: "ok", content: { "application/json": { schema: obj({ a: { type: "string" } }) } } } } } });
   add("response-status", "response-moved-to-components", doc(), viaRef, [], "a response moved behind a $ref is the same response");
 }
