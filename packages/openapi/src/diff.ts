@@ -568,7 +568,7 @@ class Differ {
       if (child !== null) node.children.push([name, child]);
     };
 
-    this.diffTypes(bs, rs, request, pos.strong, emit);
+    this.diffTypes(bs, rs, request, pos.strong, isRuleId(`${prefix}-type-compatible`), emit);
 
     if (!bs.nullable && rs.nullable) emit("became-nullable", "became nullable");
     if (bs.nullable && !rs.nullable) emit("became-not-nullable", "became not nullable");
@@ -688,7 +688,7 @@ class Differ {
   }
 
   /** Type and format, as oasdiff's type/format rules judge them (requests widen, responses narrow). */
-  private diffTypes(bs: SchemaView, rs: SchemaView, request: boolean, strong: boolean, emit: (suffix: string, message: string) => void): void {
+  private diffTypes(bs: SchemaView, rs: SchemaView, request: boolean, strong: boolean, compatibleRule: boolean, emit: (suffix: string, message: string) => void): void {
     const from = bs.types;
     const to = rs.types;
     const typeChanged = !sameSet(from, to);
@@ -702,17 +702,23 @@ class Differ {
       else emit("type-changed", describe);
       return;
     }
+    // a swap between two concrete types that is safe only because the media type is not strongly
+    // typed (text, XML, a header: 1 and "1" read the same) is "compatible", as oasdiff says
+    // (oasdiff has no such rule for parameters: there it is a generalization)
+    const concreteSwap = typeChanged && from.length > 0 && to.length > 0 && compatibleRule;
     if (request) {
       // the new type must accept every value the old one did
       if (typeChanged && to.length === 0) emit("type-generalized", describe);
       else if (typeFormatBreaking(typeChanged ? { added: to, deleted: from } : undefined, formatChanged ? { to: rs.format, from: bs.format } : undefined, strong, to)) emit("type-changed", describe);
+      else if (concreteSwap && !isSubset(from, to)) emit("type-compatible", `${describe} (compatible only because the media type is not strongly typed)`);
       else emit("type-generalized", describe);
     } else {
       // every value the new type returns must have been possible before: the same check, reversed
       if (typeChanged && from.length === 0) emit("type-specialized", describe);
       else if (typeFormatBreaking(typeChanged ? { added: from, deleted: to } : undefined, formatChanged ? { to: bs.format, from: rs.format } : undefined, strong, from)) {
         emit(typeChanged && isSubset(from, to) && from.length > 0 ? "type-generalized" : "type-changed", describe);
-      } else emit("type-specialized", describe);
+      } else if (concreteSwap && !isSubset(to, from)) emit("type-compatible", `${describe} (compatible only because the media type is not strongly typed)`);
+      else emit("type-specialized", describe);
     }
   }
 

@@ -258,6 +258,24 @@ for (const [name, b, r, extra, expected] of schemaCases) {
   }
 }
 
+// --- type swaps that are safe only outside JSON (oasdiff's "compatible") ----------------------------
+{
+  const xmlRequest = (t) => {
+    const d = doc();
+    d.paths["/items"].post.requestBody.content = { "application/xml": { schema: obj({ n: { type: t } }) } };
+    return d;
+  };
+  const xmlResponse = (t) => {
+    const d = doc();
+    d.paths["/items"].get.responses[200].content = { "application/xml": { schema: obj({ n: { type: t } }) } };
+    return d;
+  };
+  add("request-property", "xml-request-property-integer-to-string", xmlRequest("integer"), xmlRequest("string"), ["request-property-type-compatible"], "XML carries text: any value reads as a string");
+  add("request-property", "xml-request-property-string-to-integer", xmlRequest("string"), xmlRequest("integer"), ["request-property-type-changed"]);
+  add("response-property", "xml-response-property-string-to-integer", xmlResponse("string"), xmlResponse("integer"), ["response-property-type-compatible"]);
+  add("response-property", "xml-response-property-integer-to-string", xmlResponse("integer"), xmlResponse("string"), ["response-property-type-changed"]);
+}
+
 // --- properties: added, removed, required, read-only/write-only, deprecation ---------------------
 const req = (schema) => doc({ request: schema });
 const res = (schema) => doc({ response: schema });
