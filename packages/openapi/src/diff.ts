@@ -603,6 +603,16 @@ class Differ {
     }
 
     this.diffBounds(bs, rs, request, emit);
+    // an empty pattern constrains nothing (and is what oasdiff reads as no pattern)
+    const fromPattern = typeof bs.raw.pattern === "string" && bs.raw.pattern !== "" ? bs.raw.pattern : undefined;
+    const toPattern = typeof rs.raw.pattern === "string" && rs.raw.pattern !== "" ? rs.raw.pattern : undefined;
+    if (fromPattern === undefined && toPattern !== undefined) emit("pattern-added", `pattern ${JSON.stringify(toPattern)} added`);
+    else if (fromPattern !== undefined && toPattern === undefined) emit("pattern-removed", `pattern ${JSON.stringify(fromPattern)} removed`);
+    else if (fromPattern !== undefined && toPattern !== undefined && fromPattern !== toPattern) {
+      // a pattern that matches anything accepts every value the old one did
+      const matchesAll = /^\^?\.\*\$?$/.test(toPattern);
+      emit(request && matchesAll ? "pattern-generalized" : "pattern-changed", `pattern changed from ${JSON.stringify(fromPattern)} to ${JSON.stringify(toPattern)}`);
+    }
     // oasdiff's legacy fallback for array parameters: maxItems written on the items schema
     if (pos.area === "parameter" && !nested && bs.items !== undefined && rs.items !== undefined && numberOf(bs.raw.maxItems) === undefined && numberOf(rs.raw.maxItems) === undefined) {
       const from = numberOf((deref(this.base, bs.items).value as JsonObject | undefined)?.maxItems);
