@@ -38,6 +38,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return 0;
     case "diff":
       return runDiff(rest, io);
+    case "api-diff": {
+      const { runApiDiff } = await import("./api-diff.js");
+      return runApiDiff(rest, io);
+    }
     case "learn": {
       const { runLearn } = await import("./learn.js");
       return runLearn(rest, io);

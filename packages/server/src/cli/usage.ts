@@ -23,6 +23,9 @@ Commands:
   doctor         Check store, browser, egress and clock; print what to fix [--database url]
   diff           Diff two JSON files: <before.json> <after.json> [--rules rules.json] [--explain] [--json]
                    exit 0 no change, 1 changed, 2 error; --explain: which rule or inference hid or rated each change
+  api-diff       Compare two OpenAPI 3.0/3.1 documents (files or URLs) and print the API changes:
+                   <base> <revision> [--format text|json] [--fail-on breaking|potentially-breaking|none]
+                   exit 1 a change at or above --fail-on (default breaking), 0 none, 2 unreadable input
   learn          Fetch a target a few times and print the policy learned from its noise, with evidence:
                    <url> [--samples 5] [--interval 2s] [--selector css] [--kind json|html]
                    [--allow-private-networks] [--json]

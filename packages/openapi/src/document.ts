@@ -1,0 +1,287 @@
+import { parse as parseYaml } from "yaml";
+import { OpenApiError } from "./errors.js";
+import { type OpenApiLimits, resolveLimits } from "./limits.js";
+
+/** A JSON object as parsed from a document. */
+export type JsonObject = { [key: string]: unknown };
+
+/**
+ * An OpenAPI 3.0 or 3.1 document, with every document its external `$ref`s reach. `$ref`s are
+ * not replaced (cycles stay cheap and renamed targets stay recognisable); `resolveRef` follows them.
+ */
+export interface OpenApiDocument {
+  /** "3.0" or "3.1" (3.2 documents are read as 3.1). */
+  readonly version: "3.0" | "3.1";
+  /** The `openapi` field as written. */
+  readonly openapi: string;
+  /** Where the root document was read from (a `file:`, `http(s):` or `memory:` URL). */
+  readonly url: string;
+  /** The root document. */
+  readonly root: JsonObject;
+  /** Every document by URL (without fragment), the root included. */
+  readonly documents: ReadonlyMap<string, unknown>;
+  readonly limits: OpenApiLimits;
+}
+
+/** Reads the text of a document that a `$ref` points to (a file, or a URL behind an SSRF guard). */
+export type DocumentLoader = (url: URL, maxBytes: number) => Promise<string>;
+
+export interface ParseOptions {
+  /** The URL the document was read from, used to resolve relative `$ref`s (default `memory:/openapi`). */
+  readonly url?: string;
+  readonly limits?: Partial<OpenApiLimits>;
+}
+
+export interface LoadOptions extends ParseOptions {
+  /** Reads documents that external `$ref`s point to. Without it, an external `$ref` is refused. */
+  readonly loader?: DocumentLoader;
+}
+
+const DEFAULT_URL = "memory:/openapi";
+
+/** Parses one document's text (JSON or YAML) into data, within the limits. */
+export function parseDocumentText(text: string, where: string, limits: OpenApiLimits): unknown {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > limits.maxDocumentBytes) {
+    throw new OpenApiError("too_large", `${where} is ${bytes} bytes, more than the limit of ${limits.maxDocumentBytes}`);
+  }
+  const trimmed = text.trimStart();
+  let data: unknown;
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      data = JSON.parse(text) as unknown;
+    } catch (jsonError) {
+      data = parseYamlText(text, where, limits, jsonError);
+    }
+  } else data = parseYamlText(text, where, limits, undefined);
+  checkDepth(data, where, limits.maxDepth);
+  return data;
+}
+
+function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonError: unknown): unknown {
+  try {
+    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true }) as unknown;
+  } catch (error) {
+    const reason = jsonError instanceof Error ? jsonError.message : (error as Error).message;
+    throw new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0] ?? text;
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}
+
+// Iterative, so a hostile nesting cannot overflow the stack before the limit says no. Objects
+// shared through YAML aliases are walked at every place they appear (the diff walks them there
+// too), so an alias that contains itself (a cyclic document) ends as too deep.
+function checkDepth(data: unknown, where: string, maxDepth: number): void {
+  const stack: Array<[unknown, number]> = [[data, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > maxDepth) throw new OpenApiError("too_deep", `${where} nests deeper than ${maxDepth} levels (or an alias contains itself)`);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+}
+
+/** Reads the version of a parsed root document, refusing Swagger 2.0 and anything but 3.0/3.1. */
+export function openApiVersion(data: unknown, where: string): { version: "3.0" | "3.1"; openapi: string } {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new OpenApiError("invalid_document", `${where} is not an OpenAPI document (not an object)`);
+  }
+  const doc = data as JsonObject;
+  if (typeof doc.swagger === "string" || typeof doc.swagger === "number") {
+    throw new OpenApiError(
+      "swagger_2_unsupported",
+      `${where} is Swagger ${String(doc.swagger)}; only OpenAPI 3.0 and 3.1 are read: convert it first (e.g. with swagger2openapi)`,
+    );
+  }
+  // `openapi: 3.1` without quotes is a YAML number
+  const openapi = typeof doc.openapi === "number" ? (Number.isInteger(doc.openapi) ? `${doc.openapi}.0` : String(doc.openapi)) : doc.openapi;
+  if (typeof openapi !== "string") {
+    throw new OpenApiError("invalid_document", `${where} has no "openapi" version field`);
+  }
+  if (/^3\.0(\.|$)/.test(openapi)) return { version: "3.0", openapi };
+  if (/^3\.[12](\.|$)/.test(openapi)) return { version: "3.1", openapi };
+  throw new OpenApiError("unsupported_version", `${where} is OpenAPI ${openapi}; only 3.0 and 3.1 are read`);
+}
+
+/** Parses a document without external `$ref`s (synchronous; an external `$ref` is refused). */
+export function parseOpenApi(input: string | JsonObject, options: ParseOptions = {}): OpenApiDocument {
+  const limits = resolveLimits(options.limits);
+  const url = options.url ?? DEFAULT_URL;
+  const data = typeof input === "string" ? parseDocumentText(input, url, limits) : input;
+  if (typeof input !== "string") checkDepth(data, url, limits.maxDepth);
+  const { version, openapi } = openApiVersion(data, url);
+  const documents = new Map<string, unknown>([[url, data]]);
+  const external = collectRefs(data, url, limits);
+  for (const target of external) {
+    if (!documents.has(target)) {
+      throw new OpenApiError("external_ref_refused", `${url} refers to ${target}; give a loader to read other documents`);
+    }
+  }
+  const doc: OpenApiDocument = { version, openapi, url, root: data as JsonObject, documents, limits };
+  checkRefs(doc);
+  return doc;
+}
+
+/**
+ * Loads a document and every document its `$ref`s reach through `loader`, within the limits
+ * (bytes per document and in total, number of documents); cycles between documents are fine.
+ */
+export async function loadOpenApi(url: string | URL, options: LoadOptions = {}): Promise<OpenApiDocument> {
+  const limits = resolveLimits(options.limits);
+  const loader = options.loader;
+  if (loader === undefined) throw new OpenApiError("external_ref_refused", "loadOpenApi needs a loader");
+  const rootUrl = stripFragment(String(url));
+  const documents = new Map<string, unknown>();
+  let totalBytes = 0;
+  const queue = [rootUrl];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    if (documents.has(next)) continue;
+    if (documents.size >= limits.maxDocuments) {
+      throw new OpenApiError("too_many_documents", `$refs reach more than ${limits.maxDocuments} documents`);
+    }
+    let text: string;
+    try {
+      text = await loader(new URL(next), Math.min(limits.maxDocumentBytes, limits.maxTotalBytes - totalBytes));
+    } catch (error) {
+      if (error instanceof OpenApiError) throw error;
+      throw new OpenApiError("load_failed", `cannot read ${next}: ${(error as Error).message}`, { cause: error });
+    }
+    totalBytes += Buffer.byteLength(text, "utf8");
+    if (totalBytes > limits.maxTotalBytes) {
+      throw new OpenApiError("too_large", `the documents together exceed ${limits.maxTotalBytes} bytes`);
+    }
+    const data = parseDocumentText(text, next, limits);
+    documents.set(next, data);
+    for (const target of collectRefs(data, next, limits)) if (!documents.has(target)) queue.push(target);
+  }
+  const root = documents.get(rootUrl);
+  const { version, openapi } = openApiVersion(root, rootUrl);
+  const doc: OpenApiDocument = { version, openapi, url: rootUrl, root: root as JsonObject, documents, limits };
+  checkRefs(doc);
+  return doc;
+}
+
+function stripFragment(url: string): string {
+  const hash = url.indexOf("#");
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
+/** Every `$ref` string in a document, each visited once. */
+function forEachRef(data: unknown, visit: (ref: string, holder: JsonObject) => void): void {
+  const stack: unknown[] = [data];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== "object" || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+      continue;
+    }
+    const object = value as JsonObject;
+    if (typeof object.$ref === "string") visit(object.$ref, object);
+    for (const [key, child] of Object.entries(object)) {
+      // examples and extensions are data, not schema: a "$ref" key inside them is a value
+      if (key === "example" || key === "examples" || key.startsWith("x-")) continue;
+      stack.push(child);
+    }
+  }
+}
+
+/** The documents (URLs without fragment) that the `$ref`s of one document point to, itself excluded. */
+function collectRefs(data: unknown, base: string, limits: OpenApiLimits): Set<string> {
+  const targets = new Set<string>();
+  forEachRef(data, (ref) => {
+    if (ref.startsWith("#")) return;
+    let target: string;
+    try {
+      target = stripFragment(new URL(ref, base).href);
+    } catch {
+      throw new OpenApiError("unresolved_ref", `${base}: $ref ${JSON.stringify(ref)} is not a valid URL`);
+    }
+    if (target !== base) targets.add(target);
+    if (targets.size > limits.maxDocuments) {
+      throw new OpenApiError("too_many_documents", `${base} refers to more than ${limits.maxDocuments} documents`);
+    }
+  });
+  return targets;
+}
+
+// Every $ref must point somewhere: a diff over a dangling reference would silently compare nothing.
+function checkRefs(doc: OpenApiDocument): void {
+  for (const [url, data] of doc.documents) {
+    forEachRef(data, (ref) => {
+      deref(doc, resolveRef(doc, url, ref)); // also refuses a chain of $refs that loops
+    });
+  }
+}
+
+/** Where a value lives: the document URL and the JSON pointer inside it. */
+export interface Location {
+  readonly doc: string;
+  readonly pointer: string;
+  readonly value: unknown;
+}
+
+/** Follows one `$ref` from the document at `base`; throws `unresolved_ref` when it points nowhere. */
+export function resolveRef(doc: OpenApiDocument, base: string, ref: string): Location {
+  let target: string;
+  let fragment: string;
+  if (ref.startsWith("#")) {
+    target = base;
+    fragment = ref.slice(1);
+  } else {
+    const url = new URL(ref, base);
+    fragment = url.hash.startsWith("#") ? url.hash.slice(1) : "";
+    target = stripFragment(url.href);
+  }
+  fragment = safeDecode(fragment);
+  const document = doc.documents.get(target);
+  if (document === undefined) throw new OpenApiError("unresolved_ref", `$ref ${JSON.stringify(ref)} in ${base}: ${target} was not loaded`);
+  if (fragment !== "" && !fragment.startsWith("/")) {
+    throw new OpenApiError("unresolved_ref", `$ref ${JSON.stringify(ref)} in ${base}: only JSON pointer fragments are supported`);
+  }
+  let value: unknown = document;
+  for (const raw of fragment === "" ? [] : fragment.slice(1).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (value !== null && typeof value === "object" && Object.hasOwn(value, token)) {
+      value = (value as Record<string, unknown>)[token];
+    } else {
+      throw new OpenApiError("unresolved_ref", `$ref ${JSON.stringify(ref)} in ${base} points nowhere`);
+    }
+  }
+  return { doc: target, pointer: fragment, value };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed escape: keep the fragment as written
+  }
+}
+
+/** Follows `$ref` chains from a location until a value without `$ref`, within `maxDepth` hops. */
+export function deref(doc: OpenApiDocument, location: Location): Location {
+  let current = location;
+  for (let hops = 0; ; hops++) {
+    const value = current.value;
+    if (value === null || typeof value !== "object" || typeof (value as JsonObject).$ref !== "string") return current;
+    if (hops >= doc.limits.maxDepth) {
+      throw new OpenApiError("too_deep", `a $ref chain from ${location.doc}#${location.pointer} is longer than ${doc.limits.maxDepth} hops (or a cycle)`);
+    }
+    current = resolveRef(doc, current.doc, (value as JsonObject).$ref as string);
+  }
+}
+
+/** Appends a token to a JSON pointer. */
+export function childPointer(pointer: string, token: string | number): string {
+  return `${pointer}/${String(token).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}

@@ -1,0 +1,28 @@
+/** Limits that keep loading and diffing a hostile document bounded. */
+export interface OpenApiLimits {
+  /** Bytes of one document (default 32 MiB). */
+  readonly maxDocumentBytes: number;
+  /** Bytes of all documents of one API together, external $refs included (default 64 MiB). */
+  readonly maxTotalBytes: number;
+  /** Documents reached through external $refs, the root included (default 50). */
+  readonly maxDocuments: number;
+  /** Nesting depth of the parsed data, and hops of one $ref chain (default 256). */
+  readonly maxDepth: number;
+  /** YAML aliases expanded while parsing (default 1000; billion-laughs documents stop here). */
+  readonly maxAliases: number;
+  /** Schema pairs the diff may visit (default 2,000,000). */
+  readonly maxSchemaVisits: number;
+}
+
+export const DEFAULT_LIMITS: OpenApiLimits = {
+  maxDocumentBytes: 32 * 1024 * 1024,
+  maxTotalBytes: 64 * 1024 * 1024,
+  maxDocuments: 50,
+  maxDepth: 256,
+  maxAliases: 1000,
+  maxSchemaVisits: 2_000_000,
+};
+
+export function resolveLimits(limits: Partial<OpenApiLimits> | undefined): OpenApiLimits {
+  return { ...DEFAULT_LIMITS, ...limits };
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { diffOpenApi, type DocumentLoader, isOpenApiError, loadOpenApi, parseOpenApi } from "../src/index.js";
+
+const minimal = (extra = ""): string => `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths: {}\n${extra}`;
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return isOpenApiError(error) ? error.code : `not an OpenApiError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+async function codeOfAsync(fn: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await fn();
+  } catch (error) {
+    return isOpenApiError(error) ? error.code : `not an OpenApiError: ${String(error)}`;
+  }
+  return undefined;
+}
+
+describe("parseOpenApi", () => {
+  it("reads JSON and YAML, 3.0 and 3.1", () => {
+    expect(parseOpenApi(minimal()).version).toBe("3.0");
+    expect(parseOpenApi(JSON.stringify({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {} })).version).toBe("3.1");
+    expect(parseOpenApi("openapi: 3.1\ninfo: {title: t, version: '1'}\npaths: {}\n").version).toBe("3.1"); // a YAML number
+  });
+
+  it("refuses Swagger 2.0, other versions, non-documents and broken text with a code", () => {
+    expect(codeOf(() => parseOpenApi('swagger: "2.0"\ninfo: {title: t, version: "1"}\npaths: {}\n'))).toBe("swagger_2_unsupported");
+    expect(codeOf(() => parseOpenApi("openapi: 4.0.0\n"))).toBe("unsupported_version");
+    expect(codeOf(() => parseOpenApi("- a\n- b\n"))).toBe("invalid_document");
+    expect(codeOf(() => parseOpenApi("title: no version\n"))).toBe("invalid_document");
+    expect(codeOf(() => parseOpenApi("openapi: [unclosed\n"))).toBe("invalid_document");
+  });
+
+  it("refuses a dangling $ref and an external $ref without a loader", () => {
+    expect(codeOf(() => parseOpenApi(minimal("components:\n  schemas:\n    A: {$ref: '#/components/schemas/Missing'}\n")))).toBe("unresolved_ref");
+    expect(codeOf(() => parseOpenApi(minimal("components:\n  schemas:\n    A: {$ref: 'other.yaml#/B'}\n")))).toBe("external_ref_refused");
+  });
+
+  it("stops hostile documents: size, nesting, alias bombs, $ref cycles", () => {
+    expect(codeOf(() => parseOpenApi(minimal(`x-pad: "${"a".repeat(2000)}"\n`), { limits: { maxDocumentBytes: 1000 } }))).toBe("too_large");
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    expect(codeOf(() => parseOpenApi(`{"openapi":"3.0.3","x":${deep}}`))).toBe("too_deep");
+    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(", ")}]`);
+    expect(codeOf(() => parseOpenApi(`openapi: 3.0.3\n${bomb.join("\n")}\n`))).toBe("invalid_document");
+    // $refs that only point at each other: refused when read
+    const loop = (): unknown => parseOpenApi(
+      minimal(`components:\n  schemas:\n    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n`).replace(
+        "paths: {}",
+        "paths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/A'}",
+      ),
+    );
+    expect(codeOf(loop)).toBe("too_deep");
+  });
+});
+
+describe("bounded work on hostile documents", () => {
+  const chain = (n: number, last: string): Record<string, unknown> => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) schemas[`S${i}`] = { type: "object", properties: { next: i + 1 < n ? { $ref: `#/components/schemas/S${i + 1}` } : { type: last } } };
+    return {
+      openapi: "3.0.3",
+      info: { title: "t", version: "1" },
+      paths: { "/a": { get: { responses: { 200: { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/S0" } } } } } } } },
+      components: { schemas },
+    };
+  };
+
+  it("a YAML alias that contains itself is refused as too deep, not a stack overflow", () => {
+    const cyclic = minimal().replace("paths: {}", "paths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: &s\n                type: object\n                properties:\n                  self: *s");
+    expect(codeOf(() => parseOpenApi(cyclic))).toBe("too_deep");
+  });
+
+  it("schemas chained through thousands of $refs end as too_deep", () => {
+    expect(codeOf(() => diffOpenApi(parseOpenApi(chain(20_000, "string")), parseOpenApi(chain(20_000, "integer"))))).toBe("too_deep");
+    // a chain within the limits is diffed to its end
+    const changes = diffOpenApi(parseOpenApi(chain(50, "string")), parseOpenApi(chain(50, "integer")));
+    expect(changes.map((c) => c.id)).toEqual(["response-property-type-changed"]);
+    expect(changes[0]!.message).toMatch(/"next\/next\/.*next" \(response 200\): type changed from string to integer/);
+  });
+
+  it("a diff that would visit more schema pairs than allowed stops with too_complex", () => {
+    const limits = { maxSchemaVisits: 20 };
+    expect(codeOf(() => diffOpenApi(parseOpenApi(chain(50, "string"), { limits }), parseOpenApi(chain(50, "integer"), { limits })))).toBe("too_complex");
+  });
+});
+
+describe("loadOpenApi", () => {
+  const files: Record<string, string> = {
+    "https://api.example.com/openapi.yaml": `openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /pets:
+    $ref: "paths/pets.yaml"
+`,
+    "https://api.example.com/paths/pets.yaml": `get:
+  responses:
+    "200":
+      description: ok
+      content:
+        application/json:
+          schema: {$ref: "../schemas.yaml#/Pet"}
+`,
+    "https://api.example.com/schemas.yaml": `Pet:
+  type: object
+  properties:
+    id: {type: integer}
+    parent: {$ref: "#/Pet"}
+    owner: {$ref: "people.yaml#/Person"}
+`,
+    "https://api.example.com/people.yaml": `Person:
+  type: object
+  properties:
+    pet: {$ref: "schemas.yaml#/Pet"}
+`,
+  };
+  const loads: string[] = [];
+  const loader: DocumentLoader = async (url) => {
+    loads.push(url.href);
+    const text = files[url.href];
+    if (text === undefined) throw new Error("404 not found");
+    return text;
+  };
+
+  it("follows relative $refs across documents, cycles included, each document read once", async () => {
+    loads.length = 0;
+    const doc = await loadOpenApi("https://api.example.com/openapi.yaml", { loader });
+    expect(doc.documents.size).toBe(4);
+    expect(new Set(loads).size).toBe(loads.length);
+    const changed: Record<string, string> = { ...files, "https://api.example.com/people.yaml": files["https://api.example.com/people.yaml"]!.replace("pet:", "name: {type: string}\n    pet:") };
+    const other = await loadOpenApi("https://api.example.com/openapi.yaml", { loader: async (url) => changed[url.href] ?? "" });
+    const changes = diffOpenApi(doc, other);
+    expect(changes.map((c) => [c.id, c.operation, c.path])).toEqual([
+      ["response-optional-property-added", "GET /pets", "https://api.example.com/people.yaml#/Person/properties/name"],
+    ]);
+  });
+
+  it("keeps to the limits on documents and bytes, and names a document that cannot be read", async () => {
+    expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader, limits: { maxDocuments: 2 } }))).toBe("too_many_documents");
+    expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader, limits: { maxTotalBytes: 300 } }))).toBe("too_large");
+    const broken: Record<string, string | undefined> = { ...files, "https://api.example.com/people.yaml": undefined };
+    expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader: async (url) => { const t = broken[url.href]; if (t === undefined) throw new Error("404"); return t; } }))).toBe("load_failed");
+  });
+});

@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { diffOpenApi, parseOpenApi } from "../src/index.js";
+
+// Real documents of public APIs at several versions (test/real/SOURCES.md), with the changes
+// checked by hand against the textual diff.
+const root = path.join(import.meta.dirname, "real");
+const pairs = fs
+  .readdirSync(root, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap((dir) =>
+    fs
+      .readdirSync(path.join(root, dir.name))
+      .filter((name) => name.startsWith("expected."))
+      .map((name) => {
+        const [, from, to] = /^expected\.(.+)\.to\.(.+)\.json$/.exec(name)!;
+        const file = (version: string): string => fs.readdirSync(path.join(root, dir.name)).find((f) => f.startsWith(`openapi-${version}.`))!;
+        return { api: dir.name, name, base: path.join(root, dir.name, file(from!)), revision: path.join(root, dir.name, file(to!)), expected: path.join(root, dir.name, name) };
+      }),
+  );
+
+describe("real documents at two versions", () => {
+  it("has pairs of at least two APIs", () => {
+    expect(new Set(pairs.map((p) => p.api)).size).toBeGreaterThanOrEqual(2);
+  });
+
+  for (const pair of pairs) {
+    it(`${pair.api}: ${pair.name}`, () => {
+      const read = (file: string) => parseOpenApi(fs.readFileSync(file, "utf8"), { url: `file://${file}` });
+      const changes = diffOpenApi(read(pair.base), read(pair.revision), { today: "2026-11-28" });
+      const got = changes.map((c) => ({ id: c.id, level: c.level, ...(c.operation === undefined ? {} : { operation: c.operation }) }));
+      const sortKey = (c: { id: string; level?: string; operation?: string }): string => `${c.id} ${c.level ?? ""} ${c.operation ?? ""}`;
+      const expected = JSON.parse(fs.readFileSync(pair.expected, "utf8")) as Array<{ id: string; level: string; operation?: string }>;
+      expect(got.map(sortKey).sort()).toEqual(expected.map(sortKey).sort());
+      for (const change of changes) {
+        expect(change.message.length).toBeGreaterThan(0);
+        expect(change.path).toMatch(/^(\/|file:)/);
+      }
+    });
+  }
+});
