@@ -136,7 +136,7 @@ export function extractTrackedValues(kind: MonitorType, body: unknown, track: un
   } catch (error) {
     return missingAll(error instanceof Error ? error.message : "the page could not be parsed");
   }
-  const elements = $("*").length;
+  let elements: number | undefined;
   let facts: ProductFacts | undefined;
   const locale = pageLocale($);
   for (const { spec } of entries) {
@@ -145,6 +145,7 @@ export function extractTrackedValues(kind: MonitorType, body: unknown, track: un
       out[spec.name] = readProductFact(spec, facts);
       continue;
     }
+    elements ??= $("*").length;
     if (elements * spec.selector.length > DEFAULT_HTML_MAX_SELECTOR_WORK) {
       out[spec.name] = { status: "missing", reason: "matching this selector against this page exceeds the selector work bound" };
       continue;

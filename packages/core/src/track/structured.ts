@@ -1,6 +1,7 @@
 import type { Availability, Price } from "@driftwatch/schema";
 import type { CheerioAPI } from "cheerio";
-import { availabilityFromCode, availabilityFromText } from "./availability.js";
+import type { AnyNode, Element, ParentNode } from "domhandler";
+import { availabilityFromCode, availabilityFromText, MAX_AVAILABILITY_TEXT } from "./availability.js";
 import { findCurrency, parseAmount, parsePrice } from "./price.js";
 
 /** Where a product's price or availability was read. */
@@ -298,12 +299,11 @@ function visiblePrice($: CheerioAPI, locale: string | undefined, facts: ProductF
     if (NOT_CURRENT.test(label)) continue;
     if (node.closest("script, style, noscript, template, del, s, strike, select, option").length > 0) continue;
     if (node.parents().toArray().some((parent) => OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
-    const children = node
-      .children()
-      .slice(0, 5)
-      .toArray()
-      .filter((child) => !["s", "del", "strike"].includes(child.name) && !NOT_CURRENT.test(`${child.attribs["class"] ?? ""} ${child.attribs["id"] ?? ""}`));
-    const texts = [node.text(), ...children.map((child) => $(child).text())];
+    // Without old prices inside first; then the whole text (some themes name the current price `price-old-live`).
+    const texts = [currentPriceText(node[0]!), node.text().slice(0, PRODUCT_LIMITS.maxPriceText + 1)];
+    for (const child of node.children().slice(0, 5).toArray()) {
+      if (!STRUCK.has(child.name) && !NOT_CURRENT.test(`${child.attribs["class"] ?? ""} ${child.attribs["id"] ?? ""}`)) texts.push(currentPriceText(child));
+    }
     for (const raw of texts) {
       const text = raw.replace(/\s+/g, " ").trim();
       if (text === "" || text.length > PRODUCT_LIMITS.maxPriceText) continue;
@@ -319,6 +319,28 @@ function visiblePrice($: CheerioAPI, locale: string | undefined, facts: ProductF
   return null;
 }
 
+/**
+ * An element's text without struck-through or old prices inside it (`<s>`, `<del>`, an
+ * `old-price` span), read depth-first and cut past maxPriceText + 1 characters.
+ */
+function currentPriceText(element: Element): string {
+  let text = "";
+  const stack: AnyNode[] = [element];
+  while (stack.length > 0 && text.length <= PRODUCT_LIMITS.maxPriceText) {
+    const node = stack.pop()!;
+    if (node.type === "text") {
+      text += node.data;
+      continue;
+    }
+    if (node.type !== "tag") continue;
+    if (node !== element && (STRUCK.has(node.name) || NOT_CURRENT.test(`${node.attribs["class"] ?? ""} ${node.attribs["id"] ?? ""}`))) continue;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return text;
+}
+
+const STRUCK = new Set(["s", "del", "strike", "script", "style"]);
+
 /** Containers of other products' prices: recommendations, carousels, related items. */
 const OTHER_PRODUCTS = /recommend|related|carousel|similar|upsell|cross-?sell|also-?(?:bought|viewed|like)|sponsored|swiper|slick|p13n|recently/i;
 
@@ -326,11 +348,31 @@ function hasRegion(locale: string | undefined): boolean {
   return locale !== undefined && /^[a-z]{2,3}[-_][a-z]{2}\b/i.test(locale);
 }
 
+const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head"]);
+
 function visibleAvailability($: CheerioAPI): Availability | null {
-  const body = $("body").clone();
-  body.find("script, style, noscript, template, select, option").remove();
-  const availability = availabilityFromText(body.text());
+  const availability = availabilityFromText(visibleText($));
   return availability === "unknown" ? null : availability;
+}
+
+/** The page's text outside scripts, styles, templates and pickers, in document order, up to MAX_AVAILABILITY_TEXT characters. */
+function visibleText($: CheerioAPI): string {
+  const parts: string[] = [];
+  let length = 0;
+  const stack: AnyNode[] = [$.root()[0]!];
+  while (stack.length > 0 && length < MAX_AVAILABILITY_TEXT) {
+    const node = stack.pop()!;
+    if (node.type === "text") {
+      parts.push(node.data);
+      length += node.data.length + 1;
+      continue;
+    }
+    if (node.type !== "tag" && node.type !== "root") continue;
+    if (node.type === "tag" && HIDDEN_TEXT.has(node.name)) continue;
+    const children = (node as ParentNode).children;
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return parts.join(" ");
 }
 
 /** Parses a bare number in a page's locale (for `extract: "number"`). */
