@@ -51,7 +51,7 @@ export function readProductFacts($: CheerioAPI): ProductFacts {
   fill(fromJsonLd($, locale), "json-ld");
   if (facts.price === undefined || facts.availability === undefined) fill(fromMicrodata($, locale), "microdata");
   if (facts.price === undefined || facts.availability === undefined) fill(fromOpenGraph($, locale), "opengraph");
-  if (facts.price === undefined) fill({ price: visiblePrice($, locale, facts) }, "visible");
+  if (facts.price === undefined) fill({ price: visiblePrice($, locale) }, "visible");
   if (facts.availability === undefined) fill({ availability: visibleAvailability($) }, "visible");
   return facts;
 }
@@ -287,11 +287,10 @@ const NOT_CURRENT = /old|was|before|strike|crossed|regular|compare|list|original
 
 /**
  * The first element (in document order, outside scripts) whose class or id says `price`, that is
- * not an old, list, unit or shipping price, and whose short text holds a currency and an amount.
- * When a currency is known from elsewhere on the page, a bare amount is enough.
+ * not an old, list, unit or shipping price nor inside a recommendation carousel, and whose short
+ * text holds a currency and an amount.
  */
-function visiblePrice($: CheerioAPI, locale: string | undefined, facts: ProductFacts): Price | null {
-  void facts;
+function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
   const candidates = $('[class*="price" i], [id*="price" i], [data-testid*="price" i]').slice(0, PRODUCT_LIMITS.maxCandidates);
   for (const element of candidates.toArray()) {
     const node = $(element);
