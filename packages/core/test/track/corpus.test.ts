@@ -89,4 +89,4 @@ describe("product corpus (real saved pages)", () => {
 
 /** Measured when the corpus was added; a change that lowers them is a regression. */
 const PRICE_RIGHT_AT_LEAST = 58;
-const AVAILABILITY_RIGHT_AT_LEAST = 43;
+const AVAILABILITY_RIGHT_AT_LEAST = 44;
