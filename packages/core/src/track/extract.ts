@@ -38,7 +38,7 @@ export interface CompiledTrackEntry {
 export function validateTrack(kind: MonitorType, track: unknown): CompiledTrackEntry[] {
   const shaped = TrackSchema.safeParse(track);
   if (!shaped.success) {
-    const details = shaped.error.issues.map((issue) => ({ path: `track${formatPath(issue.path)}`, message: issue.message }));
+    const details = shaped.error.issues.map((issue) => ({ path: `track${issuePath(issue.path)}`, message: issue.message }));
     throw invalidTrack(details);
   }
   const details: DriftwatchErrorDetail[] = [];
@@ -83,8 +83,8 @@ function invalidTrack(details: DriftwatchErrorDetail[]): DriftwatchError {
   return new DriftwatchError("invalid_track", `${first.path}: ${first.message}`, { details });
 }
 
-/** `["conditions", 1, "to"]` as `.conditions[1].to`. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+/** `[1, "path"]` as `[1].path`. */
+function issuePath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("");
 }
 

@@ -143,7 +143,7 @@ function collectTyped(data: unknown, budget: { nodes: number }, products: Record
 }
 
 /** Price and availability of an `offers` value: one Offer, an AggregateOffer or an array of them. */
-function offerFactsOf(offers: unknown, locale: string | undefined, budget: { nodes: number }): OfferFacts {
+function offerFactsOf(offers: unknown, locale: string | undefined, budget: { nodes: number }, depth = 0): OfferFacts {
   const list = (Array.isArray(offers) ? offers : [offers]).slice(0, 100);
   let price: Price | null = null;
   const availabilities: Availability[] = [];
@@ -161,8 +161,8 @@ function offerFactsOf(offers: unknown, locale: string | undefined, budget: { nod
     const availability = availabilityFromCode(scalarText(record["availability"]));
     if (availability !== "unknown") availabilities.push(availability);
     // An AggregateOffer may list its offers.
-    if (price === null && record["offers"] !== undefined && budget.nodes > 0) {
-      const inner = offerFactsOf(record["offers"], locale, budget);
+    if (price === null && record["offers"] !== undefined && budget.nodes > 0 && depth < 3) {
+      const inner = offerFactsOf(record["offers"], locale, budget, depth + 1);
       price = inner.price ?? null;
       if (inner.availability) availabilities.push(inner.availability);
     }
@@ -199,13 +199,15 @@ function combineAvailabilities(list: Availability[]): Availability | null {
   return "out_of_stock";
 }
 
-function scalarText(value: unknown): string | undefined {
+/** A JSON-LD value as text: a string, a number, the first of an array, an object's `@id`, `name` or `@value` (at most 4 levels down). */
+function scalarText(value: unknown, depth = 0): string | undefined {
   if (typeof value === "string") return value.trim();
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  if (Array.isArray(value)) return scalarText(value[0]);
+  if (depth >= 4) return undefined;
+  if (Array.isArray(value)) return scalarText(value[0], depth + 1);
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;
-    return scalarText(record["@id"] ?? record["name"] ?? record["@value"]);
+    return scalarText(record["@id"] ?? record["name"] ?? record["@value"], depth + 1);
   }
   return undefined;
 }

@@ -99,6 +99,11 @@ describe("product price and availability from structured data", () => {
     expect(product(many).price).toMatchObject({ status: "missing" });
     const bigScript = `<script type="application/ld+json">${"[".repeat(100_000)}</script>`;
     expect(product(bigScript).price).toMatchObject({ status: "missing" });
+    // Deeply nested arrays and offers in JSON-LD: bounded walks, no stack overflow.
+    const deepArrays = `<script type="application/ld+json">{"@type":"Product","offers":{"price":${"[".repeat(50_000)}1${"]".repeat(50_000)},"priceCurrency":"EUR"}}</script>`;
+    expect(product(deepArrays).price).toMatchObject({ status: "missing" });
+    const deepOffers = `<script type="application/ld+json">{"@type":"Product","offers":${'{"@type":"AggregateOffer","offers":'.repeat(20_000)}{}${"}".repeat(20_000)}}</script>`;
+    expect(product(deepOffers).price).toMatchObject({ status: "missing" });
     const nested = jsonLd(JSON.parse(`${'{"a":'.repeat(2000)}{"@type":"Product","offers":{"price":1,"priceCurrency":"EUR"}}${"}".repeat(2000)}`));
     expect(product(nested).price).toEqual({ amount: 1, currency: "EUR" });
   });
