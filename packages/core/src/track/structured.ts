@@ -246,8 +246,14 @@ function priceOf(value: unknown, currency: string | undefined, locale: string | 
 
 function fromMicrodata($: CheerioAPI, locale: string | undefined): OfferFacts {
   const read = (name: string): string | undefined => {
-    const element = $(`[itemprop="${name}" i], [property="${name}" i], [property="schema:${name}" i]`).first();
-    if (element.length === 0) return undefined;
+    // The first one outside struck-through prices and other products' carousels, else the first.
+    const all = $(`[itemprop="${name}" i], [property="${name}" i], [property="schema:${name}" i]`).slice(0, 50);
+    if (all.length === 0) return undefined;
+    const preferred = all.toArray().find((element) => {
+      const ancestors = $(element).parents().toArray();
+      return !ancestors.some((parent) => STRUCK.has(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`));
+    });
+    const element = $(preferred ?? all[0]!);
     const value = element.attr("content") ?? element.attr("href") ?? element.attr("value") ?? element.attr("datetime") ?? element.text();
     return value.trim().slice(0, PRODUCT_LIMITS.maxPriceText);
   };

@@ -64,6 +64,13 @@ describe("product price and availability from structured data", () => {
     expect(product(rdfa)).toEqual({ price: { amount: 15000000, currency: "IDR" }, stock: "out_of_stock" });
   });
 
+  it("prefers the product's own microdata to a related product's or a struck-through one", () => {
+    const html = `<div class="related-products"><div itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="5"><meta itemprop="priceCurrency" content="EUR"></div></div>
+      <p><s><span itemprop="price" content="129">129 €</span></s></p>
+      <div itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" content="99.95"><meta itemprop="priceCurrency" content="EUR"></div>`;
+    expect(product(html).price).toEqual({ amount: 99.95, currency: "EUR" });
+  });
+
   it("reads Open Graph product tags", () => {
     const html = `<head><meta property="product:price:amount" content="23.50"><meta property="product:price:currency" content="PLN"><meta property="og:availability" content="oos"></head>`;
     expect(product(html)).toEqual({ price: { amount: 23.5, currency: "PLN" }, stock: "out_of_stock" });
