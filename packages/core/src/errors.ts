@@ -7,6 +7,8 @@ export type DriftwatchErrorCode =
   | "invalid_input"
   | "invalid_path"
   | "invalid_policy_rules"
+  | "invalid_track"
+  | "invalid_conditions"
   | "invalid_html"
   | "too_deep"
   | "rule_budget_exceeded"

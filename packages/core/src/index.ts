@@ -13,3 +13,5 @@ export * from "./ports/fetcher.js";
 export * from "./ports/open-store.js";
 export * from "./learn/index.js";
 export * from "./ports/text-codec.js";
+export * from "./track/index.js";
+export * from "./conditions/index.js";

@@ -1,4 +1,4 @@
-// The code blocks marked ```ts example in the core README, docs/diff-engine.md and docs/policy-rules.md are programs
+// The code blocks marked ```ts example in the core README, docs/diff-engine.md, docs/policy-rules.md and docs/conditions.md are programs
 // that assert what they show; this runs each of them against the package's sources.
 import fs from "node:fs";
 import path from "node:path";
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import * as core from "../src/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const docs = [path.resolve(here, "../README.md"), path.resolve(here, "../../../docs/diff-engine.md"), path.resolve(here, "../../../docs/policy-rules.md")];
+const docs = [path.resolve(here, "../README.md"), path.resolve(here, "../../../docs/diff-engine.md"), path.resolve(here, "../../../docs/policy-rules.md"), path.resolve(here, "../../../docs/conditions.md")];
 
 function examples(file: string): string[] {
   const text = fs.readFileSync(file, "utf8");

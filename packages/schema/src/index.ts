@@ -8,3 +8,4 @@ export const API_VERSION = "2026-11-01";
 export * from "./preview.js";
 export * from "./delivery-detail.js";
 export * from "./people.js";
+export * from "./conditions.js";

@@ -207,7 +207,7 @@ const depths = new WeakMap<object, number>();
  * and stopping the parse past `maxDepth`. The parser scans its stack of open elements for many
  * tags, so the depth bound is what keeps parsing linear in the page's size.
  */
-function depthLimitedAdapter(maxDepth: number): typeof htmlparser2Adapter {
+export function depthLimitedAdapter(maxDepth: number): typeof htmlparser2Adapter {
   const place = (parent: ParentNode, child: AnyNode): void => {
     if (child.type !== "tag" && child.type !== "script" && child.type !== "style") return;
     const depth = (depths.get(parent) ?? 0) + 1;

@@ -1,0 +1,222 @@
+import type { Price } from "@driftwatch/schema";
+
+/**
+ * Price parsing with currency and locale: `1.299,00 €`, `$1,299.00`, `CHF 12.–`, `£9.99`,
+ * `12,50 zł`, `¥1,200`, `1 299,00 kr`, `EUR 12.50`.
+ *
+ * How a separator is read:
+ * - Both `.` and `,` present: the last one is the decimal separator (`1.299,00`, `1,299.00`).
+ * - One kind, several times: thousands (`1.299.000`, `1,299,000`).
+ * - One kind, once, followed by 1, 2 or 4+ digits: decimal (`12.5`, `12,50`).
+ * - One kind, once, followed by exactly 3 digits (`1.299`, `1,299`): ambiguous, settled by the
+ *   currency. Currencies without minor units in practice (JPY, KRW, CLP, HUF, ISK, VND, IDR, TWD,
+ *   COP, PYG, UGX, KZT, ...) read it as thousands. Otherwise the currency's usual decimal mark
+ *   decides: where prices are written with a decimal comma (EUR, CHF's `.` aside, SEK, NOK, DKK,
+ *   PLN, CZK, BRL, ARS, TRY, RON, RUB, ...) a lone `.` is thousands (`1.299 €` is 1299) and a
+ *   lone `,` is decimal (`1,299 €` is 1.299); where it is a decimal point (USD, GBP, CAD, AUD,
+ *   INR, CHF, ILS, ...) a lone `.` is decimal (`$1.299` is 1.299) and a lone `,` is thousands
+ *   (`$1,299` is 1299). Without a currency the decimal point reading is used.
+ * - Spaces, no-break spaces, thin spaces and apostrophes between digit groups are thousands
+ *   separators (`1 299,00`, `1'299.00`).
+ * - A trailing `.-`, `.–`, `,-` or `,–` means no minor units (`CHF 12.–` is 12).
+ *
+ * Work is linear in the input: it is cut to MAX_PRICE_TEXT characters and every pattern is a
+ * plain character-class run without nested quantifiers.
+ */
+
+/** Longest text parsed as one price. */
+export const MAX_PRICE_TEXT = 400;
+
+/** Symbols and words that name a currency, longest first where one is a prefix of another. */
+const SYMBOLS: ReadonlyArray<readonly [string, string | null]> = [
+  ["US$", "USD"],
+  ["CA$", "CAD"],
+  ["C$", "CAD"],
+  ["AU$", "AUD"],
+  ["A$", "AUD"],
+  ["NZ$", "NZD"],
+  ["HK$", "HKD"],
+  ["S$", "SGD"],
+  ["NT$", "TWD"],
+  ["R$", "BRL"],
+  ["MX$", "MXN"],
+  ["€", "EUR"],
+  ["£", "GBP"],
+  ["¥", "JPY"],
+  ["￥", "JPY"],
+  ["円", "JPY"],
+  ["元", null],
+  ["₹", "INR"],
+  ["₽", "RUB"],
+  ["руб", "RUB"],
+  ["₩", "KRW"],
+  ["원", "KRW"],
+  ["₺", "TRY"],
+  ["₪", "ILS"],
+  ["₴", "UAH"],
+  ["грн", "UAH"],
+  ["₸", "KZT"],
+  ["тг", "KZT"],
+  ["₫", "VND"],
+  ["฿", "THB"],
+  ["₱", "PHP"],
+  ["zł", "PLN"],
+  ["zl", "PLN"],
+  ["Kč", "CZK"],
+  ["Ft", "HUF"],
+  ["lei", "RON"],
+  ["Lei", "RON"],
+  ["kn", "HRK"],
+  ["Kn", "HRK"],
+  ["лв", "BGN"],
+  ["Rs.", "INR"],
+  ["Rs", "INR"],
+  ["Rp", "IDR"],
+  ["RM", "MYR"],
+  ["ر.س", "SAR"],
+  ["د.إ", "AED"],
+  ["Fr.", "CHF"],
+  // Ambiguous on their own: settled by the page's locale (see currencyForLocale), else unknown.
+  ["$", null],
+  ["kr", null],
+  ["Kr", null],
+];
+
+/** ISO 4217 codes recognised in text (`EUR 12.50`, `12.50 CHF`). */
+const ISO_CODES = new Set(
+  (
+    "RUR AED ARS AUD BGN BRL CAD CHF CLP CNY COP CZK DKK EGP EUR GBP HKD HRK HUF IDR ILS INR ISK JPY KRW KZT MAD MXN MYR NGN NOK NZD " +
+    "PEN PHP PKR PLN PYG QAR RON RSD RUB SAR SEK SGD THB TRY TWD UAH UGX USD UYU VND ZAR BYN"
+  ).split(" "),
+);
+
+/** Currencies whose prices are written without minor units in practice. */
+const ZERO_DECIMAL = new Set("JPY KRW CLP HUF ISK VND IDR TWD COP PYG UGX KZT".split(" "));
+/** Currencies whose prices are usually written with a decimal comma. */
+const DECIMAL_COMMA = new Set("EUR SEK NOK DKK PLN CZK BRL ARS TRY RON RUB UAH BGN HRK RSD UYU PEN BYN".split(" "));
+
+/** The currency an ambiguous symbol (`$`, `kr`) means on a page in this locale, if any. */
+export function currencyForLocale(symbol: string, locale: string | undefined): string | null {
+  if (locale === undefined) return symbol === "$" ? "USD" : symbol === "元" ? "CNY" : null;
+  const tag = locale.toLowerCase().replace("_", "-");
+  const region = tag.split("-")[1];
+  if (symbol === "$") {
+    const byRegion: Record<string, string> = {
+      us: "USD", ca: "CAD", au: "AUD", nz: "NZD", hk: "HKD", sg: "SGD", tw: "TWD", mx: "MXN", ar: "ARS", cl: "CLP", co: "COP", uy: "UYU",
+    };
+    if (region !== undefined && byRegion[region] !== undefined) return byRegion[region]!;
+    if (tag === "zh-tw" || tag.startsWith("zh-hant")) return "TWD";
+    return region === undefined && tag.startsWith("en") ? "USD" : null;
+  }
+  const lang = tag.split("-")[0];
+  if (symbol === "元") return tag === "zh-tw" || tag.startsWith("zh-hant") || region === "tw" ? "TWD" : lang === "zh" ? "CNY" : null;
+  if (lang === "sv" || region === "se") return "SEK";
+  if (lang === "nb" || lang === "nn" || lang === "no" || region === "no") return "NOK";
+  if (lang === "da" || region === "dk") return "DKK";
+  if (lang === "is" || region === "is") return "ISK";
+  return null;
+}
+
+/** The currency named in `text` (an ISO code first, then a symbol), or undefined. */
+export function findCurrency(text: string, locale?: string): { currency: string | null; marker: string } | undefined {
+  const iso = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/g;
+  for (let m = iso.exec(text); m !== null; m = iso.exec(text)) {
+    if (ISO_CODES.has(m[1]!)) return { currency: m[1]!, marker: m[1]! };
+  }
+  for (const [symbol, code] of SYMBOLS) {
+    const at = text.indexOf(symbol);
+    if (at === -1) continue;
+    // Letters-only markers (`kr`, `lei`, `Rs`, `zl`) must stand alone, not be part of a word.
+    if (/^[A-Za-z.]+$/.test(symbol)) {
+      const before = text.charAt(at - 1);
+      const after = text.charAt(at + symbol.length);
+      if (/[A-Za-z]/.test(before) || /[A-Za-z]/.test(after)) continue;
+    }
+    return { currency: code ?? currencyForLocale(symbol, locale), marker: symbol };
+  }
+  return undefined;
+}
+
+export interface ParsePriceOptions {
+  /** ISO 4217 code known from elsewhere on the page (structured data); wins over the text's own symbol when the symbol is ambiguous. */
+  currency?: string | null;
+  /** The page's locale (`<html lang>`), used for ambiguous symbols such as `$` and `kr`. */
+  locale?: string;
+}
+
+const NUMBER = /\d[\d.,'’\u00a0\u202f\u2009 ]*/;
+
+/**
+ * Reads a price from a short text. Returns null when the text holds no number. The currency is
+ * the ISO code or symbol in the text, else `options.currency`, else null.
+ */
+export function parsePrice(text: string, options: ParsePriceOptions = {}): Price | null {
+  if (typeof text !== "string") return null;
+  const input = text.length > MAX_PRICE_TEXT ? text.slice(0, MAX_PRICE_TEXT) : text;
+  const found = findCurrency(input, options.locale);
+  let currency = found?.currency ?? null;
+  if (currency === "RUR") currency = "RUB";
+  if (options.currency !== undefined && options.currency !== null && (currency === null || found?.marker === "$")) {
+    currency = options.currency.toUpperCase();
+  }
+  const amount = parseAmount(input, currency);
+  if (amount === null) return null;
+  return { amount, currency };
+}
+
+/** Reads a number written with a locale's separators (`1.299,00`, `1,299.00`, `1 299`), or null. */
+export function parseAmount(text: string, currency: string | null = null): number | null {
+  const input = text.length > MAX_PRICE_TEXT ? text.slice(0, MAX_PRICE_TEXT) : text;
+  const match = NUMBER.exec(input);
+  if (match === null) return null;
+  let raw = match[0].replace(/[\s\u00a0\u202f\u2009]+$/, "");
+  // Separators that end the run (`12.`, `12,`) are punctuation, not part of the number.
+  let noMinor = false;
+  const tail = input.slice(match.index + match[0].length);
+  if (/^[-–—]/.test(tail) && /[.,]$/.test(raw)) noMinor = true;
+  raw = raw.replace(/[.,\s\u00a0\u202f\u2009'’]+$/, "");
+  // A space-separated run continues only with groups of exactly three digits (`1 299,00`), so
+  // `12 50` (two numbers) is read as 12.
+  raw = raw.replace(/^(\d{1,3}(?:[\s\u00a0\u202f\u2009'’]\d{3})+)(?=[.,]|$)|^(\d+)[\s\u00a0\u202f\u2009'’].*$/, (_, grouped: string | undefined, head: string | undefined) =>
+    grouped !== undefined ? grouped.replace(/[\s\u00a0\u202f\u2009'’]/g, "") : head!,
+  );
+  raw = raw.replace(/[\s\u00a0\u202f\u2009'’]/g, "");
+  const dots = count(raw, ".");
+  const commas = count(raw, ",");
+  let normalized: string;
+  if (dots > 0 && commas > 0) {
+    const decimal = raw.lastIndexOf(".") > raw.lastIndexOf(",") ? "." : ",";
+    const thousands = decimal === "." ? "," : ".";
+    if (count(raw, decimal) > 1) return null;
+    normalized = raw.split(thousands).join("").replace(decimal, ".");
+  } else if (dots + commas === 0) {
+    normalized = raw;
+  } else {
+    const separator = dots > 0 ? "." : ",";
+    const parts = raw.split(separator);
+    if (parts.length > 2) {
+      // Several of one kind: thousands, if every group after the first has three digits.
+      if (!parts.slice(1).every((part) => part.length === 3)) return null;
+      normalized = parts.join("");
+    } else {
+      const after = parts[1]!;
+      normalized = after.length === 3 && isThousands(separator, currency) ? parts.join("") : `${parts[0]}.${after}`;
+    }
+  }
+  if (noMinor) normalized = normalized.split(".")[0]!;
+  if (!/^\d+(?:\.\d+)?$/.test(normalized)) return null;
+  const value = Number(normalized);
+  return Number.isFinite(value) ? value : null;
+}
+
+function isThousands(separator: "." | ",", currency: string | null): boolean {
+  if (currency !== null && ZERO_DECIMAL.has(currency)) return true;
+  const decimalComma = currency !== null && DECIMAL_COMMA.has(currency);
+  return separator === "." ? decimalComma : !decimalComma;
+}
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,390 @@
+import type { Availability, Price } from "@driftwatch/schema";
+import type { CheerioAPI } from "cheerio";
+import type { AnyNode, Element, ParentNode } from "domhandler";
+import { availabilityFromCode, availabilityFromText, MAX_AVAILABILITY_TEXT } from "./availability.js";
+import { findCurrency, parseAmount, parsePrice } from "./price.js";
+
+/** Where a product's price or availability was read. */
+export type ProductSource = "json-ld" | "microdata" | "opengraph" | "visible";
+
+export interface ProductFinding<T> {
+  value: T;
+  source: ProductSource;
+}
+
+export interface ProductFacts {
+  price?: ProductFinding<Price>;
+  availability?: ProductFinding<Availability>;
+}
+
+/** Bounds on the structured data read from one page. */
+export const PRODUCT_LIMITS = {
+  /** JSON-LD scripts read per page. */
+  maxJsonLdScripts: 50,
+  /** Characters of one JSON-LD script (a longer one is skipped). */
+  maxJsonLdChars: 2_000_000,
+  /** JSON-LD nodes visited per page. */
+  maxJsonLdNodes: 20_000,
+  /** Elements looked at by the microdata and visible-pattern passes. */
+  maxCandidates: 2_000,
+  /** Characters of an element's text parsed as a price. */
+  maxPriceText: 120,
+} as const;
+
+/**
+ * Reads a product's price and availability from a parsed page: JSON-LD (`Product`, `Offer`,
+ * `AggregateOffer`, in `@graph` and arrays), then schema.org microdata and RDFa (`itemprop` /
+ * `property` price, priceCurrency, availability), then Open Graph product tags
+ * (`product:price:amount`, `product:price:currency`, `og:availability`), then visible patterns
+ * (an element whose class or id says `price` and whose text carries a currency; buy-button and
+ * stock phrases). Each fact is taken from the first source that has it.
+ */
+export function readProductFacts($: CheerioAPI): ProductFacts {
+  const locale = pageLocale($);
+  const facts: ProductFacts = {};
+  const fill = (found: { price?: Price | null; availability?: Availability | null }, source: ProductSource): void => {
+    if (facts.price === undefined && found.price) facts.price = { value: found.price, source };
+    if (facts.availability === undefined && found.availability && found.availability !== "unknown") {
+      facts.availability = { value: found.availability, source };
+    }
+  };
+  fill(fromJsonLd($, locale), "json-ld");
+  if (facts.price === undefined || facts.availability === undefined) fill(fromMicrodata($, locale), "microdata");
+  if (facts.price === undefined || facts.availability === undefined) fill(fromOpenGraph($, locale), "opengraph");
+  if (facts.price === undefined) fill({ price: visiblePrice($, locale) }, "visible");
+  if (facts.availability === undefined) fill({ availability: visibleAvailability($) }, "visible");
+  return facts;
+}
+
+/** The page's language tag (`<html lang>`, `og:locale`, `content-language`), if any. */
+export function pageLocale($: CheerioAPI): string | undefined {
+  const lang = $("html").attr("lang") ?? $('meta[property="og:locale"]').attr("content") ?? $('meta[http-equiv="content-language" i]').attr("content");
+  return lang !== undefined && /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/.test(lang.trim()) ? lang.trim() : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-LD
+
+interface OfferFacts {
+  price?: Price | null;
+  availability?: Availability | null;
+}
+
+function fromJsonLd($: CheerioAPI, locale: string | undefined): OfferFacts {
+  const scripts = $('script[type="application/ld+json" i]').slice(0, PRODUCT_LIMITS.maxJsonLdScripts);
+  const budget = { nodes: PRODUCT_LIMITS.maxJsonLdNodes };
+  const products: Record<string, unknown>[] = [];
+  const offers: Record<string, unknown>[] = [];
+  scripts.each((_, script) => {
+    const text = $(script).text();
+    if (text.length > PRODUCT_LIMITS.maxJsonLdChars) return;
+    const data = parseJsonLd(text);
+    if (data === undefined) return;
+    collectTyped(data, budget, products, offers);
+  });
+  for (const product of products) {
+    const found = offerFactsOf(product["offers"], locale, budget);
+    if (found.price || (found.availability && found.availability !== "unknown")) return found;
+  }
+  for (const offer of offers) {
+    const found = offerFactsOf(offer, locale, budget);
+    if (found.price || (found.availability && found.availability !== "unknown")) return found;
+  }
+  return {};
+}
+
+/** JSON.parse, after removing what pages commonly get wrong (raw newlines and tabs in strings, an HTML comment or CDATA wrapper). */
+function parseJsonLd(text: string): unknown {
+  let source = text.trim();
+  source = source.replace(/^<!--/, "").replace(/-->$/, "").replace(/^\/\/\s*<!\[CDATA\[/, "").replace(/\/\/\s*\]\]>$/, "").trim();
+  try {
+    return JSON.parse(source);
+  } catch {
+    try {
+      return JSON.parse(source.replace(/[\u0000-\u001f]+/g, " "));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function typesOf(node: Record<string, unknown>): string[] {
+  const type = node["@type"];
+  const list = Array.isArray(type) ? type : [type];
+  return list.filter((t): t is string => typeof t === "string").map((t) => t.replace(/^(?:https?:\/\/schema\.org\/|schema:)/, ""));
+}
+
+/** Every Product (or ProductGroup / ProductModel) and every Offer node, in document order, without recursion. */
+function collectTyped(data: unknown, budget: { nodes: number }, products: Record<string, unknown>[], offers: Record<string, unknown>[]): void {
+  const stack: unknown[] = [data];
+  while (stack.length > 0 && budget.nodes > 0) {
+    const node = stack.pop();
+    budget.nodes--;
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
+      continue;
+    }
+    if (typeof node !== "object" || node === null) continue;
+    const record = node as Record<string, unknown>;
+    const types = typesOf(record);
+    if (types.some((t) => t === "Product" || t === "ProductGroup" || t === "ProductModel" || t === "Vehicle" || t === "Book")) {
+      if (record["offers"] !== undefined) products.push(record);
+    } else if (types.some((t) => t === "Offer" || t === "AggregateOffer")) {
+      offers.push(record);
+    }
+    const children = Object.entries(record).filter(([key]) => key !== "offers" || !types.includes("Product"));
+    for (let i = children.length - 1; i >= 0; i--) {
+      const value = children[i]![1];
+      if (typeof value === "object" && value !== null) stack.push(value);
+    }
+    // A ProductGroup's variants are products too.
+    if (Array.isArray(record["hasVariant"])) for (const variant of record["hasVariant"]) stack.push(variant);
+  }
+}
+
+/** Price and availability of an `offers` value: one Offer, an AggregateOffer or an array of them. */
+function offerFactsOf(offers: unknown, locale: string | undefined, budget: { nodes: number }, depth = 0): OfferFacts {
+  const list = (Array.isArray(offers) ? offers : [offers]).slice(0, 100);
+  let price: Price | null = null;
+  const availabilities: Availability[] = [];
+  for (const offer of list) {
+    budget.nodes--;
+    if (typeof offer !== "object" || offer === null) continue;
+    const record = lowerKeys(offer as Record<string, unknown>);
+    const currency = scalarText(record["pricecurrency"]);
+    if (price === null) {
+      price =
+        priceOf(record["price"], currency, locale) ??
+        priceOf(record["lowprice"], currency, locale) ??
+        priceSpecificationOf(record["pricespecification"], currency, locale);
+    }
+    const availability = availabilityFromCode(scalarText(record["availability"]));
+    if (availability !== "unknown") availabilities.push(availability);
+    // An AggregateOffer may list its offers.
+    if (price === null && record["offers"] !== undefined && budget.nodes > 0 && depth < 3) {
+      const inner = offerFactsOf(record["offers"], locale, budget, depth + 1);
+      price = inner.price ?? null;
+      if (inner.availability) availabilities.push(inner.availability);
+    }
+  }
+  return { price, availability: combineAvailabilities(availabilities) };
+}
+
+function priceSpecificationOf(spec: unknown, currency: string | undefined, locale: string | undefined): Price | null {
+  const list = Array.isArray(spec) ? spec.slice(0, 20) : [spec];
+  for (const entry of list) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const record = entry as Record<string, unknown>;
+    const found = priceOf(record["price"], scalarText(record["priceCurrency"]) ?? currency, locale);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** The record with its keys in lower case (pages write `lowprice`, `pricecurrency`). */
+function lowerKeys(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    const lower = key.toLowerCase();
+    if (!(lower in out)) out[lower] = value;
+  }
+  return out;
+}
+
+/** Any offer in stock makes the product in stock; else pre-order; else out of stock. */
+function combineAvailabilities(list: Availability[]): Availability | null {
+  if (list.length === 0) return null;
+  if (list.includes("in_stock")) return "in_stock";
+  if (list.includes("preorder")) return "preorder";
+  return "out_of_stock";
+}
+
+/** A JSON-LD value as text: a string, a number, the first of an array, an object's `@id`, `name` or `@value` (at most 4 levels down). */
+function scalarText(value: unknown, depth = 0): string | undefined {
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (depth >= 4) return undefined;
+  if (Array.isArray(value)) return scalarText(value[0], depth + 1);
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    return scalarText(record["@id"] ?? record["name"] ?? record["@value"], depth + 1);
+  }
+  return undefined;
+}
+
+/**
+ * A structured price: a number, or a string in the machine form schema.org asks for (`1299.00`),
+ * or, as pages often write it anyway, a localised one (`1.299,00`).
+ */
+function priceOf(value: unknown, currency: string | undefined, locale: string | undefined, depth = 0): Price | null {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    // Some platforms nest the amount: `{ "value": 3499, "currency": "ARS" }`, `{ "sales": { ... } }`.
+    if (depth >= 2) return null;
+    const record = lowerKeys(value as Record<string, unknown>);
+    const own = scalarText(record["currency"] ?? record["pricecurrency"]) ?? currency;
+    for (const key of ["value", "amount", "price", "sales", "current"]) {
+      if (record[key] === undefined || record[key] === null) continue;
+      const found = priceOf(record[key], own, locale, depth + 1);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  let iso = currency !== undefined && /^[A-Za-z]{3}$/.test(currency) ? currency.toUpperCase() : null;
+  // RUR, the rouble's code before 1998, is still what some Russian shops write.
+  if (iso === "RUR") iso = "RUB";
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? { amount: value, currency: iso } : null;
+  const text = scalarText(value);
+  if (text === undefined || text === "") return null;
+  if (/^\d+(?:\.\d+)?$/.test(text)) return { amount: Number(text), currency: iso };
+  const parsed = parsePrice(text, { currency: iso, locale });
+  if (parsed === null) return null;
+  return { amount: parsed.amount, currency: iso ?? parsed.currency };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Microdata and RDFa
+
+function fromMicrodata($: CheerioAPI, locale: string | undefined): OfferFacts {
+  const read = (name: string): string | undefined => {
+    // The first one outside struck-through prices and other products' carousels, else the first.
+    const all = $(`[itemprop="${name}" i], [property="${name}" i], [property="schema:${name}" i]`).slice(0, 50);
+    if (all.length === 0) return undefined;
+    const preferred = all.toArray().find((element) => {
+      const ancestors = $(element).parents().toArray();
+      return !ancestors.some((parent) => STRUCK.has(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`));
+    });
+    const element = $(preferred ?? all[0]!);
+    const value = element.attr("content") ?? element.attr("href") ?? element.attr("value") ?? element.attr("datetime") ?? element.text();
+    return value.trim().slice(0, PRODUCT_LIMITS.maxPriceText);
+  };
+  const currencyText = read("priceCurrency");
+  const currency = currencyText !== undefined && /^[A-Za-z]{3}$/.test(currencyText) ? currencyText.toUpperCase() : undefined;
+  const priceText = read("price") ?? read("lowPrice");
+  const price = priceText === undefined ? null : priceOf(priceText, currency, locale);
+  const availabilityText = read("availability");
+  const availability =
+    availabilityText === undefined ? null : availabilityFromCode(availabilityText) !== "unknown" ? availabilityFromCode(availabilityText) : availabilityFromText(availabilityText);
+  return { price, availability };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Open Graph and other meta tags
+
+function fromOpenGraph($: CheerioAPI, locale: string | undefined): OfferFacts {
+  const meta = (...names: string[]): string | undefined => {
+    for (const name of names) {
+      const value = $(`meta[property="${name}"], meta[name="${name}"]`).first().attr("content");
+      if (value !== undefined && value.trim() !== "") return value.trim().slice(0, PRODUCT_LIMITS.maxPriceText);
+    }
+    return undefined;
+  };
+  const currency = meta("product:price:currency", "og:price:currency");
+  const amount = meta("product:price:amount", "og:price:amount", "product:sale_price:amount");
+  const availability = meta("product:availability", "og:availability");
+  return {
+    price: amount === undefined ? null : priceOf(amount, currency, locale),
+    availability: availability === undefined ? null : availabilityFromCode(availability),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Visible patterns
+
+/** Class or id words of prices that are not the current one. */
+const NOT_CURRENT = /old|was|before|strike|crossed|regular|compare|list|original|rrp|msrp|uvp|save|saving|discount|unit|per-|shipping|delivery|installment|monthly|range|filter|slider|min|max/i;
+
+/**
+ * The first element (in document order, outside scripts) whose class or id says `price`, that is
+ * not an old, list, unit or shipping price nor inside a recommendation carousel, and whose short
+ * text holds a currency and an amount.
+ */
+function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
+  const candidates = $('[class*="price" i], [id*="price" i], [data-testid*="price" i]').slice(0, PRODUCT_LIMITS.maxCandidates);
+  for (const element of candidates.toArray()) {
+    const node = $(element);
+    const label = `${node.attr("class") ?? ""} ${node.attr("id") ?? ""} ${node.attr("data-testid") ?? ""}`;
+    if (NOT_CURRENT.test(label)) continue;
+    if (node.closest("script, style, noscript, template, del, s, strike, select, option").length > 0) continue;
+    if (node.parents().toArray().some((parent) => OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
+    // Without old prices inside first; then the whole text (some themes name the current price `price-old-live`).
+    const texts = [currentPriceText(node[0]!), node.text().slice(0, PRODUCT_LIMITS.maxPriceText + 1)];
+    for (const child of node.children().slice(0, 5).toArray()) {
+      if (!STRUCK.has(child.name) && !NOT_CURRENT.test(`${child.attribs["class"] ?? ""} ${child.attribs["id"] ?? ""}`)) texts.push(currentPriceText(child));
+    }
+    for (const raw of texts) {
+      const text = raw.replace(/\s+/g, " ").trim();
+      if (text === "" || text.length > PRODUCT_LIMITS.maxPriceText) continue;
+      // The text must be the price, not a sentence that mentions one.
+      if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
+      const parsed = parsePrice(text, { locale });
+      if (parsed === null || parsed.currency === null) continue;
+      // `$1.299` on a page that does not say which dollar: 1.299 or 1299? Unknown beats a guess.
+      if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
+      return parsed;
+    }
+  }
+  return null;
+}
+
+/**
+ * An element's text without struck-through or old prices inside it (`<s>`, `<del>`, an
+ * `old-price` span), read depth-first and cut past maxPriceText + 1 characters.
+ */
+function currentPriceText(element: Element): string {
+  let text = "";
+  const stack: AnyNode[] = [element];
+  while (stack.length > 0 && text.length <= PRODUCT_LIMITS.maxPriceText) {
+    const node = stack.pop()!;
+    if (node.type === "text") {
+      text += node.data;
+      continue;
+    }
+    if (node.type !== "tag") continue;
+    if (node !== element && (STRUCK.has(node.name) || NOT_CURRENT.test(`${node.attribs["class"] ?? ""} ${node.attribs["id"] ?? ""}`))) continue;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return text;
+}
+
+const STRUCK = new Set(["s", "del", "strike", "script", "style"]);
+
+/** Containers of other products' prices: recommendations, carousels, related items. */
+const OTHER_PRODUCTS = /recommend|related|carousel|similar|upsell|cross-?sell|also-?(?:bought|viewed|like)|sponsored|swiper|slick|p13n|recently/i;
+
+function hasRegion(locale: string | undefined): boolean {
+  return locale !== undefined && /^[a-z]{2,3}[-_][a-z]{2}\b/i.test(locale);
+}
+
+const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head"]);
+
+function visibleAvailability($: CheerioAPI): Availability | null {
+  const availability = availabilityFromText(visibleText($));
+  return availability === "unknown" ? null : availability;
+}
+
+/** The page's text outside scripts, styles, templates and pickers, in document order, up to MAX_AVAILABILITY_TEXT characters. */
+function visibleText($: CheerioAPI): string {
+  const parts: string[] = [];
+  let length = 0;
+  const stack: AnyNode[] = [$.root()[0]!];
+  while (stack.length > 0 && length < MAX_AVAILABILITY_TEXT) {
+    const node = stack.pop()!;
+    if (node.type === "text") {
+      parts.push(node.data);
+      length += node.data.length + 1;
+      continue;
+    }
+    if (node.type !== "tag" && node.type !== "root") continue;
+    if (node.type === "tag" && HIDDEN_TEXT.has(node.name)) continue;
+    const children = (node as ParentNode).children;
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return parts.join(" ");
+}
+
+/** Parses a bare number in a page's locale (for `extract: "number"`). */
+export function numberFromText(text: string): number | null {
+  const negative = /^\s*[-−–]\s*\d/.test(text);
+  const amount = parseAmount(text);
+  return amount === null ? null : negative ? -amount : amount;
+}
