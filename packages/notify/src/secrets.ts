@@ -72,7 +72,9 @@ function maskEverything(url: string): string {
   if (match === null) return MASK;
   const [, scheme = "", authority = "", path = "", query = ""] = match;
   const at = authority.lastIndexOf("@");
-  const host = at >= 0 ? `${MASK}@${authority.slice(at + 1)}` : authority;
+  const hostPart = at >= 0 ? authority.slice(at + 1) : authority;
+  // A host without a dot is more likely a token (slack://TOKEN/...) than a name.
+  const host = `${at >= 0 ? `${MASK}@` : ""}${/\./.test(hostPart) || /^localhost(:\d+)?$/i.test(hostPart) ? hostPart : MASK}`;
   const maskedPath = path.replace(/[^/]+/g, MASK);
   const maskedQuery = query.replace(/=([^&]*)/g, `=${MASK}`);
   return `${scheme}${host}${maskedPath}${maskedQuery}`;

@@ -12,6 +12,8 @@ import { sendAndClassify } from "./shared.js";
 
 export interface JsonOptions {
   url: string;
+  /** The endpoint's path: often a token of its own (`/hooks/abc123`), so masked as a secret. */
+  path: string;
   method: "POST" | "PUT";
   headers: Record<string, string>;
   user: string | undefined;
@@ -64,7 +66,7 @@ export const jsonChannel = defineChannel<JsonOptions, JsonPayload>({
     const path = parts.path.map(encodeURIComponent).join("/");
     const search = query.toString();
     const url = `${origin(parts.scheme === "jsons", parts.host, parts.port)}/${path}${search === "" ? "" : `?${search}`}`;
-    return { options: { url, method, headers, user: parts.user, password: parts.password, fields }, secrets: ["password", ...secretHeaders] };
+    return { options: { url, path: parts.path.join("/"), method, headers, user: parts.user, password: parts.password, fields }, secrets: ["password", "path", ...secretHeaders] };
   },
   format(message, options, context, notification) {
     const rendered = context.renderTemplate(jsonEscape);

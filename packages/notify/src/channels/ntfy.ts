@@ -78,7 +78,8 @@ export const ntfyChannel = defineChannel<NtfyOptions, NtfyPayload>({
     }
     return {
       options: { baseUrl, topics, auth, priority, tags: splitList(parts.query["tags"]).map((t) => oneLine(t)), click: httpUrl(service, "query.click", parts.query["click"]) },
-      secrets: ["auth.password", "auth.token"],
+      // A topic is all it takes to read and publish on ntfy.sh: it is a secret.
+      secrets: ["auth.password", "auth.token", "topics"],
     };
   },
   format(message, options, context) {

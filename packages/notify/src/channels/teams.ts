@@ -11,8 +11,10 @@ import { fitChanges, jsonRequest, jsonSize, sendAndClassify } from "./shared.js"
 // markdown. A message is at most 28 KB.
 
 export interface TeamsOptions {
-  /** The webhook URL to POST to. */
+  /** The webhook URL to POST to (a secret: it carries its signature). */
   url: string;
+  /** The parts of the URL that authorise posting (the sig, the workflow id, connector tokens). */
+  tokens: string[];
 }
 
 export const TEAMS_LIMITS = { payloadBytes: 28 * 1024 } as const;
@@ -77,10 +79,12 @@ export const teamsChannel = defineChannel<TeamsOptions, TeamsPayload>({
     const service = "msteams";
     const native = WORKFLOW.exec(raw);
     if (native) {
-      if (!new URLSearchParams(native[5]).get("sig")) throw invalidUrl(service, "query.sig", "the Workflows URL has no sig= parameter");
-      return { options: { url: raw }, secrets: ["url"] };
+      const sig = new URLSearchParams(native[5]).get("sig");
+      if (!sig) throw invalidUrl(service, "query.sig", "the Workflows URL has no sig= parameter");
+      return { options: { url: raw, tokens: [sig, native[4] ?? ""] }, secrets: ["url", "tokens"] };
     }
-    if (/^https:\/\/[a-z0-9-]+\.webhook\.office\.com\/webhookb2\//i.test(raw)) return { options: { url: raw }, secrets: ["url"] };
+    const office = /^https:\/\/[a-z0-9-]+\.webhook\.office\.com\/webhookb2\/([^?]+)/i.exec(raw);
+    if (office) return { options: { url: raw, tokens: (office[1] ?? "").split("/").filter((t) => t !== "IncomingWebhook") }, secrets: ["url", "tokens"] };
     const parts = parseAppriseUrl(raw, service);
     if (parts.scheme === "workflow" || parts.scheme === "workflows") {
       // Apprise: workflows://HOST[:PORT]/WORKFLOW_ID/SIGNATURE[?pa=yes&ver=...]
@@ -93,7 +97,10 @@ export const teamsChannel = defineChannel<TeamsOptions, TeamsPayload>({
       const version = parts.query["ver"] ?? parts.query["api-version"] ?? (powerAutomate ? "2022-03-01-preview" : "2016-06-01");
       const query = new URLSearchParams({ "api-version": version, sp: "/triggers/manual/run", sv: "1.0", sig });
       const prefix = powerAutomate ? "/powerautomate/automations/direct" : "";
-      return { options: { url: `${origin(true, parts.host, parts.port)}${prefix}/workflows/${workflow}/triggers/manual/paths/invoke?${query.toString()}` }, secrets: ["url"] };
+      return {
+        options: { url: `${origin(true, parts.host, parts.port)}${prefix}/workflows/${workflow}/triggers/manual/paths/invoke?${query.toString()}`, tokens: [sig, workflow] },
+        secrets: ["url", "tokens"],
+      };
     }
     // Apprise's retired msteams:// (Office 365 connector) forms:
     // msteams://TEAM/TokenA/TokenB/TokenC/TokenD and msteams://TokenA/TokenB/TokenC.
@@ -101,11 +108,11 @@ export const teamsChannel = defineChannel<TeamsOptions, TeamsPayload>({
     const token = /^[A-Za-z0-9@_-]+$/;
     if (segments.length === 5 && segments.every((s) => token.test(s))) {
       const [team, a, b, c, d] = segments as [string, string, string, string, string];
-      return { options: { url: `https://${team}.webhook.office.com/webhookb2/${a}/IncomingWebhook/${b}/${c}/${d}` }, secrets: ["url"] };
+      return { options: { url: `https://${team}.webhook.office.com/webhookb2/${a}/IncomingWebhook/${b}/${c}/${d}`, tokens: [a, b, c, d] }, secrets: ["url", "tokens"] };
     }
     if (segments.length === 3 && segments.every((s) => token.test(s))) {
       const [a, b, c] = segments as [string, string, string];
-      return { options: { url: `https://outlook.office.com/webhook/${a}/IncomingWebhook/${b}/${c}` }, secrets: ["url"] };
+      return { options: { url: `https://outlook.office.com/webhook/${a}/IncomingWebhook/${b}/${c}`, tokens: [a, b, c] }, secrets: ["url", "tokens"] };
     }
     throw invalidUrl(service, "url", "use the Workflows webhook URL, workflows://HOST/WORKFLOW/SIGNATURE, or msteams://TEAM/A/B/C/D");
   },
