@@ -26,16 +26,17 @@ export function answerReason(answer: HttpAnswer, json = answerJson(answer)): str
     }
     return undefined;
   };
-  const text =
-    (json &&
-      (pick(json["description"]) ??
-        pick(json["message"]) ??
-        pick(json["error_description"]) ??
-        pick(json["error"]) ??
-        pick(json["errors"]) ??
-        pick(json["errcode"]) ??
-        pick(json["result"]))) ??
-    answer.body;
+  const primary =
+    json &&
+    (pick(json["description"]) ??
+      pick(json["errorDescription"]) ??
+      pick(json["message"]) ??
+      pick(json["error_description"]) ??
+      pick(json["error"]) ??
+      pick(json["errcode"]) ??
+      pick(json["result"]));
+  const list = json !== undefined && Array.isArray(json["errors"]) ? pick(json["errors"]) : undefined;
+  const text = primary !== undefined || list !== undefined ? [primary, list].filter((t) => t !== undefined).join(": ") : answer.body;
   const reason = truncate(oneLine(text), 300);
   return reason === "" ? `HTTP ${answer.status}` : `HTTP ${answer.status}: ${reason}`;
 }

@@ -5,8 +5,9 @@ import { cleanText, oneLine, previewValue, truncate } from "./text.js";
 
 const MonitorSchema = z.object({
   id: z.string().min(1).max(200),
-  name: z.string().max(100_000),
-  url: z.string().max(100_000).optional(),
+  // Names and URLs come from users and targets; messages cut them, so only absurd sizes are refused.
+  name: z.string().max(1_000_000),
+  url: z.string().max(1_000_000).optional(),
   tags: z.array(z.string()).optional(),
 });
 

@@ -86,7 +86,15 @@ export const jsonChannel = defineChannel<JsonOptions, JsonPayload>({
       type,
       event: message.event,
       link: message.link ?? null,
-      notification,
+      monitor: { id: message.monitorId, name: message.monitorName, url: message.monitorUrl ?? null },
+      ...(notification.event === "diff.detected"
+        ? { diff: { id: notification.diff.id, classification: notification.diff.classification, topSeverity: notification.diff.topSeverity, totalChanges: message.totalChanges } }
+        : {}),
+      severity: message.severity ?? null,
+      // Cut previews, as every channel shows them: the full diff is one API call away.
+      changes: message.changes,
+      more: message.more,
+      occurredAt: message.occurredAt,
     };
     for (const [key, value] of Object.entries(options.fields)) {
       if (value === null) delete body[key];

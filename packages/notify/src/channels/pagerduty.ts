@@ -70,8 +70,7 @@ export const pagerDutyChannel = defineChannel<PagerDutyOptions, PagerDutyPayload
       summary: message.summary,
     };
     if (body !== undefined) details["message"] = truncate(body, 10_000);
-    else if (message.changes.length > 0) details["changes"] = message.changes.map(changeLine);
-    if (message.more > 0) details["more"] = message.more;
+    else if (message.changes.length > 0) details["changes"] = [...message.changes.map(changeLine), ...(message.more > 0 ? [`and ${message.more} more`] : [])];
     if (notification.event === "diff.detected") details["diff_id"] = notification.diff.id;
     const payload: Record<string, unknown> = {
       summary: truncate(oneLine(`${message.title} (${message.summary})`), PAGERDUTY_LIMITS.summary),

@@ -32,13 +32,12 @@ export function adaptiveCard(message: MessageModel, body: string | undefined): R
   const render = (listed: number): Record<string, unknown> => {
     const items: Record<string, unknown>[] = [
       { type: "RichTextBlock", inlines: [textRun(truncate(message.title, 400), { size: "Large", weight: "Bolder" })] },
+      // Facts and TextBlocks render markdown; TextRuns do not, so target text only goes there.
       {
-        type: "FactSet",
-        facts: [
-          { title: "Monitor", value: truncate(message.monitorName, 400) },
-          { title: "What", value: message.classificationLabel },
-          { title: "Severity", value: message.severity ?? "-" },
-          { title: "Changes", value: truncate(message.summary, 400) },
+        type: "RichTextBlock",
+        inlines: [
+          textRun(`${truncate(message.monitorName, 400)}: `, { weight: "Bolder" }),
+          textRun(`${message.classificationLabel}, ${truncate(message.summary, 400)}`),
         ],
       },
     ];
