@@ -200,3 +200,36 @@ describe("custom channels", () => {
     expect(() => createNotifier({ channels: [{ service: "x", title: "X", schemes: ["slack"], parse: () => ({ options: {}, secrets: [] }), format: () => "", send: async () => ({ outcome: "delivered" }) }] })).toThrow(/taken by slack/);
   });
 });
+
+describe("templates in channels", () => {
+  it("Slack: the template's markup is kept, the values are escaped", async () => {
+    const spec = SERVICES.find((s) => s.name === "slack") as ServiceSpec;
+    const { notifier, sends, url } = await setup(spec);
+    const notification = diffNotification({ monitor: { id: "mon_1", name: "<!channel> Shop" } });
+    expect(await notifier.send(url, notification, { template: "*{{monitor.name}}*: {{#changes}}`{{path}}` {{/changes}}" })).toMatchObject({ outcome: "delivered" });
+    const section = sends()[0]?.json.blocks[1];
+    expect(section.text.text).toBe("*&lt;!channel&gt; Shop*: `$.items[0].price` `$.items[0].sku` `$.updatedAt` ");
+    await notifier.close();
+  });
+
+  it("JSON: values are JSON-escaped and the output must be JSON", async () => {
+    const spec = SERVICES.find((s) => s.name === "json") as ServiceSpec;
+    fake = await startFakeService(() => ({ status: 200 }));
+    const notifier = createNotifier({ guard: GUARD });
+    const url = `json://127.0.0.1:${fake.port}/in`;
+    const notification = diffNotification({ monitor: { id: "mon_1", name: 'say "hi"\n\\' } });
+    expect(await notifier.send(url, notification, { template: '{"text": "{{monitor.name}}", "top": "{{severity}}"}' })).toMatchObject({ outcome: "delivered" });
+    expect(fake.requests[0]?.json).toEqual({ text: 'say "hi" \\', top: "critical" });
+    await expect(notifier.send(url, notification, { template: '{"text": {{monitor.name}}}' })).rejects.toMatchObject({ code: "invalid_template" });
+    expect(spec.name).toBe("json");
+    await notifier.close();
+  });
+
+  it("an invalid template is a typed error before anything is sent", async () => {
+    const spec = SERVICES.find((s) => s.name === "discord") as ServiceSpec;
+    const { notifier, url } = await setup(spec);
+    await expect(notifier.send(url, diffNotification(), { template: "{{#changes}}" })).rejects.toMatchObject({ code: "invalid_template" });
+    expect((fake as FakeService).requests).toHaveLength(0);
+    await notifier.close();
+  });
+});
