@@ -98,8 +98,15 @@ export function createNotifier(options: NotifierOptions = {}): Notifier {
   }
   const publicUrl = options.publicUrl ?? options.env?.["DRIFTWATCH_PUBLIC_URL"];
   const guard = options.guard ?? {};
-  const fallback = options.transport === undefined ? createDefaultTransport(guard) : undefined;
-  const transport: HttpTransport = options.transport ?? (fallback as NonNullable<typeof fallback>).transport;
+  // The default transport (an undici Agent) is made on the first send, so a notifier used only
+  // to parse and mask URLs holds no connection pool.
+  let fallback: ReturnType<typeof createDefaultTransport> | undefined;
+  const transport: HttpTransport =
+    options.transport ??
+    ((request) => {
+      fallback ??= createDefaultTransport(guard);
+      return fallback.transport(request);
+    });
   const checkUrl = options.checkUrl ?? ((url: string) => assertSafeUrl(url, guard));
   const now = options.now ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -141,7 +148,7 @@ export function createNotifier(options: NotifierOptions = {}): Notifier {
     return { definition, config };
   }
 
-  function templateRenderer(template: SendOptions["template"], notification: Notification, model: ReturnType<typeof buildMessage>) {
+  function templateRenderer(template: SendOptions["template"], model: ReturnType<typeof buildMessage>): (escape: (text: string) => string) => string | undefined {
     const compiled = template === undefined || template === "" ? undefined : typeof template === "string" ? compileTemplate(template) : template;
     return (escape: (text: string) => string): string | undefined => compiled?.render(templateView(model), escape);
   }
@@ -152,7 +159,7 @@ export function createNotifier(options: NotifierOptions = {}): Notifier {
       throw new NotifyError("unsupported_event", `${definition.title} channels do not send ${notification.event} events`, { service: definition.service });
     }
     const model = buildMessage(notification, { publicUrl });
-    return definition.format(model, config.options, { renderTemplate: templateRenderer(template, notification, model) }, notification);
+    return definition.format(model, config.options, { renderTemplate: templateRenderer(template, model) }, notification);
   }
 
   return {
@@ -207,6 +214,14 @@ export function createNotifier(options: NotifierOptions = {}): Notifier {
       await fallback?.close();
     },
   };
+}
+
+/**
+ * Masks the secrets of a channel URL with the built-in channels' parsers (an unparseable URL is
+ * masked whole). Safe to log and to return in an API answer.
+ */
+export function maskUrl(url: string): string {
+  return createNotifier().maskUrl(url);
 }
 
 /** A send that got no answer: network trouble retries, a refused or invalid destination fails. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createNotifier, isNotifyError, redact } from "../src/index.js";
+import { createNotifier, isNotifyError, maskUrl, redact } from "../src/index.js";
 
 // The forms come from Apprise's plugin templates and docstrings (caronc/apprise, apprise/plugins/*.py)
 // and its wiki pages (Notify_*): each must parse to the options the channel sends with.
@@ -119,6 +119,7 @@ describe("Apprise URL forms", () => {
       }
     }
     expect(masked).toContain("***");
+    expect(maskUrl(url)).toBe(masked);
   });
 });
 
