@@ -28,7 +28,7 @@ describe.each(SERVICES)("$name", (spec) => {
     expect(sends().length).toBeGreaterThan(0);
     spec.check?.(sends());
     // The message says what changed and links to the diff.
-    const text = sends().map((s) => s.body).join("\n");
+    const text = sends().map((s) => s.text).join("\n");
     if (spec.name !== "webhook") {
       expect(text).toContain("Orders API");
       expect(text).toContain("price");
@@ -109,7 +109,7 @@ describe("monitor health events", () => {
   it.each(SERVICES.filter((s) => s.name !== "webhook" && s.name !== "pagerduty" && s.name !== "opsgenie"))("$name sends a failing monitor", async (spec) => {
     const { notifier, sends, url } = await setup(spec);
     expect(await notifier.send(url, failingNotification())).toMatchObject({ outcome: "delivered" });
-    expect(sends().map((s) => s.body).join("")).toContain("timeout after 30 s");
+    expect(sends().map((s) => s.text).join("")).toContain("timeout after 30 s");
     await notifier.close();
   });
 });

@@ -11,6 +11,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   json: any;
+  /** The body as text to search: form fields decoded, else the body. */
+  text: string;
 }
 
 export interface Answer {
@@ -43,18 +45,23 @@ export async function startFakeService(route: (request: RecordedRequest) => Answ
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       let json: unknown;
-      try {
-        json = body === "" ? undefined : JSON.parse(body);
-      } catch {
-        json = undefined;
+      if (/^application\/x-www-form-urlencoded/.test(String(req.headers["content-type"]))) json = Object.fromEntries(new URLSearchParams(body));
+      else {
+        try {
+          json = body === "" ? undefined : JSON.parse(body);
+        } catch {
+          json = undefined;
+        }
       }
       const parsed = new URL(req.url ?? "/", "http://127.0.0.1");
-      const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", path: parsed.pathname, query: parsed.searchParams, headers: req.headers, body, json };
+      const form = /^application\/x-www-form-urlencoded/.test(String(req.headers["content-type"]));
+      const text = form ? [...new URLSearchParams(body).values()].join("\n") : body;
+      const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", path: parsed.pathname, query: parsed.searchParams, headers: req.headers, body, json, text };
       requests.push(recorded);
       const answer = isSend(recorded) && queue.length > 0 ? (queue.shift() as Answer) : route(recorded);
-      const text = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+      const answerText = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
       res.writeHead(answer.status, { "content-type": typeof answer.body === "string" ? "text/plain" : "application/json", ...answer.headers });
-      res.end(text);
+      res.end(answerText);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -153,10 +153,10 @@ export const PushoverMessageSchema = z.object({
   title: z.string().max(250),
   url: z.string().max(512).optional(),
   url_title: z.string().max(100).optional(),
-  html: z.literal(1),
-  priority: z.number().int().min(-2).max(2),
+  html: z.literal("1"),
+  priority: z.string().regex(/^-?[0-2]$/),
   device: z.string().optional(),
-  timestamp: z.number().int().optional(),
+  timestamp: z.string().regex(/^\d+$/).optional(),
 });
 
 // https://developer.pagerduty.com/api-reference/368ae3d938c9e-send-an-event-to-pager-duty
@@ -186,8 +186,8 @@ export const OpsgenieAlertSchema = z.object({
   priority: z.enum(["P1", "P2", "P3", "P4", "P5"]),
 });
 
-function checked(schema: z.ZodTypeAny, r: RecordedRequest, ok: Answer, bad: (problem: string) => Answer): Answer {
-  if (!jsonBody(r)) return bad("content-type must be application/json");
+function checked(schema: z.ZodTypeAny, r: RecordedRequest, ok: Answer, bad: (problem: string) => Answer, form = false): Answer {
+  if (form ? !/^application\/x-www-form-urlencoded/.test(String(r.headers["content-type"])) : !jsonBody(r)) return bad(`wrong content-type ${String(r.headers["content-type"])}`);
   const problem = validate(schema, r.json);
   return problem === undefined ? ok : bad(problem);
 }
@@ -418,7 +418,7 @@ export const SERVICES: ServiceSpec[] = [
     env: (f) => ({ DRIFTWATCH_PUSHOVER_API_URL: f.url }),
     route: (r) =>
       r.path === "/1/messages.json"
-        ? checked(PushoverMessageSchema, r, { status: 200, body: { status: 1, request: "r1" } }, (p) => ({ status: 400, body: { status: 0, errors: [p], request: "r1" } }))
+        ? checked(PushoverMessageSchema, r, { status: 200, body: { status: 1, request: "r1" } }, (p) => ({ status: 400, body: { status: 0, errors: [p], request: "r1" } }), true)
         : { status: 404, body: {} },
     check: (sends) => expectEqual(sends[0]?.json.device, "phone"),
     retry: [{ status: 429, body: { status: 0, errors: ["message limit reached"] } }, NaN],

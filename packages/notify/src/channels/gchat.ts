@@ -88,14 +88,13 @@ export const googleChatChannel = defineChannel<GoogleChatOptions, GoogleChatPayl
   },
   format(message, options, context) {
     const query = new URLSearchParams({ key: options.key, token: options.token });
+    const body = googleChatMessage(message, context.renderTemplate(escapeHtml));
     if (options.threadKey !== undefined) {
-      query.set("threadKey", options.threadKey);
+      // https://developers.google.com/workspace/chat/api/reference/rest/v1/spaces.messages/create
       query.set("messageReplyOption", "REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD");
+      body["thread"] = { threadKey: options.threadKey };
     }
-    return {
-      url: `https://chat.googleapis.com/v1/spaces/${encodeURIComponent(options.workspace)}/messages?${query.toString()}`,
-      body: googleChatMessage(message, context.renderTemplate(escapeHtml)),
-    };
+    return { url: `https://chat.googleapis.com/v1/spaces/${encodeURIComponent(options.workspace)}/messages?${query.toString()}`, body };
   },
   send(payload, _options, context) {
     return sendAndClassify(context, jsonRequest(payload.url, payload.body), {

@@ -3,7 +3,7 @@ import { invalidUrl } from "../errors.js";
 import { changeValues, type MessageModel } from "../notification.js";
 import { escapeHtml, oneLine, truncate } from "../text.js";
 import { parseAppriseUrl, splitList } from "../url.js";
-import { fitChanges, jsonRequest, sendAndClassify } from "./shared.js";
+import { fitChanges, sendAndClassify } from "./shared.js";
 
 // Pushover (https://pushover.net/api): POST https://api.pushover.net/1/messages.json. Limits:
 // message 1024, title 250, url 512, url_title 100 characters. html=1 takes <b>, <i>, <u>,
@@ -83,7 +83,11 @@ export const pushoverChannel = defineChannel<PushoverOptions, PushoverPayload>({
     return { body };
   },
   send(payload, _options, context) {
-    return sendAndClassify(context, jsonRequest("https://api.pushover.net/1/messages.json", payload.body), {
+    // Form-encoded, as the API documents its parameters.
+    const form = new URLSearchParams();
+    for (const [key, value] of Object.entries(payload.body)) if (value !== undefined) form.set(key, String(value));
+    const request = { method: "POST" as const, url: "https://api.pushover.net/1/messages.json", headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "driftwatch-notify" }, body: form.toString() };
+    return sendAndClassify(context, request, {
       // 4xx with {status: 0, errors: [...]}: an invalid or disabled user key or token will stay so.
       gone: (_answer, json) => /(user|application token|token) (key |identifier )?is invalid|disabled|not found/i.test(JSON.stringify(json?.["errors"] ?? "")),
     });
