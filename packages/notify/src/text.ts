@@ -70,9 +70,13 @@ export function neutraliseMentions(text: string): string {
   return text.replace(/@(?=(everyone|here|channel|all|room)\b)/gi, "@\u200b");
 }
 
-/** Markdown (Discord, Mattermost, Rocket.Chat, Teams, Gotify): backslash-escape every markup character. */
+/**
+ * Markdown (Discord, Mattermost, Rocket.Chat, Gotify): backslash-escape what makes emphasis, code,
+ * links, images, quotes, headings, spoilers and HTML, and break mentions. Punctuation that only
+ * starts a list at a line start is left alone (every line we write starts with our own text).
+ */
 export function escapeMarkdown(text: string): string {
-  return neutraliseMentions(text.replace(/[\\`*_~|<>[\]()#+\-.!{}=:]/g, "\\$&"));
+  return neutraliseMentions(text.replace(/[\\`*_~|<>[\]()#]/g, "\\$&"));
 }
 
 /** Text inside an inline code span: no backtick can end it (replaced by a look-alike). */
