@@ -68,6 +68,9 @@ export interface ChannelDefinition<Options extends object = any, Payload = any> 
   send(payload: Payload, options: Options, context: ChannelContext): Promise<SendResult>;
 }
 
+/** The `Channel` port: what the engine delivers through and embedders implement. */
+export type Channel<Options extends object = any, Payload = any> = ChannelDefinition<Options, Payload>;
+
 /** Identity helper that types a channel definition. */
 export function defineChannel<Options extends object, Payload>(definition: ChannelDefinition<Options, Payload>): ChannelDefinition<Options, Payload> {
   return definition;

@@ -1,5 +1,5 @@
 export { createNotifier, apiUrlVariable, maskUrl, type Notifier, type NotifierOptions, type SendOptions } from "./notifier.js";
-export { defineChannel, type ChannelConfig, type ChannelContext, type ChannelDefinition, type ParsedChannel, type SendResult } from "./channel.js";
+export { defineChannel, type Channel, type ChannelConfig, type ChannelContext, type ChannelDefinition, type ParsedChannel, type SendResult } from "./channel.js";
 export { NotifyError, isNotifyError, invalidUrl, type NotifyErrorCode } from "./errors.js";
 export {
   buildMessage,
