@@ -4,10 +4,10 @@ import { invalidUrl } from "../errors.js";
 import { changeValues, type MessageModel } from "../notification.js";
 import { codeSpan, escapeMarkdown, neutraliseMentions, oneLine, truncate } from "../text.js";
 import { httpUrl, origin, parseAppriseUrl, requireHost, splitList } from "../url.js";
-import { fitChanges, jsonRequest, sendAndClassify, severityColor } from "./shared.js";
+import { fitChanges, jsonRequest, sendAndClassify } from "./shared.js";
 
 // Mattermost incoming webhooks (https://developers.mattermost.com/integrate/webhooks/incoming/):
-// POST {server}/hooks/{key} with markdown `text` and Slack-compatible `attachments`. A post is at
+// POST {server}/hooks/{key} with markdown `text`. A post is at
 // most 16 383 characters. Target text is escaped and @channel/@all/@here neutralised.
 
 export interface MattermostOptions {
@@ -72,10 +72,7 @@ export const mattermostChannel = defineChannel<MattermostOptions, MattermostPayl
   },
   format(message, options, context) {
     const text = markdownText(message, context.renderTemplate(escapeMarkdown), MATTERMOST_LIMITS.text);
-    const base: Record<string, unknown> = {
-      text,
-      attachments: [{ fallback: truncate(oneLine(message.title), 300), color: `#${severityColor(message.severity).toString(16).padStart(6, "0")}` }],
-    };
+    const base: Record<string, unknown> = { text };
     if (options.botname !== undefined) base["username"] = options.botname;
     if (options.iconUrl !== undefined) base["icon_url"] = options.iconUrl;
     const bodies = options.channels.length === 0 ? [base] : options.channels.map((channel) => ({ ...base, channel }));
