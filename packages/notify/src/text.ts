@@ -83,3 +83,26 @@ export function escapeMarkdown(text: string): string {
 export function codeSpan(text: string): string {
   return `\`${text.replace(/`/g, "\u02cb") || " "}\``;
 }
+
+/**
+ * Cuts HTML to at most `max` characters. When it must cut, the tags are dropped first (a cut could
+ * leave one open) and an entity is never split, so the result is still valid for the service.
+ */
+export function cutHtml(html: string, max: number): string {
+  if (html.length <= max) return html;
+  let cut = truncate(html.replace(/<[^>]*>/g, ""), max);
+  const amp = cut.lastIndexOf("&");
+  if (amp >= 0 && !cut.slice(amp).includes(";")) cut = `${cut.slice(0, amp)}…`;
+  return cut;
+}
+
+/** Shrinks `body` until `fits(render(body))`, cutting with `cut` (at most 20 rounds). */
+export function shrinkToFit<T>(body: string, render: (body: string) => T, fits: (rendered: T) => boolean, cut: (text: string, max: number) => string = truncate): T {
+  let current = body;
+  let rendered = render(current);
+  for (let round = 0; round < 20 && !fits(rendered); round += 1) {
+    current = cut(current, Math.floor(current.length * 0.7));
+    rendered = render(current);
+  }
+  return rendered;
+}

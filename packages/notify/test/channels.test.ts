@@ -233,3 +233,24 @@ describe("templates in channels", () => {
     await notifier.close();
   });
 });
+
+describe("a template whose output is far over a service's limit", () => {
+  const big = `{{#changes}}${"{{path}} {{before}} to {{after}} *{{monitor.name}}* ".repeat(40)}\n{{/changes}}`;
+  it.each(SERVICES.filter((s) => s.name !== "webhook" && s.name !== "json"))("$name still sends a message within the limits", async (spec) => {
+    const { notifier, sends, url } = await setup(spec);
+    const result = await notifier.send(url, hostileNotification(), { template: big });
+    expect(result).toEqual(expect.objectContaining({ outcome: "delivered" }));
+    spec.hostile?.(sends());
+    await notifier.close();
+  });
+
+  it("Google Chat replies in the thread named in the URL", async () => {
+    const spec = SERVICES.find((s) => s.name === "gchat") as ServiceSpec;
+    fake = await startFakeService(spec.route);
+    const notifier = createNotifier({ env: spec.env?.(fake), guard: GUARD });
+    expect(await notifier.send("gchat://AAAAk6lGXyM/AIzaSyDdI0hCZtE6vySjMm/O7b1nyri_waOpLMSzbF/orders-thread", diffNotification())).toMatchObject({ outcome: "delivered" });
+    expect(fake.requests[0]?.query.get("messageReplyOption")).toBe("REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD");
+    expect(fake.requests[0]?.json.thread).toEqual({ threadKey: "orders-thread" });
+    await notifier.close();
+  });
+});

@@ -1,7 +1,7 @@
 import { defineChannel } from "../channel.js";
 import { invalidUrl } from "../errors.js";
 import { changeValues, type MessageModel } from "../notification.js";
-import { escapeHtml, truncate } from "../text.js";
+import { cutHtml, escapeHtml, shrinkToFit, truncate } from "../text.js";
 import { parseAppriseUrl } from "../url.js";
 import { fitChanges, jsonRequest, jsonSize, sendAndClassify } from "./shared.js";
 
@@ -30,7 +30,7 @@ function plain(text: string): string {
 }
 
 export function googleChatMessage(message: MessageModel, body: string | undefined): Record<string, unknown> {
-  const render = (listed: number): Record<string, unknown> => {
+  const renderWith = (body: string | undefined, listed: number): Record<string, unknown> => {
     const widgets: Record<string, unknown>[] = [];
     if (body !== undefined) widgets.push({ textParagraph: { text: body } });
     else {
@@ -49,7 +49,9 @@ export function googleChatMessage(message: MessageModel, body: string | undefine
       cardsV2: [{ cardId: "driftwatch", card: { header: { title: truncate(message.title, 200), subtitle: truncate(message.monitorName, 200) }, sections: [{ widgets }] } }],
     };
   };
-  return fitChanges(message.changes.length, render, (m) => jsonSize(m) <= GCHAT_LIMITS.messageBytes);
+  const fits = (m: Record<string, unknown>): boolean => jsonSize(m) <= GCHAT_LIMITS.messageBytes;
+  if (body !== undefined) return shrinkToFit(body, (cut) => renderWith(cut, 0), fits, cutHtml);
+  return fitChanges(message.changes.length, (listed) => renderWith(undefined, listed), fits);
 }
 
 export const googleChatChannel = defineChannel<GoogleChatOptions, GoogleChatPayload>({

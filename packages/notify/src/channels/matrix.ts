@@ -2,7 +2,7 @@ import { answerJson, answerReason, classifyAnswer, combineResults } from "../ans
 import { defineChannel, type SendResult } from "../channel.js";
 import { invalidUrl } from "../errors.js";
 import { changeLine, changeValues, type MessageModel } from "../notification.js";
-import { escapeHtml, truncateBytes } from "../text.js";
+import { cutHtml, escapeHtml, shrinkToFit, truncate } from "../text.js";
 import { origin, parseAppriseUrl, requireHost, splitList } from "../url.js";
 import { fitChanges, jsonRequest } from "./shared.js";
 import type { HttpAnswer } from "../transport.js";
@@ -31,7 +31,7 @@ export interface MatrixPayload {
 }
 
 export function matrixContent(message: MessageModel, body: { html: string; plain: string } | undefined, msgtype: string): Record<string, unknown> {
-  const render = (listed: number): Record<string, unknown> => {
+  const renderWith = (body: { html: string; plain: string } | undefined, listed: number): Record<string, unknown> => {
     const more = message.more + (message.changes.length - listed);
     const plain = [message.title];
     const html = [`<strong>${escapeHtml(message.title)}</strong>`];
@@ -57,12 +57,12 @@ export function matrixContent(message: MessageModel, body: { html: string; plain
     }
     return { msgtype, body: plain.join("\n"), format: "org.matrix.custom.html", formatted_body: html.join("") };
   };
-  const content = fitChanges(message.changes.length, render, (c) => Buffer.byteLength(JSON.stringify(c)) <= MATRIX_LIMITS.contentBytes);
-  if (Buffer.byteLength(JSON.stringify(content)) > MATRIX_LIMITS.contentBytes) {
-    // Only a template's output can still be too big: send it as plain text, cut.
-    return { msgtype, body: truncateBytes(String(content["body"]), MATRIX_LIMITS.contentBytes / 2) };
+  const fits = (c: Record<string, unknown>): boolean => Buffer.byteLength(JSON.stringify(c)) <= MATRIX_LIMITS.contentBytes;
+  if (body !== undefined) {
+    // A template's output: cut the plain and the HTML body alike until the event fits.
+    return shrinkToFit(body.html, (html) => renderWith({ html, plain: truncate(body.plain, Math.max(html.length, 1)) }, 0), fits, cutHtml);
   }
-  return content;
+  return fitChanges(message.changes.length, (listed) => renderWith(undefined, listed), fits);
 }
 
 function gone(answer: HttpAnswer, json: Record<string, unknown> | undefined): boolean {

@@ -1,7 +1,7 @@
 import { defineChannel } from "../channel.js";
 import { invalidUrl } from "../errors.js";
 import { changeValues, type MessageModel } from "../notification.js";
-import { truncate } from "../text.js";
+import { shrinkToFit, truncate } from "../text.js";
 import { origin, parseAppriseUrl, requireHost } from "../url.js";
 import { fitChanges, jsonRequest, jsonSize, sendAndClassify } from "./shared.js";
 
@@ -29,7 +29,7 @@ function textRun(text: string, extra: Record<string, unknown> = {}): Record<stri
 }
 
 export function adaptiveCard(message: MessageModel, body: string | undefined): Record<string, unknown> {
-  const render = (listed: number): Record<string, unknown> => {
+  const renderWith = (body: string | undefined, listed: number): Record<string, unknown> => {
     const items: Record<string, unknown>[] = [
       { type: "RichTextBlock", inlines: [textRun(truncate(message.title, 400), { size: "Large", weight: "Bolder" })] },
       // Facts and TextBlocks render markdown; TextRuns do not, so target text only goes there.
@@ -62,7 +62,9 @@ export function adaptiveCard(message: MessageModel, body: string | undefined): R
     if (message.link !== undefined) card["actions"] = [{ type: "Action.OpenUrl", title: message.event === "diff.detected" ? "View diff" : "View monitor", url: message.link }];
     return { type: "message", attachments: [{ contentType: "application/vnd.microsoft.card.adaptive", contentUrl: null, content: card }] };
   };
-  return fitChanges(message.changes.length, render, (payload) => jsonSize(payload) <= TEAMS_LIMITS.payloadBytes);
+  const fits = (payload: Record<string, unknown>): boolean => jsonSize(payload) <= TEAMS_LIMITS.payloadBytes;
+  if (body !== undefined) return shrinkToFit(body, (cut) => renderWith(cut, 0), fits);
+  return fitChanges(message.changes.length, (listed) => renderWith(undefined, listed), fits);
 }
 
 const WORKFLOW = /^https:\/\/([A-Za-z0-9_.-]+)(:\d{1,5})?(\/powerautomate\/automations\/direct(?:\/cu\/\d+)?)?\/workflows\/([A-Za-z0-9_-]+)\/triggers\/manual\/paths\/invoke\/?\?(.+)$/i;

@@ -3,7 +3,7 @@ import { combineResults } from "../answer.js";
 import { defineChannel } from "../channel.js";
 import { invalidUrl } from "../errors.js";
 import { changeValues, type MessageModel } from "../notification.js";
-import { escapeHtml, truncate } from "../text.js";
+import { cutHtml, escapeHtml } from "../text.js";
 import { parseAppriseUrl, queryBool, splitList } from "../url.js";
 import { fitChanges, jsonRequest, sendAndClassify } from "./shared.js";
 
@@ -46,16 +46,7 @@ export function telegramText(message: MessageModel, body: string | undefined): s
   };
   const text = fitChanges(message.changes.length, render, (t) => t.length <= TELEGRAM_LIMITS.text);
   // A template's output may still be too long; cut it where no entity or tag is split.
-  return text.length <= TELEGRAM_LIMITS.text ? text : safeHtmlCut(text, TELEGRAM_LIMITS.text);
-}
-
-/** Cuts HTML text without splitting an entity; drops tags so no tag is left unclosed. */
-function safeHtmlCut(html: string, max: number): string {
-  const plain = html.replace(/<[^>]*>/g, "");
-  let cut = truncate(plain, max);
-  const amp = cut.lastIndexOf("&");
-  if (amp >= 0 && !cut.slice(amp).includes(";")) cut = `${cut.slice(0, amp)}…`;
-  return cut;
+  return cutHtml(text, TELEGRAM_LIMITS.text);
 }
 
 export const telegramChannel = defineChannel<TelegramOptions, TelegramPayload>({
