@@ -85,8 +85,9 @@ const discordEmbed = z.object({
   fields: z.array(z.object({ name: z.string().min(1).max(256), value: z.string().min(1).max(1024), inline: z.boolean() })).max(25),
   footer: z.object({ text: z.string().max(2048) }),
 });
-export const DiscordMessageSchema = z.object({
-  content: z.string().max(2000),
+export const DiscordMessageSchema = z.strictObject({
+  content: z.string().max(2000).optional(),
+  avatar_url: z.string().url().optional(),
   username: z.string().max(80).optional(),
   embeds: z.array(discordEmbed).max(10),
   allowed_mentions: z.object({ parse: z.array(z.string()).length(0) }),

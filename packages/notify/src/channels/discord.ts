@@ -23,7 +23,7 @@ export const DISCORD_LIMITS = { title: 256, description: 4096, fields: 25, field
 
 export interface DiscordPayload {
   url: string;
-  body: { username?: string; avatar_url?: string; content: string; embeds: Record<string, unknown>[]; allowed_mentions: { parse: string[] } };
+  body: { username?: string; avatar_url?: string; embeds: Record<string, unknown>[]; allowed_mentions: { parse: string[] } };
 }
 
 function embedTextSize(embed: Record<string, unknown>): number {
@@ -94,7 +94,7 @@ export const discordChannel = defineChannel<DiscordOptions, DiscordPayload>({
   },
   format(message, options, context) {
     const body = context.renderTemplate(escapeMarkdown);
-    const payload: DiscordPayload["body"] = { content: "", embeds: [discordEmbed(message, body)], allowed_mentions: { parse: [] } };
+    const payload: DiscordPayload["body"] = { embeds: [discordEmbed(message, body)], allowed_mentions: { parse: [] } };
     if (options.botname !== undefined) payload.username = options.botname;
     if (options.avatarUrl !== undefined) payload.avatar_url = options.avatarUrl;
     const query = new URLSearchParams({ wait: "true" });
