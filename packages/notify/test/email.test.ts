@@ -33,7 +33,7 @@ async function startSmtp(options: { rejectRcpt?: { code: number; message: string
       if (auth.username === "alerts" && auth.password === (options.password ?? "s3cret!")) callback(null, { user: auth.username });
       else callback(Object.assign(new Error("Invalid username or password"), { responseCode: 535 }));
     },
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (options.rejectRcpt !== undefined) callback(Object.assign(new Error(options.rejectRcpt.message), { responseCode: options.rejectRcpt.code }));
       else callback();
     },
