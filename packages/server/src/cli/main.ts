@@ -58,6 +58,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       const { runUser } = await import("./user.js");
       return runUser(rest, io);
     }
+    case "notify": {
+      const { runNotify } = await import("./notify.js");
+      return runNotify(rest, io);
+    }
     case "serve": {
       const { runServe } = await import("./serve.js");
       return runServe(rest, io);

@@ -29,6 +29,9 @@ Commands:
   learn          Fetch a target a few times and print the policy learned from its noise, with evidence:
                    <url> [--samples 5] [--interval 2s] [--selector css] [--kind json|html]
                    [--allow-private-networks] [--json]
+  notify test    Send a sample change to a notification channel and print the service's answer:
+                   <channel-url> (Apprise syntax: slack://, discord://, tgram://, mailto://, ntfy://, ...)
+                   [--template file] [--allow-private-networks] [--json]
 
 Options:
   --help, -h     Show this help (also: driftwatch <command> --help)
