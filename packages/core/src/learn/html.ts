@@ -1,5 +1,5 @@
 import { load } from "cheerio";
-import type { VolatileRule } from "@driftwatch/schema";
+import type { PolicyRule, VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
 import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
 import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape } from "./shapes.js";
@@ -33,6 +33,9 @@ function rotates(texts: readonly string[], changed: number, pairs: number, recur
   const distinct = new Set(texts).size;
   return distinct >= 3 && often && recurred && texts.every((t) => t.length >= 2);
 }
+
+/** Price blocks rated medium, at most. */
+const MAX_PRICE_RULES = 50;
 
 /** A rotation's `seen` list holds at most this many texts (the schema allows 64). */
 const MAX_SEEN = 48;
@@ -194,7 +197,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     let shape: string | undefined;
     let entry: Omit<VolatileRule, "selector"> = {};
     // Numbers, times and ids inside the text: only those parts are volatile, the rest is compared.
-    if (partsOnly && (pairs <= 2 || changed * 3 >= pairs)) {
+    if (partsOnly) {
       shape = skeletonShape(texts);
       entry = { parts: true };
     } else if (rotates(texts, changed, pairs, recurred, often) && new Set(texts).size <= MAX_SEEN) {
@@ -240,7 +243,10 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     const volatilePerPage = perPage.map((_blocks, index) => new Set(decided.filter((d) => d.stat.texts[index] !== undefined).map((d) => d.stat.selector)));
     const tried = new Map<string, boolean>();
     for (const { stat, shape, changedIn, entry } of decided) {
-      const selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
+      let selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
+      // Numbers in a sentence are noise wherever the paragraph ends up: its siblings of one tag
+      // are compared by skeleton too (text changes and prices in them are still reported).
+      if (entry.parts === true && selector === stat.selector && /:nth-of-type\(\d+\)$/.test(selector)) selector = selector.replace(/:nth-of-type\(\d+\)$/, "");
       const known = evidence.find((e) => e.kind === "volatile" && e.selector === selector);
       if (known) {
         known.changed = Math.max(known.changed, stat.changed);
@@ -261,7 +267,26 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
     }
   }
-  const policy: PolicySuggestion["policy"] = { rules: [] };
+  // Severity by surprise, for pages: a block that shows an amount of money and did not change
+  // while learning is rated medium when it does (a price change is never just info).
+  const rules: PolicyRule[] = [];
+  for (const stat of stats.values()) {
+    if (rules.length >= MAX_PRICE_RULES) break;
+    if (stat.changed !== 0 || stat.pairs !== pages.length - 1) continue;
+    const text = stat.texts[stat.texts.length - 1];
+    if (text === undefined || !hasCurrencyAmount(text) || text.length > 200) continue;
+    rules.push({ selector: stat.selector, category: "value", op: "replace", severity: "medium" });
+    evidence.push({
+      kind: "severity",
+      rule: `rules[${rules.length - 1}]`,
+      selector: stat.selector,
+      changed: 0,
+      pairs: stat.pairs,
+      shape: "price",
+      reason: `stable in all ${pages.length} samples and shows a price: a change is rated medium`,
+    });
+  }
+  const policy: PolicySuggestion["policy"] = { rules };
   if (volatile.length > 0) policy.volatile = volatile;
   return { policy, evidence };
 }

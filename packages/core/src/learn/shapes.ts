@@ -213,7 +213,8 @@ const SKELETON_NUMBER = /\d+(?:[.,]\d+)*/g;
 /**
  * Volatile parts of a text, replaced by placeholders: what stays is the text's skeleton. Dates and
  * times (ISO 8601, RFC 1123 and written dates, clock times, relative times), UUIDs, hex and
- * machine-made tokens of any alphabet (also inside URLs and query strings), and numbers.
+ * machine-made tokens of any alphabet (also inside URLs and query strings), and numbers, except
+ * amounts of money (a number beside a currency sign or code stays: a price is never a volatile part).
  */
 export function textSkeleton(text: string): string {
   if (text.length > 100_000) return text;
@@ -226,7 +227,15 @@ export function textSkeleton(text: string): string {
     .replace(SKELETON_AGO, "<ago>")
     .replace(SKELETON_HEX, "<hex>")
     .replace(SKELETON_WORD, (word) => (isRandomWord(word) ? "<id>" : word))
-    .replace(SKELETON_NUMBER, "<n>");
+    .replace(SKELETON_NUMBER, (number, offset: number, whole: string) => (isAmountOfMoney(whole, offset, number.length) ? number : "<n>"));
+}
+
+const CURRENCY_BEFORE = /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK|Rs\.?|R\$|kr))\s?$/;
+const CURRENCY_AFTER = /^\s?(?:[$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK|kr|zł|Kč|€)\b)/;
+
+/** Whether the number at `offset` is an amount of money (a currency sign or code beside it): a skeleton keeps it. */
+function isAmountOfMoney(text: string, offset: number, length: number): boolean {
+  return CURRENCY_BEFORE.test(text.slice(Math.max(0, offset - 5), offset)) || CURRENCY_AFTER.test(text.slice(offset + length, offset + length + 5));
 }
 
 const WORD_CHAR = /[A-Za-z0-9_-]/;
