@@ -11,7 +11,6 @@ import {
   isUnixTime,
   meaningfulShape,
   sameSkeleton,
-  seenKey,
   volatileStringShape,
 } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
@@ -22,9 +21,14 @@ import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 
 const MAX_DEPTH = 1000;
 const MAX_DISTINCT = 512;
+const TIME_SHAPES: ReadonlySet<string> = new Set(["iso8601", "http_date", "unix_time"]);
+/** Changes of one field whose skeletons are compared, at most. */
+const SKELETON_CHECKS = 24;
+const DIGIT = /\d/;
+const DIGITS = /^\d{1,30}$/;
+const INTEGER_STRING = /^-?\d+$/;
+const SPACE = /\s/;
 const NUMERIC_STRING = /^-?\d{1,20}(?:\.\d{1,20})?$/;
-/** A rotation's `seen` list holds at most this many values (the schema's limit is 64). */
-const MAX_POOL = 32;
 /** Suggested rules stay well under the schema's 500. */
 const MAX_RULES = 400;
 /** A float whose consecutive values differ by at most this (relative) is jitter. */
@@ -68,14 +72,13 @@ interface FieldStat {
   numericStrings: boolean;
   /** Some string change altered more than the text's volatile parts (its skeleton). */
   skeletonChanged: boolean;
+  skeletonChecks: number;
   /** Some change went to a value seen before in this field (a rotation, or a revert). */
   recurred: number;
   /** Times (ISO 8601, HTTP dates, unix times, digit strings) never went back. */
   forward: boolean;
   /** Some changed string shows an amount of money. */
   currency: boolean;
-  /** Values seen, for a rotation's `seen` list (bounded). */
-  pool: Set<string>;
   /** Every string value has the same length (ids, hashes and cursors of one format). */
   sameLength: boolean;
   /** Some string value has a digit. */
@@ -177,7 +180,8 @@ function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): strin
   const first = arrays.find((a) => a.length > 0)?.[0];
   if (!isObject(first)) return undefined;
   // The only member of every element is its value, not an identity.
-  const alone = (name: string): boolean => arrays.every((array) => array.every((e) => isObject(e) && Object.keys(e).length === 1 && Object.hasOwn(e, name)));
+  const single = Object.keys(first).length === 1;
+  const alone = (name: string): boolean => single && arrays.every((array) => array.every((e) => isObject(e) && Object.keys(e).length === 1 && Object.hasOwn(e, name)));
   const names = Object.keys(first).filter(
     (k) => scalarIdentity(first[k]) !== undefined && !alone(k) && (typeof first[k] === "string" || PREFERRED_KEYS.includes(k) || INTEGER_KEY_NAME.test(k)),
   );
@@ -277,10 +281,10 @@ class JsonLearner {
         digitStrings: true,
         numericStrings: true,
         skeletonChanged: false,
+        skeletonChecks: 0,
         recurred: 0,
         forward: true,
         currency: false,
-        pool: new Set(),
         firstSeen: new Map(),
         sameLength: true,
         digits: false,
@@ -292,15 +296,13 @@ class JsonLearner {
     return stat;
   }
 
-  private firstSeenAt(stat: FieldStat, value: Json, sample: number): void {
-    if (typeof value === "object" && value !== null) return;
-    const key = seenKey(value);
-    if (!stat.firstSeen.has(key) && stat.firstSeen.size < MAX_DISTINCT) stat.firstSeen.set(key, sample);
+  private firstSeenAt(stat: FieldStat, value: string, sample: number): void {
+    if (!stat.firstSeen.has(value) && stat.firstSeen.size < MAX_DISTINCT) stat.firstSeen.set(value, sample);
   }
 
   /** Whether `value` was a value of this field in an earlier sample than the current pair's second one. */
-  private seenBefore(stat: FieldStat, value: Json): boolean {
-    const first = stat.firstSeen.get(seenKey(value));
+  private seenBefore(stat: FieldStat, value: string): boolean {
+    const first = stat.firstSeen.get(value);
     return first !== undefined && first <= this.pair;
   }
 
@@ -312,18 +314,19 @@ class JsonLearner {
     const id = typeof value === "string" ? `s${value}` : `${typeof value}${String(value)}`;
     if (stat.distinct.has(id)) return;
     if (stat.distinct.size < MAX_DISTINCT) stat.distinct.add(id);
-    if (stat.pool.size <= MAX_POOL) stat.pool.add(seenKey(value));
     if (typeof value === "string") {
-      if (stat.identifiers && !isIdentifierLike(value) && volatileStringShape(value) === undefined) stat.identifiers = false;
-      if (stat.digitStrings && !/^\d{1,30}$/.test(value)) stat.digitStrings = false;
-      if (stat.numericStrings && !NUMERIC_STRING.test(value)) stat.numericStrings = false;
-      if (stat.integers && !/^-?\d+$/.test(value)) stat.integers = false;
+      const volatileShape = volatileStringShape(value);
+      const shape = volatileShape ?? "none";
+      if (stat.identifiers && volatileShape === undefined && !isIdentifierLike(value)) stat.identifiers = false;
+      const digit = DIGIT.test(value);
+      if (stat.digitStrings && !(digit && DIGITS.test(value))) stat.digitStrings = false;
+      if (stat.numericStrings && !(digit && NUMERIC_STRING.test(value))) stat.numericStrings = false;
+      if (stat.integers && !(digit && INTEGER_STRING.test(value))) stat.integers = false;
       if (stat.length < 0) stat.length = value.length;
       else if (stat.length !== value.length) stat.sameLength = false;
       if (value.length < 6) stat.sameLength = false;
-      if (!stat.digits && /\d/.test(value)) stat.digits = true;
-      if (!stat.spaces && /\s/.test(value)) stat.spaces = true;
-      const shape = volatileStringShape(value) ?? "none";
+      if (digit) stat.digits = true;
+      if (!stat.spaces && SPACE.test(value)) stat.spaces = true;
       const prior = stat.volatileShape;
       if (prior === undefined || prior === shape) stat.volatileShape = shape;
       // Random tokens: one value may read as hex or start like `ab_...`, the next as base64.
@@ -369,13 +372,21 @@ class JsonLearner {
       stat.lastChangedPair = this.pair;
       stat.changed++;
     }
-    // Values are remembered where they change (enough to tell a value coming back).
-    this.firstSeenAt(stat, a, this.pair);
-    if (this.seenBefore(stat, b)) stat.recurred++;
-    this.firstSeenAt(stat, b, this.pair + 1);
-    if (stat.forward && ordered(a, b) < 0) stat.forward = false;
+    // Strings are remembered where they change (enough to tell a value coming back).
     if (typeof a === "string" && typeof b === "string") {
-      if (!stat.skeletonChanged && !sameSkeleton(a, b)) stat.skeletonChanged = true;
+      this.firstSeenAt(stat, a, this.pair);
+      if (this.seenBefore(stat, b)) stat.recurred++;
+      this.firstSeenAt(stat, b, this.pair + 1);
+    }
+    // Only times and counts can go forward: other strings are not parsed for it.
+    if (stat.forward && (typeof a === "number" || stat.digitStrings || TIME_SHAPES.has(stat.volatileShape ?? "")) && ordered(a, b) < 0) stat.forward = false;
+    if (typeof a === "string" && typeof b === "string") {
+      // Skeletons are compared on the first changes only (bounded work per field): a text that
+      // kept its skeleton SKELETON_CHECKS times is judged by them.
+      if (!stat.skeletonChanged && stat.skeletonChecks < SKELETON_CHECKS) {
+        stat.skeletonChecks++;
+        if (!sameSkeleton(a, b)) stat.skeletonChanged = true;
+      }
       if (!stat.currency && (hasCurrencyAmount(a) || hasCurrencyAmount(b))) stat.currency = true;
     }
     let x: number | undefined;
@@ -469,6 +480,7 @@ function timeValue(value: unknown): number | bigint | undefined {
 
 /** -1 when `b` is an earlier time or smaller counter than `a`, 1 when later, 0 when equal or not comparable. */
 function ordered(a: unknown, b: unknown): number {
+  if (typeof a === "number" && typeof b === "number") return b < a ? -1 : b > a ? 1 : 0;
   const x = timeValue(a);
   const y = timeValue(b);
   if (x === undefined || y === undefined || typeof x !== typeof y) return 0;
