@@ -644,7 +644,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned(vShape!, `always ${describeShape(vShape!)}, only forward: a clock coarser than the fetches (a value that goes back is reported)`, { forward: true });
         continue;
       }
-      if (field.digitStrings && field.forward) {
+      if (field.digitStrings && field.forward && (often(changed, pairs) || changed >= 2)) {
         learned("counter", "digits that only went up: a counter or resource version (a value that goes back is reported)", { forward: true });
         continue;
       }
@@ -691,7 +691,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       } else if (field.integers && !(field.increased && field.decreased) && (often(changed, pairs) || changed >= 2)) {
         const direction = field.increased ? "never decreasing" : "never increasing";
         learned("counter", `${direction}: ${describeShape("counter")}`);
-      } else if (field.integers && field.increased && !field.decreased && !/version|revision/i.test(field.name ?? "")) {
+      } else if (field.integers && field.increased && !field.decreased && isCountName(field.name)) {
         learned("counter", `only up: ${describeShape("counter")} (noise while it goes up; a value that goes down is reported)`, { forward: true });
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin

@@ -45,6 +45,12 @@ export interface EvaluateOptions {
   window?: number;
   /** Fewer samples than this: nothing learned (the engine's NOISE_MIN_SAMPLES, at least 2). */
   minSamples?: number;
+  /**
+   * Learn with the fetched content as the newest sample too. Measured on the tuning set and
+   * rejected for the engine: it hides changes it learns from (JSON: 0 false alarms but 2 misses and
+   * 13 under-rated; pages: 7 misses), where learning from the stored snapshots alone misses none.
+   */
+  candidate?: boolean;
   /** The first judged fetch index; earlier pairs are `early`. */
   judgeFrom?: number;
 }
@@ -155,7 +161,13 @@ export function evaluateHistory(history: WorldHistory, options: EvaluateOptions)
     if (options.mode !== "defaults") {
       if (options.mode === "first3" && i >= 3) policy = first3 ??= learn(history, history.snapshots.slice(0, 3));
       else {
-        const samples = stored.slice(-window).map((j) => history.snapshots[j]);
+        const ids = stored.slice(-window);
+        // with `candidate`: the content about to be compared is the newest sample too
+        if (options.candidate === true && text(history.snapshots[i]) !== text(history.snapshots[ids[ids.length - 1]!])) {
+          ids.push(i);
+          if (ids.length > window) ids.shift();
+        }
+        const samples = ids.map((j) => history.snapshots[j]);
         if (samples.length >= minSamples) policy = learn(history, samples);
         // one sample: what a single snapshot tells (the severity of stable fields, clocks and counts), as the engine does
         else if (samples.length === 1) policy = learn(history, [samples[0], samples[0]]);
