@@ -518,7 +518,8 @@ export class JsonDiffer {
    */
   private planArray(frame: Frame | null, d: number, a: unknown[], b: unknown[]): void {
     this.planPairs = null;
-    const rules = this.hasArrayRules ? this.arrayRules(frame ?? this.nodeAt(d)) : undefined;
+    // Key rules only concern arrays of objects; unordered entries, any array.
+    const rules = this.hasArrayRules && (this.unordered.length > 0 || holdsObject(a) || holdsObject(b)) ? this.arrayRules(frame ?? this.nodeAt(d)) : undefined;
     const key = rules === undefined ? this.defaultKey : rules.key;
     const wantMoves = (this.reportMoves && rules?.unordered === undefined) || this.notes !== null;
     let match: KeyedMatch | null = null;
@@ -526,11 +527,15 @@ export class JsonDiffer {
     if (key === undefined) {
       // A member the policy calls volatile changes by itself: it identifies nothing.
       let exclude: ((name: string) => boolean) | undefined;
-      if (this.policy !== undefined && this.policy.volatilePaths.length > 0) {
+      if (this.policy !== undefined && this.policy.volatilePaths.length > 0 && (holdsObject(a) || holdsObject(b))) {
         const node = frame ?? this.nodeAt(d);
-        const segments = segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
         const volatilePaths = this.policy.volatilePaths;
-        exclude = (name) => entryAtOrAbove(volatilePaths, [...segments, 0, name]) !== undefined;
+        // the array's path only when a candidate is asked about (most arrays hold no objects)
+        let segments: PathSegment[] | undefined;
+        exclude = (name) => {
+          segments ??= segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
+          return entryAtOrAbove(volatilePaths, [...segments, 0, name]) !== undefined;
+        };
       }
       const inferred = inferKeyedMatch(a, b, wantMoves, exclude);
       if (inferred !== undefined) {
@@ -619,4 +624,10 @@ function sameMemberCount(a: object, matched: number): boolean {
   let count = 0;
   for (const _ in a) count++;
   return count === matched;
+}
+
+/** Whether the first element of an array is an object (arrays of objects are the ones keys match). */
+function holdsObject(array: readonly unknown[]): boolean {
+  const first = array[0];
+  return typeof first === "object" && first !== null && !Array.isArray(first);
 }
