@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { createAuthenticator, requireOwnerSession, requireScope, requireSession } from "./http/auth.js";
 import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
+import { EXPENSIVE_RATE_PER_CALLER, EXPENSIVE_RATE_PER_ORG } from "./config/limits.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
 import { zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
@@ -125,6 +126,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Built once: the policies and their RateLimit-Policy header values.
   const readPolicy = rateLimitPolicy("reads", deps.config.rateLimitReads);
   const writePolicy = rateLimitPolicy("writes", deps.config.rateLimitWrites);
+  const expensiveCallerPolicy = rateLimitPolicy("expensive-caller", deps.config.rateLimitExpensivePerCaller ?? EXPENSIVE_RATE_PER_CALLER);
+  const expensivePolicy = rateLimitPolicy("expensive", deps.config.rateLimitExpensivePerOrg ?? EXPENSIVE_RATE_PER_ORG);
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -146,7 +149,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     else if (config.caller === "session") requireSession(auth);
     const readLike = request.method === "GET" || request.method === "HEAD";
     const kind = config.rateLimit ?? (readLike ? "read" : "write");
-    await applyRateLimit(counter, reply, auth.orgId, `${request.method} ${config.url ?? ""}`, kind === "read" ? readPolicy : writePolicy, at);
+    const endpoint = `${request.method} ${config.url ?? ""}`;
+    if (kind === "expensive") {
+      // per caller first, so that one caller spending its share does not use the organization's
+      await applyRateLimit(counter, reply, auth.orgId, endpoint, expensiveCallerPolicy, at, auth.tokenId ?? `user:${auth.userId}`);
+      await applyRateLimit(counter, reply, auth.orgId, endpoint, expensivePolicy, at);
+      return;
+    }
+    await applyRateLimit(counter, reply, auth.orgId, endpoint, kind === "read" ? readPolicy : writePolicy, at);
   });
 
   if (deps.metrics?.observeRequest !== undefined) {

@@ -87,6 +87,10 @@ export function resolveLimits(env: Env): ServerLimits {
 export const LIST_CHUNK = 10;
 /** Fixed one-minute rate-limit windows: the limits are configured per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Rules previews (`POST /api/monitors/{id}/settings/preview`) per minute per caller (token or user). */
+export const EXPENSIVE_RATE_PER_CALLER = 10;
+/** Rules previews per minute per organization, all its callers together. */
+export const EXPENSIVE_RATE_PER_ORG = 30;
 /** Idempotency keys are honoured for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** A token's `lastUsedAt` is written at most this often (it is a write on every request otherwise). */

@@ -53,8 +53,11 @@ declare module "fastify" {
     scope?: Scope | "any";
     /** Beyond the scope: only a signed-in session (`session`), or only an owner's session (`owner`); checked before the body is read. */
     caller?: "session" | "owner";
-    /** Whether the route counts against the read or the write rate limit. */
-    rateLimit?: "read" | "write";
+    /**
+     * Whether the route counts against the read or the write rate limit; `expensive`: against
+     * the much lower limits of costly calls (the rules preview), per caller and per organization.
+     */
+    rateLimit?: "read" | "write" | "expensive";
   }
   interface FastifyRequest {
     auth: AuthContext | null;
