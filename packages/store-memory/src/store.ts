@@ -234,6 +234,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         createdAt: this.#now(),
         lastUsedAt: null,
         revokedAt: null,
+        createdBy: input.createdBy ?? null,
       };
       this.#db.tokens.set(record.id, record);
       return copy(record);
