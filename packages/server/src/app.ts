@@ -1,6 +1,6 @@
 import fastifyCookie from "@fastify/cookie";
 import { newId } from "@driftwatch/core";
-import { API_VERSION } from "@driftwatch/schema";
+import { API_VERSION, PROBLEM_TYPE_BASE } from "@driftwatch/schema";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { pino } from "pino";
 import { createAuthenticator, requireOwnerSession, requireScope, requireSession } from "./http/auth.js";
@@ -61,6 +61,31 @@ function requestForLog(request: FastifyRequest) {
   };
 }
 
+/**
+ * Answers a request Node could not parse (headers over the size limit: 431; a read timeout: 408;
+ * anything else: 400) as every other error: problem+json with a request id, in the body and in
+ * `x-request-id`, and the id in the log line.
+ */
+function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: import("node:net").Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const requestId = newId("request");
+  const [status, title, detail] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request header fields too large", "The request line and headers are larger than this server accepts (a URL or a cookie too long)."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request timeout", "The request was not received in time."]
+        : [400, "Bad request", "The request is not valid HTTP."];
+  this.log.info({ requestId, err: { code: error.code, message: error.message }, statusCode: status }, "client error");
+  const body = JSON.stringify({ type: `${PROBLEM_TYPE_BASE}invalid_request`, title, status, detail, code: "invalid_request", requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${String(status)} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n` +
+        `x-request-id: ${requestId}\r\ndriftwatch-version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** API versions a request may pin with `driftwatch-version`. */
 export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 
@@ -77,6 +102,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requestIdHeader: false,
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: deps.config.bodyLimitBytes,
+    clientErrorHandler,
     // Behind a reverse proxy that sets X-Forwarded-For/-Proto/-Host (docs/deployment.md): the
     // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
     // Only the nearest proxy is trusted (one hop): the client address is the last X-Forwarded-For

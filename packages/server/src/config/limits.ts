@@ -112,7 +112,10 @@ export const AUTH_FAILURE_LIMIT = 60;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 /** Client addresses whose failed authentications are tracked at most (the oldest entry goes first). */
 export const AUTH_FAILURE_MAX_ENTRIES = 100_000;
-/** A session's `lastSeenAt` is written at most this often (the idle expiry moves in these steps). */
+/**
+ * A session's `lastSeenAt` is written at most this often, or every half idle timeout when that is
+ * shorter (the idle expiry moves in these steps).
+ */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 // Bounds of `driftwatch learn`.

@@ -125,6 +125,8 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   /** Failed authentications per client address in the current window. */
   const failures = new Map<string, { count: number; resetAt: number }>();
   const idleMs = (options.sessionIdleSeconds ?? DEFAULT_PEOPLE_LIMITS.sessionIdleSeconds) * 1000;
+  // Often enough that a session in use never reaches its idle timeout between two writes.
+  const touchEveryMs = Math.min(SESSION_TOUCH_INTERVAL_MS, Math.floor(idleMs / 2));
   const publicOrigin = options.publicOrigin ?? null;
   /** When this process last wrote each session's `lastSeenAt`. */
   const sessionsTouched = new Map<string, number>();
@@ -249,7 +251,7 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
     }
     if (!SAFE_METHODS.has(request.method)) assertSameOrigin(request, secret);
     const last = Math.max(sessionsTouched.get(session.id) ?? 0, Date.parse(session.lastSeenAt));
-    if (orgId !== session.orgId || at - last >= SESSION_TOUCH_INTERVAL_MS) {
+    if (orgId !== session.orgId || at - last >= touchEveryMs) {
       sessionsTouched.set(session.id, at);
       if (sessionsTouched.size > 10_000) sessionsTouched.delete(sessionsTouched.keys().next().value as string);
       await store.touchSession(session.id, { lastSeenAt: new Date(at).toISOString(), ...(orgId === session.orgId ? {} : { orgId }) }).catch((error: unknown) => {

@@ -74,6 +74,12 @@ describe("password policy", () => {
     expect(await passwordProblem("Ada@Example.com", "ada@example.com")).toMatch(/email/);
     expect(await passwordProblem("tangerine-orbit-47-velvet")).toBeNull();
   });
+
+  it("counts the length after NFC normalisation (as the password is hashed)", async () => {
+    // ten code points, five characters once composed
+    expect(await passwordProblem("e\u0301".repeat(5))).toMatch(new RegExp(`at least ${PASSWORD_MIN_LENGTH}`));
+    expect(await passwordProblem("e\u0301".repeat(10))).toBeNull();
+  });
 });
 
 describe("secrets", () => {

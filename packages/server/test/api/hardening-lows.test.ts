@@ -1,0 +1,64 @@
+import { once } from "node:events";
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashPassword } from "../../src/people/password.js";
+import { SESSION_COOKIE } from "../../src/people/secrets.js";
+import { createHarness, expectProblem, type Harness } from "./harness.js";
+
+/** Small findings of the second hostile pass (issue 26), each on the real app and SQLite. */
+let h: Harness;
+const PASSWORD = "tangerine-orbit-47-velvet";
+
+beforeAll(async () => {
+  h = await createHarness({ config: { people: { sessionIdleSeconds: 60, scryptLogN: 14 } } });
+  await h.app.listen({ port: 0, host: "127.0.0.1" });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("sessions at the shortest idle timeout", () => {
+  it("keep a session used every 25 s alive past the idle timeout", async () => {
+    const at = h.clock.now.toISOString();
+    const user = await h.store.createUser({ email: "idle@example.com", displayName: "Idle", passwordHash: await hashPassword(PASSWORD, { logN: 12, r: 8, p: 1 }), createdAt: at });
+    await h.store.addMembership(h.a.orgId, user.id, "viewer", at);
+    const signIn = await h.app.inject({ method: "POST", url: "/api/auth/sign-in", payload: { email: "idle@example.com", password: PASSWORD } });
+    expect(signIn.statusCode).toBe(200);
+    const cookie = signIn.cookies.find((c) => c.name === SESSION_COOKIE)!.value;
+    for (let i = 1; i <= 6; i++) {
+      h.clock.now = new Date(h.clock.now.getTime() + 25_000);
+      const me = await h.app.inject({ method: "GET", url: "/api/auth/me", headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+      expect(me.statusCode, `after ${String(i * 25)} s`).toBe(200);
+    }
+  });
+});
+
+describe("organization names", () => {
+  it("refuse a lone surrogate", async () => {
+    for (const name of ["Acme \ud800", "\udc00 Acme", "A\ud83dB"]) {
+      expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { name } }), 422, "validation_failed");
+    }
+    // a whole pair (an emoji) is a character like any other
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { name: "Acme \ud83d\ude00" } })).statusCode).toBe(200);
+  });
+});
+
+describe("a request Node cannot parse", () => {
+  it("answers 431 for an over-long URL as problem+json with a request id", async () => {
+    const port = (h.app.server.address() as AddressInfo).port;
+    const socket = connect({ port, host: "127.0.0.1" });
+    await once(socket, "connect");
+    socket.write(`GET /api/monitors?x=${"a".repeat(20_000)} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    await once(socket, "close");
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    const id = /x-request-id: (\S+)/i.exec(head)?.[1];
+    expect(id).toMatch(/^req_/);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(body)).toMatchObject({ status: 431, code: "invalid_request", requestId: id });
+  });
+});
