@@ -464,6 +464,14 @@ class DefinedStore implements Store {
     });
   }
 
+  trimUserSessions(userId: string, keep: number, at: string): Promise<number> {
+    return this.#run(() => {
+      requireIds(userId);
+      if (!Number.isInteger(keep) || keep < 0) throw new StoreError("invariant_violation", `keep must be a non-negative integer, got ${String(keep)}`);
+      return this.#a.trimUserSessions(userId, keep, normalizeStoreTime(at));
+    });
+  }
+
   // invites
 
   createInvite(orgId: string, input: NewInvite): Promise<InviteRecord> {

@@ -87,6 +87,8 @@ export function resolveLimits(env: Env): ServerLimits {
 export const LIST_CHUNK = 10;
 /** Fixed one-minute rate-limit windows: the limits are configured per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Live sessions one user holds at most: a new sign-in revokes the oldest beyond it. */
+export const MAX_SESSIONS_PER_USER = 20;
 /** Rules previews (`POST /api/monitors/{id}/settings/preview`) per minute per caller (token or user). */
 export const EXPENSIVE_RATE_PER_CALLER = 10;
 /** Rules previews per minute per organization, all its callers together. */

@@ -4,7 +4,7 @@ import type { AuditActorType, InviteRecord, MemberRecord, OrganizationRecord, St
 import type { Invite, Me, Member, Org, Session, User } from "@driftwatch/schema";
 import { ROLE_SCOPES } from "@driftwatch/schema";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_PEOPLE_LIMITS, type PeopleLimits } from "../config/limits.js";
+import { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "../config/limits.js";
 import { type AuthContext, requestOrigin, type SessionAuth } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
 import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
@@ -153,6 +153,9 @@ export async function startSession(people: PeopleContext, request: FastifyReques
     userAgent: typeof userAgent === "string" ? userAgent.slice(0, 500) : null,
     ip: request.ip,
   });
+  // A cap on the sessions of one account: the oldest beyond it end (a script signing in on a loop
+  // cannot pile them up).
+  await store.trimUserSessions(user.id, MAX_SESSIONS_PER_USER, at.toISOString());
   reply.setCookie(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: "lax",

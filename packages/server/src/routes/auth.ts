@@ -223,6 +223,7 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
       const user = await store.getUser(auth.userId);
       if (user === null) throw new ApiError("unauthenticated", "Your session has ended: sign in again.");
       if ((await checkPassword(people, request, user.email, request.body.currentPassword)) === null) {
+        await audit(people, request, auth.orgId, actorOf(auth), "auth.password_change_failed", user.id, {});
         throw new ApiError("invalid_credentials", "The current password is wrong.");
       }
       await assertPasswordPolicy(request.body.newPassword, user.email, "newPassword");

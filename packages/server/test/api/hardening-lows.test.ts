@@ -3,7 +3,8 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../src/people/password.js";
-import { SESSION_COOKIE } from "../../src/people/secrets.js";
+import { MAX_SESSIONS_PER_USER } from "../../src/config/limits.js";
+import { CSRF_HEADER, csrfTokenOf, SESSION_COOKIE } from "../../src/people/secrets.js";
 import { createHarness, expectProblem, type Harness } from "./harness.js";
 
 /** Small findings of the second hostile pass (issue 26), each on the real app and SQLite. */
@@ -31,6 +32,59 @@ describe("sessions at the shortest idle timeout", () => {
       const me = await h.app.inject({ method: "GET", url: "/api/auth/me", headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
       expect(me.statusCode, `after ${String(i * 25)} s`).toBe(200);
     }
+  });
+});
+
+/** A user of organization a with `role`; answers its id. */
+async function userOf(email: string, role: "admin" | "viewer"): Promise<string> {
+  const at = h.clock.now.toISOString();
+  const user = await h.store.createUser({ email, displayName: email, passwordHash: await hashPassword(PASSWORD, { logN: 12, r: 8, p: 1 }), createdAt: at });
+  await h.store.addMembership(h.a.orgId, user.id, role, at);
+  return user.id;
+}
+const signIn = (email: string) => h.app.inject({ method: "POST", url: "/api/auth/sign-in", payload: { email, password: PASSWORD } });
+const auditActions = async (userId: string): Promise<string[]> =>
+  ((JSON.parse((await h.request(h.a.admin, { method: "GET", url: "/api/audit?limit=100" })).body) as { data: Array<{ action: string; targetId: string }> }).data)
+    .filter((e) => e.targetId === userId)
+    .map((e) => e.action);
+
+describe("failed proofs and sessions per user", () => {
+  it("audits a wrong current password on a password change", async () => {
+    const id = await userOf("change@example.com", "viewer");
+    const cookie = (await signIn("change@example.com")).cookies.find((c) => c.name === SESSION_COOKIE)!.value;
+    const res = await h.app.inject({
+      method: "POST",
+      url: "/api/auth/password",
+      payload: { currentPassword: "not-the-password-at-all", newPassword: "another-long-passphrase-9" },
+      headers: { cookie: `${SESSION_COOKIE}=${cookie}`, [CSRF_HEADER]: csrfTokenOf(cookie), origin: "http://localhost:80" },
+    });
+    expectProblem(res, 401, "invalid_credentials");
+    expect(await auditActions(id)).toContain("auth.password_change_failed");
+  });
+
+  it("audits a wrong password on an invitation's acceptance", async () => {
+    const id = await userOf("invited@example.com", "viewer");
+    // an invitation of organization b for the existing account of a
+    const invite = JSON.parse((await h.request(h.b.admin, { method: "POST", url: "/api/invites", payload: { email: "invited@example.com", role: "viewer" } })).body) as { url: string };
+    const token = new URL(invite.url).hash.replace(/^#token=/, "");
+    const res = await h.app.inject({ method: "POST", url: "/api/invites/accept", payload: { token, password: "not-the-password-at-all" } });
+    expectProblem(res, 401, "invalid_credentials");
+    expect(await auditActions(id)).toContain("invite.accept_failed");
+    const theirs = (JSON.parse((await h.request(h.b.admin, { method: "GET", url: "/api/audit?limit=100" })).body) as { data: Array<{ action: string }> }).data;
+    expect(theirs.map((e) => e.action)).toContain("invite.accept_failed");
+  });
+
+  it(`keeps at most ${MAX_SESSIONS_PER_USER} sessions per user, revoking the oldest`, async () => {
+    await userOf("many@example.com", "viewer");
+    const cookies: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_USER + 3; i++) {
+      h.clock.now = new Date(h.clock.now.getTime() + 1000);
+      cookies.push((await signIn("many@example.com")).cookies.find((c) => c.name === SESSION_COOKIE)!.value);
+    }
+    const status = async (cookie: string) => (await h.app.inject({ method: "GET", url: "/api/auth/me", headers: { cookie: `${SESSION_COOKIE}=${cookie}` } })).statusCode;
+    const statuses = [];
+    for (const cookie of cookies) statuses.push(await status(cookie));
+    expect(statuses).toEqual([...Array<number>(3).fill(401), ...Array<number>(MAX_SESSIONS_PER_USER).fill(200)]);
   });
 });
 
