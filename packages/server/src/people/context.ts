@@ -10,7 +10,7 @@ import { ApiError } from "../http/problem.js";
 import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
 import type { InviteMailer } from "./mailer.js";
 import type { ScryptParams } from "./password.js";
-import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE } from "./secrets.js";
+import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
 
 export interface PeopleContext {
   store: Store;
@@ -163,6 +163,7 @@ export async function startSession(people: PeopleContext, request: FastifyReques
     secure: request.protocol === "https",
     expires: expiresAt,
   });
+  reply.setCookie(SIGNED_IN_COOKIE, "1", { httpOnly: false, sameSite: "lax", path: "/", secure: request.protocol === "https", expires: expiresAt });
   const auth: SessionAuth = {
     via: "session",
     orgId,
@@ -179,6 +180,7 @@ export async function startSession(people: PeopleContext, request: FastifyReques
 /** Clears the session cookie (same attributes as when it was set, so the browser drops it). */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: "lax", path: "/", secure: request.protocol === "https" });
+  reply.clearCookie(SIGNED_IN_COOKIE, { httpOnly: false, sameSite: "lax", path: "/", secure: request.protocol === "https" });
 }
 
 /** Who did it, for the audit log. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../src/people/password.js";
 import { MAX_SESSIONS_PER_USER } from "../../src/config/limits.js";
-import { CSRF_HEADER, csrfTokenOf, SESSION_COOKIE } from "../../src/people/secrets.js";
+import { CSRF_HEADER, csrfTokenOf, SESSION_COOKIE, SIGNED_IN_COOKIE } from "../../src/people/secrets.js";
 import { createHarness, expectProblem, type Harness } from "./harness.js";
 
 /** Small findings of the second hostile pass (issue 26), each on the real app and SQLite. */
@@ -85,6 +85,26 @@ describe("failed proofs and sessions per user", () => {
     const statuses = [];
     for (const cookie of cookies) statuses.push(await status(cookie));
     expect(statuses).toEqual([...Array<number>(3).fill(401), ...Array<number>(MAX_SESSIONS_PER_USER).fill(200)]);
+  });
+});
+
+describe("the dashboard's signed-in marker", () => {
+  it("is set with the session cookie (readable, secret-free) and cleared with it", async () => {
+    await userOf("marker@example.com", "viewer");
+    const res = await signIn("marker@example.com");
+    const marker = res.cookies.find((c) => c.name === SIGNED_IN_COOKIE);
+    const session = res.cookies.find((c) => c.name === SESSION_COOKIE)!;
+    expect(marker).toMatchObject({ value: "1", path: "/", sameSite: "Lax" });
+    expect(marker?.httpOnly).toBeFalsy();
+    expect(String(marker?.expires)).toBe(String(session.expires));
+    const out = await h.app.inject({
+      method: "POST",
+      url: "/api/auth/sign-out",
+      headers: { cookie: `${SESSION_COOKIE}=${session.value}`, [CSRF_HEADER]: csrfTokenOf(session.value), origin: "http://localhost:80" },
+    });
+    expect(out.statusCode).toBe(204);
+    const cleared = out.cookies.find((c) => c.name === SIGNED_IN_COOKIE);
+    expect(cleared?.value).toBe("");
   });
 });
 
