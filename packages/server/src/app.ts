@@ -107,7 +107,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
     // Only the nearest proxy is trusted (one hop): the client address is the last X-Forwarded-For
     // entry, the one that proxy added, never an earlier one the client may have written itself.
-    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop === 0 : false,
+    // With N hops (a CDN in front of nginx: 2) the N nearest are trusted, each having appended the
+    // address it was reached from.
+    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop < Math.max(1, deps.config.trustProxyHops ?? 1) : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
@@ -135,16 +137,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // is a random secret looked up by its hash).
   await app.register(fastifyCookie);
 
+  // Counters in the store (rate limits, sign-in limits, failed authentications) unless told `memory`:
+  // N API processes on one database then do not give a client N times the limits.
+  const sharedCounters = deps.config.rateLimitCounters !== "memory";
   const people = createPeopleContext({
     store: deps.store,
     now,
     ...(deps.config.people === undefined ? {} : { limits: deps.config.people }),
     mailer: deps.mailer ?? null,
     publicUrl: deps.config.publicUrl ?? null,
+    sharedCounters: sharedCounters,
   });
   const authenticator = createAuthenticator(deps.store, now, {
     ...(deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs }),
     sessionIdleSeconds: people.limits.sessionIdleSeconds,
+    sharedCounters,
     publicOrigin: people.publicUrl === null ? null : new URL(people.publicUrl).origin,
   });
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();

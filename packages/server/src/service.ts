@@ -264,6 +264,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       people: config.limits,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      ...(config.trustProxyHops === undefined ? {} : { trustProxyHops: config.trustProxyHops }),
+      metricsToken: config.metricsToken ?? null,
     },
     mailer,
     metrics: engine.metrics,

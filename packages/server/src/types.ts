@@ -53,6 +53,13 @@ export interface ServerConfig {
    * last X-Forwarded-For entry, the scheme and host the forwarded ones; default false.
    */
   trustProxy?: boolean;
+  /**
+   * With `trustProxy`: how many proxies in front each append to X-Forwarded-For (a CDN in front of
+   * nginx: 2); the client address is that many entries from the end. Default 1.
+   */
+  trustProxyHops?: number;
+  /** When set, `/metrics` answers only `Authorization: Bearer <metricsToken>` (`DRIFTWATCH_METRICS_TOKEN`). */
+  metricsToken?: string | null;
 }
 
 export interface AppDependencies {

@@ -678,6 +678,12 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     });
   }
 
+  resetRateLimit(key: string): Promise<void> {
+    return this.#writes(async (db) => {
+      await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE key = ?`, [key]);
+    });
+  }
+
   // lifecycle --------------------------------------------------------------------------------
 
   /** Answers only when the schema is there: every table, at this build's migration version. */

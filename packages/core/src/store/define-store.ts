@@ -116,6 +116,7 @@ class DefinedStore implements Store {
   /** A plain property (not a getter), so a `Proxy` around the store reads it too. */
   readonly capabilities: StoreCapabilities;
   readonly hitRateLimit?: (key: string, windowMs: number, now: number) => Promise<RateLimitHit>;
+  readonly resetRateLimit?: (key: string) => Promise<void>;
 
   constructor(adapter: StoreAdapter, options: DefineStoreOptions) {
     this.#a = adapter;
@@ -129,6 +130,14 @@ class DefinedStore implements Store {
             throw new StoreError("invariant_violation", "hitRateLimit needs a key, a positive window and a time.");
           }
           return hit.call(adapter, key, windowMs, now);
+        });
+    }
+    const reset = adapter.resetRateLimit;
+    if (reset !== undefined) {
+      this.resetRateLimit = (key) =>
+        this.#run(() => {
+          if (typeof key !== "string") throw new StoreError("invariant_violation", "resetRateLimit needs a key.");
+          return reset.call(adapter, key);
         });
     }
   }

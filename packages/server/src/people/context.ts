@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "../config/limits.js";
 import { type AuthContext, requestOrigin, type SessionAuth } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
+import { createLoginLimiter, createStoreLoginLimiter, type LoginLimiter } from "./login-limiter.js";
 import type { InviteMailer } from "./mailer.js";
 import type { ScryptParams } from "./password.js";
 import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
@@ -29,20 +29,19 @@ export interface PeopleOptions {
   limits?: Partial<PeopleLimits>;
   mailer?: InviteMailer | null;
   publicUrl?: string | null;
+  /** Sign-in limits counted in the store (shared by every process on the database) when it can. */
+  sharedCounters?: boolean;
 }
 
 export function createPeopleContext(options: PeopleOptions): PeopleContext {
   const limits = { ...DEFAULT_PEOPLE_LIMITS, ...options.limits };
+  const limiterOptions = { accountLimit: limits.loginAccountLimit, addressLimit: limits.loginAddressLimit, windowMs: limits.loginWindowSeconds * 1000 };
   return {
     store: options.store,
     now: options.now,
     limits,
     scrypt: { logN: limits.scryptLogN, r: 8, p: 1 },
-    limiter: createLoginLimiter({
-      accountLimit: limits.loginAccountLimit,
-      addressLimit: limits.loginAddressLimit,
-      windowMs: limits.loginWindowSeconds * 1000,
-    }),
+    limiter: (options.sharedCounters === true ? createStoreLoginLimiter(options.store, limiterOptions) : null) ?? createLoginLimiter(limiterOptions),
     mailer: options.mailer ?? null,
     publicUrl: options.publicUrl ?? null,
   };

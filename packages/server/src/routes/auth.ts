@@ -37,11 +37,11 @@ export async function checkPassword(people: PeopleContext, request: FastifyReque
   const account = normalizeEmail(email);
   const address = addressKey(request.ip);
   // Counted as a failure from here on (an error on the way leaves it counted) until it succeeds.
-  people.limiter.attempt(account, address, at);
+  await people.limiter.attempt(account, address, at);
   const user = await people.store.getUserByEmail(account);
   const ok = await verifyPassword(password, user?.passwordHash ?? null, people.scrypt);
   if (!ok || user === null) return null;
-  people.limiter.succeeded(account, address, at);
+  await people.limiter.succeeded(account, address, at);
   if (user.passwordHash !== null && needsRehash(user.passwordHash, people.scrypt)) {
     // Parameters changed since this hash was made: store one with the current parameters.
     await people.store.updateUser(user.id, { passwordHash: await hashPassword(password, people.scrypt), passwordChangedAt: user.passwordChangedAt ?? user.createdAt });

@@ -108,6 +108,57 @@ describe("the dashboard's signed-in marker", () => {
   });
 });
 
+describe("failed authentications across processes", () => {
+  it("count against one limit per address for every API process on the database", async () => {
+    const other = await h.buildAnother();
+    const bad = (app: typeof other) => app.inject({ method: "GET", url: "/api/monitors", headers: { authorization: "Bearer dw_notarealtokennotarealtokennotarealtoken00" }, remoteAddress: "203.0.113.77" });
+    // 30 failures in each process: each at half the limit of 60 alone, at the limit together
+    for (let i = 0; i < 30; i++) {
+      expect((await bad(h.app)).statusCode).toBe(401);
+      expect((await bad(other)).statusCode).toBe(401);
+    }
+    expect((await bad(h.app)).statusCode).toBe(429);
+    expect((await bad(other)).statusCode).toBe(429);
+  });
+});
+
+describe("trusted proxy hops", () => {
+  it("takes the client address that many entries from the end of X-Forwarded-For (a CDN in front of nginx)", async () => {
+    const behind = await createHarness({ config: { trustProxy: true, trustProxyHops: 2 } });
+    try {
+      // the client wrote a fake first entry; the CDN appended the client, nginx the CDN's edge
+      const res = await behind.app.inject({
+        method: "GET",
+        url: "/healthz",
+        remoteAddress: "10.0.0.2",
+        headers: { "x-forwarded-for": "6.6.6.6, 198.51.100.7, 203.0.113.9" },
+      });
+      const id = res.headers["x-request-id"];
+      const line = behind.logLines.find((l) => l.requestId === id && l.msg === "request completed") as { req: { remoteAddress: string } } | undefined;
+      expect(line?.req.remoteAddress).toBe("198.51.100.7");
+    } finally {
+      await behind.close();
+    }
+  });
+});
+
+describe("/metrics with a metrics token", () => {
+  it("answers only the token (its counters name organization ids); without one it stays open", async () => {
+    const token = "metrics-secret-0123456789abcdef";
+    const guarded = await createHarness({ config: { metricsToken: token } });
+    try {
+      expectProblem(await guarded.app.inject({ method: "GET", url: "/metrics" }), 401, "unauthenticated");
+      expectProblem(await guarded.app.inject({ method: "GET", url: "/metrics", headers: { authorization: "Bearer wrong-wrong-wrong-wrong" } }), 401, "unauthenticated");
+      // an API token is not the metrics token
+      expectProblem(await guarded.app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${guarded.a.admin}` } }), 401, "unauthenticated");
+      expect((await guarded.app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+    expect((await h.app.inject({ method: "GET", url: "/metrics" })).statusCode).toBe(200);
+  });
+});
+
 describe("organization names", () => {
   it("refuse a lone surrogate", async () => {
     for (const name of ["Acme \ud800", "\udc00 Acme", "A\ud83dB"]) {
