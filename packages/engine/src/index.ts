@@ -32,8 +32,8 @@ export {
 } from "./pipeline/check-service.js";
 export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
-export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledCompareResult } from "./workers/compare-pool.js";
-export { compareContent, truncateChanges, type CompareErrorCode, type CompareResult, type CompareTask, type ComparedDiff } from "./workers/compare.js";
+export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledBatchResult, type PooledCompareResult } from "./workers/compare-pool.js";
+export { compareBatch, compareContent, truncateChanges, type CompareBatchTask, type CompareErrorCode, type CompareResult, type CompareTask, type ComparedDiff } from "./workers/compare.js";
 export {
   createMetrics,
   type CheckMetricResult,

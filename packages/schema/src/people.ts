@@ -9,13 +9,14 @@ import { TimestampSchema } from "./resources.js";
 export const EmailSchema = z.string().trim().max(254).pipe(z.email());
 
 /**
- * Control characters (line breaks, terminal escapes) and bidirectional overrides: a name is shown
- * in lists, mails and terminals as one line that reads as written, so it may contain none.
+ * Control characters (line breaks, terminal escapes), bidirectional overrides and lone surrogates
+ * (half a UTF-16 pair, no character at all: mails, terminals and databases mangle or refuse it): a
+ * name is shown in lists, mails and terminals as one line that reads as written, so it may contain none.
  */
-const PRINTABLE = /^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u;
+const PRINTABLE = /^[^\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]*$/u;
 
 /** A person's or an organization's name: 1 to 200 characters after trimming, printable. */
-const NameSchema = z.string().trim().min(1).max(200).regex(PRINTABLE, { message: "must not contain control characters or bidirectional overrides" });
+const NameSchema = z.string().trim().min(1).max(200).regex(PRINTABLE, { message: "must not contain control characters, bidirectional overrides or lone surrogates" });
 
 /** A display name: 1 to 200 printable characters after trimming. */
 export const DisplayNameSchema = NameSchema;

@@ -478,6 +478,12 @@ export const TokenSchema = z.object({
   createdAt: TimestampSchema,
   lastUsedAt: TimestampSchema.nullable(),
   revokedAt: TimestampSchema.nullable(),
+  /**
+   * The user who created the token (a signed-in member, or the member whose token created it); null
+   * for tokens made by the CLI, the setup or before this was recorded. When that member is removed
+   * or loses the rights the token has, the token is revoked (docs/people.md).
+   */
+  createdBy: z.string().nullable(),
   /** The secret (`dw_...`): only in the response that creates the token. */
   token: z.string().optional(),
 });

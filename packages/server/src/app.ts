@@ -1,11 +1,12 @@
 import fastifyCookie from "@fastify/cookie";
 import { newId } from "@driftwatch/core";
-import { API_VERSION } from "@driftwatch/schema";
+import { API_VERSION, PROBLEM_TYPE_BASE } from "@driftwatch/schema";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { pino } from "pino";
 import { createAuthenticator, requireOwnerSession, requireScope, requireSession } from "./http/auth.js";
 import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
+import { EXPENSIVE_RATE_PER_CALLER, EXPENSIVE_RATE_PER_ORG } from "./config/limits.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
 import { zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
@@ -60,6 +61,31 @@ function requestForLog(request: FastifyRequest) {
   };
 }
 
+/**
+ * Answers a request Node could not parse (headers over the size limit: 431; a read timeout: 408;
+ * anything else: 400) as every other error: problem+json with a request id, in the body and in
+ * `x-request-id`, and the id in the log line.
+ */
+function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: import("node:net").Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const requestId = newId("request");
+  const [status, title, detail] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request header fields too large", "The request line and headers are larger than this server accepts (a URL or a cookie too long)."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request timeout", "The request was not received in time."]
+        : [400, "Bad request", "The request is not valid HTTP."];
+  this.log.info({ requestId, err: { code: error.code, message: error.message }, statusCode: status }, "client error");
+  const body = JSON.stringify({ type: `${PROBLEM_TYPE_BASE}invalid_request`, title, status, detail, code: "invalid_request", requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${String(status)} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${String(Buffer.byteLength(body))}\r\n` +
+        `x-request-id: ${requestId}\r\ndriftwatch-version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** API versions a request may pin with `driftwatch-version`. */
 export const SUPPORTED_API_VERSIONS: readonly string[] = [API_VERSION];
 
@@ -76,11 +102,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requestIdHeader: false,
     logController: new AccessLogController({ requestIdLogLabel: "requestId" }),
     bodyLimit: deps.config.bodyLimitBytes,
+    clientErrorHandler,
     // Behind a reverse proxy that sets X-Forwarded-For/-Proto/-Host (docs/deployment.md): the
     // client address, the scheme (Secure cookies) and the origin (CSRF check) come from them.
     // Only the nearest proxy is trusted (one hop): the client address is the last X-Forwarded-For
     // entry, the one that proxy added, never an earlier one the client may have written itself.
-    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop === 0 : false,
+    // With N hops (a CDN in front of nginx: 2) the N nearest are trusted, each having appended the
+    // address it was reached from.
+    trustProxy: deps.config.trustProxy === true ? (_address: string, hop: number) => hop < Math.max(1, deps.config.trustProxyHops ?? 1) : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
@@ -108,16 +137,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // is a random secret looked up by its hash).
   await app.register(fastifyCookie);
 
+  // Counters in the store (rate limits, sign-in limits, failed authentications) unless told `memory`:
+  // N API processes on one database then do not give a client N times the limits.
+  const sharedCounters = deps.config.rateLimitCounters !== "memory";
   const people = createPeopleContext({
     store: deps.store,
     now,
     ...(deps.config.people === undefined ? {} : { limits: deps.config.people }),
     mailer: deps.mailer ?? null,
     publicUrl: deps.config.publicUrl ?? null,
+    sharedCounters: sharedCounters,
   });
   const authenticator = createAuthenticator(deps.store, now, {
     ...(deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs }),
     sessionIdleSeconds: people.limits.sessionIdleSeconds,
+    sharedCounters,
     publicOrigin: people.publicUrl === null ? null : new URL(people.publicUrl).origin,
   });
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();
@@ -125,6 +159,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Built once: the policies and their RateLimit-Policy header values.
   const readPolicy = rateLimitPolicy("reads", deps.config.rateLimitReads);
   const writePolicy = rateLimitPolicy("writes", deps.config.rateLimitWrites);
+  const expensiveCallerPolicy = rateLimitPolicy("expensive-caller", deps.config.rateLimitExpensivePerCaller ?? EXPENSIVE_RATE_PER_CALLER);
+  const expensivePolicy = rateLimitPolicy("expensive", deps.config.rateLimitExpensivePerOrg ?? EXPENSIVE_RATE_PER_ORG);
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -146,7 +182,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     else if (config.caller === "session") requireSession(auth);
     const readLike = request.method === "GET" || request.method === "HEAD";
     const kind = config.rateLimit ?? (readLike ? "read" : "write");
-    await applyRateLimit(counter, reply, auth.orgId, `${request.method} ${config.url ?? ""}`, kind === "read" ? readPolicy : writePolicy, at);
+    const endpoint = `${request.method} ${config.url ?? ""}`;
+    if (kind === "expensive") {
+      // per caller first, so that one caller spending its share does not use the organization's
+      await applyRateLimit(counter, reply, auth.orgId, endpoint, expensiveCallerPolicy, at, auth.tokenId ?? `user:${auth.userId}`);
+      await applyRateLimit(counter, reply, auth.orgId, endpoint, expensivePolicy, at);
+      return;
+    }
+    await applyRateLimit(counter, reply, auth.orgId, endpoint, kind === "read" ? readPolicy : writePolicy, at);
   });
 
   if (deps.metrics?.observeRequest !== undefined) {

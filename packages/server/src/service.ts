@@ -251,6 +251,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     deliveries: engine.deliveries,
     urlGuard,
     noise: engine.noise,
+    compare: engine.compare,
     config: {
       allowPrivateNetworks: config.allowPrivateNetworks,
       rateLimitReads: config.rateLimitReads,
@@ -263,6 +264,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       people: config.limits,
       publicUrl: config.publicUrl,
       trustProxy: config.trustProxy,
+      ...(config.trustProxyHops === undefined ? {} : { trustProxyHops: config.trustProxyHops }),
+      metricsToken: config.metricsToken ?? null,
     },
     mailer,
     metrics: engine.metrics,

@@ -1,5 +1,5 @@
 import type { Store } from "@driftwatch/core";
-import type { CheckService, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
+import type { CheckService, ComparePool, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
 import type { PeopleLimits } from "./config/limits.js";
 import type { InviteMailer } from "./people/mailer.js";
@@ -18,6 +18,12 @@ export interface ServerConfig {
   /** Requests per minute per organization and endpoint. */
   rateLimitReads: number;
   rateLimitWrites: number;
+  /**
+   * Expensive calls (the rules preview) per minute per caller (token or user), and per
+   * organization (defaults: `EXPENSIVE_RATE_PER_CALLER`, `EXPENSIVE_RATE_PER_ORG`).
+   */
+  rateLimitExpensivePerCaller?: number;
+  rateLimitExpensivePerOrg?: number;
   /**
    * Where rate-limit counters live: `store` (shared by every process on the database; the default
    * when the store has the `rateLimits` capability) or `memory` (this process only; no store write
@@ -47,6 +53,13 @@ export interface ServerConfig {
    * last X-Forwarded-For entry, the scheme and host the forwarded ones; default false.
    */
   trustProxy?: boolean;
+  /**
+   * With `trustProxy`: how many proxies in front each append to X-Forwarded-For (a CDN in front of
+   * nginx: 2); the client address is that many entries from the end. Default 1.
+   */
+  trustProxyHops?: number;
+  /** When set, `/metrics` answers only `Authorization: Bearer <metricsToken>` (`DRIFTWATCH_METRICS_TOKEN`). */
+  metricsToken?: string | null;
 }
 
 export interface AppDependencies {
@@ -56,6 +69,8 @@ export interface AppDependencies {
   urlGuard: UrlGuard;
   /** Learns a monitor's noise from its recent snapshots (`GET /api/monitors/{id}/noise`); default: one on `store`. */
   noise?: NoiseLearner;
+  /** The comparison worker pool the rules preview runs its compares in (the engine's); default: one of the app's own. */
+  compare?: ComparePool;
   config: ServerConfig;
   /** Served at `/metrics`; without it `/metrics` serves an empty registry. */
   metrics?: MetricsRegistry;

@@ -223,6 +223,16 @@ export abstract class MemoryPeopleStore {
     });
   }
 
+  trimUserSessions(userId: string, keep: number, at: string): Promise<number> {
+    return settle(() => {
+      const live = [...this.db.sessions.values()]
+        .filter((s) => s.userId === userId && s.revokedAt === null)
+        .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+      for (const s of live.slice(keep)) s.revokedAt = at;
+      return Math.max(0, live.length - keep);
+    });
+  }
+
   // invites ----------------------------------------------------------------------------------
 
   createInvite(orgId: string, input: NewInvite): Promise<InviteRecord> {

@@ -234,6 +234,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         createdAt: this.#now(),
         lastUsedAt: null,
         revokedAt: null,
+        createdBy: input.createdBy ?? null,
       };
       this.#db.tokens.set(record.id, record);
       return copy(record);
@@ -779,6 +780,12 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     now: number
   ): Promise<RateLimitHit> {
     return this.#call(() => outbox.hitRateLimit(this.#db, key, windowMs, now));
+  }
+
+  resetRateLimit(key: string): Promise<void> {
+    return this.#call(() => {
+      for (const k of [...this.#db.rateLimits.keys()]) if (k.startsWith(`${key}\u0000`)) this.#db.rateLimits.delete(k);
+    });
   }
 
   // lifecycle --------------------------------------------------------------------------------

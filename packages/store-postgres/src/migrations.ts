@@ -265,6 +265,15 @@ CREATE INDEX audit_log_org ON {schema}.audit_log (org_id, id);
 ALTER TABLE {schema}.monitors ADD COLUMN tags jsonb NOT NULL DEFAULT '[]'::jsonb;
 `,
   },
+  {
+    version: 5,
+    name: "token_created_by",
+    sql: `
+-- The user who created the token (null: the CLI, the setup, or made before this version).
+ALTER TABLE {schema}.tokens ADD COLUMN created_by text;
+CREATE INDEX tokens_created_by ON {schema}.tokens (org_id, created_by) WHERE created_by IS NOT NULL;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

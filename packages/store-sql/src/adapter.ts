@@ -243,10 +243,13 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   // tokens -----------------------------------------------------------------------------------
 
   async createToken(orgId: string, input: NewToken): Promise<TokenRecord> {
+    // created_by only when there is one (null is the column's default), so that the tools that write
+    // databases of an older schema version with this adapter (the migration tests) keep working.
+    const by = input.createdBy ?? null;
     const rows = await this.#all(
       this.driver,
-      `INSERT INTO ${this.#t.tokens} (id, org_id, name, scopes, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
-      [newId("token"), orgId, input.name, this.#d.writeJson(input.scopes), input.tokenHash, this.ctx.now()],
+      `INSERT INTO ${this.#t.tokens} (id, org_id, name, scopes, token_hash, created_at${by === null ? "" : ", created_by"}) VALUES (?, ?, ?, ?, ?, ?${by === null ? "" : ", ?"}) RETURNING *`,
+      [newId("token"), orgId, input.name, this.#d.writeJson(input.scopes), input.tokenHash, this.ctx.now(), ...(by === null ? [] : [by])],
     );
     return this.#rows.token(rows[0]!);
   }
@@ -672,6 +675,12 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       );
       await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE reset_at <= ?`, [now]);
       return { count: Number(rows[0]!.count), resetAt };
+    });
+  }
+
+  resetRateLimit(key: string): Promise<void> {
+    return this.#writes(async (db) => {
+      await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE key = ?`, [key]);
     });
   }
 

@@ -234,6 +234,16 @@ export abstract class SqlPeopleAdapter {
     ]);
   }
 
+  trimUserSessions(userId: string, keep: number, at: string): Promise<number> {
+    // session ids grow with time (ULIDs), so the newest are the greatest
+    return this.ctx.run(
+      this.driver,
+      `UPDATE ${this.ctx.t.sessions} SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id NOT IN ` +
+        `(SELECT id FROM ${this.ctx.t.sessions} WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?)`,
+      [at, userId, userId, keep],
+    );
+  }
+
   // invites ----------------------------------------------------------------------------------
 
   async createInvite(orgId: string, input: NewInvite): Promise<InviteRecord> {

@@ -187,6 +187,7 @@ export class RowCodec {
       createdAt: this.#time(row.created_at),
       lastUsedAt: this.#timeOrNull(row.last_used_at),
       revokedAt: this.#timeOrNull(row.revoked_at),
+      createdBy: (row.created_by as string | null | undefined) ?? null,
     };
   }
 

@@ -263,6 +263,15 @@ CREATE INDEX audit_log_org ON audit_log (org_id, id);
 ALTER TABLE monitors ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 `,
   },
+  {
+    version: 5,
+    name: "token_created_by",
+    sql: `
+-- The user who created the token (null: the CLI, the setup, or made before this version).
+ALTER TABLE tokens ADD COLUMN created_by TEXT;
+CREATE INDEX tokens_created_by ON tokens (org_id, created_by) WHERE created_by IS NOT NULL;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -4,7 +4,7 @@ import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { formatSegment, type PathSegment } from "../paths/index.js";
 import { optionsObject } from "../guards.js";
 import { volatileHides } from "../policy/volatile.js";
-import { type CompiledPolicy, compilePolicy, createPolicyEvaluator, ensurePolicyRules, entryAtOrAbove, withinTolerance } from "../policy/index.js";
+import { type CompiledPolicy, compilePolicy, createPolicyEvaluator, ensurePolicyRules, entryAtOrAbove, type EvalBudget, withinTolerance } from "../policy/index.js";
 import { compileJsonPath } from "../policy/jsonpath.js";
 import { CHANGE_CATEGORIES, DEFAULT_SEVERITIES, jsonTypeOf } from "../severity/index.js";
 import { type ArrayKeyPattern, DEFAULT_WALK_SETTINGS, JsonDiffer, RawChange, type WalkSettings } from "./differ.js";
@@ -48,6 +48,11 @@ export interface DiffJsonOptions {
    * is iterative, so larger limits (even `Infinity`) work.
    */
   maxDepth?: number;
+  /**
+   * The step budget of the policy's JSONPath evaluations (see `PolicyContext.ruleBudget`); pass the
+   * same one to several calls to bound them together. Default: 10,000,000 steps per document.
+   */
+  ruleBudget?: EvalBudget;
 }
 
 /** What `diffJson` returns when something changed. */
@@ -242,7 +247,7 @@ function runDiffJson(before: unknown, after: unknown, options: DiffJsonOptions, 
   }
   const raw = pairMoves(differ.changes, differ);
   if (raw.length === 0) return { diff: null, explanations };
-  const evaluate = policy && policy.rules.length > 0 ? createPolicyEvaluator(policy, { kind: "json", before, after }) : undefined;
+  const evaluate = policy && policy.rules.length > 0 ? createPolicyEvaluator(policy, { kind: "json", before, after, ...(options.ruleBudget === undefined ? {} : { ruleBudget: options.ruleBudget }) }) : undefined;
   const noise = policy !== undefined && (policy.volatilePaths.length > 0 || policy.tolerance.length > 0) ? policy : undefined;
   const changes: Change[] = [];
   let schemaChanges = 0;

@@ -19,6 +19,7 @@ import {
 } from "./jsonpath.js";
 
 export type { PathStep } from "./jsonpath.js";
+export { EvalBudget } from "./jsonpath.js";
 
 /** What a policy decides for one change: drop it, set its severity, or nothing (no rule matched). */
 export type PolicyDecision = { action: "ignore"; rule: number } | { action: "set"; severity: Severity; rule: number } | undefined;
@@ -84,6 +85,12 @@ export interface PolicyContext {
    * the rule's or continues it with a descendant or child combinator (`.ad-banner > p`).
    */
   matchSelector?: (ruleSelector: string, change: PolicyTarget) => boolean;
+  /**
+   * One step budget for the JSONPath evaluations of both documents (and of every other call given
+   * the same budget: a caller comparing many documents bounds them all together). Default: a
+   * budget of its own of 10,000,000 steps per document.
+   */
+  ruleBudget?: EvalBudget;
 }
 
 /** Most distinct policies (by content) whose compiled form is kept; the least recently used go first. */
@@ -248,7 +255,8 @@ export function createPolicyEvaluator(policy: CompiledPolicy, context: PolicyCon
   const kind = context.kind ?? "json";
   const matchSelector = context.matchSelector ?? defaultMatchSelector;
   const tries = new Map<string, NodeTrie>();
-  const budgets = { before: new EvalBudget(DEFAULT_DOCUMENT_BUDGET), after: new EvalBudget(DEFAULT_DOCUMENT_BUDGET) };
+  const shared = context.ruleBudget;
+  const budgets = shared === undefined ? { before: new EvalBudget(DEFAULT_DOCUMENT_BUDGET), after: new EvalBudget(DEFAULT_DOCUMENT_BUDGET) } : { before: shared, after: shared };
   const queryMatches = (rule: CompiledRule, path: Extract<CompiledPath, { kind: "query" }>, target: PolicyTarget, segments: readonly PathSegment[]): boolean => {
     const side = target.op === "remove" ? "before" : "after";
     if (!(side in context)) {

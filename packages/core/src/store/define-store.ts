@@ -116,6 +116,7 @@ class DefinedStore implements Store {
   /** A plain property (not a getter), so a `Proxy` around the store reads it too. */
   readonly capabilities: StoreCapabilities;
   readonly hitRateLimit?: (key: string, windowMs: number, now: number) => Promise<RateLimitHit>;
+  readonly resetRateLimit?: (key: string) => Promise<void>;
 
   constructor(adapter: StoreAdapter, options: DefineStoreOptions) {
     this.#a = adapter;
@@ -129,6 +130,14 @@ class DefinedStore implements Store {
             throw new StoreError("invariant_violation", "hitRateLimit needs a key, a positive window and a time.");
           }
           return hit.call(adapter, key, windowMs, now);
+        });
+    }
+    const reset = adapter.resetRateLimit;
+    if (reset !== undefined) {
+      this.resetRateLimit = (key) =>
+        this.#run(() => {
+          if (typeof key !== "string") throw new StoreError("invariant_violation", "resetRateLimit needs a key.");
+          return reset.call(adapter, key);
         });
     }
   }
@@ -461,6 +470,14 @@ class DefinedStore implements Store {
       requireIds(userId);
       if (exceptId !== undefined) requireIds(exceptId);
       return this.#a.revokeUserSessions(userId, normalizeStoreTime(at), exceptId);
+    });
+  }
+
+  trimUserSessions(userId: string, keep: number, at: string): Promise<number> {
+    return this.#run(() => {
+      requireIds(userId);
+      if (!Number.isInteger(keep) || keep < 0) throw new StoreError("invariant_violation", `keep must be a non-negative integer, got ${String(keep)}`);
+      return this.#a.trimUserSessions(userId, keep, normalizeStoreTime(at));
     });
   }
 

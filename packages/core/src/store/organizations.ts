@@ -53,6 +53,8 @@ export interface NewToken {
   scopes: Scope[];
   /** sha256 hex of the secret; the secret itself is never stored. */
   tokenHash: string;
+  /** The user responsible for the token (see `Token.createdBy`); default null. */
+  createdBy?: string | null;
 }
 export interface TokenRecord extends Omit<Token, "token"> {
   orgId: string;

@@ -53,6 +53,11 @@ export interface SessionStore {
   revokeSession(id: string, at: string): Promise<boolean>;
   /** Revokes every live session of a user except `exceptId`; returns how many. */
   revokeUserSessions(userId: string, at: string, exceptId?: string): Promise<number>;
+  /**
+   * Revokes the user's live (not revoked) sessions beyond the newest `keep` (by creation, newest
+   * first); returns how many. A cap on the sessions one account holds.
+   */
+  trimUserSessions(userId: string, keep: number, at: string): Promise<number>;
 }
 
 export interface InviteStore {

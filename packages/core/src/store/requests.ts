@@ -11,6 +11,8 @@ export interface RequestStore {
   releaseIdempotencyKey(orgId: string, key: string): Promise<void>;
   /** Capability `rateLimits`: adds one hit to the fixed window `key` and returns the count in that window. */
   hitRateLimit?(key: string, windowMs: number, now: number): Promise<RateLimitHit>;
+  /** Capability `rateLimits`: forgets every window of `key` (a successful sign-in clears the account's failures). */
+  resetRateLimit?(key: string): Promise<void>;
 }
 
 export interface IdempotencyClaim {

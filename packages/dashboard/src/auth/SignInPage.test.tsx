@@ -71,13 +71,21 @@ describe("signing in with an account", () => {
     expect(onSignedIn).not.toHaveBeenCalled();
   });
 
+  it("asks nothing on a signed-out load (no dw_signed_in cookie): no 401 in the console", async () => {
+    const seen = answer(401, { type: "x", title: "Unauthenticated", status: 401, detail: "No session.", code: "unauthenticated", requestId: "req_signin" });
+    expect(await restoreSession()).toBeNull();
+    expect(seen).toHaveLength(0);
+  });
+
   it("restores a cookie session on load from GET /api/auth/me, and is signed out on 401", async () => {
+    document.cookie = "dw_signed_in=1; path=/";
     const seen = answer(200, { ...me, csrfToken: "csrf-after-reload" });
     expect(await restoreSession()).toEqual({ kind: "account", me: expect.objectContaining({ csrfToken: "csrf-after-reload" }) });
     expect(seen[0]!.url).toMatch(/\/api\/auth\/me$/);
     expect(currentCsrfToken()).toBe("csrf-after-reload");
     answer(401, { type: "x", title: "Unauthenticated", status: 401, detail: "No session.", code: "unauthenticated", requestId: "req_signin" });
     expect(await restoreSession()).toBeNull();
+    document.cookie = "dw_signed_in=; path=/; expires=Thu, 01 Jan 1970 00:00:00 GMT";
   });
 });
 

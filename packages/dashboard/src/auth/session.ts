@@ -44,13 +44,20 @@ export function accountSession(me: Me): Session {
   return { kind: "account", me };
 }
 
+/** The server's secret-free `dw_signed_in` cookie, set and cleared with the session cookie. */
+function maySignedIn(): boolean {
+  return typeof document !== "undefined" && document.cookie.split(/;\s*/).some((pair) => pair.startsWith("dw_signed_in="));
+}
+
 /**
  * On load: the tab's token session, else the cookie session the browser may still hold
- * (`GET /api/auth/me`), else null (signed out). Errors other than 401 are thrown.
+ * (`GET /api/auth/me`, asked only when the `dw_signed_in` cookie says there may be one, so a
+ * signed-out load makes no request that fails), else null (signed out). Errors other than 401 are thrown.
  */
 export async function restoreSession(storage: Storage = sessionStorage, origin: string = window.location.origin): Promise<Session | null> {
   const kept = readSession(storage);
   if (kept !== null) return kept;
+  if (!maySignedIn()) return null;
   try {
     const me = await cookieClient(origin).auth.me();
     return me.via === "session" ? accountSession(me) : null;

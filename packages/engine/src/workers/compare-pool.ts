@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { compareContent, type CompareResult, type CompareTask } from "./compare.js";
+import { type CompareBatchTask, compareContent, type CompareResult, type CompareTask } from "./compare.js";
 import {
   COMPARE_WORKER_IDLE_MS,
   COMPARE_WORKER_STACK_MB,
@@ -15,9 +15,16 @@ export type ComparePoolErrorCode = "target_too_large" | "analysis_timeout";
 
 export type PooledCompareResult = CompareResult | { ok: false; code: ComparePoolErrorCode; message: string };
 
+export type PooledBatchResult = { ok: true; results: CompareResult[] } | { ok: false; code: ComparePoolErrorCode | "diff_failed"; message: string };
+
 export interface ComparePool {
   /** Compares inline, or in a worker thread for big contents and for rules with filters. Never rejects. */
   compare(task: Omit<CompareTask, "maxDiffChanges" | "maxDiffBytes">): Promise<PooledCompareResult>;
+  /**
+   * Compares a batch of pairs in one worker thread, never on the calling thread, all within
+   * `timeoutMs` (waiting for a free worker included) and one rule step budget. Never rejects.
+   */
+  compareBatch(task: Omit<CompareBatchTask, "maxDiffChanges" | "maxDiffBytes">, options: { timeoutMs: number }): Promise<PooledBatchResult>;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
   close(): Promise<void>;
@@ -42,6 +49,18 @@ function workerEntry(): { filename: string; execArgv: string[] } {
 function byteSize(text: string | null): number {
   // UTF-16 length is a bound within a factor of 3 of the UTF-8 size, and free to compute.
   return text === null ? 0 : text.length;
+}
+
+function poolFailure(error: unknown, timeoutMs: number, memoryMb: number): { ok: false; code: ComparePoolErrorCode | "diff_failed"; message: string } {
+  const name = (error as { name?: unknown } | null)?.name;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (name === "AbortError" || name === "TimeoutError") {
+    return { ok: false, code: "analysis_timeout", message: `Comparing the content took longer than ${String(timeoutMs)} ms and was stopped` };
+  }
+  if (code === "ERR_WORKER_OUT_OF_MEMORY") {
+    return { ok: false, code: "target_too_large", message: `Comparing the content needs more than ${String(memoryMb)} MB of memory` };
+  }
+  return { ok: false, code: "diff_failed", message: `The comparison worker failed: ${error instanceof Error ? error.message : String(error)}` };
 }
 
 export function createComparePool(limits: Partial<CompareLimits> = {}): ComparePool {
@@ -86,15 +105,18 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
       try {
         return (await getPool().run(task, { signal: AbortSignal.timeout(l.compareTimeoutMs) })) as CompareResult;
       } catch (error) {
-        const name = (error as { name?: unknown } | null)?.name;
-        const code = (error as { code?: unknown } | null)?.code;
-        if (name === "AbortError" || name === "TimeoutError") {
-          return { ok: false, code: "analysis_timeout", message: `Comparing the content took longer than ${String(l.compareTimeoutMs)} ms and was stopped` };
-        }
-        if (code === "ERR_WORKER_OUT_OF_MEMORY") {
-          return { ok: false, code: "target_too_large", message: `Comparing the content needs more than ${String(l.workerMemoryMb)} MB of memory` };
-        }
-        return { ok: false, code: "diff_failed", message: `The comparison worker failed: ${error instanceof Error ? error.message : String(error)}` };
+        return poolFailure(error, l.compareTimeoutMs, l.workerMemoryMb);
+      }
+    },
+    async compareBatch(input, options): Promise<PooledBatchResult> {
+      const task: CompareBatchTask = { ...input, maxDiffChanges: l.maxDiffChanges, maxDiffBytes: l.maxDiffBytes };
+      if (task.pairs.length === 0) return { ok: true, results: [] };
+      offloaded++;
+      try {
+        const results = (await getPool().run(task, { name: "compareBatch", signal: AbortSignal.timeout(options.timeoutMs) })) as CompareResult[];
+        return { ok: true, results };
+      } catch (error) {
+        return poolFailure(error, options.timeoutMs, l.workerMemoryMb);
       }
     },
     async close(): Promise<void> {

@@ -1,7 +1,12 @@
 // The worker-thread entry of the compare pool (built to dist/compare-worker.js): piscina calls
 // the default export with each task.
-import { compareContent, type CompareResult, type CompareTask } from "./compare.js";
+import { compareBatch as runBatch, compareContent, type CompareBatchTask, type CompareResult, type CompareTask } from "./compare.js";
 
 export default function compare(task: CompareTask): CompareResult {
   return compareContent(task);
+}
+
+/** The rules preview's batch (piscina's `name: "compareBatch"`). */
+export function compareBatch(task: CompareBatchTask): CompareResult[] {
+  return runBatch(task);
 }

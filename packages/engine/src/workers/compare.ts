@@ -1,4 +1,4 @@
-import { diffHtml, diffJson, isDriftwatchError, type PolicyRules } from "@driftwatch/core";
+import { diffHtml, diffJson, EvalBudget, isDriftwatchError, type PolicyRules } from "@driftwatch/core";
 import type { Change } from "@driftwatch/schema";
 
 /**
@@ -76,8 +76,36 @@ function failure(error: unknown): CompareResult {
   return { ok: false, code: "diff_failed", message: `The new content could not be compared: ${message}` };
 }
 
+/**
+ * Several snapshot pairs compared under one policy as one piece of work (the rules preview): the
+ * pairs' JSONPath rule evaluations share one step budget, and a pool runs the whole batch in one
+ * worker task under one time limit.
+ */
+export interface CompareBatchTask {
+  type: "api" | "website";
+  policy: PolicyRules;
+  selector: string | null;
+  pairs: { body: string; previousBody: string }[];
+  maxDiffChanges: number;
+  maxDiffBytes: number;
+  /** JSONPath evaluation steps all the pairs may take together; past it each further pair fails with `rule_budget_exceeded`. */
+  ruleSteps: number;
+}
+
+/** Compares each pair of the batch in order (one result per pair). Never throws. */
+export function compareBatch(task: CompareBatchTask): CompareResult[] {
+  const budget = new EvalBudget(task.ruleSteps);
+  return task.pairs.map((pair) =>
+    compareWith({ type: task.type, policy: task.policy, selector: task.selector, body: pair.body, previousBody: pair.previousBody, maxDiffChanges: task.maxDiffChanges, maxDiffBytes: task.maxDiffBytes }, budget),
+  );
+}
+
 /** Runs a comparison. Never throws: every failure is a `CompareResult` with a code. */
 export function compareContent(task: CompareTask): CompareResult {
+  return compareWith(task, undefined);
+}
+
+function compareWith(task: CompareTask, ruleBudget: EvalBudget | undefined): CompareResult {
   try {
     if (task.type === "api") {
       let after: unknown;
@@ -93,7 +121,7 @@ export function compareContent(task: CompareTask): CompareResult {
       } catch {
         return { ok: true, diff: null }; // the previous content was not JSON (the monitor changed type): start over
       }
-      const found = diffJson(before, after, { policy: task.policy });
+      const found = diffJson(before, after, { policy: task.policy, ...(ruleBudget === undefined ? {} : { ruleBudget }) });
       if (found === null) return { ok: true, diff: null };
       const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
       return {

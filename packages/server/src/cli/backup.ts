@@ -122,11 +122,19 @@ export async function runBackup(args: readonly string[], io: CliIo): Promise<num
     io.stderr("driftwatch backup: the backup file cannot be the database itself.\n");
     return EXIT_ERROR;
   }
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+    io.stderr(`driftwatch backup: ${file} is a directory; name the backup file (for example ${path.join(file, "driftwatch.db")}).\n`);
+    return EXIT_ERROR;
+  }
   if (fs.existsSync(file) && !force) {
     io.stderr(`driftwatch backup: ${file} exists; pass --force to replace it.\n`);
     return EXIT_ERROR;
   }
   const partial = `${file}.partial-${process.pid}`;
+  /** The partial copy and any file SQLite kept beside it. */
+  const discard = (): void => {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(partial + suffix, { force: true });
+  };
   let source;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -135,8 +143,16 @@ export async function runBackup(args: readonly string[], io: CliIo): Promise<num
     // The backup API copies page by page and restarts when a writer changes a copied page, so the
     // copy is one consistent state of the database while the server keeps writing.
     await source.backup(partial);
+    // The copy keeps the source's WAL mode: turned back to a rollback journal, it is one
+    // self-contained file, and opening it (the check below, restore) leaves no -wal or -shm beside it.
+    const copy = new BetterSqlite3(partial, { fileMustExist: true });
+    try {
+      copy.pragma("journal_mode = DELETE");
+    } finally {
+      copy.close();
+    }
   } catch (error) {
-    fs.rmSync(partial, { force: true });
+    discard();
     io.stderr(`driftwatch backup: cannot back up ${filename}: ${(error as Error).message}\n`);
     return EXIT_ERROR;
   } finally {
@@ -144,11 +160,12 @@ export async function runBackup(args: readonly string[], io: CliIo): Promise<num
   }
   const check = inspectSqliteFile(partial);
   if (!check.ok) {
-    fs.rmSync(partial, { force: true });
+    discard();
     io.stderr(`driftwatch backup: the copy failed its check, nothing was written: ${check.problems.join("; ")}\n`);
     return 1;
   }
   fs.renameSync(partial, file);
+  discard();
   const size = fs.statSync(file).size;
   io.stdout(`Backed up ${filename} to ${file} (${size} bytes, schema version ${check.schemaVersion}, integrity ok).\n`);
   return 0;

@@ -27,6 +27,8 @@ export const ENV = {
   perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
   checkWait: "DRIFTWATCH_CHECK_WAIT_MS",
   trustProxy: "DRIFTWATCH_TRUST_PROXY",
+  trustProxyHops: "DRIFTWATCH_TRUST_PROXY_HOPS",
+  metricsToken: "DRIFTWATCH_METRICS_TOKEN",
   smtpUrl: "DRIFTWATCH_SMTP_URL",
   smtpFrom: "DRIFTWATCH_SMTP_FROM",
   userPassword: "DRIFTWATCH_USER_PASSWORD",

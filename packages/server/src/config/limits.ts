@@ -87,6 +87,12 @@ export function resolveLimits(env: Env): ServerLimits {
 export const LIST_CHUNK = 10;
 /** Fixed one-minute rate-limit windows: the limits are configured per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** Live sessions one user holds at most: a new sign-in revokes the oldest beyond it. */
+export const MAX_SESSIONS_PER_USER = 20;
+/** Rules previews (`POST /api/monitors/{id}/settings/preview`) per minute per caller (token or user). */
+export const EXPENSIVE_RATE_PER_CALLER = 10;
+/** Rules previews per minute per organization, all its callers together. */
+export const EXPENSIVE_RATE_PER_ORG = 30;
 /** Idempotency keys are honoured for 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** A token's `lastUsedAt` is written at most this often (it is a write on every request otherwise). */
@@ -108,7 +114,10 @@ export const AUTH_FAILURE_LIMIT = 60;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 /** Client addresses whose failed authentications are tracked at most (the oldest entry goes first). */
 export const AUTH_FAILURE_MAX_ENTRIES = 100_000;
-/** A session's `lastSeenAt` is written at most this often (the idle expiry moves in these steps). */
+/**
+ * A session's `lastSeenAt` is written at most this often, or every half idle timeout when that is
+ * shorter (the idle expiry moves in these steps).
+ */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
 
 // Bounds of `driftwatch learn`.

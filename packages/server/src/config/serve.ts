@@ -73,6 +73,10 @@ export interface DriftwatchConfig {
   logFormat?: "pretty" | "json";
   /** Trust X-Forwarded-For/-Proto/-Host from a reverse proxy in front of the server. */
   trustProxy: boolean;
+  /** Proxies in front that each append to X-Forwarded-For (a CDN, then nginx: 2); default 1. */
+  trustProxyHops?: number;
+  /** `/metrics` needs `Authorization: Bearer <it>` when set (a secret: never logged). */
+  metricsToken?: string | null;
   /** SMTP server and From address for invitation mail; null: links only in the API answer. */
   smtp: SmtpSettings | null;
 }
@@ -156,6 +160,9 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const endpointConcurrency = env[ENV.webhookEndpointConcurrency];
   const publicUrl = env[ENV.publicUrl];
   const trustProxy = env[ENV.trustProxy];
+  const trustProxyHops = env[ENV.trustProxyHops];
+  const metricsToken = env[ENV.metricsToken];
+  const hops = trustProxyHops === undefined || trustProxyHops === "" ? undefined : parseInteger(trustProxyHops, ENV.trustProxyHops, 1, 10);
 
   const databaseUrl = database === undefined ? DEFAULT_DATABASE_URL : parseDatabaseUrl(database.value, database.source).url;
   const onPostgres = parseDatabaseUrl(databaseUrl).kind === "postgres";
@@ -194,7 +201,10 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     perHostConcurrency:
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
     checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
-    trustProxy: trustProxy === undefined || trustProxy === "" ? false : parseBoolean(trustProxy, ENV.trustProxy),
+    // a number of hops says a proxy is in front: DRIFTWATCH_TRUST_PROXY is implied
+    trustProxy: trustProxy === undefined || trustProxy === "" ? hops !== undefined : parseBoolean(trustProxy, ENV.trustProxy),
+    ...(hops === undefined ? {} : { trustProxyHops: hops }),
+    metricsToken: metricsToken === undefined || metricsToken === "" ? null : parseMetricsToken(metricsToken),
     smtp: resolveSmtp(env),
   };
 }
@@ -214,4 +224,12 @@ export function resolveSmtp(env: Env): SmtpSettings | null {
   if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") throw new ConfigError("invalid_value", `${ENV.smtpUrl} must be an smtp:// or smtps:// URL.`);
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(from)) throw new ConfigError("invalid_value", `${ENV.smtpFrom} must be an email address ("driftwatch <noreply@example.com>" or "noreply@example.com").`);
   return { url, from };
+}
+
+/** A metrics token: 16 to 512 printable ASCII characters without spaces (it goes in a header). */
+function parseMetricsToken(value: string): string {
+  if (!/^[\x21-\x7e]{16,512}$/.test(value)) {
+    throw new ConfigError("invalid_value", `${ENV.metricsToken} must be 16 to 512 printable characters without spaces (for example: openssl rand -hex 32).`);
+  }
+  return value;
 }

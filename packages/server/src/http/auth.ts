@@ -53,8 +53,11 @@ declare module "fastify" {
     scope?: Scope | "any";
     /** Beyond the scope: only a signed-in session (`session`), or only an owner's session (`owner`); checked before the body is read. */
     caller?: "session" | "owner";
-    /** Whether the route counts against the read or the write rate limit. */
-    rateLimit?: "read" | "write";
+    /**
+     * Whether the route counts against the read or the write rate limit; `expensive`: against
+     * the much lower limits of costly calls (the rules preview), per caller and per organization.
+     */
+    rateLimit?: "read" | "write" | "expensive";
   }
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -85,6 +88,8 @@ export interface AuthenticatorOptions {
   authFailureLimit?: number;
   /** Idle expiry of sessions, in seconds (default 7 days). */
   sessionIdleSeconds?: number;
+  /** Count failed authentications in the store (shared by every process on the database) as well as in this process. */
+  sharedCounters?: boolean;
   /**
    * The server's own origin (`https://driftwatch.example.com`) cookie-authenticated writes must
    * come from; default: the origin the request was addressed to (scheme and Host).
@@ -119,9 +124,12 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   /** Bumped by `forget`: a lookup that started before a revocation does not cache its (stale) answer. */
   let generation = 0;
   const failureLimit = Math.max(1, options.authFailureLimit ?? AUTH_FAILURE_LIMIT);
+  const shared = options.sharedCounters === true && store.capabilities.rateLimits && store.hitRateLimit !== undefined ? store.hitRateLimit.bind(store) : null;
   /** Failed authentications per client address in the current window. */
   const failures = new Map<string, { count: number; resetAt: number }>();
   const idleMs = (options.sessionIdleSeconds ?? DEFAULT_PEOPLE_LIMITS.sessionIdleSeconds) * 1000;
+  // Often enough that a session in use never reaches its idle timeout between two writes.
+  const touchEveryMs = Math.min(SESSION_TOUCH_INTERVAL_MS, Math.floor(idleMs / 2));
   const publicOrigin = options.publicOrigin ?? null;
   /** When this process last wrote each session's `lastSeenAt`. */
   const sessionsTouched = new Map<string, number>();
@@ -143,8 +151,12 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
     });
   }
 
-  /** Counts a failed authentication of `client`; over the limit the answer becomes `429`. */
-  function failed(client: string, at: number, error: ApiError): ApiError {
+  /**
+   * Counts a failed authentication of `client`; over the limit the answer becomes `429`. With
+   * shared counters (the store's), the count of every process on the database decides: once it is
+   * over the limit, this process refuses the address without asking the store until the window ends.
+   */
+  async function failed(client: string, at: number, error: ApiError): Promise<ApiError> {
     let window = failureWindow(client, at);
     if (window === null) {
       window = { count: 0, resetAt: at + AUTH_FAILURE_WINDOW_MS };
@@ -152,6 +164,13 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
       if (failures.size > AUTH_FAILURE_MAX_ENTRIES) failures.delete(failures.keys().next().value as string);
     }
     window.count++;
+    if (shared !== null) {
+      const hit = await shared(`authfail:${client}`, AUTH_FAILURE_WINDOW_MS, at).catch(() => null);
+      if (hit !== null && hit.count > window.count) {
+        window.count = hit.count;
+        window.resetAt = Math.min(Math.max(hit.resetAt, at + 1), at + AUTH_FAILURE_WINDOW_MS);
+      }
+    }
     return window.count > failureLimit ? tooMany(window.resetAt, at) : error;
   }
 
@@ -182,7 +201,7 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
         // No bearer token: a browser session, when the request carries its cookie.
         const cookie = request.cookies?.[SESSION_COOKIE];
         if (cookie !== undefined && cookie !== "") return authenticateSession(request, cookie, client, at);
-        throw failed(
+        throw await failed(
           client,
           at,
           new ApiError("unauthenticated", "Send an API token (Authorization: Bearer <token>) or sign in.", {
@@ -193,11 +212,11 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
       const match = BEARER.exec(header);
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedToken(secret)) {
-        throw failed(client, at, invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...)."));
+        throw await failed(client, at, invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...)."));
       }
       const record = await lookup(hashTokenSecret(secret), at);
-      if (record === null) throw failed(client, at, invalidToken("This token is not known."));
-      if (record.revokedAt !== null) throw failed(client, at, invalidToken("This token has been revoked."));
+      if (record === null) throw await failed(client, at, invalidToken("This token is not known."));
+      if (record.revokedAt !== null) throw await failed(client, at, invalidToken("This token has been revoked."));
       await touch(record, at).catch((error: unknown) => {
         // lastUsedAt is bookkeeping: a failed write must not fail the caller's request
         request.log.warn({ err: error, tokenId: record.id }, "could not record lastUsedAt");
@@ -232,21 +251,21 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
    * CSRF header and a same-origin Origin.
    */
   async function authenticateSession(request: FastifyRequest, secret: string, client: string, at: number): Promise<SessionAuth> {
-    const ended = (): ApiError => failed(client, at, new ApiError("unauthenticated", "Your session has ended: sign in again."));
-    if (!isWellFormedSecret(secret)) throw ended();
+    const ended = (): Promise<ApiError> => failed(client, at, new ApiError("unauthenticated", "Your session has ended: sign in again."));
+    if (!isWellFormedSecret(secret)) throw await ended();
     const session = await store.findSessionByHash(hashSecret(secret));
-    if (session === null || sessionEnded(session, at, idleMs)) throw ended();
+    if (session === null || sessionEnded(session, at, idleMs)) throw await ended();
     let membership = await store.getMembership(session.orgId, session.userId);
     let orgId = session.orgId;
     if (membership === null) {
       // Removed from the organization the session acted in: continue in another one, if any.
       membership = (await store.listMembershipsOfUser(session.userId))[0] ?? null;
-      if (membership === null) throw ended();
+      if (membership === null) throw await ended();
       orgId = membership.orgId;
     }
     if (!SAFE_METHODS.has(request.method)) assertSameOrigin(request, secret);
     const last = Math.max(sessionsTouched.get(session.id) ?? 0, Date.parse(session.lastSeenAt));
-    if (orgId !== session.orgId || at - last >= SESSION_TOUCH_INTERVAL_MS) {
+    if (orgId !== session.orgId || at - last >= touchEveryMs) {
       sessionsTouched.set(session.id, at);
       if (sessionsTouched.size > 10_000) sessionsTouched.delete(sessionsTouched.keys().next().value as string);
       await store.touchSession(session.id, { lastSeenAt: new Date(at).toISOString(), ...(orgId === session.orgId ? {} : { orgId }) }).catch((error: unknown) => {

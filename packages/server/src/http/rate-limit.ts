@@ -37,8 +37,8 @@ export function createStoreCounter(store: Store): RateLimitCounter | null {
 }
 
 export interface RateLimitPolicy {
-  /** Policy name in the headers: `reads` or `writes`. */
-  name: "reads" | "writes";
+  /** Policy name in the headers: `reads`, `writes`, or for expensive calls `expensive-caller` and `expensive`. */
+  name: "reads" | "writes" | "expensive" | "expensive-caller";
   limit: number;
   /** The `RateLimit-Policy` header value (computed from name and limit when absent). */
   header?: string;
@@ -56,7 +56,8 @@ function policyHeader(name: string, limit: number): string {
 /**
  * Counts one request of `orgId` on `endpoint` (method + route template) and sets the IETF
  * draft headers (draft-ietf-httpapi-ratelimit-headers: structured-field `RateLimit-Policy` and
- * `RateLimit`). Over the limit: throws `rate_limited` with `Retry-After`.
+ * `RateLimit`). Over the limit: throws `rate_limited` with `Retry-After`. With `caller` (a token or
+ * user id) the count is that caller's in the organization.
  */
 export async function applyRateLimit(
   counter: RateLimitCounter,
@@ -65,10 +66,11 @@ export async function applyRateLimit(
   endpoint: string,
   policy: RateLimitPolicy,
   now: number,
+  caller?: string,
 ): Promise<void> {
   // HEAD is a GET without the body: it counts against the GET bucket of its route, not its own.
   const bucket = endpoint.startsWith("HEAD ") ? `GET ${endpoint.slice(5)}` : endpoint;
-  const window = await counter.hit(`rl:${orgId}:${bucket}`, RATE_LIMIT_WINDOW_MS, now);
+  const window = await counter.hit(caller === undefined ? `rl:${orgId}:${bucket}` : `rl:${orgId}:${caller}:${bucket}`, RATE_LIMIT_WINDOW_MS, now);
   const resetSeconds = Math.max(1, Math.ceil((window.resetAt - now) / 1000));
   const remaining = Math.max(0, policy.limit - window.count);
   reply.header("ratelimit-policy", policy.header ?? policyHeader(policy.name, policy.limit));
@@ -76,7 +78,7 @@ export async function applyRateLimit(
   if (window.count > policy.limit) {
     throw new ApiError(
       "rate_limited",
-      `Too many requests to ${endpoint}: the limit is ${policy.limit} per minute per organization. Retry in ${resetSeconds} s.`,
+      `Too many requests to ${endpoint}: the limit is ${policy.limit} per minute per ${caller === undefined ? "organization" : "caller"}. Retry in ${resetSeconds} s.`,
       { headers: { "retry-after": String(resetSeconds) } },
     );
   }

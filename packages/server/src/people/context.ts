@@ -4,13 +4,13 @@ import type { AuditActorType, InviteRecord, MemberRecord, OrganizationRecord, St
 import type { Invite, Me, Member, Org, Session, User } from "@driftwatch/schema";
 import { ROLE_SCOPES } from "@driftwatch/schema";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_PEOPLE_LIMITS, type PeopleLimits } from "../config/limits.js";
+import { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "../config/limits.js";
 import { type AuthContext, requestOrigin, type SessionAuth } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { createLoginLimiter, type LoginLimiter } from "./login-limiter.js";
+import { createLoginLimiter, createStoreLoginLimiter, type LoginLimiter } from "./login-limiter.js";
 import type { InviteMailer } from "./mailer.js";
 import type { ScryptParams } from "./password.js";
-import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE } from "./secrets.js";
+import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
 
 export interface PeopleContext {
   store: Store;
@@ -29,20 +29,19 @@ export interface PeopleOptions {
   limits?: Partial<PeopleLimits>;
   mailer?: InviteMailer | null;
   publicUrl?: string | null;
+  /** Sign-in limits counted in the store (shared by every process on the database) when it can. */
+  sharedCounters?: boolean;
 }
 
 export function createPeopleContext(options: PeopleOptions): PeopleContext {
   const limits = { ...DEFAULT_PEOPLE_LIMITS, ...options.limits };
+  const limiterOptions = { accountLimit: limits.loginAccountLimit, addressLimit: limits.loginAddressLimit, windowMs: limits.loginWindowSeconds * 1000 };
   return {
     store: options.store,
     now: options.now,
     limits,
     scrypt: { logN: limits.scryptLogN, r: 8, p: 1 },
-    limiter: createLoginLimiter({
-      accountLimit: limits.loginAccountLimit,
-      addressLimit: limits.loginAddressLimit,
-      windowMs: limits.loginWindowSeconds * 1000,
-    }),
+    limiter: (options.sharedCounters === true ? createStoreLoginLimiter(options.store, limiterOptions) : null) ?? createLoginLimiter(limiterOptions),
     mailer: options.mailer ?? null,
     publicUrl: options.publicUrl ?? null,
   };
@@ -153,6 +152,9 @@ export async function startSession(people: PeopleContext, request: FastifyReques
     userAgent: typeof userAgent === "string" ? userAgent.slice(0, 500) : null,
     ip: request.ip,
   });
+  // A cap on the sessions of one account: the oldest beyond it end (a script signing in on a loop
+  // cannot pile them up).
+  await store.trimUserSessions(user.id, MAX_SESSIONS_PER_USER, at.toISOString());
   reply.setCookie(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: "lax",
@@ -160,6 +162,7 @@ export async function startSession(people: PeopleContext, request: FastifyReques
     secure: request.protocol === "https",
     expires: expiresAt,
   });
+  reply.setCookie(SIGNED_IN_COOKIE, "1", { httpOnly: false, sameSite: "lax", path: "/", secure: request.protocol === "https", expires: expiresAt });
   const auth: SessionAuth = {
     via: "session",
     orgId,
@@ -176,6 +179,7 @@ export async function startSession(people: PeopleContext, request: FastifyReques
 /** Clears the session cookie (same attributes as when it was set, so the browser drops it). */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: "lax", path: "/", secure: request.protocol === "https" });
+  reply.clearCookie(SIGNED_IN_COOKIE, { httpOnly: false, sameSite: "lax", path: "/", secure: request.protocol === "https" });
 }
 
 /** Who did it, for the audit log. */

@@ -3,7 +3,9 @@
 // window; past either limit, attempts are refused with 429 before any password is checked. An
 // attempt counts as failed from the moment it is let through, so attempts sent at once (each
 // waiting for its hash) cannot all pass the check before the first failure is counted; a success
-// gives its count back. Counters live in this process (several processes each count their own).
+// gives its count back. `createLoginLimiter` counts in this process; `createStoreLoginLimiter` in
+// the store, so that every API process on one database counts against the same limits.
+import type { Store } from "@driftwatch/core";
 import { ApiError } from "../http/problem.js";
 
 export interface LoginLimiterOptions {
@@ -24,9 +26,39 @@ export interface LoginLimiter {
    * Throws `429 rate_limited` (with Retry-After) when the account or the address is over its
    * limit; otherwise counts the attempt as failed until `succeeded` says otherwise.
    */
-  attempt(account: string, address: string, at: number): void;
+  attempt(account: string, address: string, at: number): Promise<void>;
   /** The attempt let through at `at` succeeded: the account's failures are cleared and the address gets its count back. */
-  succeeded(account: string, address: string, at: number): void;
+  succeeded(account: string, address: string, at: number): Promise<void>;
+}
+
+function refuse(window: Window, at: number, what: string): ApiError {
+  const seconds = Math.max(1, Math.ceil((window.resetAt - at) / 1000));
+  return new ApiError("rate_limited", `Too many failed sign-in attempts ${what}: retry in ${String(seconds)} s.`, {
+    headers: { "retry-after": String(seconds) },
+  });
+}
+
+/**
+ * The limits counted in the store's rate-limit windows (capability `rateLimits` with
+ * `resetRateLimit`), shared by every process on the database; null when the store has none. Fixed
+ * windows of `windowMs`; a success clears the account's count. The address's count is not given
+ * back on success (a store window only grows): its limit counts every attempt of the window.
+ */
+export function createStoreLoginLimiter(store: Store, options: LoginLimiterOptions): LoginLimiter | null {
+  const hit = store.hitRateLimit;
+  const reset = store.resetRateLimit;
+  if (!store.capabilities.rateLimits || hit === undefined || reset === undefined) return null;
+  return {
+    async attempt(account, address, at) {
+      const byAccount = await hit.call(store, `login:account:${account}`, options.windowMs, at);
+      if (byAccount.count > options.accountLimit) throw refuse(byAccount, at, "for this account");
+      const byAddress = await hit.call(store, `login:address:${address}`, options.windowMs, at);
+      if (byAddress.count > options.addressLimit) throw refuse(byAddress, at, "from this address");
+    },
+    async succeeded(account) {
+      await reset.call(store, `login:account:${account}`);
+    },
+  };
 }
 
 export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
@@ -55,13 +87,9 @@ export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
     window.count++;
   }
 
-  function refuse(window: Window, at: number, what: string): ApiError {
-    const seconds = Math.max(1, Math.ceil((window.resetAt - at) / 1000));
-    return new ApiError("rate_limited", `Too many failed sign-in attempts ${what}: retry in ${String(seconds)} s.`, {
-      headers: { "retry-after": String(seconds) },
-    });
-  }
 
+  // Synchronous underneath (a refusal is thrown at once, a count taken before the caller awaits):
+  // attempts sent at once are counted in the order they arrive.
   return {
     attempt(account, address, at) {
       const byAccount = current(accounts, account, at);
@@ -70,11 +98,13 @@ export function createLoginLimiter(options: LoginLimiterOptions): LoginLimiter {
       if (byAddress !== null && byAddress.count >= options.addressLimit) throw refuse(byAddress, at, "from this address");
       count(accounts, account, at);
       count(addresses, address, at);
+      return Promise.resolve();
     },
     succeeded(account, address, at) {
       accounts.delete(account);
       const byAddress = current(addresses, address, at);
       if (byAddress !== null && byAddress.count > 0) byAddress.count--;
+      return Promise.resolve();
     },
   };
 }

@@ -17,8 +17,12 @@ export function commonPasswords(): Promise<ReadonlySet<string>> {
   return common;
 }
 
-/** Why `password` is refused (null when it passes): too short, too long, common, or the email itself. */
-export async function passwordProblem(password: string, email?: string): Promise<string | null> {
+/**
+ * Why `password` is refused (null when it passes): too short, too long, common, or the email itself.
+ * Judged in NFC, the form it is hashed and compared in: "e" and a combining accent count as one.
+ */
+export async function passwordProblem(raw: string, email?: string): Promise<string | null> {
+  const password = raw.normalize("NFC");
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters long`;
   if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters long`;

@@ -4,6 +4,11 @@ import { createHash, randomBytes } from "node:crypto";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "dw_session";
+/**
+ * Set and cleared with the session cookie, readable by scripts and secret-free: it only tells the
+ * dashboard that a session may exist, so a signed-out page load asks nothing that would fail.
+ */
+export const SIGNED_IN_COOKIE = "dw_signed_in";
 /** The header cookie-authenticated writes carry (its value: the session's `csrfToken`). */
 export const CSRF_HEADER = "x-driftwatch-csrf";
 

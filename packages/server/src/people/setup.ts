@@ -23,10 +23,24 @@ export function isSetupInvite(invite: { invitedBy: string | null; role: string; 
   return invite.invitedBy === null && invite.role === "owner" && invite.email === SETUP_INVITE_EMAIL;
 }
 
-/** A fresh setup link when the store has no user yet; null otherwise. */
+/** Invites of an organization read at a time while older setup links are revoked. */
+const SWEEP_PAGE = 200;
+
+/**
+ * A fresh setup link when the store has no user yet; null otherwise. The links of earlier starts
+ * still pending are revoked first: only the newest printed link works.
+ */
 export async function createSetupLink(store: Store, origin: string, ttlSeconds: number, now: Date = new Date()): Promise<SetupLink | null> {
   if ((await store.countUsers()) > 0) return null;
   const org = await store.ensureOrganization(BOOTSTRAP_ORG);
+  let cursor: string | null = null;
+  do {
+    const page = await store.listInvites(org.id, { limit: SWEEP_PAGE, cursor });
+    for (const old of page.data) {
+      if (isSetupInvite(old) && old.acceptedAt === null && old.revokedAt === null) await store.revokeInvite(org.id, old.id, now.toISOString());
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null);
   const secret = newSecret();
   const invite = await store.createInvite(org.id, {
     email: SETUP_INVITE_EMAIL,

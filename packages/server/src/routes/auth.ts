@@ -37,11 +37,11 @@ export async function checkPassword(people: PeopleContext, request: FastifyReque
   const account = normalizeEmail(email);
   const address = addressKey(request.ip);
   // Counted as a failure from here on (an error on the way leaves it counted) until it succeeds.
-  people.limiter.attempt(account, address, at);
+  await people.limiter.attempt(account, address, at);
   const user = await people.store.getUserByEmail(account);
   const ok = await verifyPassword(password, user?.passwordHash ?? null, people.scrypt);
   if (!ok || user === null) return null;
-  people.limiter.succeeded(account, address, at);
+  await people.limiter.succeeded(account, address, at);
   if (user.passwordHash !== null && needsRehash(user.passwordHash, people.scrypt)) {
     // Parameters changed since this hash was made: store one with the current parameters.
     await people.store.updateUser(user.id, { passwordHash: await hashPassword(password, people.scrypt), passwordChangedAt: user.passwordChangedAt ?? user.createdAt });
@@ -62,12 +62,19 @@ async function auditFailedSignIn(people: PeopleContext, request: FastifyRequest,
   }
 }
 
-/** Setups run one at a time in a process: two racing requests cannot both create a first owner. */
-let setupQueue: Promise<unknown> = Promise.resolve();
+/**
+ * The claim (an idempotency key of the bootstrap organization, atomic in the store) that makes one
+ * setup the first owner when several processes on one database take setup requests at once.
+ */
+const FIRST_OWNER_KEY = "setup:first-owner";
+/** A claim of a setup that died half-way is taken over after this long. */
+const FIRST_OWNER_CLAIM_MS = 2 * 60_000;
 
 export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = people;
+  /** Setups of this app run one at a time; across processes, the store's first-owner claim decides. */
+  let setupQueue: Promise<unknown> = Promise.resolve();
 
   r.get(
     "/api/auth/setup",
@@ -99,16 +106,31 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
           throw new ApiError("invalid_token", "This setup link is not valid (it expired or was used): restart driftwatch serve for a new one.");
         }
         await assertPasswordPolicy(body.password, body.email);
-        const user = await store.createUser({
-          email: normalizeEmail(body.email),
-          displayName: body.displayName,
-          passwordHash: await hashPassword(body.password, people.scrypt),
-          createdAt: at.toISOString(),
+        const passwordHash = await hashPassword(body.password, people.scrypt);
+        // One first owner across every process on the database: whoever claims first sets up; the
+        // others (another link, or the same link twice) are refused before they create anybody.
+        const claim = await store.claimIdempotencyKey(invite.orgId, {
+          key: FIRST_OWNER_KEY,
+          requestHash: FIRST_OWNER_KEY,
+          now: at.toISOString(),
+          expiresAt: new Date(at.getTime() + FIRST_OWNER_CLAIM_MS).toISOString(),
         });
-        if ((await store.consumeInvite(invite.id, user.id, at.toISOString())) === null) {
-          throw new ApiError("invalid_token", "This setup link was used meanwhile.");
+        if (claim.state !== "new") throw new ApiError("setup_closed", "Setup is under way or done in another request. Sign in instead.");
+        let user: UserRecord;
+        try {
+          if ((await store.countUsers()) > 0) throw new ApiError("setup_closed", "Setup is done: an account exists. Sign in instead.");
+          const current = await store.getInvite(invite.orgId, invite.id);
+          if (current === null || current.acceptedAt !== null || current.revokedAt !== null) {
+            throw new ApiError("invalid_token", "This setup link was used or replaced meanwhile: use the newest one driftwatch serve printed.");
+          }
+          user = await store.createUser({ email: normalizeEmail(body.email), displayName: body.displayName, passwordHash, createdAt: at.toISOString() });
+        } catch (error) {
+          await store.releaseIdempotencyKey(invite.orgId, FIRST_OWNER_KEY).catch(() => undefined);
+          throw error;
         }
+        // The user is an owner before the link is marked used: nothing can leave them without an organization.
         await store.addMembership(invite.orgId, user.id, "owner", at.toISOString());
+        await store.consumeInvite(invite.id, user.id, at.toISOString());
         if (body.orgName !== undefined) await store.updateOrganization(invite.orgId, { name: body.orgName });
         await audit(people, request, invite.orgId, { actorType: "user", actorId: user.id }, "auth.setup", user.id, { email: user.email });
         return startSession(people, request, reply, user, invite.orgId);
@@ -223,6 +245,7 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
       const user = await store.getUser(auth.userId);
       if (user === null) throw new ApiError("unauthenticated", "Your session has ended: sign in again.");
       if ((await checkPassword(people, request, user.email, request.body.currentPassword)) === null) {
+        await audit(people, request, auth.orgId, actorOf(auth), "auth.password_change_failed", user.id, {});
         throw new ApiError("invalid_credentials", "The current password is wrong.");
       }
       await assertPasswordPolicy(request.body.newPassword, user.email, "newPassword");

@@ -7,10 +7,17 @@ import { problems, security } from "./common.js";
 
 /** Open streams one organization may hold at once (each is a connection and a listener). */
 export const MAX_STREAMS_PER_ORG = 50;
+/** Open streams one caller (a token, or a signed-in user) may hold at once, so that one cannot take all of its organization's. */
+export const MAX_STREAMS_PER_CALLER = 10;
+/**
+ * A client that has not taken what was written to it within this long (the socket's buffer did not
+ * drain) is disconnected: it reconnects and refetches, or it is gone.
+ */
+export const STREAM_WRITE_TIMEOUT_MS = 60_000;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
-/** A client that stops reading is dropped once this much is queued for it (it reconnects and refetches). */
-const MAX_QUEUED_BYTES = 1024 * 1024;
+/** A client that stops reading is disconnected once this much is queued for it (it reconnects and refetches). */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
 /** What `retry:` tells the browser to wait before reconnecting. */
 const RETRY_MS = 3000;
 /**
@@ -23,6 +30,18 @@ export interface EventStreamOptions {
   /** Whether the caller the stream was opened for may still read the organization's events. */
   stillAllowed(auth: AuthContext, at: number): Promise<boolean>;
   now: () => Date;
+  /** Default `STREAM_WRITE_TIMEOUT_MS`. */
+  writeTimeoutMs?: number;
+}
+
+/** Whether the caller may see `event`: delivery events need `webhooks:read`, the others `monitors:read` (the stream's own scope). */
+function visibleTo(auth: AuthContext, event: LiveEvent): boolean {
+  if (event.type !== "delivery") return true;
+  return auth.scopes.includes("webhooks:read") || auth.scopes.includes("admin");
+}
+
+function callerOf(auth: AuthContext): string {
+  return auth.via === "token" ? `token:${auth.tokenId}` : `user:${auth.userId}`;
 }
 
 function frame(event: string, data: unknown, id?: number): string {
@@ -38,7 +57,10 @@ function frame(event: string, data: unknown, id?: number): string {
  */
 export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options: EventStreamOptions): void {
   const { stillAllowed, now } = options;
-  const streams = new Set<() => void>();
+  const writeTimeoutMs = options.writeTimeoutMs ?? STREAM_WRITE_TIMEOUT_MS;
+  const streams = new Set<(disconnect?: boolean) => void>();
+  /** Open streams per organization and caller. */
+  const perCaller = new Map<string, number>();
   // Open streams would keep `close()` waiting: end them first.
   app.addHook("preClose", async () => {
     for (const end of [...streams]) end();
@@ -54,7 +76,9 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         summary: "Live events of the organization (server-sent events)",
         description:
           "text/event-stream. Events: ready, check ({ monitor, diff | null }), monitor ({ monitor }), delivery ({ delivery }). " +
-          `At most ${String(MAX_STREAMS_PER_ORG)} open streams per organization (429 rate_limited beyond). ` +
+          `At most ${String(MAX_STREAMS_PER_ORG)} open streams per organization and ${String(MAX_STREAMS_PER_CALLER)} per caller (429 rate_limited beyond). ` +
+          "delivery events only reach callers with webhooks:read. A client that stops reading is disconnected once 1 MB is queued for it, " +
+          `or when what was written to it has not drained within ${String(STREAM_WRITE_TIMEOUT_MS / 1000)} s. HEAD answers the headers and closes. ` +
           "On PostgreSQL the events of every server process on the database arrive; on SQLite and memory, those of the process the stream is connected to " +
           "(an api-role process on SQLite also polls for the checks of its workers). " +
           "Nothing is replayed after a reconnect; a later ready event means events may have been missed: refetch.",
@@ -70,6 +94,12 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
           headers: { "retry-after": "30" },
         });
       }
+      const callerKey = `${orgId}\u0000${callerOf(auth)}`;
+      if ((perCaller.get(callerKey) ?? 0) >= MAX_STREAMS_PER_CALLER) {
+        throw new ApiError("rate_limited", `At most ${String(MAX_STREAMS_PER_CALLER)} event streams may be open per caller.`, {
+          headers: { "retry-after": "30" },
+        });
+      }
       const res = reply.raw;
       const headers: Record<string, string | number | string[]> = {};
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
@@ -81,19 +111,38 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         "x-accel-buffering": "no",
         connection: "keep-alive",
       });
+      if (request.method === "HEAD") {
+        // the headers a GET would answer, and nothing held open
+        res.end();
+        return;
+      }
+      perCaller.set(callerKey, (perCaller.get(callerKey) ?? 0) + 1);
       let sequence = 0;
       let ended = false;
+      /** Runs while written data waits for the client to take it (cleared when the socket drains). */
+      let stalled: NodeJS.Timeout | null = null;
       const send = (text: string): void => {
         if (ended) return;
         if (res.writableLength > MAX_QUEUED_BYTES) {
-          end();
+          // Ending would keep the socket and all it buffered: disconnect.
+          end(true);
           return;
         }
-        res.write(text);
+        if (!res.write(text) && stalled === null) {
+          stalled = setTimeout(() => end(true), writeTimeoutMs);
+          stalled.unref();
+          res.once("drain", () => {
+            if (stalled !== null) clearTimeout(stalled);
+            stalled = null;
+          });
+        }
       };
       const ready = (): void => send(frame("ready", { type: "ready", requestId: request.id }));
       // A resync is a second `ready`: clients refetch as they do after a reconnect.
-      const deliver = (event: LiveEvent): void => (event.type === "resync" ? ready() : send(frame(event.type, event, ++sequence)));
+      const deliver = (event: LiveEvent): void => {
+        if (event.type === "resync") ready();
+        else if (visibleTo(auth, event)) send(frame(event.type, event, ++sequence));
+      };
       let checkedAt = now().getTime();
       /** Events that arrived while the caller is being checked again (null: no check under way). */
       let held: LiveEvent[] | null = null;
@@ -129,18 +178,23 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         send(": keep-alive\n\n");
       }, HEARTBEAT_MS);
       heartbeat.unref();
-      const end = (): void => {
+      const end = (disconnect = false): void => {
         if (ended) return;
         ended = true;
         clearInterval(heartbeat);
+        if (stalled !== null) clearTimeout(stalled);
         unsubscribe();
         streams.delete(end);
-        res.end();
+        const left = (perCaller.get(callerKey) ?? 1) - 1;
+        if (left <= 0) perCaller.delete(callerKey);
+        else perCaller.set(callerKey, left);
+        if (disconnect) res.destroy();
+        else res.end();
       };
       streams.add(end);
       // "close" on the response: finished, or the connection went away
-      res.on("close", end);
-      res.on("error", end);
+      res.on("close", () => end());
+      res.on("error", () => end(true));
       res.write(`retry: ${String(RETRY_MS)}\n\n`);
       ready();
     },

@@ -171,6 +171,10 @@ export function registerInviteRoutes(app: FastifyInstance, people: PeopleContext
       let created = false;
       if (user !== null) {
         if ((await checkPassword(people, request, invite.email, body.password)) === null) {
+          // every failed proof is audited: in the inviting organization and in the user's own
+          for (const orgId of new Set([invite.orgId, ...(await store.listMembershipsOfUser(user.id)).map((m) => m.orgId)])) {
+            await audit(people, request, orgId, { actorType: "user", actorId: user.id }, "invite.accept_failed", user.id, { inviteId: invite.id });
+          }
           throw new ApiError("invalid_credentials", "The password is wrong for the account of this email.");
         }
         if ((await store.getMembership(invite.orgId, user.id)) !== null) {

@@ -11,12 +11,13 @@ import {
   pageSchema,
   TransferOwnershipRequestSchema,
 } from "@driftwatch/schema";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type AuthContext, authOf, requireOwnerSession } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
 import { actorOf, audit, orgOf, type PeopleContext, presentMember, presentOrg } from "../people/context.js";
+import { revokeBeyondRights } from "../people/rights.js";
 import { pageOf, problems, security } from "./common.js";
 
 const OrgParams = z.strictObject({ orgId: idSchema("organization") });
@@ -38,7 +39,10 @@ function assertMayTouchOwner(auth: AuthContext, currentRole: Role, nextRole: Rol
   }
 }
 
-/** `onDeleted` runs after an organization is deleted here, so cached tokens of it are refused at once. */
+/**
+ * `onDeleted` runs after an organization is deleted here, or tokens of it are revoked (a member
+ * removed or demoted), so cached tokens of it are refused at once.
+ */
 export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, onDeleted: (orgId: string) => void): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = people;
@@ -123,6 +127,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
       const member = await memberOf(orgId, current.userId);
       if (current.role !== member.role) {
         await audit(people, request, orgId, actorOf(auth), "member.role_changed", member.userId, { from: current.role, to: member.role });
+        await sweep(request, auth, orgId, member.userId, member.role);
       }
       return presentMember(member);
     },
@@ -150,6 +155,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
       if (!self) assertMayTouchOwner(auth, current.role, null);
       if (!(await store.removeMembership(orgId, current.userId))) throw new ApiError("not_found", "No member with this id exists.");
       await audit(people, request, orgId, actorOf(auth), "member.removed", current.userId, { role: current.role, self });
+      await sweep(request, auth, orgId, current.userId, null);
       return reply.code(204).send(null);
     },
   );
@@ -177,10 +183,24 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
         await store.setMemberRole(orgId, target.userId, "owner");
         await store.setMemberRole(orgId, auth.userId, "admin");
         await audit(people, request, orgId, actorOf(auth), "org.ownership_transferred", target.userId, { from: auth.userId, previousRole: target.role });
+        await sweep(request, auth, orgId, auth.userId, "admin");
       }
       return presentMember(await memberOf(orgId, target.userId));
     },
   );
+
+  /**
+   * Revokes what the member created beyond their new rights (`role` null: removed) and audits it;
+   * the authenticator forgets the organization's cached tokens so that the revoked ones are
+   * refused at once.
+   */
+  async function sweep(request: FastifyRequest, auth: AuthContext, orgId: string, userId: string, role: Role | null): Promise<void> {
+    const swept = await revokeBeyondRights(store, orgId, userId, role, people.now());
+    if (swept.tokens.length > 0) onDeleted(orgId);
+    if (swept.tokens.length > 0 || swept.invites.length > 0) {
+      await audit(people, request, orgId, actorOf(auth), "member.rights_revoked", userId, { role, tokens: swept.tokens, invites: swept.invites });
+    }
+  }
 
   /** One member with email and name (looked up through the member list's record shape). */
   async function memberOf(orgId: string, userId: string) {

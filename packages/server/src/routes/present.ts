@@ -117,5 +117,6 @@ export function presentToken(t: TokenRecord): Token {
     createdAt: t.createdAt,
     lastUsedAt: t.lastUsedAt,
     revokedAt: t.revokedAt,
+    createdBy: t.createdBy ?? null,
   };
 }

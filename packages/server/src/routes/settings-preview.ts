@@ -1,6 +1,6 @@
 import { type DiffRecord, type PolicyRules, type Store, validatePolicyRules } from "@driftwatch/core";
 import { type Change, type PreviewDiff, SettingsPreviewRequestSchema, SettingsPreviewSchema, type SettingsPreview } from "@driftwatch/schema";
-import { compareContent, createNoiseLearner, mergeSuggestedPolicy } from "@driftwatch/engine";
+import { type ComparePool, type CompareResult, createComparePool, createNoiseLearner, mergeSuggestedPolicy } from "@driftwatch/engine";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { authOf } from "../http/auth.js";
@@ -8,33 +8,28 @@ import { notFound } from "../http/problem.js";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, problems, security } from "./common.js";
 
-/** Bytes of snapshot bodies one preview compares at most (the newest diffs first). */
+/** Bytes of snapshot bodies one preview compares at most (the newest diffs first), counted before comparing. */
 export const PREVIEW_MAX_BYTES = 8 * 1024 * 1024;
+/** All the compares of one preview together run at most this long (in a worker thread, waiting for one included). */
+export const PREVIEW_TIMEOUT_MS = 10_000;
+/** JSONPath rule evaluation steps all the compares of one preview share. */
+export const PREVIEW_RULE_STEPS = 20_000_000;
 /** Changes listed per diff in each of hidden / shown / severityChanged. */
 const LISTED = 100;
-/** Caps of one recomputed diff, as the check pipeline's defaults. */
-const MAX_CHANGES = 5000;
-const MAX_DIFF_BYTES = 5 * 1024 * 1024;
 
 const keyOf = (change: Change): string => `${change.op}\u0000${change.path}\u0000${change.from ?? ""}`;
 
-/** The stored diff compared with the same snapshot pair under `policy`. */
-export async function previewDiff(store: Store, orgId: string, type: "api" | "website", selector: string | null, diff: DiffRecord, policy: PolicyRules, budget: { bytes: number }): Promise<PreviewDiff> {
-  const base = {
-    diffId: diff.id,
-    createdAt: diff.createdAt,
-    before: { topSeverity: diff.topSeverity, changes: diff.changes.length },
-  };
-  const nothing = { after: null, hidden: [], shown: [], severityChanged: [] };
-  if (budget.bytes <= 0) return { ...base, outcome: "over_budget", ...nothing };
-  const [current, previous] = await Promise.all([
-    store.getSnapshot(orgId, diff.monitorId, diff.snapshotId),
-    diff.previousSnapshotId === null ? null : store.getSnapshot(orgId, diff.monitorId, diff.previousSnapshotId),
-  ]);
-  if (current?.body == null || previous?.body == null) return { ...base, outcome: "snapshots_gone", ...nothing };
-  budget.bytes -= current.body.length + previous.body.length;
-  const result = compareContent({ type, body: current.body, previousBody: previous.body, policy, selector, maxDiffChanges: MAX_CHANGES, maxDiffBytes: MAX_DIFF_BYTES });
-  if (!result.ok) return { ...base, outcome: "failed", error: result.message, ...nothing };
+type PreviewBase = Pick<PreviewDiff, "diffId" | "createdAt" | "before">;
+const NOTHING = { after: null, hidden: [], shown: [], severityChanged: [] };
+
+function baseOf(diff: DiffRecord): PreviewBase {
+  return { diffId: diff.id, createdAt: diff.createdAt, before: { topSeverity: diff.topSeverity, changes: diff.changes.length } };
+}
+
+/** The stored diff set against the same snapshot pair compared again under the edited policy. */
+export function previewOf(diff: DiffRecord, result: CompareResult): PreviewDiff {
+  const base = baseOf(diff);
+  if (!result.ok) return { ...base, outcome: "failed", error: result.message, ...NOTHING };
   const next = result.diff?.changes ?? [];
   const stored = new Map(diff.changes.map((change) => [keyOf(change), change]));
   const found = new Map(next.map((change) => [keyOf(change), change]));
@@ -56,19 +51,71 @@ export async function previewDiff(store: Store, orgId: string, type: "api" | "we
 }
 
 /**
+ * Compares the snapshot pairs of `diffs` (newest first) again under `policy`, off the event loop:
+ * the pairs are read and counted against the byte budget first (a pair that does not fit, and every
+ * older one, is `over_budget` without being compared), then all that fit are compared as one batch in
+ * the comparison worker pool, within one time limit and one rule step budget.
+ */
+export async function previewDiffs(store: Store, compare: ComparePool, orgId: string, monitor: { type: "api" | "website"; selector: string | null }, diffs: readonly DiffRecord[], policy: PolicyRules): Promise<PreviewDiff[]> {
+  const out: Array<PreviewDiff | null> = [];
+  const pairs: Array<{ body: string; previousBody: string }> = [];
+  const slots: number[] = [];
+  let bytes = PREVIEW_MAX_BYTES;
+  let full = false;
+  for (const diff of diffs) {
+    if (full || diff.previousSnapshotId === null) {
+      out.push(full ? { ...baseOf(diff), outcome: "over_budget", ...NOTHING } : { ...baseOf(diff), outcome: "snapshots_gone", ...NOTHING });
+      continue;
+    }
+    const [current, previous] = await Promise.all([store.getSnapshot(orgId, diff.monitorId, diff.snapshotId), store.getSnapshot(orgId, diff.monitorId, diff.previousSnapshotId)]);
+    if (current?.body == null || previous?.body == null) {
+      out.push({ ...baseOf(diff), outcome: "snapshots_gone", ...NOTHING });
+      continue;
+    }
+    const size = Buffer.byteLength(current.body, "utf8") + Buffer.byteLength(previous.body, "utf8");
+    if (size > bytes) {
+      // the budget goes to the diffs a person looks at first: this one and the older ones are not compared
+      full = true;
+      out.push({ ...baseOf(diff), outcome: "over_budget", ...NOTHING });
+      continue;
+    }
+    bytes -= size;
+    slots.push(out.length);
+    out.push(null);
+    pairs.push({ body: current.body, previousBody: previous.body });
+  }
+  const batch = await compare.compareBatch({ type: monitor.type, policy, selector: monitor.selector, pairs, ruleSteps: PREVIEW_RULE_STEPS }, { timeoutMs: PREVIEW_TIMEOUT_MS });
+  slots.forEach((slot, index) => {
+    const diff = diffs[slot]!;
+    out[slot] = batch.ok ? previewOf(diff, batch.results[index]!) : { ...baseOf(diff), outcome: "failed", error: batch.message, ...NOTHING };
+  });
+  return out as PreviewDiff[];
+}
+
+/**
  * `POST /api/monitors/{id}/settings/preview`: re-runs the newest stored diffs' snapshot pairs
  * under edited rules (nothing is stored) so that a rules editor can show what the rules would hide,
- * add back or re-rate. Bounded: at most 20 diffs and 8 MB of snapshot bodies.
+ * add back or re-rate. Bounded: at most 20 diffs and 8 MB of snapshot bodies, compared in the
+ * comparison worker pool (never on the event loop) within 10 s and one rule step budget, and rate
+ * limited per caller and per organization as the expensive call it is.
  */
 export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDependencies): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const noise = deps.noise ?? createNoiseLearner(store);
+  // The engine's pool when the composition root passes it; else one of this app's, closed with it.
+  let compare = deps.compare;
+  if (compare === undefined) {
+    const own = createComparePool();
+    compare = own;
+    app.addHook("onClose", async () => own.close());
+  }
+  const pool = compare;
   r.post(
     "/api/monitors/:id/settings/preview",
     {
-      // a dry run: readers may preview, and it counts as a read
-      config: { scope: "monitors:read", rateLimit: "read" },
+      // a dry run: readers may preview; limited per caller and per organization, as it is expensive
+      config: { scope: "monitors:read", rateLimit: "expensive" },
       schema: {
         tags: ["monitors"],
         security,
@@ -77,10 +124,13 @@ export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDep
           "Compares the snapshot pairs of the newest `limit` diffs (at most 20, within 8 MB of snapshot bodies) again under " +
           "policyRules and lists, per diff, the changes the rules would hide, add back or re-rate, and whether the check would " +
           "have recorded a diff at all. With autoApplySuggestions on, the learned policy is merged in as checks do. " +
+          "The compares run in a worker thread within 10 s and one rule step budget (a diff past them: outcome failed); " +
+          "a diff whose snapshot pair does not fit in what is left of the 8 MB, and every older one, is over_budget without being compared. " +
+          "Rate limited per caller and per organization (429 rate_limited with Retry-After). " +
           "Invalid rules: 422 invalid_policy_rules naming the rule index.",
         params: MonitorParams,
         body: SettingsPreviewRequestSchema,
-        response: { 200: SettingsPreviewSchema, ...problems(404, 413, 415, 422) },
+        response: { 200: SettingsPreviewSchema, ...problems(404, 413, 415, 422, 429) },
       },
     },
     async (request): Promise<SettingsPreview> => {
@@ -95,10 +145,7 @@ export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDep
         policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
       }
       const page = await store.listDiffs(orgId, monitor.id, { limit: request.body.limit ?? 10, cursor: null });
-      const budget = { bytes: PREVIEW_MAX_BYTES };
-      const diffs: PreviewDiff[] = [];
-      // one at a time, newest first: the budget goes to the diffs a person looks at first
-      for (const diff of page.data) diffs.push(await previewDiff(store, orgId, monitor.type, monitor.selector, diff, policy, budget));
+      const diffs = await previewDiffs(store, pool, orgId, monitor, page.data, policy);
       const sum = (pick: (d: PreviewDiff) => number): number => diffs.reduce((total, d) => total + pick(d), 0);
       return {
         monitorId: monitor.id,

@@ -38,10 +38,13 @@ export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies,
     async (request, reply) => {
       const auth = authOf(request);
       const secret = generateTokenSecret();
+      // The member responsible: the signed-in user, or the one whose token this call came with.
+      const createdBy = auth.via === "session" ? auth.userId : ((await store.getToken(auth.orgId, auth.tokenId))?.createdBy ?? null);
       const token = await store.createToken(auth.orgId, {
         name: request.body.name,
         scopes: [...new Set(request.body.scopes)],
         tokenHash: hashTokenSecret(secret),
+        createdBy,
       });
       await audit(people, request, auth.orgId, actorOf(auth), "token.created", token.id, { name: token.name, scopes: token.scopes });
       return reply.code(201).send({ ...presentToken(token), token: secret });

@@ -205,6 +205,22 @@ describe("serve configuration: people", () => {
     expect(() => resolveServeConfig([], { DRIFTWATCH_SMTP_URL: "smtp://mail.example.com", DRIFTWATCH_SMTP_FROM: "nobody" })).toThrow(/email address/);
     expect(() => resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY: "maybe" })).toThrow(ConfigError);
   });
+
+  it("reads the number of trusted proxy hops (a CDN in front of nginx: 2), which implies trusting a proxy", () => {
+    expect(resolveServeConfig([], {}).trustProxyHops).toBeUndefined();
+    const two = resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY_HOPS: "2" });
+    expect(two).toMatchObject({ trustProxy: true, trustProxyHops: 2 });
+    expect(resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY_HOPS: "2", DRIFTWATCH_TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY_HOPS: "0" })).toThrow(/DRIFTWATCH_TRUST_PROXY_HOPS/);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_TRUST_PROXY_HOPS: "two" })).toThrow(ConfigError);
+  });
+
+  it("reads a metrics token, refusing a short or spaced one", () => {
+    expect(resolveServeConfig([], {}).metricsToken).toBeNull();
+    expect(resolveServeConfig([], { DRIFTWATCH_METRICS_TOKEN: "0123456789abcdef0123" }).metricsToken).toBe("0123456789abcdef0123");
+    expect(() => resolveServeConfig([], { DRIFTWATCH_METRICS_TOKEN: "short" })).toThrow(/DRIFTWATCH_METRICS_TOKEN/);
+    expect(() => resolveServeConfig([], { DRIFTWATCH_METRICS_TOKEN: "with a space in it here" })).toThrow(ConfigError);
+  });
 });
 
 describe("leases, polling and the org share", () => {

@@ -74,6 +74,12 @@ describe("password policy", () => {
     expect(await passwordProblem("Ada@Example.com", "ada@example.com")).toMatch(/email/);
     expect(await passwordProblem("tangerine-orbit-47-velvet")).toBeNull();
   });
+
+  it("counts the length after NFC normalisation (as the password is hashed)", async () => {
+    // ten code points, five characters once composed
+    expect(await passwordProblem("e\u0301".repeat(5))).toMatch(new RegExp(`at least ${PASSWORD_MIN_LENGTH}`));
+    expect(await passwordProblem("e\u0301".repeat(10))).toBeNull();
+  });
 });
 
 describe("secrets", () => {
@@ -128,5 +134,26 @@ describe("sign-in limiter", () => {
       }
     }
     expect(through).toBe(3);
+  });
+});
+
+describe("sign-in limits shared through the store", () => {
+  it("count the attempts of every process on the database against one limit", async () => {
+    const { createMemoryStore } = await import("@driftwatch/store-memory");
+    const { createStoreLoginLimiter } = await import("../../src/people/login-limiter.js");
+    const store = await createMemoryStore();
+    const options = { accountLimit: 3, addressLimit: 100, windowMs: 60_000 };
+    // two API processes on one database: each its own limiter, one store
+    const one = createStoreLoginLimiter(store, options)!;
+    const two = createStoreLoginLimiter(store, options)!;
+    const t = 1_800_000_000_000;
+    await one.attempt("ada@example.com", "10.0.0.1", t);
+    await two.attempt("ada@example.com", "10.0.0.2", t);
+    await one.attempt("ada@example.com", "10.0.0.3", t);
+    await expect(two.attempt("ada@example.com", "10.0.0.4", t + 1)).rejects.toMatchObject({ code: "rate_limited" });
+    // a success in one process clears the account in both
+    await one.succeeded("ada@example.com", "10.0.0.1", t + 2);
+    await expect(two.attempt("ada@example.com", "10.0.0.4", t + 3)).resolves.toBeUndefined();
+    await store.close();
   });
 });

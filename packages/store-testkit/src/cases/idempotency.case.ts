@@ -63,6 +63,19 @@ export function idempotencyCases(ctx: ContractContext): void {
       const counts = await Promise.all(Array.from({ length: 10 }, () => hit("burst", window, start + 5)));
       expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     });
+
+    it("resets every window of one key, and only of that key", async () => {
+      const store = await ctx.store();
+      const hit = store.hitRateLimit!.bind(store);
+      const window = 60_000;
+      const start = 1_780_000_020_000;
+      await hit("login:a", window, start + 1);
+      await hit("login:a", window, start + 2);
+      await hit("login:b", window, start + 3);
+      await store.resetRateLimit!("login:a");
+      expect(await hit("login:a", window, start + 4)).toEqual({ count: 1, resetAt: start + window });
+      expect(await hit("login:b", window, start + 5)).toEqual({ count: 2, resetAt: start + window });
+    });
   });
   if (!rate.supported) {
     it("declares no rate-limit capability consistently", async () => {

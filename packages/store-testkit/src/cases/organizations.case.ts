@@ -63,6 +63,21 @@ export function organizationCases(ctx: ContractContext): void {
       await expect(store.touchToken("tok_00000000000000000000000000", "2026-03-02T10:00:00.000Z")).resolves.toBeUndefined();
     });
 
+    it("records who created a token (null when not given)", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const mine = await store.createToken(org.id, { name: "mine", scopes: ["admin"], tokenHash: "e".repeat(64), createdBy: "usr_00000000000000000000000001" });
+      const setup = await store.createToken(org.id, { name: "setup", scopes: ["admin"], tokenHash: "f".repeat(64) });
+      expect(mine.createdBy).toBe("usr_00000000000000000000000001");
+      expect(setup.createdBy).toBeNull();
+      expect((await store.getToken(org.id, mine.id))?.createdBy).toBe("usr_00000000000000000000000001");
+      expect((await store.findTokenByHash("e".repeat(64)))?.createdBy).toBe("usr_00000000000000000000000001");
+      expect((await store.listTokens(org.id, { limit: 10 })).data.map((t) => [t.name, t.createdBy])).toEqual([
+        ["setup", null],
+        ["mine", "usr_00000000000000000000000001"],
+      ]);
+    });
+
     it("revokes at a time given with an offset as ISO UTC with milliseconds, and refuses a value that is no time", async () => {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");

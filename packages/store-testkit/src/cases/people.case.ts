@@ -215,6 +215,22 @@ export function peopleCases(ctx: ContractContext): void {
       expect((await store.findSessionByHash(keep.sessionHash))?.revokedAt).toBe(at(3));
       expect(await store.revokeUserSessions(ada.id, at(4))).toBe(0);
     });
+
+    it("trims a user's live sessions to the newest ones", async () => {
+      const store = await ctx.store();
+      const { orgId, users } = await team(store, "acme", ["owner", "admin"]);
+      const [ada, bob] = users as [UserRecord, UserRecord];
+      const made = [];
+      for (let i = 0; i < 4; i++) made.push(await store.createSession(session(ada.id, orgId, { createdAt: `2026-05-01T10:0${i}:00.000Z` })));
+      const bobs = await store.createSession(session(bob.id, orgId));
+      expect(await store.trimUserSessions(ada.id, 2, at(5))).toBe(2);
+      const state = async (s: { sessionHash: string }) => (await store.findSessionByHash(s.sessionHash))?.revokedAt ?? null;
+      expect(await Promise.all(made.map(state))).toEqual([at(5), at(5), null, null]);
+      expect(await state(bobs)).toBeNull();
+      expect(await store.trimUserSessions(ada.id, 2, at(6))).toBe(0);
+      expect(await store.trimUserSessions(ada.id, 0, at(7))).toBe(2);
+      expect(await Promise.all(made.map(state))).toEqual([at(5), at(5), at(7), at(7)]);
+    });
   });
 
   describe("invites", () => {

@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { allPages } from "../../api/all-pages";
 import { useClient } from "../../api/context";
-import { tokenKeys } from "../../api/keys";
+import { peopleKeys, tokenKeys } from "../../api/keys";
+import { useSessionActions } from "../../auth/session-context";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
@@ -23,6 +24,19 @@ export function TokensPage(): ReactNode {
   const client = useClient();
   const queryClient = useQueryClient();
   const tokens = useQuery({ queryKey: tokenKeys.list(), queryFn: () => allPages(client.tokens.list({ limit: 100 }), 1000) });
+  // Who created each token, by the member list (tokens of a removed member are revoked with them).
+  const { me } = useSessionActions();
+  const orgId = me?.org.id ?? null;
+  const members = useQuery({
+    queryKey: peopleKeys.members(orgId ?? ""),
+    queryFn: () => allPages(client.orgs.members.list(orgId!, { limit: 100 }), 5000),
+    enabled: orgId !== null,
+  });
+  const creatorOf = (t: Token): string => {
+    if (t.createdBy === null) return "the CLI or the setup";
+    const member = (members.data ?? []).find((m) => m.userId === t.createdBy);
+    return member === undefined ? "a former member" : member.email;
+  };
   const create = useMutation({
     mutationFn: async (body: TokenCreate) => await client.tokens.create(body),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: tokenKeys.list() }),
@@ -71,7 +85,7 @@ export function TokensPage(): ReactNode {
                 ))}
               </p>
               <p className="muted">
-                Created <RelativeTime value={t.createdAt} />, last used <RelativeTime value={t.lastUsedAt} />
+                Created <RelativeTime value={t.createdAt} /> by {creatorOf(t)}, last used <RelativeTime value={t.lastUsedAt} />
               </p>
               <button
                 type="button"
