@@ -377,9 +377,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
             await route.fulfill({ status: response.status, headers: { ...fulfilledHeaders(response.headers), location: next.href }, body: "" });
             return;
           }
-          // Downloads are never handed to the browser (no file is written, whatever the page asks).
+          // Downloads are never handed to the browser (no file is written, whatever the page
+          // asks): a 204 instead, which leaves the page where it was.
           if (/^\s*attachment/i.test(response.headers["content-disposition"] ?? "")) {
-            await route.abort("blockedbyclient").catch(() => undefined);
+            await route.fulfill({ status: 204, body: "" });
             return;
           }
           await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body });
@@ -563,6 +564,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await untilAborted(page.waitForTimeout(browserOptions.extraWaitMs), signal);
       } catch (error) {
         if (signal.aborted) throw error;
+        // A failed step carries its own cause (a refused navigation included).
+        if (isFetchError(error) && error.code === "browser_step_failed") throw error;
         if (state.crashed) throw crashedError();
         if (state.mainError !== null) throw state.mainError;
         throw error;
