@@ -373,6 +373,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
           response = await requestHop(dispatcher, url, { method: request.method(), headers, body: request.postDataBuffer(), signal: state.signal, maxBodyBytes });
           const location = response.headers.location;
           if (location !== undefined && response.status >= 300 && response.status < 400) {
+            let hops = 0;
+            for (let previous = request.redirectedFrom(); previous !== null; previous = previous.redirectedFrom()) hops++;
+            if (hops >= maxRedirects) throw new FetchError("too_many_redirects", `More than ${String(maxRedirects)} redirects from ${request.url()}`);
             const next = parseFetchUrl(new URL(location, url).href);
             await route.fulfill({ status: response.status, headers: { ...fulfilledHeaders(response.headers), location: next.href }, body: "" });
             return;
