@@ -111,6 +111,17 @@ export function diffScreenshots(before: Screenshot | Uint8Array, after: Screensh
   if (!(threshold >= 0 && threshold <= 1)) throw new DriftwatchError("invalid_input", "threshold must be between 0 and 1");
   if (!(mergeDistance >= 0)) throw new DriftwatchError("invalid_input", "mergeDistance must be 0 or more");
 
+  // Byte-identical PNGs (an unchanged page renders to the same bytes): nothing to decode.
+  const beforeBytes = before instanceof Uint8Array ? before : before.data;
+  const afterBytes = after instanceof Uint8Array ? after : after.data;
+  if (Buffer.from(beforeBytes.buffer, beforeBytes.byteOffset, beforeBytes.byteLength).equals(afterBytes)) {
+    const size = pngSize(beforeBytes, "before");
+    if (size.width * size.height > maxPixels) {
+      throw new DriftwatchError("too_large", `The before screenshot has ${String(size.width * size.height)} pixels, more than ${String(maxPixels)}`);
+    }
+    if (size.width === 0 || size.height === 0) throw new DriftwatchError("invalid_input", "The before screenshot is empty");
+    return { changedPercent: 0, regions: [], change: null };
+  }
   const a = decode(before, "before", maxPixels);
   const b = decode(after, "after", maxPixels);
   const width = Math.min(a.width, b.width);
