@@ -553,7 +553,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
             },
             guard: (promise) => untilAborted(promise, signal),
             snapshot: () =>
-              untilAborted(capture(page, "viewport", undefined, extras.screenshotMask ?? []), signal).catch(() => null),
+              untilAborted(capture(page, "viewport", undefined, extras.screenshotMask ?? request.screenshotMask ?? []), signal).catch(() => null),
             ...(extras.onStep === undefined ? {} : { onStep: extras.onStep }),
           });
           // After the steps, the page settles as the monitor's wait strategy says (bounded).
@@ -581,13 +581,13 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         throw new FetchError("connection_failed", `Rendering ${finalUrl.href} failed: the page's navigation ended on the browser's error page`);
       }
       if (mode === "inspect") {
-        const shot = await untilAborted(capture(page, "fullPage", undefined, extras.screenshotMask ?? []), signal);
+        const shot = await untilAborted(capture(page, "fullPage", undefined, extras.screenshotMask ?? request.screenshotMask ?? []), signal);
         const elements = (await untilAborted(page.evaluate(INSPECT_ELEMENTS), signal)) as InspectedElement[];
         return { url: page.url(), screenshot: shot, width: shot.width, height: shot.height, elements };
       }
       const shotMode = browserOptions.screenshot ?? "off";
       const screenshot =
-        shotMode === "off" ? undefined : await untilAborted(capture(page, shotMode, browserOptions.waitForSelector, extras.screenshotMask ?? []), signal);
+        shotMode === "off" ? undefined : await untilAborted(capture(page, shotMode, browserOptions.waitForSelector, extras.screenshotMask ?? request.screenshotMask ?? []), signal);
       // The DOM's size is measured inside the page first: a huge DOM is never copied to this process.
       const units = await untilAborted(
         page.evaluate("document.documentElement === null ? 0 : document.documentElement.outerHTML.length").then(Number).catch((error: unknown) => {

@@ -15,6 +15,11 @@ export interface FetchRequest {
   body?: string | null;
   /** Present: render in a browser (browser fetcher); the HTTP fetcher ignores it. */
   browserOptions?: BrowserOptions | null;
+  /**
+   * Browser renders with a screenshot: selectors painted over before the capture (the monitor's
+   * `policyRules.visual.mask`). The HTTP fetcher ignores it.
+   */
+  screenshotMask?: readonly string[];
   /** Validators from the previous response, for a conditional GET. */
   etag?: string | null;
   lastModified?: string | null;
