@@ -326,8 +326,12 @@ export type VisualDiff = z.infer<typeof VisualDiffSchema>;
 
 export const WebsiteDiffSchema = z.object({
   ...diffCommon,
-  /** `visual_change`: only the screenshots changed (the one change is `category: "visual"`). */
-  classification: z.enum(["content_change", "visual_change"]),
+  /**
+   * Always `content_change` for now. A website diff whose only change is visual is to be
+   * classified `visual_change` (see `classifyWebsiteChanges` in core) once the engine records
+   * visual diffs and the dashboard reads them; this literal widens then.
+   */
+  classification: z.literal("content_change"),
   summary: z.object({
     additions: z.number().int(),
     removals: z.number().int(),
@@ -347,7 +351,7 @@ export const DiffSchema = z.discriminatedUnion("classification", [ApiDiffSchema,
 export type Diff = z.infer<typeof DiffSchema>;
 
 export function isWebsiteDiff(diff: Diff): diff is WebsiteDiff {
-  return diff.classification === "content_change" || diff.classification === "visual_change";
+  return diff.classification === "content_change";
 }
 
 // ---------------------------------------------------------------------------------------------

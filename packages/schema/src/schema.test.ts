@@ -83,7 +83,7 @@ describe("schemas", () => {
       status: 200,
       latencyMs: 10,
       createdAt: "2026-01-02T03:04:05.678Z",
-      classification: "visual_change",
+      classification: "content_change",
       summary: { additions: 0, removals: 0, modifications: 0 },
       changedTargets: [],
       browserRender: true,
@@ -91,7 +91,7 @@ describe("schemas", () => {
       selector: null,
       visual: { changedPercent: 3.2, regions: [{ x: 0, y: 10, width: 100, height: 40 }] },
     };
-    expect(WebsiteDiffSchema.parse(diff).classification).toBe("visual_change");
+    expect(WebsiteDiffSchema.parse(diff).visual?.regions).toEqual([{ x: 0, y: 10, width: 100, height: 40 }]);
   });
   it("parses a monitor create body with defaults", () => {
     const m = MonitorCreateSchema.parse({ url: "https://example.com/api" });
