@@ -66,6 +66,15 @@ describe("browser steps", () => {
     expect(error.step).toEqual({ index: 1, action: "fill", selector: "#user" });
     expect(error.message).toContain('unknown secret "nope"');
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain(PASSWORD);
+    // A step with a secret that fails in Playwright: the message never quotes the value.
+    const typing = (await fetchError(
+      fetcher.fetch({
+        url: `${site.server.url}/login`,
+        browserOptions: options({ waitStrategy: "load", steps: [{ action: "select", selector: "#plan", secret: "site-password", timeoutMs: 500 }] }),
+      }),
+    )) as FetchError;
+    expect(typing.step).toEqual({ index: 0, action: "select", selector: "#plan" });
+    expect(JSON.stringify({ message: typing.message, details: typing.details })).not.toContain(PASSWORD);
   });
 
   it("blocks popups, downloads and file: links opened during steps", async () => {
