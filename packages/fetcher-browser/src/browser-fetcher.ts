@@ -20,6 +20,7 @@ import {
   isFetchError,
   parseFetchUrl,
   requestHop,
+  resolveGuarded,
   toFetchError,
   type GuardOptions,
   type HopResponse,
@@ -367,16 +368,15 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         // The monitor's own headers (credentials, say) go to the monitored origin only.
         if (url.origin === state.mainUrl.origin) Object.assign(headers, state.mainHeaders);
         if (request.isNavigationRequest()) {
-          // A navigation's redirects go back to Chromium, which requests the next hop through
-          // this route again (guarded again): cookies set by a redirect (a login's POST, then
-          // 302) are kept, as they are in a browser.
+          // A navigation's redirect goes back to Chromium, so that the page ends at the right URL
+          // and cookies set by the redirect (a login's POST, then 302) are kept, as in a browser.
+          // The target is checked against the guard first (a refused one fails the render or
+          // step with unsafe_url); Chromium then requests it through the guard proxy.
           response = await requestHop(dispatcher, url, { method: request.method(), headers, body: request.postDataBuffer(), signal: state.signal, maxBodyBytes });
           const location = response.headers.location;
           if (location !== undefined && response.status >= 300 && response.status < 400) {
-            let hops = 0;
-            for (let previous = request.redirectedFrom(); previous !== null; previous = previous.redirectedFrom()) hops++;
-            if (hops >= maxRedirects) throw new FetchError("too_many_redirects", `More than ${String(maxRedirects)} redirects from ${request.url()}`);
             const next = parseFetchUrl(new URL(location, url).href);
+            await resolveGuarded(next.hostname, options);
             await route.fulfill({ status: response.status, headers: { ...fulfilledHeaders(response.headers), location: next.href }, body: "" });
             return;
           }

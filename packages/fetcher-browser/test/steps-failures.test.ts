@@ -59,6 +59,22 @@ describe("browser steps that fail or are refused", () => {
     expect(clickMetadata.details[0]?.message).toMatch(/^unsafe_url: /);
   });
 
+  it("guards the redirects of a step's navigation, and ends a redirect loop", async () => {
+    const toMetadata = (await fetchError(
+      fetcher.fetch({ url: `${site.server.url}/login`, browserOptions: options({ waitStrategy: "load", steps: [{ action: "goto", url: `${site.server.url}/to-metadata` }] }) }),
+    )) as FetchError;
+    expect(toMetadata.step).toEqual({ index: 0, action: "goto", selector: null });
+    expect(toMetadata.details[0]?.message).toMatch(/^unsafe_url: /);
+    const before = site.server.paths.filter((p) => p.startsWith("/loop")).length;
+    const loop = (await fetchError(
+      fetcher.fetch({ url: `${site.server.url}/login`, browserOptions: options({ waitStrategy: "load", steps: [{ action: "goto", url: `${site.server.url}/loop` }] }) }),
+    )) as FetchError;
+    expect(loop.step).toEqual({ index: 0, action: "goto", selector: null });
+    expect(loop.message).toContain("ERR_TOO_MANY_REDIRECTS");
+    // Chromium's own cap on a redirect chain (20 hops).
+    expect(site.server.paths.filter((p) => p.startsWith("/loop")).length - before).toBeLessThanOrEqual(21);
+  });
+
   it("refuses steps to file:, chrome:, data: and javascript: URLs, and more than 50 steps or too much time", async () => {
     for (const url of ["file:///etc/passwd", "chrome://settings", "data:text/html,hi", "javascript:alert(1)"]) {
       const error = await fetchError(fetcher.fetch({ url: `${site.server.url}/popups`, browserOptions: { steps: [{ action: "goto", url }] } as never }));

@@ -66,6 +66,16 @@ export async function startStepsSite(): Promise<StepsSite> {
       );
       return;
     }
+    if (url.startsWith("/loop")) {
+      // Redirects without end, each hop on the same origin.
+      const n = Number(new URL(url, "http://x").searchParams.get("n") ?? 0);
+      res.writeHead(302, { location: `/loop?n=${String(n + 1)}` }).end();
+      return;
+    }
+    if (url === "/to-metadata") {
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+      return;
+    }
     if (url === "/download") {
       res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="x.bin"' }).end("MZ-binary");
       return;
