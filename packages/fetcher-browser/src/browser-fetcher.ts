@@ -367,7 +367,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         }
         // The monitor's own headers (credentials, say) go to the monitored origin only.
         if (url.origin === state.mainUrl.origin) Object.assign(headers, state.mainHeaders);
-        if (request.isNavigationRequest()) {
+        // (A browser passed in options.browser has no guard proxy: there redirects are followed here.)
+        if (request.isNavigationRequest() && options.browser === undefined) {
           // A navigation's redirect goes back to Chromium, so that the page ends at the right URL
           // and cookies set by the redirect (a login's POST, then 302) are kept, as in a browser.
           // The target is checked against the guard first (a refused one fails the render or
