@@ -30,7 +30,8 @@ export type DriftwatchErrorCode =
   | "timeout"
   | "too_large"
   | "too_many_redirects"
-  | "browser_failed";
+  | "browser_failed"
+  | "browser_step_failed";
 
 export interface DriftwatchErrorDetail {
   /** Where in the input the problem is, e.g. `rules[2].path` or `$.a.b`. */

@@ -15,3 +15,4 @@ export * from "./learn/index.js";
 export * from "./ports/text-codec.js";
 export * from "./track/index.js";
 export * from "./conditions/index.js";
+export * from "./visual/index.js";

@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
-import { BrowserOptionsSchema, FetchError, type BrowserOptions, type Fetcher, type FetchRequest, type FetchResponse } from "@driftwatch/core";
+import {
+  BrowserOptionsSchema,
+  FetchError,
+  type BrowserOptions,
+  type BrowserOptionsInput,
+  type Fetcher,
+  type FetchRequest,
+  type FetchResponse,
+  type FetchScreenshot,
+} from "@driftwatch/core";
 import {
   createGuardedDispatcher,
   DEFAULT_MAX_BODY_BYTES,
@@ -10,6 +19,8 @@ import {
   followRedirects,
   isFetchError,
   parseFetchUrl,
+  requestHop,
+  resolveGuarded,
   toFetchError,
   type GuardOptions,
   type HopResponse,
@@ -17,7 +28,9 @@ import {
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from "playwright-core";
 import { findBrowserProcess, killProcessTree } from "./processes.js";
 import { startGuardProxy, type GuardProxy } from "./proxy.js";
+import { INSPECT_ELEMENTS, type InspectedElement, type InspectResult } from "./inspect.js";
 import { createSemaphore } from "./semaphore.js";
+import { runSteps, stepsBudgetMs, type ResolveSecret, type StepOutcome } from "./steps.js";
 import { cleanStaleBrowserTmpDirs, makeBrowserTmpDir, recordOwned, removeBrowserTmpDir } from "./tmpdirs.js";
 
 export interface BrowserFetcherOptions extends GuardOptions {
@@ -45,12 +58,36 @@ export interface BrowserFetcherOptions extends GuardOptions {
   maxHeapMb?: number;
   /** Cap on the rendered HTML returned, in bytes; a larger DOM fails with `too_large`. Default `maxBodyBytes`. */
   maxHtmlBytes?: number;
+  /** Cap on a screenshot's PNG, in bytes; a larger one fails the render with `too_large`. Default 8 MB. */
+  maxScreenshotBytes?: number;
+  /** Tallest full-page screenshot, in CSS pixels: a taller page is captured down to that height. Default 16384. */
+  maxScreenshotHeight?: number;
+  /**
+   * Resolves a step's `secret` (a stored secret's name) to its value when the step runs. Without it
+   * a step naming a secret fails. The value is typed into the page only, never logged or returned.
+   */
+  resolveSecret?: ResolveSecret;
+}
+
+/** Options of one render beyond the request's. */
+export interface RenderExtras {
+  /** Selectors painted over (a solid box) before any screenshot: ads, clocks, carousels (`policyRules.visual.mask`). */
+  screenshotMask?: readonly string[];
+  /** Called after each browser step, with how it went. */
+  onStep?: (outcome: StepOutcome) => void;
 }
 
 /** A `Fetcher` that renders pages in Chromium, with a handle on the browser process. */
 export interface BrowserFetcher extends Fetcher {
   /** PID of the launched browser process, or null when none is running (or the browser is yours). */
   browserProcessId(): number | null;
+  /** Renders like `fetch`, with masks for the screenshot and a report of each browser step. */
+  fetchWith(request: FetchRequest, extras: RenderExtras): Promise<FetchResponse>;
+  /**
+   * Renders `url` (steps included) and lists its visible block elements, each with a unique
+   * selector and its box on the returned full-page screenshot (for a point-and-click selector).
+   */
+  inspect(url: string, browserOptions?: BrowserOptionsInput | null, extras?: RenderExtras & { signal?: AbortSignal }): Promise<InspectResult>;
 }
 
 /** Default cap on each renderer's JavaScript heap, in MB. */
@@ -82,6 +119,13 @@ export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
 ];
 
 const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+/** Default cap on a screenshot's PNG, and on a full page's height. */
+export const DEFAULT_MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_SCREENSHOT_HEIGHT = 16_384;
+/** Time allowed for taking a screenshot. */
+const SCREENSHOT_TIMEOUT_MS = 15_000;
+/** Colour of masked regions (a solid colour, so a masked region never differs). */
+const MASK_COLOR = "#FF00FF";
 const LAUNCH_TIMEOUT_MS = 30_000;
 /** Time allowed after the load deadline for reading the DOM and closing the context. */
 const GRACE_MS = 5_000;
@@ -194,6 +238,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
   const maxHtmlBytes = options.maxHtmlBytes ?? maxBodyBytes;
+  const maxScreenshotBytes = options.maxScreenshotBytes ?? DEFAULT_MAX_SCREENSHOT_BYTES;
+  const maxScreenshotHeight = options.maxScreenshotHeight ?? DEFAULT_MAX_SCREENSHOT_HEIGHT;
   if (!Number.isInteger(maxHeapMb) || maxHeapMb < 16) throw new FetchError("browser_failed", "maxHeapMb must be an integer of at least 16");
   if (!Number.isInteger(maxHtmlBytes) || maxHtmlBytes < 1) throw new FetchError("browser_failed", "maxHtmlBytes must be a positive integer");
   const semaphore = createSemaphore(options.concurrency ?? 2);
@@ -321,6 +367,29 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         }
         // The monitor's own headers (credentials, say) go to the monitored origin only.
         if (url.origin === state.mainUrl.origin) Object.assign(headers, state.mainHeaders);
+        // (A browser passed in options.browser has no guard proxy: there redirects are followed here.)
+        if (request.isNavigationRequest() && options.browser === undefined) {
+          // A navigation's redirect goes back to Chromium, so that the page ends at the right URL
+          // and cookies set by the redirect (a login's POST, then 302) are kept, as in a browser.
+          // The target is checked against the guard first (a refused one fails the render or
+          // step with unsafe_url); Chromium then requests it through the guard proxy.
+          response = await requestHop(dispatcher, url, { method: request.method(), headers, body: request.postDataBuffer(), signal: state.signal, maxBodyBytes });
+          const location = response.headers.location;
+          if (location !== undefined && response.status >= 300 && response.status < 400) {
+            const next = parseFetchUrl(new URL(location, url).href);
+            await resolveGuarded(next.hostname, options);
+            await route.fulfill({ status: response.status, headers: { ...fulfilledHeaders(response.headers), location: next.href }, body: "" });
+            return;
+          }
+          // Downloads are never handed to the browser (no file is written, whatever the page
+          // asks): a 204 instead, which leaves the page where it was.
+          if (/^\s*attachment/i.test(response.headers["content-disposition"] ?? "")) {
+            await route.fulfill({ status: 204, body: "" });
+            return;
+          }
+          await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body });
+          return;
+        }
         ({ response } = await followRedirects(dispatcher, url, {
           method: request.method(),
           headers,
@@ -342,7 +411,49 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     }
   }
 
-  async function render(request: FetchRequest, browserOptions: BrowserOptions, started: number, signal: AbortSignal): Promise<FetchResponse> {
+  /**
+   * A PNG of the viewport, the full page (down to `maxScreenshotHeight`) or the first element
+   * `selector` matches, `mask` selectors painted over in a solid colour, animations stopped, in
+   * CSS pixels; over `maxScreenshotBytes` it fails with `too_large`.
+   */
+  async function capture(page: Page, what: "viewport" | "fullPage" | "selector", selector: string | undefined, mask: readonly string[]): Promise<FetchScreenshot> {
+    const shotOptions = {
+      type: "png" as const,
+      mask: mask.map((each) => page.locator(each)),
+      maskColor: MASK_COLOR,
+      animations: "disabled" as const,
+      caret: "hide" as const,
+      scale: "css" as const,
+      timeout: SCREENSHOT_TIMEOUT_MS,
+    };
+    let png: Buffer;
+    if (what === "selector") {
+      png = await page.locator(selector ?? ":root").first().screenshot(shotOptions);
+    } else if (what === "fullPage") {
+      const size = (await page.evaluate("[Math.max(document.documentElement.scrollWidth, innerWidth), Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)]")) as [number, number];
+      const clip = size[1] > maxScreenshotHeight ? { x: 0, y: 0, width: Math.min(size[0], page.viewportSize()?.width ?? size[0]), height: maxScreenshotHeight } : undefined;
+      png = await page.screenshot({ ...shotOptions, fullPage: true, ...(clip === undefined ? {} : { clip }) });
+    } else {
+      png = await page.screenshot(shotOptions);
+    }
+    if (png.byteLength > maxScreenshotBytes) {
+      throw new FetchError("too_large", `The screenshot of ${page.url()} exceeds ${String(maxScreenshotBytes)} bytes`, {
+        details: [{ path: "screenshot", message: `${String(png.byteLength)} bytes, cap ${String(maxScreenshotBytes)}` }],
+      });
+    }
+    return { type: "image/png", data: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+  }
+
+  async function render(request: FetchRequest, browserOptions: BrowserOptions, started: number, signal: AbortSignal, extras: RenderExtras, mode: "fetch"): Promise<FetchResponse>;
+  async function render(request: FetchRequest, browserOptions: BrowserOptions, started: number, signal: AbortSignal, extras: RenderExtras, mode: "inspect"): Promise<InspectResult>;
+  async function render(
+    request: FetchRequest,
+    browserOptions: BrowserOptions,
+    started: number,
+    signal: AbortSignal,
+    extras: RenderExtras,
+    mode: "fetch" | "inspect",
+  ): Promise<FetchResponse | InspectResult> {
     const mainUrl = parseFetchUrl(request.url);
     const mainHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers ?? {})) mainHeaders[name.toLowerCase()] = value;
@@ -368,7 +479,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       throw signal.aborted ? error : toFetchError(error, mainUrl.href);
     });
     const base = { headers: document.headers, contentType: document.headers["content-type"] ?? null, browserRender: true, waitStrategy: browserOptions.waitStrategy };
-    if (document.status === 304) {
+    if (document.status === 304 && mode === "fetch") {
       return { ...base, status: 304, body: "", size: 0, latencyMs: Math.round(performance.now() - started), finalUrl: finalUrl.href, notModified: true };
     }
     const state: RenderState = {
@@ -428,14 +539,37 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         new FetchError("browser_failed", `Rendering ${finalUrl.href} failed: the page crashed (it may have run out of memory; the JavaScript heap cap is ${String(maxHeapMb)} MB)`);
       const remaining = (): number => Math.max(1, browserOptions.timeoutMs - (performance.now() - started));
       let response;
+      const steps = browserOptions.steps ?? [];
       try {
         response = await untilAborted(page.goto(finalUrl.href, { waitUntil: browserOptions.waitStrategy, timeout: remaining() }), signal);
+        if (steps.length > 0) {
+          if (state.mainError !== null) throw state.mainError;
+          await runSteps({
+            page,
+            steps,
+            resolveSecret: options.resolveSecret,
+            navigationError: () => (state.crashed ? crashedError() : state.mainError),
+            clearNavigationError: () => {
+              state.mainError = null;
+            },
+            guard: (promise) => untilAborted(promise, signal),
+            snapshot: () =>
+              untilAborted(capture(page, "viewport", undefined, extras.screenshotMask ?? request.screenshotMask ?? []), signal).catch(() => null),
+            ...(extras.onStep === undefined ? {} : { onStep: extras.onStep }),
+          });
+          // After the steps, the page settles as the monitor's wait strategy says (bounded).
+          if (browserOptions.waitStrategy !== "commit") {
+            await untilAborted(page.waitForLoadState(browserOptions.waitStrategy, { timeout: Math.min(remaining(), 10_000) }), signal).catch(() => undefined);
+          }
+        }
         if (browserOptions.waitForSelector !== undefined) {
           await untilAborted(page.waitForSelector(browserOptions.waitForSelector, { state: "attached", timeout: remaining() }), signal);
         }
         if (browserOptions.extraWaitMs !== undefined && browserOptions.extraWaitMs > 0) await untilAborted(page.waitForTimeout(browserOptions.extraWaitMs), signal);
       } catch (error) {
         if (signal.aborted) throw error;
+        // A failed step carries its own cause (a refused navigation included).
+        if (isFetchError(error) && error.code === "browser_step_failed") throw error;
         if (state.crashed) throw crashedError();
         if (state.mainError !== null) throw state.mainError;
         throw error;
@@ -447,6 +581,14 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       if (page.url().startsWith("chrome-error:")) {
         throw new FetchError("connection_failed", `Rendering ${finalUrl.href} failed: the page's navigation ended on the browser's error page`);
       }
+      if (mode === "inspect") {
+        const shot = await untilAborted(capture(page, "fullPage", undefined, extras.screenshotMask ?? request.screenshotMask ?? []), signal);
+        const elements = (await untilAborted(page.evaluate(INSPECT_ELEMENTS), signal)) as InspectedElement[];
+        return { url: page.url(), screenshot: shot, width: shot.width, height: shot.height, elements };
+      }
+      const shotMode = browserOptions.screenshot ?? "off";
+      const screenshot =
+        shotMode === "off" ? undefined : await untilAborted(capture(page, shotMode, browserOptions.waitForSelector, extras.screenshotMask ?? request.screenshotMask ?? []), signal);
       // The DOM's size is measured inside the page first: a huge DOM is never copied to this process.
       const units = await untilAborted(
         page.evaluate("document.documentElement === null ? 0 : document.documentElement.outerHTML.length").then(Number).catch((error: unknown) => {
@@ -471,6 +613,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
         latencyMs: Math.round(performance.now() - started),
         finalUrl: page.url(),
         notModified: false,
+        ...(screenshot === undefined ? {} : { screenshot }),
       };
     } finally {
       signal.removeEventListener("abort", closeContext);
@@ -479,18 +622,31 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     }
   }
 
-  async function fetchRendered(request: FetchRequest): Promise<FetchResponse> {
+  function fetchRendered(request: FetchRequest, extras: RenderExtras = {}): Promise<FetchResponse> {
+    return guarded(request, extras, "fetch") as Promise<FetchResponse>;
+  }
+
+  async function guarded(request: FetchRequest, extras: RenderExtras, mode: "fetch" | "inspect"): Promise<FetchResponse | InspectResult> {
     if (closed) throw new FetchError("browser_failed", "The browser fetcher is closed");
     const browserOptions = parseBrowserOptions(request.browserOptions);
     await semaphore.acquire(request.signal);
     const started = performance.now();
     const deadline = new AbortController();
-    // Loading gets timeoutMs; extraWaitMs and reading the DOM come on top, with a grace period.
-    const hardStopMs = browserOptions.timeoutMs + (browserOptions.extraWaitMs ?? 0) + GRACE_MS;
+    // Loading gets timeoutMs; extraWaitMs, the steps (each bounded), the screenshot and reading
+    // the DOM come on top, with a grace period.
+    const steps = browserOptions.steps ?? [];
+    const hardStopMs =
+      browserOptions.timeoutMs +
+      (browserOptions.extraWaitMs ?? 0) +
+      (steps.length === 0 ? 0 : stepsBudgetMs(steps) + 10_000 + SCREENSHOT_TIMEOUT_MS) +
+      ((browserOptions.screenshot ?? "off") === "off" && mode === "fetch" ? 0 : SCREENSHOT_TIMEOUT_MS) +
+      GRACE_MS;
     const timer = setTimeout(() => deadline.abort(new FetchError("timeout", `Rendering ${request.url} did not finish within ${String(hardStopMs)} ms`)), hardStopMs);
     const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
     try {
-      return await render(request, browserOptions, started, signal);
+      return mode === "fetch"
+        ? await render(request, browserOptions, started, signal, extras, "fetch")
+        : await render(request, browserOptions, started, signal, extras, "inspect");
     } catch (error) {
       if (request.signal?.aborted === true) throw request.signal.reason;
       if (deadline.signal.aborted) throw deadline.signal.reason as FetchError;
@@ -508,7 +664,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
   }
 
   return {
-    fetch: fetchRendered,
+    fetch: (request) => fetchRendered(request),
+    fetchWith: fetchRendered,
+    inspect: (url, browserOptions, extras = {}) =>
+      guarded({ url, browserOptions: (browserOptions ?? {}) as BrowserOptions, ...(extras.signal === undefined ? {} : { signal: extras.signal }) }, extras, "inspect") as Promise<InspectResult>,
     browserProcessId(): number | null {
       return launched?.pid ?? null;
     },

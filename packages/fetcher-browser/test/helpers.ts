@@ -12,14 +12,17 @@ export function createTestFetcher(options: BrowserFetcherOptions = {}): BrowserF
     const pid = fetcher.browserProcessId();
     if (pid !== null) fs.appendFileSync(inject("pidFile"), `${String(pid)}\n`);
   };
+  const recorded = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } finally {
+      record();
+    }
+  };
   return {
-    fetch: async (request) => {
-      try {
-        return await fetcher.fetch(request);
-      } finally {
-        record();
-      }
-    },
+    fetch: (request) => recorded(() => fetcher.fetch(request)),
+    fetchWith: (request, extras) => recorded(() => fetcher.fetchWith(request, extras)),
+    inspect: (url, browserOptions, extras) => recorded(() => fetcher.inspect(url, browserOptions, extras)),
     close: () => fetcher.close(),
     browserProcessId: () => fetcher.browserProcessId(),
   };

@@ -1,11 +1,17 @@
 import { z } from "zod";
 
-/** Overall kind of a diff: at least one schema change, only value changes, or a website content change. */
-export const ClassificationSchema = z.enum(["schema_change", "value_change", "content_change"]);
+/**
+ * Overall kind of a diff: at least one schema change, only value changes, a website content change,
+ * or (websites with screenshots) a visual change alone, the page's text unchanged.
+ */
+export const ClassificationSchema = z.enum(["schema_change", "value_change", "content_change", "visual_change"]);
 export type Classification = z.infer<typeof ClassificationSchema>;
 
-/** Whether a change alters the shape of a document (schema) or only a value in it. */
-export const CategorySchema = z.enum(["schema", "value"]);
+/**
+ * Whether a change alters the shape of a document (schema) or only a value in it; `visual` is the
+ * one change a website diff gets when its screenshots differ over the monitor's threshold.
+ */
+export const CategorySchema = z.enum(["schema", "value", "visual"]);
 export type Category = z.infer<typeof CategorySchema>;
 
 /** RFC 6902-style operation of one change. */
@@ -65,3 +71,22 @@ export type HttpMethod = z.infer<typeof HttpMethodSchema>;
 
 export const BlockableResourceSchema = z.enum(["image", "font", "media", "stylesheet"]);
 export type BlockableResource = z.infer<typeof BlockableResourceSchema>;
+
+/** What a browser render captures as a screenshot: nothing, the viewport, the full page, or the monitor's `waitForSelector` element. */
+export const ScreenshotModeSchema = z.enum(["off", "viewport", "fullPage", "selector"]);
+export type ScreenshotMode = z.infer<typeof ScreenshotModeSchema>;
+
+/** Actions of a browser step, run in order before the capture. */
+export const BrowserStepActionSchema = z.enum([
+  "goto",
+  "click",
+  "fill",
+  "select",
+  "check",
+  "press",
+  "waitForSelector",
+  "waitForTimeout",
+  "scroll",
+  "acceptCookies",
+]);
+export type BrowserStepAction = z.infer<typeof BrowserStepActionSchema>;

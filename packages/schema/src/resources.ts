@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   BlockableResourceSchema,
+  BrowserStepActionSchema,
   CategorySchema,
   DeliveryStateSchema,
   EventTypeSchema,
@@ -9,6 +10,7 @@ import {
   MonitorTypeSchema,
   OpSchema,
   ScopeSchema,
+  ScreenshotModeSchema,
   SeveritySchema,
   WaitStrategySchema,
 } from "./enums.js";
@@ -25,16 +27,97 @@ export const ViewportSchema = z.strictObject({
 });
 export type Viewport = z.infer<typeof ViewportSchema>;
 
-export const BrowserOptionsSchema = z.strictObject({
-  waitStrategy: WaitStrategySchema.default("networkidle"),
-  waitForSelector: z.string().min(1).max(1000).optional(),
-  timeoutMs: z.number().int().min(1000).max(60000).default(30000),
-  extraWaitMs: z.number().int().min(0).max(10000).optional(),
-  viewport: ViewportSchema.optional(),
-  userAgent: z.string().min(1).max(1000).optional(),
-  locale: z.string().min(2).max(35).optional(),
-  blockResources: z.array(BlockableResourceSchema).max(4).optional(),
-});
+/** Most browser steps on one monitor. */
+export const MAX_BROWSER_STEPS = 50;
+/** Longest a single step may wait, and the bound on all of a monitor's steps together, in ms. */
+export const MAX_BROWSER_STEP_TIMEOUT_MS = 30_000;
+export const MAX_BROWSER_STEPS_TOTAL_MS = 120_000;
+/** A step's timeout when it names none, in ms. */
+export const DEFAULT_BROWSER_STEP_TIMEOUT_MS = 10_000;
+/** Name of a stored secret a step may use instead of `value`. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
+
+const StepUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http or https URL");
+
+const needs: Partial<Record<z.infer<typeof BrowserStepActionSchema>, readonly ("selector" | "url" | "key" | "ms" | "value")[]>> = {
+  goto: ["url"],
+  click: ["selector"],
+  fill: ["selector", "value"],
+  select: ["selector", "value"],
+  check: ["selector"],
+  press: ["key"],
+  waitForSelector: ["selector"],
+  waitForTimeout: ["ms"],
+};
+
+/**
+ * One browser step. `fill` and `select` take `value` or `secret` (the name of a stored secret,
+ * resolved when the step runs and never stored in the monitor); `press` takes `key` (Playwright
+ * key names: `Enter`, `Control+A`), optionally on `selector`; `scroll` scrolls `selector` into view,
+ * or the page down by one viewport height when no selector is given.
+ */
+export const BrowserStepSchema = z
+  .strictObject({
+    action: BrowserStepActionSchema,
+    selector: z.string().min(1).max(1000).optional(),
+    value: z.string().max(10_000).optional(),
+    secret: z.string().regex(SECRET_NAME_PATTERN, "must be 1-100 letters, digits, '_', '.' or '-'").optional(),
+    url: StepUrlSchema.optional(),
+    key: z.string().min(1).max(100).optional(),
+    ms: z.number().int().min(0).max(MAX_BROWSER_STEP_TIMEOUT_MS).optional(),
+    timeoutMs: z.number().int().min(100).max(MAX_BROWSER_STEP_TIMEOUT_MS).optional(),
+  })
+  .superRefine((step, ctx) => {
+    for (const field of needs[step.action] ?? []) {
+      const present = field === "value" ? step.value !== undefined || step.secret !== undefined : step[field] !== undefined;
+      if (!present) ctx.addIssue({ code: "custom", path: [field], message: `a ${step.action} step needs ${field === "value" ? "value or secret" : field}` });
+    }
+    if (step.value !== undefined && step.secret !== undefined) ctx.addIssue({ code: "custom", path: ["secret"], message: "a step takes value or secret, not both" });
+    if (step.secret !== undefined && step.action !== "fill" && step.action !== "select") {
+      ctx.addIssue({ code: "custom", path: ["secret"], message: "only fill and select steps take a secret" });
+    }
+  });
+export type BrowserStep = z.infer<typeof BrowserStepSchema>;
+
+/** The time a step may take at most: its wait for `waitForTimeout`, else its timeout. */
+export function browserStepBudgetMs(step: BrowserStep): number {
+  return step.action === "waitForTimeout" ? (step.ms ?? 0) : (step.timeoutMs ?? DEFAULT_BROWSER_STEP_TIMEOUT_MS);
+}
+
+export const BrowserOptionsSchema = z
+  .strictObject({
+    waitStrategy: WaitStrategySchema.default("networkidle"),
+    waitForSelector: z.string().min(1).max(1000).optional(),
+    timeoutMs: z.number().int().min(1000).max(60000).default(30000),
+    extraWaitMs: z.number().int().min(0).max(10000).optional(),
+    viewport: ViewportSchema.optional(),
+    userAgent: z.string().min(1).max(1000).optional(),
+    locale: z.string().min(2).max(35).optional(),
+    blockResources: z.array(BlockableResourceSchema).max(4).optional(),
+    /** Screenshot on each render: `"off"` (the default, same as absent), the viewport, the full page, or the `waitForSelector` element. */
+    screenshot: ScreenshotModeSchema.optional(),
+    /** Steps run in order after the page loads and before the capture (log in, accept cookies, ...). */
+    steps: z.array(BrowserStepSchema).max(MAX_BROWSER_STEPS).optional(),
+  })
+  .superRefine((options, ctx) => {
+    if (options.screenshot === "selector" && options.waitForSelector === undefined) {
+      ctx.addIssue({ code: "custom", path: ["screenshot"], message: 'screenshot "selector" captures the waitForSelector element: set waitForSelector' });
+    }
+    const total = (options.steps ?? []).reduce((sum, step) => sum + browserStepBudgetMs(step), 0);
+    if (total > MAX_BROWSER_STEPS_TOTAL_MS) {
+      ctx.addIssue({ code: "custom", path: ["steps"], message: `the steps may take ${String(total)} ms together, more than ${String(MAX_BROWSER_STEPS_TOTAL_MS)} ms` });
+    }
+  });
 /** Browser options after defaults are applied (what is stored and returned). */
 export type BrowserOptions = z.output<typeof BrowserOptionsSchema>;
 /** Browser options as a caller may send them (defaults optional). */
@@ -228,8 +311,26 @@ export const ApiDiffSchema = z.object({
 export type ApiDiff = z.infer<typeof ApiDiffSchema>;
 
 /** Diff of a website monitor: added, removed and modified blocks, the changed selectors, how the page was rendered. */
+/** A bounding box in CSS pixels of a screenshot. */
+export const BoxSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+export type Box = z.infer<typeof BoxSchema>;
+
+/** The visual comparison of a website diff's two screenshots. */
+export const VisualDiffSchema = z.object({
+  /** Changed pixels over all pixels compared, in percent (0..100). */
+  changedPercent: z.number(),
+  /** Bounding boxes of the changed areas. */
+  regions: z.array(BoxSchema),
+});
+export type VisualDiff = z.infer<typeof VisualDiffSchema>;
+
 export const WebsiteDiffSchema = z.object({
   ...diffCommon,
+  /**
+   * Always `content_change` for now. A website diff whose only change is visual is to be
+   * classified `visual_change` (see `classifyWebsiteChanges` in core) once the engine records
+   * visual diffs and the dashboard reads them; this literal widens then.
+   */
   classification: z.literal("content_change"),
   summary: z.object({
     additions: z.number().int(),
@@ -240,6 +341,8 @@ export const WebsiteDiffSchema = z.object({
   browserRender: z.boolean(),
   waitStrategy: WaitStrategySchema.nullable(),
   selector: z.string().nullable(),
+  /** Present when both snapshots have a screenshot. */
+  visual: VisualDiffSchema.optional(),
 });
 export type WebsiteDiff = z.infer<typeof WebsiteDiffSchema>;
 
@@ -319,6 +422,17 @@ export const NormalizeSchema = z.strictObject({
 });
 export type Normalize = z.infer<typeof NormalizeSchema>;
 
+/** Visual comparison settings (see docs/website-diffs.md). */
+export const VisualRulesSchema = z.strictObject({
+  /** Changed area, in percent of the compared pixels, from which a visual change is reported. Default 0.1. */
+  minChangedPercent: z.number().min(0).max(100).optional(),
+  /** Severity of the visual change. Default `medium`. */
+  severity: SeveritySchema.optional(),
+  /** Selectors of dynamic regions (ads, clocks, carousels) painted over before each screenshot. */
+  mask: z.array(z.string().min(1).max(1000)).max(50).optional(),
+});
+export type VisualRules = z.infer<typeof VisualRulesSchema>;
+
 export const PolicyRulesSchema = z.strictObject({
   rules: z.array(PolicyRuleSchema).max(500).default([]),
   arrayKeys: z.record(z.string().min(1), z.string().min(1)).optional(),
@@ -328,6 +442,8 @@ export const PolicyRulesSchema = z.strictObject({
   /** JSONPaths of arrays whose order does not matter (compared as multisets). */
   unordered: z.array(z.string().min(1).max(1000)).max(500).optional(),
   normalize: NormalizeSchema.optional(),
+  /** Website monitors with screenshots: when a visual change is reported, and what is masked before capture. */
+  visual: VisualRulesSchema.optional(),
 });
 export type PolicyRules = z.output<typeof PolicyRulesSchema>;
 export type PolicyRulesInput = z.input<typeof PolicyRulesSchema>;
@@ -519,7 +635,7 @@ export const DiffDetectedEventSchema = z.object({
   diffId: z.string(),
   snapshotId: z.string(),
   data: z.object({
-    classification: z.enum(["schema_change", "value_change", "content_change"]),
+    classification: z.enum(["schema_change", "value_change", "content_change", "visual_change"]),
     schemaChanges: z.number().int(),
     valueChanges: z.number().int(),
     changes: z.array(EventChangeSchema),
@@ -552,7 +668,7 @@ export const DiffListQuerySchema = PageQuerySchema.extend({
   since: TimestampSchema.optional(),
   until: TimestampSchema.optional(),
   minSeverity: SeveritySchema.optional(),
-  classification: z.enum(["schema_change", "value_change", "content_change"]).optional(),
+  classification: z.enum(["schema_change", "value_change", "content_change", "visual_change"]).optional(),
 });
 export type DiffListQuery = z.input<typeof DiffListQuerySchema>;
 

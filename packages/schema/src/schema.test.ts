@@ -13,6 +13,7 @@ import {
   RoleSchema,
   SettingsUpdateSchema,
   SignInRequestSchema,
+  WebsiteDiffSchema,
   compareSeverity,
   isId,
   maxSeverity,
@@ -26,6 +27,71 @@ describe("schemas", () => {
     expect(bad.success).toBe(false);
     const paths = bad.error!.issues.map((i) => i.path.join(".") || (i as { keys?: string[] }).keys?.join(","));
     expect(paths).toEqual(expect.arrayContaining(["waitStrategy", "timeoutMs", "colour"]));
+  });
+  it("validates screenshots and browser steps", () => {
+    expect(BrowserOptionsSchema.parse({ screenshot: "fullPage" }).screenshot).toBe("fullPage");
+    expect(BrowserOptionsSchema.safeParse({ screenshot: "selector" }).success).toBe(false);
+    expect(BrowserOptionsSchema.safeParse({ screenshot: "selector", waitForSelector: "#main" }).success).toBe(true);
+    expect(BrowserOptionsSchema.safeParse({ screenshot: "webp" }).success).toBe(false);
+    const ok = BrowserOptionsSchema.safeParse({
+      steps: [
+        { action: "goto", url: "https://example.com/login" },
+        { action: "fill", selector: "#pw", secret: "shop.password" },
+        { action: "select", selector: "#plan", value: "pro" },
+        { action: "press", key: "Enter" },
+        { action: "waitForTimeout", ms: 500 },
+        { action: "acceptCookies", timeoutMs: 3000 },
+        { action: "scroll" },
+      ],
+    });
+    expect(ok.success).toBe(true);
+    const bad = (step: unknown): string[] => {
+      const result = BrowserOptionsSchema.safeParse({ steps: [step] });
+      return result.success ? [] : result.error.issues.map((i) => i.path.join("."));
+    };
+    expect(bad({ action: "goto", url: "file:///etc/passwd" })).toEqual(["steps.0.url"]);
+    expect(bad({ action: "goto" })).toEqual(["steps.0.url"]);
+    expect(bad({ action: "click" })).toEqual(["steps.0.selector"]);
+    expect(bad({ action: "fill", selector: "#a" })).toEqual(["steps.0.value"]);
+    expect(bad({ action: "click", selector: "#a", secret: "x" })).toEqual(["steps.0.secret"]);
+    expect(bad({ action: "fill", selector: "#a", secret: "no spaces" })).toEqual(["steps.0.secret"]);
+    expect(bad({ action: "hover", selector: "#a" })).toEqual(["steps.0.action"]);
+    expect(bad({ action: "waitForTimeout", ms: 60_000 })).toEqual(["steps.0.ms"]);
+    expect(bad({ action: "click", selector: "#a", script: "alert(1)" }).length).toBe(1);
+    expect(BrowserOptionsSchema.safeParse({ steps: Array.from({ length: 50 }, () => ({ action: "scroll", timeoutMs: 2000 })) }).success).toBe(true);
+    expect(BrowserOptionsSchema.safeParse({ steps: Array.from({ length: 51 }, () => ({ action: "scroll" })) }).success).toBe(false);
+    // 13 steps of 10 s (the default timeout) exceed the 120 s bound on all steps together.
+    expect(BrowserOptionsSchema.safeParse({ steps: Array.from({ length: 13 }, () => ({ action: "scroll" })) }).success).toBe(false);
+  });
+  it("validates policyRules.visual and visual website diffs", () => {
+    expect(PolicyRulesSchema.parse({ visual: { minChangedPercent: 0.5, severity: "high", mask: [".ad"] } }).visual).toEqual({
+      minChangedPercent: 0.5,
+      severity: "high",
+      mask: [".ad"],
+    });
+    expect(PolicyRulesSchema.safeParse({ visual: { minChangedPercent: 101 } }).success).toBe(false);
+    expect(PolicyRulesSchema.safeParse({ visual: { mask: [""] } }).success).toBe(false);
+    const diff = {
+      id: "diff_1",
+      monitorId: "mon_1",
+      snapshotId: "snap_2",
+      previousSnapshotId: "snap_1",
+      diffFingerprint: `sha256:${"0".repeat(64)}`,
+      topSeverity: "medium",
+      changes: [{ path: "visual", category: "visual", op: "replace", severity: "medium" }],
+      requestId: "req_1",
+      status: 200,
+      latencyMs: 10,
+      createdAt: "2026-01-02T03:04:05.678Z",
+      classification: "content_change",
+      summary: { additions: 0, removals: 0, modifications: 0 },
+      changedTargets: [],
+      browserRender: true,
+      waitStrategy: "load",
+      selector: null,
+      visual: { changedPercent: 3.2, regions: [{ x: 0, y: 10, width: 100, height: 40 }] },
+    };
+    expect(WebsiteDiffSchema.parse(diff).visual?.regions).toEqual([{ x: 0, y: 10, width: 100, height: 40 }]);
   });
   it("parses a monitor create body with defaults", () => {
     const m = MonitorCreateSchema.parse({ url: "https://example.com/api" });

@@ -1,4 +1,4 @@
-import type { BrowserOptions, WaitStrategy } from "@driftwatch/schema";
+import type { BrowserOptions, BrowserStepAction, WaitStrategy } from "@driftwatch/schema";
 import { DriftwatchError, type DriftwatchErrorOptions } from "../errors.js";
 
 /** The fetching port: `@driftwatch/fetcher-http` and `@driftwatch/fetcher-browser` implement it. */
@@ -15,6 +15,11 @@ export interface FetchRequest {
   body?: string | null;
   /** Present: render in a browser (browser fetcher); the HTTP fetcher ignores it. */
   browserOptions?: BrowserOptions | null;
+  /**
+   * Browser renders with a screenshot: selectors painted over before the capture (the monitor's
+   * `policyRules.visual.mask`). The HTTP fetcher ignores it.
+   */
+  screenshotMask?: readonly string[];
   /** Validators from the previous response, for a conditional GET. */
   etag?: string | null;
   lastModified?: string | null;
@@ -36,6 +41,25 @@ export interface FetchResponse {
   notModified: boolean;
   browserRender: boolean;
   waitStrategy: WaitStrategy | null;
+  /** The render's screenshot, when `browserOptions.screenshot` asked for one (browser fetcher only). */
+  screenshot?: FetchScreenshot;
+}
+
+/** A PNG screenshot of a rendered page (the same shape as core's visual `Screenshot`). */
+export interface FetchScreenshot {
+  type: "image/png";
+  data: Uint8Array;
+  /** Pixels. */
+  width: number;
+  height: number;
+}
+
+/** The browser step that failed, on a `browser_step_failed` error. */
+export interface FailedBrowserStep {
+  /** Position in `browserOptions.steps`, from 0. */
+  index: number;
+  action: BrowserStepAction;
+  selector: string | null;
 }
 
 export type FetchErrorCode =
@@ -46,11 +70,27 @@ export type FetchErrorCode =
   | "timeout"
   | "too_large"
   | "too_many_redirects"
-  | "browser_failed";
+  | "browser_failed"
+  | "browser_step_failed";
+
+export interface FetchErrorOptions extends DriftwatchErrorOptions {
+  step?: FailedBrowserStep;
+  screenshot?: FetchScreenshot;
+}
 
 export class FetchError extends DriftwatchError<FetchErrorCode> {
   override readonly name = "FetchError";
-  constructor(code: FetchErrorCode, message: string, options?: DriftwatchErrorOptions) {
+  /** `browser_step_failed`: the step that failed. */
+  readonly step?: FailedBrowserStep;
+  /** `browser_step_failed`: the page when the step failed (when a screenshot could be taken). */
+  readonly screenshot?: FetchScreenshot;
+  constructor(code: FetchErrorCode, message: string, options?: FetchErrorOptions) {
     super(code, message, options);
+    if (options?.step !== undefined) this.step = options.step;
+    if (options?.screenshot !== undefined) this.screenshot = options.screenshot;
+  }
+  /** The machine-readable reason (the same as `code`), as checks record it. */
+  get reason(): FetchErrorCode {
+    return this.code;
   }
 }

@@ -86,7 +86,7 @@ export function buildPendingDiffDetectedEvent(diff: DiffForEvent, options: Pendi
   );
   let schemaChanges: number;
   let valueChanges: number;
-  if (diff.classification === "content_change") {
+  if (diff.classification === "content_change" || diff.classification === "visual_change") {
     schemaChanges = 0;
     valueChanges = changes.length;
   } else {
