@@ -30,10 +30,29 @@ export {
   type EngineCheckService,
   type RunCheckContext,
 } from "./pipeline/check-service.js";
-export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
+export {
+  createNoiseLearner,
+  learnedOriginOf,
+  mergeSuggestedPolicy,
+  withoutRejected,
+  type LearnedNoise,
+  type LearnedOrigin,
+  type NoiseCandidate,
+  type NoiseLearner,
+  type NoiseLearnerOptions,
+} from "./pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
 export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledCompareResult } from "./workers/compare-pool.js";
-export { compareContent, truncateChanges, type CompareErrorCode, type CompareResult, type CompareTask, type ComparedDiff } from "./workers/compare.js";
+export {
+  compareContent,
+  hiddenOf,
+  truncateChanges,
+  type CompareErrorCode,
+  type CompareResult,
+  type CompareTask,
+  type ComparedDiff,
+  type HiddenChanges,
+} from "./workers/compare.js";
 export {
   createMetrics,
   type CheckMetricResult,

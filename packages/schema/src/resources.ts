@@ -163,6 +163,42 @@ export type MonitorUpdateParsed = z.output<typeof MonitorUpdateSchema>;
 // ---------------------------------------------------------------------------------------------
 // Snapshot
 
+/** Most hidden changes a silenced check keeps (the count covers all of them). */
+export const SILENCED_MAX_ENTRIES = 20;
+
+/** One change a check hid, and the policy entry that hid it. */
+export const SilencedChangeSchema = z.object({
+  /** JSONPath of the field (API monitors) or CSS selector of the block (website monitors). */
+  path: z.string(),
+  /** How it was hidden: `volatile`, `tolerance`, `unordered` or `ignored` (a rule). */
+  outcome: z.enum(["volatile", "tolerance", "unordered", "ignored"]),
+  /** The entry of the policy in effect (`volatile[3]`, `rules[0]`). */
+  rule: z.string(),
+  /**
+   * The learned entry that hid it, when it was learned: its kind, its index in the learned policy
+   * (`GET /api/monitors/{id}/noise`) and its path or selector. Absent when a user's rule hid it.
+   */
+  learned: z
+    .object({
+      kind: z.enum(["volatile", "tolerance", "unordered", "rule"]),
+      index: z.number().int(),
+      path: z.string().optional(),
+      selector: z.string().optional(),
+    })
+    .optional(),
+});
+export type SilencedChange = z.infer<typeof SilencedChangeSchema>;
+
+/** What a check that recorded no diff hid (see `Snapshot.silenced`). */
+export const SilencedSchema = z.object({
+  /** Changes hidden, all of them (`changes` lists the first `SILENCED_MAX_ENTRIES`). */
+  count: z.number().int(),
+  /** How many of them a learned entry hid. */
+  learnedCount: z.number().int(),
+  changes: z.array(SilencedChangeSchema),
+});
+export type Silenced = z.infer<typeof SilencedSchema>;
+
 export const SnapshotSchema = z.object({
   id: z.string(),
   monitorId: z.string(),
@@ -173,10 +209,18 @@ export const SnapshotSchema = z.object({
   contentHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   size: z.number().int(),
   browserRender: z.boolean(),
+  /**
+   * Present when the check that stored this snapshot found changes and every one was hidden by
+   * the policy (learned noise or the user's rules): the check recorded no diff, and this says what
+   * it hid and by which entry.
+   */
+  silenced: SilencedSchema.optional(),
   /** Present only on `GET /api/monitors/{id}/snapshots/{snapshotId}`. */
   body: z.string().optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+
 
 // ---------------------------------------------------------------------------------------------
 // Changes and diffs
@@ -216,6 +260,12 @@ const diffCommon = {
   status: z.number().int(),
   latencyMs: z.number().int(),
   createdAt: TimestampSchema,
+  /**
+   * True for a diff recorded while the monitor was still learning its target's noise (fewer than
+   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch): it is kept for the record but
+   * notifies no webhook, unless it removes something or changes a type. Absent otherwise.
+   */
+  learning: z.boolean().optional(),
 };
 
 /** Diff of an API (JSON) monitor: schema and value change counts, the changes, the top severity. */
@@ -317,6 +367,20 @@ export type PolicyRulesInput = z.input<typeof PolicyRulesSchema>;
 
 export const DEFAULT_SNAPSHOT_RETENTION = 100;
 
+/**
+ * A learned entry a user rejected: the learner does not apply it again to this monitor (it still
+ * shows in `GET /api/monitors/{id}/noise`, marked `rejected`). `path` for JSON fields and arrays
+ * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks.
+ */
+export const RejectedSuggestionSchema = z
+  .strictObject({
+    kind: z.enum(["volatile", "tolerance", "unordered", "arrayKey"]),
+    path: z.string().min(1).max(1000).optional(),
+    selector: z.string().min(1).max(1000).optional(),
+  })
+  .refine((entry) => (entry.path === undefined) !== (entry.selector === undefined), { message: "give exactly one of path and selector" });
+export type RejectedSuggestion = z.infer<typeof RejectedSuggestionSchema>;
+
 export const SettingsSchema = z.object({
   monitorId: z.string(),
   policyRulesJson: PolicyRulesSchema,
@@ -326,6 +390,8 @@ export const SettingsSchema = z.object({
    * monitor's recent snapshots (`GET /api/monitors/{id}/noise`); the user's rules always win.
    */
   autoApplySuggestions: z.boolean(),
+  /** Learned entries the user rejected: never applied again to this monitor's diffs. */
+  rejectedSuggestions: z.array(RejectedSuggestionSchema),
   updatedAt: TimestampSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -335,6 +401,8 @@ export const SettingsUpdateSchema = z.strictObject({
   policyRules: PolicyRulesSchema.optional(),
   snapshotRetention: z.number().int().min(1).max(10000).optional(),
   autoApplySuggestions: z.boolean().optional(),
+  /** Replaces the list of rejected learned entries (at most 500). */
+  rejectedSuggestions: z.array(RejectedSuggestionSchema).max(500).optional(),
 });
 export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
 

@@ -265,6 +265,19 @@ CREATE INDEX audit_log_org ON {schema}.audit_log (org_id, id);
 ALTER TABLE {schema}.monitors ADD COLUMN tags jsonb NOT NULL DEFAULT '[]'::jsonb;
 `,
   },
+  {
+    version: 5,
+    name: "learning_defaults",
+    sql: `
+-- What a new monitor's autoApplySuggestions starts with; every organization learns by default.
+-- Existing monitors keep their settings (no row reads false).
+ALTER TABLE {schema}.organizations ADD COLUMN learn_noise_by_default boolean NOT NULL DEFAULT true;
+-- Learned entries a user rejected (a JSON array of { kind, path | selector }).
+ALTER TABLE {schema}.settings ADD COLUMN rejected_suggestions jsonb NOT NULL DEFAULT '[]'::jsonb;
+-- What a check that recorded no diff hid (bounded), on the snapshot it stored.
+ALTER TABLE {schema}.snapshots ADD COLUMN silenced jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

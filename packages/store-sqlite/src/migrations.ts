@@ -263,6 +263,19 @@ CREATE INDEX audit_log_org ON audit_log (org_id, id);
 ALTER TABLE monitors ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
 `,
   },
+  {
+    version: 5,
+    name: "learning_defaults",
+    sql: `
+-- What a new monitor's autoApplySuggestions starts with; every organization learns by default.
+-- Existing monitors keep their settings (no row reads false).
+ALTER TABLE organizations ADD COLUMN learn_noise_by_default INTEGER NOT NULL DEFAULT 1;
+-- Learned entries a user rejected (a JSON array of { kind, path | selector }).
+ALTER TABLE settings ADD COLUMN rejected_suggestions TEXT NOT NULL DEFAULT '[]';
+-- What a check that recorded no diff hid (JSON, bounded), on the snapshot it stored.
+ALTER TABLE snapshots ADD COLUMN silenced TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

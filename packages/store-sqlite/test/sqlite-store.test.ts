@@ -52,8 +52,9 @@ describe("opening a file", () => {
       { version: 2, name: "settings_auto_apply_suggestions" },
       { version: 3, name: "people" },
       { version: 4, name: "monitor_tags" },
+      { version: 5, name: "learning_defaults" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(4);
+    expect(SQLITE_SCHEMA_VERSION).toBe(5);
     db.close();
   });
 
@@ -139,7 +140,7 @@ describe("opening a file", () => {
     // the monitor written before the tags column has none
     expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     db.close();
   });
 
@@ -163,7 +164,7 @@ describe("opening a file", () => {
       openMigrated: () => open({ filename: file }),
     });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     db.close();
   });
 
