@@ -9,7 +9,7 @@ import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
 import type { EngineLogger, UrlGuard, WebhookTransport } from "./ports.js";
 import { queueFor, type WorkQueue, type WorkQueueFactory } from "./queue/work-queue.js";
 import { createScheduler, type Scheduler } from "./scheduler.js";
-import { createComparePool } from "./workers/compare-pool.js";
+import { type ComparePool, createComparePool } from "./workers/compare-pool.js";
 
 /** Where the engine's checks and deliveries go out. */
 export interface EngineFetchers {
@@ -88,6 +88,8 @@ export interface Engine {
   readonly scheduler: Scheduler;
   readonly worker: DeliveryWorker;
   readonly noise: NoiseLearner;
+  /** The comparison worker pool the checks use (for comparisons a host runs on request, off the event loop). */
+  readonly compare: ComparePool;
   /** Where the scheduler and the delivery worker claim their work. */
   readonly queue: WorkQueue;
   /** True between `start()` and `stop()`. */
@@ -213,6 +215,7 @@ export function createEngine(options: EngineOptions): Engine {
     scheduler,
     worker,
     noise,
+    compare,
     queue,
     get running() {
       return running;

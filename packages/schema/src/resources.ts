@@ -11,6 +11,7 @@ import {
   ScopeSchema,
   SeveritySchema,
   WaitStrategySchema,
+  ClassificationSchema,
 } from "./enums.js";
 
 /** ISO 8601 UTC timestamp, e.g. `2026-01-02T03:04:05.678Z`. */
@@ -191,6 +192,8 @@ export type SilencedChange = z.infer<typeof SilencedChangeSchema>;
 
 /** What a check that recorded no diff hid (see `Snapshot.silenced`). */
 export const SilencedSchema = z.object({
+  /** The snapshot the check compared with (`GET /api/monitors/{id}/compare?from=...&to=...` shows the pair again). */
+  previousSnapshotId: z.string(),
   /** Changes hidden, all of them (`changes` lists the first `SILENCED_MAX_ENTRIES`). */
   count: z.number().int(),
   /** How many of them a learned entry hid. */
@@ -606,6 +609,45 @@ export const MonitorListQuerySchema = PageQuerySchema.extend({
   tag: TagSchema.optional(),
 });
 export type MonitorListQuery = z.input<typeof MonitorListQuerySchema>;
+
+/** Which policy `GET /api/monitors/{id}/compare` applies. */
+export const ComparePolicySchema = z.enum(["effective", "user", "none"]);
+export type ComparePolicy = z.infer<typeof ComparePolicySchema>;
+
+export const SnapshotCompareQuerySchema = z.strictObject({
+  /** The older snapshot. */
+  from: z.string().min(1).max(100),
+  /** The newer snapshot. */
+  to: z.string().min(1).max(100),
+  /**
+   * `effective` (default): the policy checks use now (the stored rules merged with what the monitor
+   * learned, when `autoApplySuggestions` is on, without rejected entries); `user`: the stored rules
+   * only (what the learned policy hid shows again); `none`: no policy at all.
+   */
+  policy: ComparePolicySchema.default("effective"),
+});
+
+/** `GET /api/monitors/{id}/compare`: two stored snapshots compared again under a policy (nothing is stored). */
+export const SnapshotCompareSchema = z.object({
+  monitorId: z.string(),
+  fromSnapshotId: z.string(),
+  toSnapshotId: z.string(),
+  policy: ComparePolicySchema,
+  /** Whether the learned policy was part of the policy applied. */
+  includesLearned: z.boolean(),
+  /** The changes that remain, or null when none does. */
+  diff: z
+    .object({
+      classification: ClassificationSchema,
+      topSeverity: SeveritySchema,
+      changes: z.array(ChangeSchema),
+      truncated: z.boolean().optional(),
+    })
+    .nullable(),
+  /** What the policy hid, by which entry (learned entries named as in `Snapshot.silenced`). */
+  hidden: z.object({ count: z.number().int(), learnedCount: z.number().int(), changes: z.array(SilencedChangeSchema) }),
+});
+export type SnapshotCompare = z.infer<typeof SnapshotCompareSchema>;
 
 export const CheckResultSchema = z.object({
   snapshot: SnapshotSchema,

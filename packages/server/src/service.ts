@@ -251,6 +251,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     deliveries: engine.deliveries,
     urlGuard,
     noise: engine.noise,
+    compare: engine.compare,
     config: {
       allowPrivateNetworks: config.allowPrivateNetworks,
       rateLimitReads: config.rateLimitReads,

@@ -1,5 +1,5 @@
 import type { Store } from "@driftwatch/core";
-import type { CheckService, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
+import type { CheckService, ComparePool, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
 import type { PeopleLimits } from "./config/limits.js";
 import type { InviteMailer } from "./people/mailer.js";
@@ -56,6 +56,8 @@ export interface AppDependencies {
   urlGuard: UrlGuard;
   /** Learns a monitor's noise from its recent snapshots (`GET /api/monitors/{id}/noise`); default: one on `store`. */
   noise?: NoiseLearner;
+  /** Compares snapshots on request (`GET /api/monitors/{id}/compare`), in worker threads for big ones; default: a pool of its own, closed with the app. */
+  compare?: ComparePool;
   config: ServerConfig;
   /** Served at `/metrics`; without it `/metrics` serves an empty registry. */
   metrics?: MetricsRegistry;

@@ -325,7 +325,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
           autoApplySuggestions: input.autoApplySuggestions,
           rejectedSuggestions: [],
-          updatedAt: now,
+          updatedAt: null,
         });
       }
       return toMonitorRecord(row);

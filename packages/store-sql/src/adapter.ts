@@ -313,8 +313,8 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       const rows = await this.#all(tx, insert, Object.values(values));
       await this.ctx.run(
         tx,
-        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-        [values.id, orgId, this.#d.writeJson({ rules: [] }), DEFAULT_SNAPSHOT_RETENTION, this.#d.bool(learn), now],
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at) VALUES (?, ?, ?, ?, ?, NULL)`,
+        [values.id, orgId, this.#d.writeJson({ rules: [] }), DEFAULT_SNAPSHOT_RETENTION, this.#d.bool(learn)],
       );
       return this.#rows.monitor(rows[0]!);
     });

@@ -396,7 +396,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         }
         diff = analyzed.diff;
         if (diff === null && analyzed.hidden !== undefined && analyzed.hidden.count > 0) {
-          silenced = silencedOf(analyzed.hidden, learnedNoise, userPolicy);
+          silenced = silencedOf(analyzed.hidden, learnedNoise, userPolicy, previous!.id);
         }
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
         if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
@@ -517,7 +517,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 }
 
 /** What the learned part of a check's policy is (to say which learned entry hid a change). */
-interface LearnedPolicy {
+export interface LearnedPolicy {
   learned: PolicyRules;
   merged: PolicyRules;
   /** Contents learned from, this check's included. */
@@ -540,11 +540,12 @@ function hasHidingEntries(policy: PolicyRules): boolean {
 }
 
 /** The silenced record of a check whose every change was hidden: the first ones, each with its entry. */
-function silencedOf(hidden: HiddenChanges, learned: LearnedPolicy | null, user: PolicyRules): Silenced {
+export function silencedOf(hidden: HiddenChanges, learned: LearnedPolicy | null, user: PolicyRules, previousSnapshotId: string): Silenced {
   const originOf = (rule: string) => (learned === null ? null : learnedOriginOf(rule, learned.merged, learned.learned, user));
   let learnedCount = 0;
   for (const [rule, n] of Object.entries(hidden.byRule)) if (originOf(rule) !== null) learnedCount += n;
   return {
+    previousSnapshotId,
     count: hidden.count,
     learnedCount,
     changes: hidden.first.slice(0, SILENCED_MAX_ENTRIES).map((entry) => {

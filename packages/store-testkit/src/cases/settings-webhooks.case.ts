@@ -50,7 +50,16 @@ export function settingsCases(ctx: ContractContext): void {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");
       const learning = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: true });
-      expect(await store.getSettings(org.id, learning.id)).toMatchObject({ policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [] });
+      // settings no user has changed yet: updatedAt stays null
+      expect(await store.getSettings(org.id, learning.id)).toEqual({
+        orgId: org.id,
+        monitorId: learning.id,
+        policyRulesJson: { rules: [] },
+        snapshotRetention: 100,
+        autoApplySuggestions: true,
+        rejectedSuggestions: [],
+        updatedAt: null,
+      });
       const quiet = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: false });
       expect((await store.getSettings(org.id, quiet.id))?.autoApplySuggestions).toBe(false);
       const plain = await store.createMonitor(org.id, apiMonitor());

@@ -9,6 +9,7 @@ export function snapshotCases(ctx: ContractContext): void {
       const { orgId, monitorId } = await seedOrganization(store);
       const [first] = await recordChanges(store, orgId, monitorId, 1);
       const silenced = {
+        previousSnapshotId: first!.snapshot!.id,
         count: 3,
         learnedCount: 2,
         changes: [
