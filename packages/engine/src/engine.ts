@@ -141,6 +141,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   const compare = createComparePool(limits);
   const noise = createNoiseLearner(store, {
+    // suggestPolicy over big snapshots runs in the compare pool's worker threads, off the event loop
+    learn: (task) => compare.learn(task),
     onError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "noise learning failed"),
   });
   const checks = createCheckService({

@@ -48,12 +48,15 @@ export { createComparePool, type ComparePool, type ComparePoolErrorCode, type Po
 export {
   compareContent,
   hiddenOf,
+  learnContent,
   truncateChanges,
   type CompareErrorCode,
   type CompareResult,
   type CompareTask,
   type ComparedDiff,
   type HiddenChanges,
+  type LearnResult,
+  type LearnTask,
 } from "./workers/compare.js";
 export {
   createMetrics,

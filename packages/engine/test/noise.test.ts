@@ -6,12 +6,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { diffJson, type Fetcher, type PolicyRules, type Store } from "@driftwatch/core";
+import { diffJson, type Fetcher, newId, type PolicyRules, type Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService, createNoiseLearner, learnedOriginOf, mergeSuggestedPolicy, withoutRejected } from "../src/index.js";
-import { createMonitor, manualClock } from "./fixtures.js";
+import { createCheckService, createComparePool, createNoiseLearner, learnContent, learnedOriginOf, mergeSuggestedPolicy, withoutRejected } from "../src/index.js";
+import { createMonitor, manualClock, openTempStore } from "./fixtures.js";
 
 interface NoisyTarget {
   url: string;
@@ -417,5 +417,71 @@ describe("withoutRejected and learnedOriginOf", () => {
     expect(learnedOriginOf("rules[1]", merged, learned, user)).toEqual({ kind: "rule", index: 0, path: "$.status" });
     expect(learnedOriginOf("floatEpsilon", merged, learned, user)).toBeNull();
     expect(learnedOriginOf("volatile[9]", merged, learned, user)).toBeNull();
+  });
+});
+
+describe("learning off the event loop", () => {
+  it("the compare pool learns in a worker thread above its threshold, with the same result as inline", async () => {
+    const bodies = Array.from({ length: 5 }, (_, i) =>
+      JSON.stringify({ generated_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), request_id: randomUUID(), status: "ok", items: [{ id: 1, n: "a" }] }),
+    );
+    const task = { kind: "json" as const, bodies, selector: null, minSamples: 3 };
+    const pool = createComparePool({ workerThresholdBytes: 64 });
+    try {
+      const offloaded = await pool.learn(task);
+      expect(pool.offloaded).toBe(1);
+      expect(offloaded).toEqual(learnContent(task));
+      expect(offloaded.ok && offloaded.policy.volatile?.map((v) => v.path)).toEqual(expect.arrayContaining(["$.generated_at", "$.request_id"]));
+      // below the threshold: inline
+      const small = createComparePool();
+      expect(await small.learn(task)).toEqual(offloaded);
+      expect(small.offloaded).toBe(0);
+      await small.close();
+      // a body that is not JSON ends the usable history: the three newest are learned from
+      expect(learnContent({ ...task, bodies: ["<html>", ...bodies.slice(2)] })).toMatchObject({ ok: true, samples: 3 });
+      expect(learnContent({ ...task, bodies: ["<html>", ...bodies.slice(3)] })).toEqual({ ok: true, samples: 2, policy: { rules: [] }, evidence: [] });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("the noise learner hands its work to the learn function it is given", async () => {
+    const { store: s, orgId: org, cleanup } = await openTempStore();
+    try {
+      const monitor = await createMonitor(s, org, { url: "https://api.example.com/x" });
+      const tasks: number[] = [];
+      const learner = createNoiseLearner(s, {
+        learn: async (task) => {
+          tasks.push(task.bodies.length);
+          return learnContent(task);
+        },
+      });
+      const one = await learner.profile(monitor, { body: JSON.stringify({ a: 1 }), hash: "sha256:x" });
+      // the candidate alone is not enough: nothing to learn from, nothing handed over
+      expect(one.samples).toBe(1);
+      expect(tasks).toEqual([]);
+      let previous: string | null = null;
+      for (let i = 0; i < 2; i++) {
+        const body = JSON.stringify({ a: 1, at: `2026-01-01T00:0${String(i)}:00Z` });
+        const id = newId("snapshot");
+        const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        await s.recordCheck(org, {
+          monitorId: monitor.id,
+          monitor: { lastCheckedAt: at, updatedAt: at },
+          snapshot: { id, fetchedAt: at, status: 200, latencyMs: 1, contentType: "application/json", contentHash: `sha256:${String(i).repeat(64)}`, size: body.length, browserRender: false, body },
+          diff: null,
+          event: null,
+          previousSnapshotId: previous,
+        });
+        previous = id;
+      }
+      const learned = await learner.profile(monitor, { body: JSON.stringify({ a: 1, at: "2026-01-01T00:02:00Z" }), hash: "sha256:y" });
+      // two stored contents and the candidate, oldest first, in one task
+      expect(tasks).toEqual([3]);
+      expect(learned.samples).toBe(3);
+      expect(learned.policy.volatile?.map((v) => v.path)).toEqual(["$.at"]);
+    } finally {
+      await cleanup();
+    }
   });
 });

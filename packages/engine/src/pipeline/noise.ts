@@ -1,7 +1,6 @@
 import {
   compilePolicy,
   createPolicyEvaluator,
-  isDriftwatchError,
   NOISE_MAX_SAMPLES,
   NOISE_MIN_SAMPLES,
   parsePath,
@@ -10,10 +9,10 @@ import {
   type PolicyRules,
   type PolicyTarget,
   type Store,
-  suggestPolicy,
 } from "@driftwatch/core";
 import type { RejectedSuggestion } from "@driftwatch/schema";
 import { NOISE_CACHE_ENTRIES, NOISE_MAX_BYTES, POLICY_LIST_MAX } from "../limits.js";
+import { learnContent, type LearnResult, type LearnTask } from "../workers/compare.js";
 
 export { NOISE_MAX_BYTES };
 
@@ -57,6 +56,11 @@ export interface NoiseLearner {
 }
 
 export interface NoiseLearnerOptions {
+  /**
+   * Runs the learning (the compare pool's `learn`: in a worker thread for big contents). Default:
+   * inline, on the calling thread.
+   */
+  learn?: (task: LearnTask) => Promise<LearnResult>;
   maxSamples?: number;
   minSamples?: number;
   maxBytes?: number;
@@ -76,6 +80,7 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
   const maxBytes = options.maxBytes ?? NOISE_MAX_BYTES;
   // key: org/monitor -> the sample ids it was learned from and the (pending) result
   const cache = new Map<string, { ids: string; result: Promise<LearnedNoise> }>();
+  const run = options.learn ?? ((task: LearnTask): Promise<LearnResult> => Promise.resolve(learnContent(task)));
 
   async function learn(monitor: MonitorRecord, ids: readonly string[], candidate: NoiseCandidate | undefined): Promise<LearnedNoise> {
     const loaded = await Promise.all(ids.map((id) => store.getSnapshot(monitor.orgId, monitor.id, id)));
@@ -85,28 +90,12 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
       .map((s) => s!.body!)
       .reverse();
     if (candidate !== undefined) bodies.push(candidate.body);
-    let history: unknown[] = bodies;
-    if (monitor.type === "api") {
-      // a body that is not JSON (the monitor's target changed) ends the usable history
-      const parsed: unknown[] = [];
-      for (let i = bodies.length - 1; i >= 0; i--) {
-        try {
-          parsed.unshift(JSON.parse(bodies[i]!));
-        } catch {
-          break;
-        }
-      }
-      history = parsed;
-    }
-    if (history.length < minSamples) return emptyNoise(history.length);
-    try {
-      const suggestion = suggestPolicy(history, { kind: monitor.type === "api" ? "json" : "html", selector: monitor.selector });
-      return { samples: history.length, policy: suggestion.policy, evidence: suggestion.evidence };
-    } catch (error) {
-      // too deep, too large, ...: nothing is learned, the user's policy alone applies
-      if (!isDriftwatchError(error)) options.onError?.(error, monitor);
-      return emptyNoise(history.length);
-    }
+    // a body that is not JSON (the monitor's target changed) ends the usable history
+    const result = await run({ kind: monitor.type === "api" ? "json" : "html", bodies, selector: monitor.selector, minSamples });
+    if (result.ok) return { samples: result.samples, policy: result.policy, evidence: result.evidence };
+    // too deep, too large, ...: nothing is learned, the user's policy alone applies
+    if (!result.expected) options.onError?.(new Error(result.message), monitor);
+    return emptyNoise(result.samples);
   }
 
   return {

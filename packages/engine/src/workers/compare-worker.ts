@@ -1,7 +1,12 @@
 // The worker-thread entry of the compare pool (built to dist/compare-worker.js): piscina calls
 // the default export with each task.
-import { compareContent, type CompareResult, type CompareTask } from "./compare.js";
+import { compareContent, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask } from "./compare.js";
 
 export default function compare(task: CompareTask): CompareResult {
   return compareContent(task);
+}
+
+/** `run(task, { name: "learn" })`: a noise profile learned off the main thread. */
+export function learn(task: LearnTask): LearnResult {
+  return learnContent(task);
 }

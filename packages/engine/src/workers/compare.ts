@@ -1,4 +1,4 @@
-import { type DiffExplanation, diffHtml, diffJson, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyRules } from "@driftwatch/core";
+import { type DiffExplanation, diffHtml, diffJson, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyEvidence, type PolicyRules, suggestPolicy } from "@driftwatch/core";
 import type { Change } from "@driftwatch/schema";
 
 /**
@@ -170,5 +170,47 @@ export function compareContent(task: CompareTask): CompareResult {
     };
   } catch (error) {
     return failure(error);
+  }
+}
+
+/** What a noise profile is learned from: a monitor's contents, oldest first, as plain data (it may run in a worker thread). */
+export interface LearnTask {
+  kind: "json" | "html";
+  /** Contents, oldest first (stored snapshots, then the content a check fetched). */
+  bodies: string[];
+  selector: string | null;
+  /** Fewer usable samples than this: nothing is learned. */
+  minSamples: number;
+}
+
+export type LearnResult =
+  | { ok: true; samples: number; policy: PolicyRules; evidence: PolicyEvidence[] }
+  /** `expected`: the content's doing (too deep, too large): not worth a log line. */
+  | { ok: false; samples: number; message: string; expected: boolean };
+
+/**
+ * Learns a noise profile (`suggestPolicy`) from contents. JSON: the newest contents that parse
+ * (a body that is not JSON, from before the monitor's target changed, ends the usable history).
+ * Never throws.
+ */
+export function learnContent(task: LearnTask): LearnResult {
+  let history: unknown[] = task.bodies;
+  if (task.kind === "json") {
+    const parsed: unknown[] = [];
+    for (let i = task.bodies.length - 1; i >= 0; i--) {
+      try {
+        parsed.unshift(JSON.parse(task.bodies[i]!));
+      } catch {
+        break;
+      }
+    }
+    history = parsed;
+  }
+  if (history.length < task.minSamples) return { ok: true, samples: history.length, policy: { rules: [] }, evidence: [] };
+  try {
+    const suggestion = suggestPolicy(history, { kind: task.kind, selector: task.selector });
+    return { ok: true, samples: history.length, policy: suggestion.policy, evidence: suggestion.evidence };
+  } catch (error) {
+    return { ok: false, samples: history.length, message: error instanceof Error ? error.message : String(error), expected: isDriftwatchError(error) };
   }
 }
