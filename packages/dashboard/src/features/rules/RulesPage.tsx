@@ -362,6 +362,32 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                 />
               ))}
             </ul>
+            {(() => {
+              // rejected entries the learner does not find now: listed so that they can be taken back
+              const unseen = rejected.filter((r) => !noise.data.evidence.some((e) => {
+                const entry = rejectionOf(e);
+                return entry !== null && sameRejection(entry, r);
+              }));
+              return unseen.length === 0 ? null : (
+                <>
+                  <h3>Rejected, not learned now</h3>
+                  <ul className="evidence" aria-label="Rejected entries not learned now">
+                    {unseen.map((r) => (
+                      <li key={`${r.kind}:${r.path ?? r.selector ?? ""}`} className="rejected">
+                        <span className="tag">{r.kind}</span> <code className="break">{r.path ?? r.selector}</code>
+                        {canWrite ? (
+                          <div className="actions">
+                            <button type="button" disabled={save.isPending} onClick={() => setRejected(r, false)}>
+                              Apply again<span className="sr-only"> {r.kind} {r.path ?? r.selector}</span>
+                            </button>
+                          </div>
+                        ) : null}
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              );
+            })()}
             <p className="hint">
               <strong>Pin</strong> copies an entry into your rules above, where it stays whatever the learner later finds (edit it there); <strong>Reject</strong> stops
               this monitor from applying it, now and when it is learned again.

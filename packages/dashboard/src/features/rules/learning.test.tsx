@@ -150,6 +150,14 @@ describe("learned entries on the rules page", () => {
     expect(within(kept).queryByRole("button")).toBeNull();
   });
 
+  it("lists rejected entries the learner does not find now, to take them back", async () => {
+    const { calls } = setup([{ kind: "volatile", selector: ".promo" }]);
+    const list = await screen.findByRole("list", { name: "Rejected entries not learned now" });
+    expect(list.textContent).toContain(".promo");
+    await userEvent.setup().click(within(list).getByRole("button", { name: "Apply again volatile .promo" }));
+    await waitFor(() => expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ rejectedSuggestions: [] }));
+  });
+
   it("Pin copies the learned entry into the stored policy", async () => {
     const { calls } = setup([{ kind: "volatile", path: "$.request_id" }]);
     const section = await screen.findByRole("region", { name: "Learned noise" });
