@@ -1,5 +1,6 @@
 import type {
   CheckResult,
+  ComparePolicy,
   Delivery,
   DeliveryDetail,
   Diff,
@@ -15,6 +16,7 @@ import type {
   SettingsPreviewRequest,
   SettingsUpdate,
   Snapshot,
+  SnapshotCompare,
   Token,
   TokenCreate,
   Webhook,
@@ -99,6 +101,15 @@ export class Monitors extends Resource {
   noise(monitorId: string, options?: RequestOptions): APIPromise<NoiseProfile> {
     return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/noise`, options });
   }
+  /**
+   * Compares two stored snapshots again (nothing is stored): `policy: "effective"` (default) as a
+   * check would now, `"user"` with the stored rules only (what the learned policy hid shows
+   * again), `"none"` with no policy. A silenced check's snapshot names its pair
+   * (`snapshot.silenced.previousSnapshotId`, `snapshot.id`); a diff as `previousSnapshotId`, `snapshotId`.
+   */
+  compare(monitorId: string, params: { from: string; to: string; policy?: ComparePolicy }, options?: RequestOptions): APIPromise<SnapshotCompare> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/compare`, query: { ...params }, options });
+  }
 }
 
 export type DiffListParams = ListParams & Omit<DiffListQuery, "limit" | "cursor">;
@@ -131,7 +142,9 @@ export class SettingsResource extends Resource {
   /**
    * `policyRules` replaces the whole rule set; `{ rules: [] }` clears it; omitted leaves it.
    * `autoApplySuggestions: true` merges the learned policy (`monitors.noise`) into future diffs,
-   * after the stored rules (a user's rule always wins).
+   * after the stored rules (a user's rule always wins); new monitors start with their
+   * organization's `learnNoiseByDefault` (true unless an admin changed it). `rejectedSuggestions`
+   * replaces the learned entries never to apply again (`{ kind, path }` or `{ kind, selector }`).
    */
   update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });
@@ -319,7 +332,7 @@ export class Orgs extends Resource {
   get(orgId: string, options?: RequestOptions): APIPromise<Org> {
     return this.http.request({ method: "GET", path: `/api/orgs/${seg(orgId)}`, options });
   }
-  /** Renames the organization (admins). */
+  /** Renames the organization or changes its defaults, e.g. `{ learnNoiseByDefault: false }` (admins). */
   update(orgId: string, body: OrgUpdate, options?: RequestOptions): APIPromise<Org> {
     return this.http.request({ method: "PATCH", path: `/api/orgs/${seg(orgId)}`, body, options });
   }

@@ -118,11 +118,20 @@ describe("resources against the real server", () => {
 
     // the noise profile: three snapshots so far, learned from; the switch that applies it
     const profile = await client.monitors.noise(monitor.id);
-    expect(profile).toMatchObject({ monitorId: monitor.id, samples: 3, minSamples: 3, appliedAutomatically: false });
+    // a new monitor learns by default (the organization's learnNoiseByDefault); a monitor can turn it off
+    expect(profile).toMatchObject({ monitorId: monitor.id, samples: 3, minSamples: 3, appliedAutomatically: true });
     expect(Array.isArray(profile.evidence)).toBe(true);
+    expect((await client.settings.update(monitor.id, { autoApplySuggestions: false })).autoApplySuggestions).toBe(false);
+    expect((await client.monitors.noise(monitor.id)).appliedAutomatically).toBe(false);
     expect((await client.settings.update(monitor.id, { autoApplySuggestions: true })).autoApplySuggestions).toBe(true);
     expect((await client.monitors.noise(monitor.id)).appliedAutomatically).toBe(true);
     await expect(client.monitors.noise("mon_00000000000000000000000000")).rejects.toBeInstanceOf(NotFoundError);
+    // the last two snapshots compared again with no policy, and with the stored rules only
+    const pair = (await client.snapshots.list(monitor.id)).data;
+    const raw = await client.monitors.compare(monitor.id, { from: pair[1]!.id, to: pair[0]!.id, policy: "none" });
+    expect(raw).toMatchObject({ monitorId: monitor.id, fromSnapshotId: pair[1]!.id, toSnapshotId: pair[0]!.id, policy: "none", includesLearned: false });
+    expect(raw.diff?.changes.map((c) => c.path)).toEqual(expect.arrayContaining(["$.currency"]));
+    expect((await client.monitors.compare(monitor.id, { from: pair[1]!.id, to: pair[0]!.id })).policy).toBe("effective");
 
     // deliveries: the diff's outbox entry reaches the receiver, signed. The background worker's
     // first attempt gets 503 + Retry-After: 1 h; the delivery stays pending until a forced run.

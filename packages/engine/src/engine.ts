@@ -88,7 +88,7 @@ export interface Engine {
   readonly scheduler: Scheduler;
   readonly worker: DeliveryWorker;
   readonly noise: NoiseLearner;
-  /** The comparison worker pool of checks (the server's rules preview runs its batches here too). */
+  /** The comparison worker pool the checks use; a host runs its own comparisons here too (the rules preview's batches, `GET /api/monitors/{id}/compare`), off the event loop. */
   readonly compare: ComparePool;
   /** Where the scheduler and the delivery worker claim their work. */
   readonly queue: WorkQueue;
@@ -141,6 +141,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   const compare = createComparePool(limits);
   const noise = createNoiseLearner(store, {
+    // suggestPolicy over big snapshots runs in the compare pool's worker threads, off the event loop
+    learn: (task) => compare.learn(task),
     onError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "noise learning failed"),
   });
   const checks = createCheckService({

@@ -22,18 +22,44 @@ export {
   CheckError,
   contentHash,
   createCheckService,
+  silencedOf,
   toPublicSnapshot,
   type CheckErrorCode,
+  type LearnedPolicy,
   type CheckObserver,
   type CheckOutcome,
   type CheckServiceOptions,
   type EngineCheckService,
   type RunCheckContext,
 } from "./pipeline/check-service.js";
-export { createNoiseLearner, mergeSuggestedPolicy, type LearnedNoise, type NoiseLearner, type NoiseLearnerOptions } from "./pipeline/noise.js";
+export {
+  createNoiseLearner,
+  learnedOriginOf,
+  mergeSuggestedPolicy,
+  withoutRejected,
+  type LearnedNoise,
+  type LearnedOrigin,
+  type NoiseCandidate,
+  type NoiseLearner,
+  type NoiseLearnerOptions,
+} from "./pipeline/noise.js";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
 export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledBatchResult, type PooledCompareResult } from "./workers/compare-pool.js";
-export { compareBatch, compareContent, truncateChanges, type CompareBatchTask, type CompareErrorCode, type CompareResult, type CompareTask, type ComparedDiff } from "./workers/compare.js";
+export {
+  compareBatch,
+  compareContent,
+  hiddenOf,
+  learnContent,
+  truncateChanges,
+  type CompareBatchTask,
+  type CompareErrorCode,
+  type CompareResult,
+  type CompareTask,
+  type ComparedDiff,
+  type HiddenChanges,
+  type LearnResult,
+  type LearnTask,
+} from "./workers/compare.js";
 export {
   createMetrics,
   type CheckMetricResult,

@@ -6,12 +6,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { diffJson, type Fetcher, type PolicyRules, type Store } from "@driftwatch/core";
+import { diffJson, type Fetcher, newId, type PolicyRules, type Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService, createNoiseLearner, mergeSuggestedPolicy } from "../src/index.js";
-import { createMonitor, manualClock } from "./fixtures.js";
+import { createCheckService, createComparePool, createNoiseLearner, learnContent, learnedOriginOf, mergeSuggestedPolicy, withoutRejected } from "../src/index.js";
+import { createMonitor, manualClock, openTempStore } from "./fixtures.js";
 
 interface NoisyTarget {
   url: string;
@@ -96,20 +96,35 @@ describe("autoApplySuggestions on a noisy target (SQLite file, loopback HTTP)", 
     }
   });
 
-  it("with it on: diffs only while learning, then none for noise (also after a restart), one for a real change", async () => {
+  it("with it on: a learning diff on the second fetch, none for noise from the third (also after a restart), one for a real change", async () => {
     const monitor = await createMonitor(store, orgId, { url: target.url });
     await store.updateSettings(orgId, monitor.id, { autoApplySuggestions: true, updatedAt: clock.now().toISOString() });
+    await store.createWebhook(orgId, { url: "https://hooks.example.com/noise", description: null, events: ["diff.detected"], monitorIds: [monitor.id], minSeverity: "info", enabled: true, secret: "whsec_YQ==" });
     let checks = service();
-    // learning: fewer than 3 snapshots, nothing suggested yet, noise is still reported
     expect((await check(checks, monitor.id)).result).toBe("new_snapshot");
-    expect((await check(checks, monitor.id)).result).toBe("changed");
-    expect((await check(checks, monitor.id)).result).toBe("changed");
-    // learned: new snapshots (the content differs) but no diff
-    for (let i = 0; i < 3; i++) {
+    // the second fetch: two contents are too few to tell noise from change; recorded as learning, not sent
+    const second = await check(checks, monitor.id);
+    expect(second.result).toBe("changed");
+    expect(second.diff?.learning).toBe(true);
+    expect(second.deliveries).toBe(0);
+    // from the third fetch: three contents (this one included), the noise is learned: new snapshots, no diff,
+    // and each snapshot says what was silenced and by which learned entry
+    for (let i = 0; i < 4; i++) {
       const outcome = await check(checks, monitor.id);
       expect(outcome.result).toBe("new_snapshot");
       expect(outcome.diff).toBeNull();
+      const silenced = outcome.snapshot?.silenced;
+      expect(silenced?.count).toBeGreaterThanOrEqual(2);
+      expect(silenced?.learnedCount).toBe(silenced?.count);
+      expect(silenced?.changes.map((c) => c.path)).toEqual(expect.arrayContaining(["$.generated_at", "$.request_id"]));
+      for (const change of silenced!.changes) expect(change.learned).toMatchObject({ kind: expect.any(String), index: expect.any(Number) });
+      const stored = await store.getSnapshot(orgId, monitor.id, outcome.snapshot!.id);
+      expect(stored?.silenced).toEqual(silenced);
     }
+    const noise = await createNoiseLearner(store).profile((await store.getMonitor(orgId, monitor.id))!);
+    const viaGeneratedAt = (await store.getLatestSnapshot(orgId, monitor.id))!.silenced!.changes.find((c) => c.path === "$.generated_at")!;
+    // the learned entry named is the one the profile lists at that index
+    expect(noise.policy.volatile?.[viaGeneratedAt.learned!.index]?.path).toBe(viaGeneratedAt.learned!.path);
     // a restart: a new learner on the reopened file learns the same from the stored snapshots
     await store.close();
     store = await createSqliteStore({ filename: path.join(dir, "noise.db"), now: clock.now });
@@ -120,6 +135,8 @@ describe("autoApplySuggestions on a noisy target (SQLite file, loopback HTTP)", 
     target.state.items[1]!.price = 6;
     const changed = await check(checks, monitor.id);
     expect(changed.result).toBe("changed");
+    expect(changed.diff?.learning).toBeUndefined();
+    expect(changed.deliveries).toBe(1);
     const paths = changed.diff!.changes.map((c) => c.path);
     expect(paths.some((p) => p.includes("price"))).toBe(true);
     expect(paths).not.toContain("$.generated_at");
@@ -263,12 +280,208 @@ describe("autoApplySuggestions on a noisy web page (SQLite, loopback HTTP)", () 
       return checks.runCheck((await store.getMonitor(orgId, monitor.id))!, { requestId: `req_${String(clock.ms())}` });
     };
     expect((await check()).result).toBe("new_snapshot");
-    expect((await check()).result).toBe("changed");
-    expect((await check()).result).toBe("changed");
-    for (let i = 0; i < 3; i++) expect((await check()).result).toBe("new_snapshot");
+    expect((await check()).diff?.learning).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      const quiet = await check();
+      expect(quiet.result).toBe("new_snapshot");
+      expect(quiet.snapshot?.silenced?.changes.every((c) => c.outcome === "volatile" && c.learned?.selector !== undefined)).toBe(true);
+    }
     state.price = "15 EUR";
     const changed = await check();
     expect(changed.result).toBe("changed");
     expect(changed.diff!.changes.some((c) => String(c.after ?? "").includes("15 EUR") || c.path.includes("price"))).toBe(true);
+  });
+});
+
+describe("learning monitors: what is never hidden, and rejected entries", () => {
+  let dir: string;
+  let store: Store;
+  let orgId: string;
+  let fetcher: Fetcher;
+  let server: http.Server;
+  let url: string;
+  let served = 0;
+  /** The document served, with `tick` set to the number of requests served (noise on every fetch). */
+  let doc: Record<string, unknown> = {};
+  const clock = manualClock();
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-noise-never-"));
+    store = await createSqliteStore({ filename: path.join(dir, "never.db"), now: clock.now });
+    orgId = (await store.createOrganization({ slug: "never" })).id;
+    server = http.createServer((_request, response) => {
+      served++;
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...doc, tick: randomUUID() }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/doc`;
+    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function learningMonitor() {
+    const monitor = await createMonitor(store, orgId, { url });
+    await store.updateSettings(orgId, monitor.id, { autoApplySuggestions: true, updatedAt: clock.now().toISOString() });
+    await store.createWebhook(orgId, { url: "https://hooks.example.com/never", description: null, events: ["diff.detected"], monitorIds: [monitor.id], minSeverity: "info", enabled: true, secret: "whsec_YQ==" });
+    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, noise: createNoiseLearner(store) });
+    const check = async () => {
+      clock.advance(60_000);
+      return checks.runCheck((await store.getMonitor(orgId, monitor.id))!, { requestId: `req_${String(clock.ms())}` });
+    };
+    return { monitor, check };
+  }
+
+  it("a removal or a type change on the second fetch is a learning diff that still notifies", async () => {
+    doc = { plan: "pro", seats: 5, region: "eu" };
+    const removal = await learningMonitor();
+    await removal.check();
+    doc = { plan: "pro", seats: 5 };
+    const removed = await removal.check();
+    expect(removed.diff?.learning).toBe(true);
+    expect(removed.diff?.changes).toEqual(expect.arrayContaining([expect.objectContaining({ path: "$.region", op: "remove" })]));
+    expect(removed.deliveries).toBe(1);
+
+    doc = { plan: "pro", seats: 5 };
+    const retyped = await learningMonitor();
+    await retyped.check();
+    doc = { plan: "pro", seats: "5" };
+    const typed = await retyped.check();
+    expect(typed.diff?.learning).toBe(true);
+    expect(typed.diff?.changes).toEqual(expect.arrayContaining([expect.objectContaining({ path: "$.seats", category: "schema", op: "replace" })]));
+    expect(typed.deliveries).toBe(1);
+
+    // a value change alone while learning is kept for the record, not sent
+    doc = { plan: "pro", seats: 5 };
+    const valued = await learningMonitor();
+    await valued.check();
+    doc = { plan: "team", seats: 5 };
+    const value = await valued.check();
+    expect(value.diff?.learning).toBe(true);
+    expect(value.deliveries).toBe(0);
+  });
+
+  it("a learned entry the user rejected is not applied again: its field is reported", async () => {
+    doc = { plan: "pro" };
+    const { monitor, check } = await learningMonitor();
+    await check();
+    await check();
+    const quiet = await check();
+    expect(quiet.diff).toBeNull();
+    const entry = quiet.snapshot!.silenced!.changes.find((c) => c.path === "$.tick")!;
+    expect(entry.learned?.kind).toBe("volatile");
+    await store.updateSettings(orgId, monitor.id, { rejectedSuggestions: [{ kind: "volatile", path: entry.learned!.path! }], updatedAt: clock.now().toISOString() });
+    const loud = await check();
+    expect(loud.result).toBe("changed");
+    expect(loud.diff?.changes.map((c) => c.path)).toEqual(["$.tick"]);
+    // taking the rejection back silences it again
+    await store.updateSettings(orgId, monitor.id, { rejectedSuggestions: [], updatedAt: clock.now().toISOString() });
+    expect((await check()).diff).toBeNull();
+  });
+});
+
+describe("withoutRejected and learnedOriginOf", () => {
+  const learned: PolicyRules = {
+    rules: [{ path: "$.status", op: "replace", severity: "medium" }],
+    arrayKeys: { "$.items": "id", "$.tags": "slug" },
+    volatile: [{ path: "$.generated_at" }, { selector: ".promo" }],
+    tolerance: [{ path: "$.temp", relative: 0.1 }],
+    unordered: ["$.tags"],
+  };
+
+  it("drops each rejected entry by kind and path or selector, and nothing else", () => {
+    const rejected = [
+      { kind: "volatile" as const, selector: ".promo" },
+      { kind: "arrayKey" as const, path: "$.items" },
+      { kind: "unordered" as const, path: "$.tags" },
+      // same path, other kind: stays
+      { kind: "tolerance" as const, path: "$.generated_at" },
+    ];
+    expect(withoutRejected(learned, rejected)).toEqual({ ...learned, volatile: [{ path: "$.generated_at" }], arrayKeys: { "$.tags": "slug" }, unordered: [] });
+    expect(mergeSuggestedPolicy({ rules: [] }, learned, "json", rejected).volatile).toEqual([{ path: "$.generated_at" }]);
+  });
+
+  it("names the learned entry behind an entry of the merged policy, and none for the user's", () => {
+    const user: PolicyRules = { rules: [{ path: "$.a", action: "ignore" }], volatile: [{ path: "$.etag" }] };
+    const merged = mergeSuggestedPolicy(user, learned, "json");
+    expect(learnedOriginOf("volatile[0]", merged, learned, user)).toBeNull();
+    expect(learnedOriginOf("volatile[1]", merged, learned, user)).toEqual({ kind: "volatile", index: 0, path: "$.generated_at" });
+    expect(learnedOriginOf("volatile[2]", merged, learned, user)).toEqual({ kind: "volatile", index: 1, selector: ".promo" });
+    expect(learnedOriginOf("tolerance[0]", merged, learned, user)).toEqual({ kind: "tolerance", index: 0, path: "$.temp" });
+    expect(learnedOriginOf("unordered[0]", merged, learned, user)).toEqual({ kind: "unordered", index: 0, path: "$.tags" });
+    expect(learnedOriginOf("rules[0]", merged, learned, user)).toBeNull();
+    expect(learnedOriginOf("rules[1]", merged, learned, user)).toEqual({ kind: "rule", index: 0, path: "$.status" });
+    expect(learnedOriginOf("floatEpsilon", merged, learned, user)).toBeNull();
+    expect(learnedOriginOf("volatile[9]", merged, learned, user)).toBeNull();
+  });
+});
+
+describe("learning off the event loop", () => {
+  it("the compare pool learns in a worker thread above its threshold, with the same result as inline", async () => {
+    const bodies = Array.from({ length: 5 }, (_, i) =>
+      JSON.stringify({ generated_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), request_id: randomUUID(), status: "ok", items: [{ id: 1, n: "a" }] }),
+    );
+    const task = { kind: "json" as const, bodies, selector: null, minSamples: 3 };
+    const pool = createComparePool({ workerThresholdBytes: 64 });
+    try {
+      const offloaded = await pool.learn(task);
+      expect(pool.offloaded).toBe(1);
+      expect(offloaded).toEqual(learnContent(task));
+      expect(offloaded.ok && offloaded.policy.volatile?.map((v) => v.path)).toEqual(expect.arrayContaining(["$.generated_at", "$.request_id"]));
+      // below the threshold: inline
+      const small = createComparePool();
+      expect(await small.learn(task)).toEqual(offloaded);
+      expect(small.offloaded).toBe(0);
+      await small.close();
+      // a body that is not JSON ends the usable history: the three newest are learned from
+      expect(learnContent({ ...task, bodies: ["<html>", ...bodies.slice(2)] })).toMatchObject({ ok: true, samples: 3 });
+      expect(learnContent({ ...task, bodies: ["<html>", ...bodies.slice(3)] })).toEqual({ ok: true, samples: 2, policy: { rules: [] }, evidence: [] });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("the noise learner hands its work to the learn function it is given", async () => {
+    const { store: s, orgId: org, cleanup } = await openTempStore();
+    try {
+      const monitor = await createMonitor(s, org, { url: "https://api.example.com/x" });
+      const tasks: number[] = [];
+      const learner = createNoiseLearner(s, {
+        learn: async (task) => {
+          tasks.push(task.bodies.length);
+          return learnContent(task);
+        },
+      });
+      const one = await learner.profile(monitor, { body: JSON.stringify({ a: 1 }), hash: "sha256:x" });
+      // the candidate alone is not enough: nothing to learn from, nothing handed over
+      expect(one.samples).toBe(1);
+      expect(tasks).toEqual([]);
+      let previous: string | null = null;
+      for (let i = 0; i < 2; i++) {
+        const body = JSON.stringify({ a: 1, at: `2026-01-01T00:0${String(i)}:00Z` });
+        const id = newId("snapshot");
+        const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        await s.recordCheck(org, {
+          monitorId: monitor.id,
+          monitor: { lastCheckedAt: at, updatedAt: at },
+          snapshot: { id, fetchedAt: at, status: 200, latencyMs: 1, contentType: "application/json", contentHash: `sha256:${String(i).repeat(64)}`, size: body.length, browserRender: false, body },
+          diff: null,
+          event: null,
+          previousSnapshotId: previous,
+        });
+        previous = id;
+      }
+      const learned = await learner.profile(monitor, { body: JSON.stringify({ a: 1, at: "2026-01-01T00:02:00Z" }), hash: "sha256:y" });
+      // two stored contents and the candidate, oldest first, in one task
+      expect(tasks).toEqual([3]);
+      expect(learned.samples).toBe(3);
+      expect(learned.policy.volatile?.map((v) => v.path)).toEqual(["$.at"]);
+    } finally {
+      await cleanup();
+    }
   });
 });

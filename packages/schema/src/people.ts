@@ -36,11 +36,20 @@ export const OrgSchema = z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
+  /**
+   * The `autoApplySuggestions` setting a new monitor of the organization starts with (default
+   * true: new monitors learn their target's noise and apply it). Changing it leaves existing
+   * monitors as they are.
+   */
+  learnNoiseByDefault: z.boolean(),
   createdAt: TimestampSchema,
 });
 export type Org = z.infer<typeof OrgSchema>;
 
-export const OrgUpdateSchema = z.strictObject({ name: NameSchema });
+/** Body of `PATCH /api/orgs/{orgId}` (admin): at least one field. */
+export const OrgUpdateSchema = z
+  .strictObject({ name: NameSchema.optional(), learnNoiseByDefault: z.boolean().optional() })
+  .refine((body) => body.name !== undefined || body.learnNoiseByDefault !== undefined, { message: "give name or learnNoiseByDefault" });
 export type OrgUpdate = z.input<typeof OrgUpdateSchema>;
 
 /** One organization of the signed-in user, with the user's role in it. */

@@ -13,6 +13,7 @@ import {
   ScreenshotModeSchema,
   SeveritySchema,
   WaitStrategySchema,
+  ClassificationSchema,
 } from "./enums.js";
 
 /** ISO 8601 UTC timestamp, e.g. `2026-01-02T03:04:05.678Z`. */
@@ -246,6 +247,44 @@ export type MonitorUpdateParsed = z.output<typeof MonitorUpdateSchema>;
 // ---------------------------------------------------------------------------------------------
 // Snapshot
 
+/** Most hidden changes a silenced check keeps (the count covers all of them). */
+export const SILENCED_MAX_ENTRIES = 20;
+
+/** One change a check hid, and the policy entry that hid it. */
+export const SilencedChangeSchema = z.object({
+  /** JSONPath of the field (API monitors) or CSS selector of the block (website monitors). */
+  path: z.string(),
+  /** How it was hidden: `volatile`, `tolerance`, `unordered` or `ignored` (a rule). */
+  outcome: z.enum(["volatile", "tolerance", "unordered", "ignored"]),
+  /** The entry of the policy in effect (`volatile[3]`, `rules[0]`). */
+  rule: z.string(),
+  /**
+   * The learned entry that hid it, when it was learned: its kind, its index in the learned policy
+   * (`GET /api/monitors/{id}/noise`) and its path or selector. Absent when a user's rule hid it.
+   */
+  learned: z
+    .object({
+      kind: z.enum(["volatile", "tolerance", "unordered", "rule"]),
+      index: z.number().int(),
+      path: z.string().optional(),
+      selector: z.string().optional(),
+    })
+    .optional(),
+});
+export type SilencedChange = z.infer<typeof SilencedChangeSchema>;
+
+/** What a check that recorded no diff hid (see `Snapshot.silenced`). */
+export const SilencedSchema = z.object({
+  /** The snapshot the check compared with (`GET /api/monitors/{id}/compare?from=...&to=...` shows the pair again). */
+  previousSnapshotId: z.string(),
+  /** Changes hidden, all of them (`changes` lists the first `SILENCED_MAX_ENTRIES`). */
+  count: z.number().int(),
+  /** How many of them a learned entry hid. */
+  learnedCount: z.number().int(),
+  changes: z.array(SilencedChangeSchema),
+});
+export type Silenced = z.infer<typeof SilencedSchema>;
+
 export const SnapshotSchema = z.object({
   id: z.string(),
   monitorId: z.string(),
@@ -256,10 +295,18 @@ export const SnapshotSchema = z.object({
   contentHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   size: z.number().int(),
   browserRender: z.boolean(),
+  /**
+   * Present when the check that stored this snapshot found changes and every one was hidden by
+   * the policy (learned noise or the user's rules): the check recorded no diff, and this says what
+   * it hid and by which entry.
+   */
+  silenced: SilencedSchema.optional(),
   /** Present only on `GET /api/monitors/{id}/snapshots/{snapshotId}`. */
   body: z.string().optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+
 
 // ---------------------------------------------------------------------------------------------
 // Changes and diffs
@@ -299,6 +346,12 @@ const diffCommon = {
   status: z.number().int(),
   latencyMs: z.number().int(),
   createdAt: TimestampSchema,
+  /**
+   * True for a diff recorded while the monitor was still learning its target's noise (fewer than
+   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch): it is kept for the record but
+   * notifies no webhook, unless it removes something or changes a type. Absent otherwise.
+   */
+  learning: z.boolean().optional(),
 };
 
 /** Diff of an API (JSON) monitor: schema and value change counts, the changes, the top severity. */
@@ -450,6 +503,20 @@ export type PolicyRulesInput = z.input<typeof PolicyRulesSchema>;
 
 export const DEFAULT_SNAPSHOT_RETENTION = 100;
 
+/**
+ * A learned entry a user rejected: the learner does not apply it again to this monitor (it still
+ * shows in `GET /api/monitors/{id}/noise`, marked `rejected`). `path` for JSON fields and arrays
+ * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks.
+ */
+export const RejectedSuggestionSchema = z
+  .strictObject({
+    kind: z.enum(["volatile", "tolerance", "unordered", "arrayKey"]),
+    path: z.string().min(1).max(1000).optional(),
+    selector: z.string().min(1).max(1000).optional(),
+  })
+  .refine((entry) => (entry.path === undefined) !== (entry.selector === undefined), { message: "give exactly one of path and selector" });
+export type RejectedSuggestion = z.infer<typeof RejectedSuggestionSchema>;
+
 export const SettingsSchema = z.object({
   monitorId: z.string(),
   policyRulesJson: PolicyRulesSchema,
@@ -459,6 +526,8 @@ export const SettingsSchema = z.object({
    * monitor's recent snapshots (`GET /api/monitors/{id}/noise`); the user's rules always win.
    */
   autoApplySuggestions: z.boolean(),
+  /** Learned entries the user rejected: never applied again to this monitor's diffs. */
+  rejectedSuggestions: z.array(RejectedSuggestionSchema),
   updatedAt: TimestampSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -468,6 +537,8 @@ export const SettingsUpdateSchema = z.strictObject({
   policyRules: PolicyRulesSchema.optional(),
   snapshotRetention: z.number().int().min(1).max(10000).optional(),
   autoApplySuggestions: z.boolean().optional(),
+  /** Replaces the list of rejected learned entries (at most 500). */
+  rejectedSuggestions: z.array(RejectedSuggestionSchema).max(500).optional(),
 });
 export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
 
@@ -677,6 +748,45 @@ export const MonitorListQuerySchema = PageQuerySchema.extend({
   tag: TagSchema.optional(),
 });
 export type MonitorListQuery = z.input<typeof MonitorListQuerySchema>;
+
+/** Which policy `GET /api/monitors/{id}/compare` applies. */
+export const ComparePolicySchema = z.enum(["effective", "user", "none"]);
+export type ComparePolicy = z.infer<typeof ComparePolicySchema>;
+
+export const SnapshotCompareQuerySchema = z.strictObject({
+  /** The older snapshot. */
+  from: z.string().min(1).max(100),
+  /** The newer snapshot. */
+  to: z.string().min(1).max(100),
+  /**
+   * `effective` (default): the policy checks use now (the stored rules merged with what the monitor
+   * learned, when `autoApplySuggestions` is on, without rejected entries); `user`: the stored rules
+   * only (what the learned policy hid shows again); `none`: no policy at all.
+   */
+  policy: ComparePolicySchema.default("effective"),
+});
+
+/** `GET /api/monitors/{id}/compare`: two stored snapshots compared again under a policy (nothing is stored). */
+export const SnapshotCompareSchema = z.object({
+  monitorId: z.string(),
+  fromSnapshotId: z.string(),
+  toSnapshotId: z.string(),
+  policy: ComparePolicySchema,
+  /** Whether the learned policy was part of the policy applied. */
+  includesLearned: z.boolean(),
+  /** The changes that remain, or null when none does. */
+  diff: z
+    .object({
+      classification: ClassificationSchema,
+      topSeverity: SeveritySchema,
+      changes: z.array(ChangeSchema),
+      truncated: z.boolean().optional(),
+    })
+    .nullable(),
+  /** What the policy hid, by which entry (learned entries named as in `Snapshot.silenced`). */
+  hidden: z.object({ count: z.number().int(), learnedCount: z.number().int(), changes: z.array(SilencedChangeSchema) }),
+});
+export type SnapshotCompare = z.infer<typeof SnapshotCompareSchema>;
 
 export const CheckResultSchema = z.object({
   snapshot: SnapshotSchema,

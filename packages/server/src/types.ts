@@ -69,7 +69,7 @@ export interface AppDependencies {
   urlGuard: UrlGuard;
   /** Learns a monitor's noise from its recent snapshots (`GET /api/monitors/{id}/noise`); default: one on `store`. */
   noise?: NoiseLearner;
-  /** The comparison worker pool the rules preview runs its compares in (the engine's); default: one of the app's own. */
+  /** The comparison worker pool (the engine's): the rules preview and `GET /api/monitors/{id}/compare` run their compares in it; default: a pool of the app's own, closed with the app. */
   compare?: ComparePool;
   config: ServerConfig;
   /** Served at `/metrics`; without it `/metrics` serves an empty registry. */

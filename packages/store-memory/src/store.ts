@@ -144,6 +144,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         id: newId("organization"),
         slug: input.slug,
         name: input.name ?? input.slug,
+        learnNoiseByDefault: true,
         createdAt: this.#now(),
       };
       this.#db.organizations.set(record.id, record);
@@ -174,6 +175,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         id: newId("organization"),
         slug,
         name: name ?? slug,
+        learnNoiseByDefault: true,
         createdAt: this.#now(),
       };
       this.#db.organizations.set(record.id, record);
@@ -189,7 +191,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => {
       const org = this.#db.organizations.get(id);
       if (org === undefined) return null;
-      org.name = patch.name;
+      if (patch.name !== undefined) org.name = patch.name;
+      if (patch.learnNoiseByDefault !== undefined) org.learnNoiseByDefault = patch.learnNoiseByDefault;
       return copy(org);
     });
   }
@@ -315,6 +318,17 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         leaseExpiresAt: null,
       };
       this.#db.monitors.set(row.id, row);
+      if (input.autoApplySuggestions !== undefined) {
+        this.#db.settings.set(row.id, {
+          orgId,
+          monitorId: row.id,
+          policyRulesJson: { rules: [] },
+          snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
+          autoApplySuggestions: input.autoApplySuggestions,
+          rejectedSuggestions: [],
+          updatedAt: null,
+        });
+      }
       return toMonitorRecord(row);
     });
   }
@@ -566,6 +580,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         policyRulesJson: { rules: [] },
         snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
         autoApplySuggestions: false,
+        rejectedSuggestions: [],
         updatedAt: null,
       }
     );
@@ -596,6 +611,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         policyRulesJson: copy(patch.policyRulesJson ?? current.policyRulesJson),
         snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
         autoApplySuggestions: patch.autoApplySuggestions ?? current.autoApplySuggestions,
+        rejectedSuggestions: copy(patch.rejectedSuggestions ?? current.rejectedSuggestions),
         updatedAt: patch.updatedAt,
       };
       this.#db.settings.set(monitorId, next);

@@ -274,6 +274,19 @@ ALTER TABLE {schema}.tokens ADD COLUMN created_by text;
 CREATE INDEX tokens_created_by ON {schema}.tokens (org_id, created_by) WHERE created_by IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: "learning_defaults",
+    sql: `
+-- What a new monitor's autoApplySuggestions starts with; every organization learns by default.
+-- Existing monitors keep their settings (no row reads false).
+ALTER TABLE {schema}.organizations ADD COLUMN learn_noise_by_default boolean NOT NULL DEFAULT true;
+-- Learned entries a user rejected (a JSON array of { kind, path | selector }).
+ALTER TABLE {schema}.settings ADD COLUMN rejected_suggestions jsonb NOT NULL DEFAULT '[]'::jsonb;
+-- What a check that recorded no diff hid (bounded), on the snapshot it stored.
+ALTER TABLE {schema}.snapshots ADD COLUMN silenced jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

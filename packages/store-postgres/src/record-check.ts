@@ -17,7 +17,7 @@ import {
   type SnapshotRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
+import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
 import { Coalescer, settle, type Settled } from "./coalesce.js";
 import { renewLeasesStatement } from "./leases.js";
 
@@ -43,7 +43,7 @@ interface WebhookTarget {
 }
 
 /** The columns of a snapshot row, as `getLatestSnapshot` reads them. */
-const LATEST_COLUMNS = SNAPSHOT_INSERT_COLUMNS.split(", ");
+const LATEST_COLUMNS = [...SNAPSHOT_INSERT_COLUMNS.split(", "), "silenced"];
 
 /** Batches of checks' reads or writes running at once; calls made meanwhile join the next batch. */
 const BATCH_CONCURRENCY = 2;
@@ -84,7 +84,7 @@ export class PostgresAdapter extends SqlStoreAdapter {
     const { t } = this.ctx;
     const one = calls.length === 1;
     const rows = await this.driver.all<Row>(
-      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.rejected_suggestions, s.updated_at,
          s.monitor_id AS settings_of, ${LATEST_COLUMNS.map((column) => `l.${column} AS l_${column}`).join(", ")}
        FROM ${one ? `${t.monitors} m` : `unnest($1::text[], $2::text[]) AS k(org_id, id) JOIN ${t.monitors} m ON m.org_id = k.org_id AND m.id = k.id`}
        LEFT JOIN ${t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
@@ -108,7 +108,7 @@ export class PostgresAdapter extends SqlStoreAdapter {
     const settings =
       row.settings_of !== null
         ? codec.settings(row)
-        : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
+        : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null };
     const latestSnapshot = row.l_id === null ? null : codec.snapshot(Object.fromEntries(LATEST_COLUMNS.map((column) => [column, row[`l_${column}`]])));
     return { settings, latestSnapshot };
   }
@@ -299,7 +299,7 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
   if (snapshot !== null) {
     const record = snapshotRecordOf(orgId, monitorId, snapshot);
     const values = ctx.rows.snapshotValues(record);
-    writes.push(`snapshot AS (INSERT INTO ${ctx.t.snapshots} (${SNAPSHOT_INSERT_COLUMNS}) VALUES (${values.map((v) => params.add(v)).join(", ")}))`);
+    writes.push(`snapshot AS (INSERT INTO ${ctx.t.snapshots} (${snapshotInsertColumns(record)}) VALUES (${values.map((v) => params.add(v)).join(", ")}))`);
     snapshotRecord = record;
   }
 

@@ -57,10 +57,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 3, name: "people" },
         { version: 4, name: "monitor_tags" },
         { version: 5, name: "token_created_by" },
+        { version: 6, name: "learning_defaults" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(6);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(5);
+      expect(await count(schema, "driftwatch_migrations")).toBe(6);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -87,7 +88,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       await expectFirstVersionSettingsMigrated(store, at);
       // the monitor written before the tags column has none
       expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
-      expect(await count(schema, "driftwatch_migrations")).toBe(5);
+      expect(await count(schema, "driftwatch_migrations")).toBe(6);
     });
 
     it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
@@ -105,7 +106,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         countRows: () => Promise.all(tables.map((table) => count(schema, table))),
         openMigrated: () => open({ schema }),
       });
-      expect(await count(schema, "driftwatch_migrations")).toBe(5);
+      expect(await count(schema, "driftwatch_migrations")).toBe(6);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {

@@ -57,6 +57,8 @@ import {
 
 /** The migration (4, `monitor_tags`) that adds `monitors.tags` in both SQL schemas. */
 export const MONITOR_TAGS_VERSION = 4;
+/** The migration (5, `learning_defaults`) that adds `organizations.learn_noise_by_default` and `settings.rejected_suggestions`. */
+export const LEARNING_DEFAULTS_VERSION = 5;
 
 /** Ids per `IN (...)` list, well under every database's limit on parameters. */
 const IDS_PER_STATEMENT = 500;
@@ -303,12 +305,22 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     // A store opened at a schema before the tags column (the migration tests write old databases through one) writes none.
     if (this.#schemaVersion >= MONITOR_TAGS_VERSION) values.tags = this.#d.writeJson(input.tags ?? []);
     const columns = Object.keys(values);
-    const rows = await this.#all(
-      this.driver,
-      `INSERT INTO ${this.#t.monitors} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING *`,
-      Object.values(values),
-    );
-    return this.#rows.monitor(rows[0]!);
+    const insert = `INSERT INTO ${this.#t.monitors} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING *`;
+    if (input.autoApplySuggestions === undefined) {
+      const rows = await this.#all(this.driver, insert, Object.values(values));
+      return this.#rows.monitor(rows[0]!);
+    }
+    const learn = input.autoApplySuggestions;
+    // The monitor and its first settings in one transaction: a monitor never exists without the setting it was made with.
+    return this.driver.transaction(async (tx) => {
+      const rows = await this.#all(tx, insert, Object.values(values));
+      await this.ctx.run(
+        tx,
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at) VALUES (?, ?, ?, ?, ?, NULL)`,
+        [values.id, orgId, this.#d.writeJson({ rules: [] }), DEFAULT_SNAPSHOT_RETENTION, this.#d.bool(learn)],
+      );
+      return this.#rows.monitor(rows[0]!);
+    });
   }
 
   getMonitor(orgId: string, id: string): Promise<MonitorRecord | null> {
@@ -440,7 +452,8 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   }
 
   listSnapshots(orgId: string, monitorId: string, page: KeysetPage): Promise<SnapshotRecord[]> {
-    return this.#page(`SELECT ${SNAPSHOT_LIST_COLUMNS} FROM ${this.#t.snapshots}`, "org_id = ? AND monitor_id = ?", [orgId, monitorId], page, (row) =>
+    const columns = this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? `${SNAPSHOT_LIST_COLUMNS}, silenced` : SNAPSHOT_LIST_COLUMNS;
+    return this.#page(`SELECT ${columns} FROM ${this.#t.snapshots}`, "org_id = ? AND monitor_id = ?", [orgId, monitorId], page, (row) =>
       this.#rows.snapshot(row),
     );
   }
@@ -489,7 +502,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     const rows = await this.#all(
       db,
       `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
-         s.monitor_id AS settings_of
+         ${this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? "s.rejected_suggestions," : ""} s.monitor_id AS settings_of
        FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
        WHERE m.org_id = ? AND m.id = ?${lock ? this.#d.lockRows("m") : ""}`,
       [orgId, monitorId],
@@ -498,7 +511,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     if (row === undefined) return null;
     return row.settings_of !== null
       ? this.#rows.settings(row)
-      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, updatedAt: null };
+      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null };
   }
 
   getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
@@ -510,12 +523,14 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       // the monitor's row stays locked, so a concurrent delete cannot slip between the read and the upsert
       const current = await this.#settings(tx, orgId, monitorId, true);
       if (current === null) return null;
+      // A store opened at a schema before rejected_suggestions (the migration tests write old databases through one) writes none.
+      const rejected = this.#schemaVersion >= LEARNING_DEFAULTS_VERSION;
       const rows = await this.#all(
         tx,
-        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${rejected ? "rejected_suggestions, " : ""}updated_at)
+         VALUES (?, ?, ?, ?, ?, ${rejected ? "?, " : ""}?)
          ON CONFLICT (monitor_id) DO UPDATE SET policy_rules = excluded.policy_rules, snapshot_retention = excluded.snapshot_retention,
-           auto_apply_suggestions = excluded.auto_apply_suggestions, updated_at = excluded.updated_at
+           auto_apply_suggestions = excluded.auto_apply_suggestions, ${rejected ? "rejected_suggestions = excluded.rejected_suggestions, " : ""}updated_at = excluded.updated_at
          RETURNING *`,
         [
           monitorId,
@@ -523,6 +538,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
           this.#d.writeJson(patch.policyRulesJson ?? current.policyRulesJson),
           patch.snapshotRetention ?? current.snapshotRetention,
           this.#d.bool(patch.autoApplySuggestions ?? current.autoApplySuggestions),
+          ...(rejected ? [this.#d.writeJson(patch.rejectedSuggestions ?? current.rejectedSuggestions)] : []),
           patch.updatedAt,
         ],
       );

@@ -3,7 +3,7 @@ import { SqlStoreAdapter, type SqlStoreOptions } from "./adapter.js";
 
 export { SqlStoreAdapter, type SqlContext, type SqlStoreOptions } from "./adapter.js";
 export { PEOPLE_TABLE_NAMES, TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
-export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, WEBHOOK_PATCH_COLUMNS, type ColumnKind, type Row } from "./rows.js";
+export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, WEBHOOK_PATCH_COLUMNS, type ColumnKind, type Row } from "./rows.js";
 
 /** The shared SQL store on a driver and dialect, wrapped by `defineStore`. */
 export function createSqlStore(options: SqlStoreOptions): Store {

@@ -61,7 +61,12 @@ export abstract class SqlPeopleAdapter {
   // organizations ----------------------------------------------------------------------------
 
   updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null> {
-    return this.#first(`UPDATE ${this.ctx.t.organizations} SET name = ? WHERE id = ? RETURNING *`, [patch.name, id], (row) => this.ctx.rows.organization(row));
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (patch.name !== undefined) sets.push("name = ?"), params.push(patch.name);
+    if (patch.learnNoiseByDefault !== undefined) sets.push("learn_noise_by_default = ?"), params.push(this.ctx.dialect.bool(patch.learnNoiseByDefault));
+    if (sets.length === 0) return this.#first(`SELECT * FROM ${this.ctx.t.organizations} WHERE id = ?`, [id], (row) => this.ctx.rows.organization(row));
+    return this.#first(`UPDATE ${this.ctx.t.organizations} SET ${sets.join(", ")} WHERE id = ? RETURNING *`, [...params, id], (row) => this.ctx.rows.organization(row));
   }
 
   deleteOrganization(id: string): Promise<boolean> {

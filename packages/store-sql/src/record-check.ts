@@ -17,7 +17,7 @@ import {
 } from "@driftwatch/core";
 import type { SqlContext } from "./adapter.js";
 import type { SqlExecutor } from "./dialect.js";
-import { SNAPSHOT_INSERT_COLUMNS } from "./rows.js";
+import { snapshotInsertColumns } from "./rows.js";
 
 /**
  * The writes of `recordCheck`, inside the store's transaction on `tx` (times already normalised
@@ -72,7 +72,7 @@ export async function recordCheckRows(
   if (snapshot !== null) {
     const record = snapshotRecordOf(orgId, monitorId, snapshot);
     const values = rows.snapshotValues(record);
-    await ctx.run(tx, `INSERT INTO ${t.snapshots} (${SNAPSHOT_INSERT_COLUMNS}) VALUES (${values.map(() => "?").join(", ")})`, values);
+    await ctx.run(tx, `INSERT INTO ${t.snapshots} (${snapshotInsertColumns(record)}) VALUES (${values.map(() => "?").join(", ")})`, values);
     snapshotRecord = record;
     stage("snapshot");
   }

@@ -76,6 +76,11 @@ export const DIFF_COLUMNS = "id, org_id, monitor_id, snapshot_id, data";
 export const SNAPSHOT_INSERT_COLUMNS =
   "id, org_id, monitor_id, fetched_at, status, latency_ms, content_type, content_hash, size, browser_render, body, etag, last_modified";
 
+/** The columns of a new snapshot's insert, in the order of `RowCodec.snapshotValues`. */
+export function snapshotInsertColumns(record: { silenced?: unknown }): string {
+  return record.silenced != null ? `${SNAPSHOT_INSERT_COLUMNS}, silenced` : SNAPSHOT_INSERT_COLUMNS;
+}
+
 /** The row mappers and parameter encoders of one dialect. */
 export class RowCodec {
   readonly #d: SqlDialect;
@@ -109,7 +114,14 @@ export class RowCodec {
   }
 
   organization(row: Row): OrganizationRecord {
-    return { id: row.id as string, slug: row.slug as string, name: row.name as string, createdAt: this.#time(row.created_at) };
+    return {
+      id: row.id as string,
+      slug: row.slug as string,
+      name: row.name as string,
+      // no column before schema version 5 (LEARNING_DEFAULTS_VERSION): the column's default
+      learnNoiseByDefault: row.learn_noise_by_default === undefined ? true : this.#d.readBool(row.learn_noise_by_default),
+      createdAt: this.#time(row.created_at),
+    };
   }
 
   user(row: Row): UserRecord {
@@ -233,13 +245,19 @@ export class RowCodec {
       etag: decodeTextOrNull(row.etag as string | null),
       lastModified: decodeTextOrNull(row.last_modified as string | null),
     };
+    // no column before schema version 5; null for a check that hid nothing
+    if (row.silenced !== undefined && row.silenced !== null) record.silenced = this.#d.readJson(row.silenced);
     if (row.body !== undefined) record.body = decodeText(row.body as string);
     return record;
   }
 
-  /** A new snapshot's parameters, in the order of `SNAPSHOT_INSERT_COLUMNS` (text encoded, see `encodeText`). */
+  /**
+   * A new snapshot's parameters, in the order of `snapshotInsertColumns(record)` (text encoded, see
+   * `encodeText`): `silenced` last, only when the snapshot has it (a store on a schema before it
+   * writes snapshots without).
+   */
   snapshotValues(record: SnapshotRecord & { body: string }): unknown[] {
-    return [
+    const values = [
       record.id,
       record.orgId,
       record.monitorId,
@@ -254,6 +272,8 @@ export class RowCodec {
       encodeTextOrNull(record.etag),
       encodeTextOrNull(record.lastModified),
     ];
+    if (record.silenced != null) values.push(this.#d.writeJson(record.silenced));
+    return values;
   }
 
   /** `data` holds the whole diff; the indexed columns are copies used for filtering. */
@@ -288,6 +308,8 @@ export class RowCodec {
       policyRulesJson: this.#d.readJson(row.policy_rules),
       snapshotRetention: row.snapshot_retention as number,
       autoApplySuggestions: this.#d.readBool(row.auto_apply_suggestions),
+      // no column before schema version 5 (LEARNING_DEFAULTS_VERSION): none rejected
+      rejectedSuggestions: row.rejected_suggestions === undefined || row.rejected_suggestions === null ? [] : this.#d.readJson(row.rejected_suggestions),
       updatedAt: this.#timeOrNull(row.updated_at),
     };
   }

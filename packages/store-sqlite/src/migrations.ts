@@ -272,6 +272,19 @@ ALTER TABLE tokens ADD COLUMN created_by TEXT;
 CREATE INDEX tokens_created_by ON tokens (org_id, created_by) WHERE created_by IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: "learning_defaults",
+    sql: `
+-- What a new monitor's autoApplySuggestions starts with; every organization learns by default.
+-- Existing monitors keep their settings (no row reads false).
+ALTER TABLE organizations ADD COLUMN learn_noise_by_default INTEGER NOT NULL DEFAULT 1;
+-- Learned entries a user rejected (a JSON array of { kind, path | selector }).
+ALTER TABLE settings ADD COLUMN rejected_suggestions TEXT NOT NULL DEFAULT '[]';
+-- What a check that recorded no diff hid (JSON, bounded), on the snapshot it stored.
+ALTER TABLE snapshots ADD COLUMN silenced TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -53,8 +53,9 @@ describe("opening a file", () => {
       { version: 3, name: "people" },
       { version: 4, name: "monitor_tags" },
         { version: 5, name: "token_created_by" },
+        { version: 6, name: "learning_defaults" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(5);
+    expect(SQLITE_SCHEMA_VERSION).toBe(6);
     db.close();
   });
 

@@ -17,8 +17,11 @@ export async function expectFirstVersionSettingsMigrated(store: Store, updatedAt
     policyRulesJson: FIRST_VERSION_SETTINGS.policyRules,
     snapshotRetention: FIRST_VERSION_SETTINGS.snapshotRetention,
     autoApplySuggestions: false,
+    rejectedSuggestions: [],
     updatedAt,
   });
+  // the organization written before learning became the default: new monitors of it learn
+  expect((await store.getOrganization("org_1"))?.learnNoiseByDefault).toBe(true);
   expect(await store.updateSettings("org_1", "mon_1", { autoApplySuggestions: true, updatedAt })).toMatchObject({
     snapshotRetention: FIRST_VERSION_SETTINGS.snapshotRetention,
     autoApplySuggestions: true,

@@ -179,7 +179,16 @@ class DefinedStore implements Store {
     return this.#run(() => this.#a.countOrganizations());
   }
   updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null> {
-    return this.#run(() => (requireIds(id), this.#a.updateOrganization(id, { name: requireText(patch.name, "An organization's name") })));
+    return this.#run(() => {
+      requireIds(id);
+      const checked: OrganizationPatch = {};
+      if (patch.name !== undefined) checked.name = requireText(patch.name, "An organization's name");
+      if (patch.learnNoiseByDefault !== undefined) {
+        if (typeof patch.learnNoiseByDefault !== "boolean") throw new StoreError("invariant_violation", "learnNoiseByDefault must be a boolean.");
+        checked.learnNoiseByDefault = patch.learnNoiseByDefault;
+      }
+      return this.#a.updateOrganization(id, checked);
+    });
   }
   deleteOrganization(id: string): Promise<boolean> {
     return this.#run(() => (requireIds(id), this.#a.deleteOrganization(id)));

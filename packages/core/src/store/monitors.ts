@@ -35,6 +35,12 @@ export interface NewMonitor {
   tags?: string[];
   state: MonitorState;
   nextCheckAt: string | null;
+  /**
+   * The monitor's `autoApplySuggestions` setting from the start, written with the monitor in one
+   * transaction (the server passes the organization's `learnNoiseByDefault`). Absent: no settings
+   * row is written and the setting reads false. The row written has `updatedAt` null (no one changed it yet).
+   */
+  autoApplySuggestions?: boolean;
 }
 export interface MonitorRecord extends Monitor {
   orgId: string;

@@ -10,7 +10,7 @@ export interface OrganizationStore {
   ensureOrganization(slug: string, name?: string): Promise<OrganizationRecord>;
   /** Number of organizations (used to decide first-run bootstrap). */
   countOrganizations(): Promise<number>;
-  /** Renames an organization; null when unknown. */
+  /** Renames an organization or changes its defaults (the given fields); null when unknown. */
   updateOrganization(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | null>;
   /**
    * Deletes an organization and every row that belongs to it (monitors, snapshots, diffs,
@@ -39,12 +39,15 @@ export interface NewOrganization {
   name?: string;
 }
 export interface OrganizationPatch {
-  name: string;
+  name?: string;
+  learnNoiseByDefault?: boolean;
 }
 export interface OrganizationRecord {
   id: string;
   slug: string;
   name: string;
+  /** The `autoApplySuggestions` a new monitor starts with (default true; organizations made before it existed read true as well). */
+  learnNoiseByDefault: boolean;
   createdAt: string;
 }
 

@@ -1,4 +1,4 @@
-import type { PolicyRules } from "@driftwatch/schema";
+import type { PolicyRules, RejectedSuggestion } from "@driftwatch/schema";
 
 /** Per-monitor settings: policy rules, snapshot retention, auto-applied suggestions. */
 export interface SettingsStore {
@@ -13,13 +13,21 @@ export interface SettingsRecord {
   monitorId: string;
   policyRulesJson: PolicyRules;
   snapshotRetention: number;
-  /** Future diffs use the policy merged with the one learned from recent snapshots (default false). */
+  /**
+   * Future diffs use the policy merged with the one learned from recent snapshots. A monitor
+   * created with `NewMonitor.autoApplySuggestions` starts with that value (the server passes its
+   * organization's `learnNoiseByDefault`); a monitor with no settings row reads false (monitors
+   * made before learning became the default keep learning off).
+   */
   autoApplySuggestions: boolean;
+  /** Learned entries the user rejected (default none). */
+  rejectedSuggestions: RejectedSuggestion[];
   updatedAt: string | null;
 }
 export interface SettingsPatch {
   policyRulesJson?: PolicyRules;
   snapshotRetention?: number;
   autoApplySuggestions?: boolean;
+  rejectedSuggestions?: RejectedSuggestion[];
   updatedAt: string;
 }

@@ -1,4 +1,4 @@
-import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Snapshot, WebsiteDiff } from "@driftwatch/schema";
+import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Silenced, Snapshot, WebsiteDiff } from "@driftwatch/schema";
 import { StoreError } from "./errors.js";
 import type { DeliveryRecord } from "./webhooks.js";
 import type { MonitorPatch, MonitorRecord } from "./monitors.js";
@@ -73,6 +73,8 @@ export interface NewSnapshot {
   /** Validators for the next conditional GET. */
   etag?: string | null;
   lastModified?: string | null;
+  /** What the check hid when it recorded no diff (`Snapshot.silenced`); absent or null otherwise. */
+  silenced?: Silenced | null;
 }
 export interface SnapshotRecord extends Snapshot {
   orgId: string;
@@ -147,6 +149,7 @@ export function snapshotRecordOf(orgId: string, monitorId: string, snapshot: New
     body: snapshot.body,
     etag: snapshot.etag ?? null,
     lastModified: snapshot.lastModified ?? null,
+    ...(snapshot.silenced != null ? { silenced: snapshot.silenced } : {}),
   };
 }
 

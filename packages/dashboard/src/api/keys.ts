@@ -10,6 +10,7 @@ export const monitorKeys = {
   settings: (id: string) => [...monitorKeys.all, "detail", id, "settings"] as const,
   noise: (id: string) => [...monitorKeys.all, "detail", id, "noise"] as const,
   preview: (id: string, policy: string, limit: number) => [...monitorKeys.all, "detail", id, "preview", policy, limit] as const,
+  compare: (id: string, from: string, to: string, policy: string) => [...monitorKeys.all, "detail", id, "compare", from, to, policy] as const,
 };
 
 export const webhookKeys = {

@@ -21,12 +21,13 @@ import {
   type Store,
   StoreError,
 } from "@driftwatch/core";
-import type { CheckResult } from "@driftwatch/schema";
+import { type Change, type CheckResult, NOISE_MIN_SAMPLES, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
 import { DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
-import { mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
+import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
+import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
@@ -240,8 +241,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     previous: SnapshotRecord | null,
     response: FetchResponse,
     policy: PolicyRules,
-    context: { requestId: string; at: Date },
-  ): Promise<NewDiff | null | CheckError> {
+    context: { requestId: string; at: Date; explain: boolean },
+  ): Promise<{ diff: NewDiff | null; hidden: HiddenChanges | undefined } | CheckError> {
     let result: PooledCompareResult;
     try {
       result = await compare.compare({
@@ -250,6 +251,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         previousBody: previous === null ? null : (previous.body ?? ""),
         policy,
         selector: monitor.selector,
+        ...(context.explain ? { explain: true } : {}),
       });
     } catch (cause) {
       return new CheckError("diff_failed", `The new content could not be compared: ${errorMessage(cause)}`, { cause });
@@ -260,7 +262,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return new CheckError(result.code, message);
     }
     const found = result.diff;
-    if (found === null || previous === null) return null;
+    const hidden = result.hidden;
+    if (found === null || previous === null) return { diff: null, hidden };
     const common = {
       id: newId("diff", context.at.getTime()),
       previousSnapshotId: previous.id,
@@ -269,13 +272,16 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       latencyMs: response.latencyMs,
       createdAt: context.at.toISOString(),
     };
-    if (found.classification !== "content_change") return { ...common, ...found };
+    if (found.classification !== "content_change") return { diff: { ...common, ...found }, hidden };
     return {
-      ...common,
-      ...found,
-      browserRender: response.browserRender,
-      waitStrategy: response.waitStrategy,
-      selector: monitor.selector,
+      diff: {
+        ...common,
+        ...found,
+        browserRender: response.browserRender,
+        waitStrategy: response.waitStrategy,
+        selector: monitor.selector,
+      },
+      hidden,
     };
   }
 
@@ -316,12 +322,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
             settings === null ? null : { settings, latestSnapshot },
           );
     const settings = basis?.settings ?? null;
-    let policy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
-    if (settings?.autoApplySuggestions === true && options.noise !== undefined) {
-      // learned from the snapshots before this check: the user's rules first, so they always win
-      const learned = await options.noise.profile(monitor);
-      policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
-    }
+    const userPolicy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
+    const learning = settings?.autoApplySuggestions === true && options.noise !== undefined;
     // How the check is recorded: snapshots to keep, and the claim its write ends (the scheduler's).
     const keep: RecordOptions = {
       retention: settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION,
@@ -369,22 +371,38 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     const hash = contentHash(response.body);
+    // The policy: the user's, merged with the one learned from the recent snapshots and this
+    // content (the user's rules first, so they always win); learned only when the content changed.
+    let policy = userPolicy;
+    let learnedNoise: LearnedPolicy | null = null;
+    if (learning && previous !== null && previous.contentHash !== hash) {
+      const learned = await options.noise!.profile(monitor, { body: response.body, hash });
+      policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
+      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples };
+    }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
     // content is compared again with that snapshot, so one change is recorded (and sent) once.
     for (let attempt = 1; ; attempt++) {
       // Parsed and compared only when the content changed (an unchanged hash means the same valid document).
       let diff: NewDiff | null = null;
+      let silenced: Silenced | null = null;
       if (previous?.contentHash !== hash) {
-        const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at });
+        const explain = previous !== null && hasHidingEntries(policy);
+        const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
         if (analyzed instanceof CheckError) {
           const updated = await recordFailure(monitor, analyzed, response.status, at, keep);
           return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
         }
-        diff = analyzed;
+        diff = analyzed.diff;
+        if (diff === null && analyzed.hidden !== undefined && analyzed.hidden.count > 0) {
+          silenced = silencedOf(analyzed.hidden, learnedNoise, userPolicy, previous!.id);
+        }
+        // The first pair of a learning monitor: too few samples to tell noise from change yet.
+        if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
       }
       try {
-        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at }));
+        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at, silenced }));
       } catch (error) {
         if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
           // The content was parsed above: it differed from the snapshot this attempt compared with.
@@ -432,7 +450,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     previous: SnapshotRecord | null,
     hash: string,
     diff: NewDiff | null,
-    context: { policy: PolicyRules; keep: RecordOptions; at: Date },
+    context: { policy: PolicyRules; keep: RecordOptions; at: Date; silenced: Silenced | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, keep, at } = context;
     if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, keep);
@@ -448,9 +466,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       body: response.body,
       etag: response.headers["etag"] ?? null,
       lastModified: response.headers["last-modified"] ?? null,
+      ...(diff === null && context.silenced !== null ? { silenced: context.silenced } : {}),
     };
     const minSeverity = policy.notify?.minSeverity;
-    const notify = diff !== null && (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0);
+    // A learning diff notifies only when it removes something or changes a type: those are never held back.
+    const notify =
+      diff !== null &&
+      (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) &&
+      (diff.learning !== true || diff.changes.some(isNeverHidden));
     const input: RecordCheckInput = {
       monitorId: monitor.id,
       monitor: successPatch(monitor, response, at, diff !== null),
@@ -493,6 +516,45 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   };
 }
 
+/** What the learned part of a check's policy is (to say which learned entry hid a change). */
+export interface LearnedPolicy {
+  learned: PolicyRules;
+  merged: PolicyRules;
+  /** Contents learned from, this check's included. */
+  samples: number;
+}
+
+/** A removal, or a type change (a schema replace): reported even while a monitor is learning. */
+function isNeverHidden(change: Change): boolean {
+  return change.op === "remove" || (change.category === "schema" && change.op === "replace");
+}
+
+/** Whether a policy can hide a value change (so a check explains what it hid). */
+function hasHidingEntries(policy: PolicyRules): boolean {
+  return (
+    (policy.rules ?? []).some((rule) => rule.action === "ignore") ||
+    (policy.volatile?.length ?? 0) > 0 ||
+    (policy.tolerance?.length ?? 0) > 0 ||
+    (policy.unordered?.length ?? 0) > 0
+  );
+}
+
+/** The silenced record of a check whose every change was hidden: the first ones, each with its entry. */
+export function silencedOf(hidden: HiddenChanges, learned: LearnedPolicy | null, user: PolicyRules, previousSnapshotId: string): Silenced {
+  const originOf = (rule: string) => (learned === null ? null : learnedOriginOf(rule, learned.merged, learned.learned, user));
+  let learnedCount = 0;
+  for (const [rule, n] of Object.entries(hidden.byRule)) if (originOf(rule) !== null) learnedCount += n;
+  return {
+    previousSnapshotId,
+    count: hidden.count,
+    learnedCount,
+    changes: hidden.first.slice(0, SILENCED_MAX_ENTRIES).map((entry) => {
+      const origin = originOf(entry.rule);
+      return origin === null ? { ...entry } : { ...entry, learned: origin };
+    }),
+  };
+}
+
 /** A stored snapshot as the API returns it from a check (no body, no store fields). */
 export function toPublicSnapshot(record: SnapshotRecord): CheckResult["snapshot"] {
   return {
@@ -505,6 +567,7 @@ export function toPublicSnapshot(record: SnapshotRecord): CheckResult["snapshot"
     contentHash: record.contentHash,
     size: record.size,
     browserRender: record.browserRender,
+    ...(record.silenced != null ? { silenced: record.silenced } : {}),
   };
 }
 

@@ -1,7 +1,6 @@
 import {
   compilePolicy,
   createPolicyEvaluator,
-  isDriftwatchError,
   NOISE_MAX_SAMPLES,
   NOISE_MIN_SAMPLES,
   parsePath,
@@ -10,9 +9,10 @@ import {
   type PolicyRules,
   type PolicyTarget,
   type Store,
-  suggestPolicy,
 } from "@driftwatch/core";
+import type { RejectedSuggestion } from "@driftwatch/schema";
 import { NOISE_CACHE_ENTRIES, NOISE_MAX_BYTES, POLICY_LIST_MAX } from "../limits.js";
+import { learnContent, type LearnResult, type LearnTask } from "../workers/compare.js";
 
 export { NOISE_MAX_BYTES };
 
@@ -37,12 +37,30 @@ export interface LearnedNoise {
   evidence: PolicyEvidence[];
 }
 
+/** A content a check just fetched, learned from with the stored snapshots before it is recorded. */
+export interface NoiseCandidate {
+  body: string;
+  /** Its content hash (the cache key). */
+  hash: string;
+}
+
 export interface NoiseLearner {
-  /** The suggestion learned from the monitor's recent snapshots (cached until a new snapshot arrives). */
-  profile(monitor: MonitorRecord): Promise<LearnedNoise>;
+  /**
+   * The suggestion learned from the monitor's recent snapshots (cached until a new snapshot
+   * arrives). With `candidate`, from the newest `maxSamples - 1` snapshots and the candidate as
+   * the newest sample: a check learns from the content it is about to compare, so a monitor's
+   * third fetch already has three samples (a field that changed in both pairs is noise; one that
+   * changed once is kept).
+   */
+  profile(monitor: MonitorRecord, candidate?: NoiseCandidate): Promise<LearnedNoise>;
 }
 
 export interface NoiseLearnerOptions {
+  /**
+   * Runs the learning (the compare pool's `learn`: in a worker thread for big contents). Default:
+   * inline, on the calling thread.
+   */
+  learn?: (task: LearnTask) => Promise<LearnResult>;
   maxSamples?: number;
   minSamples?: number;
   maxBytes?: number;
@@ -62,58 +80,48 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
   const maxBytes = options.maxBytes ?? NOISE_MAX_BYTES;
   // key: org/monitor -> the sample ids it was learned from and the (pending) result
   const cache = new Map<string, { ids: string; result: Promise<LearnedNoise> }>();
+  const run = options.learn ?? ((task: LearnTask): Promise<LearnResult> => Promise.resolve(learnContent(task)));
 
-  async function learn(monitor: MonitorRecord, ids: readonly string[]): Promise<LearnedNoise> {
+  async function learn(monitor: MonitorRecord, ids: readonly string[], candidate: NoiseCandidate | undefined): Promise<LearnedNoise> {
     const loaded = await Promise.all(ids.map((id) => store.getSnapshot(monitor.orgId, monitor.id, id)));
     // oldest first; a snapshot dropped by retention meanwhile is skipped
     const bodies = loaded
       .filter((s) => s !== null && typeof s.body === "string")
       .map((s) => s!.body!)
       .reverse();
-    let history: unknown[] = bodies;
-    if (monitor.type === "api") {
-      // a body that is not JSON (the monitor's target changed) ends the usable history
-      const parsed: unknown[] = [];
-      for (let i = bodies.length - 1; i >= 0; i--) {
-        try {
-          parsed.unshift(JSON.parse(bodies[i]!));
-        } catch {
-          break;
-        }
-      }
-      history = parsed;
-    }
-    if (history.length < minSamples) return emptyNoise(history.length);
-    try {
-      const suggestion = suggestPolicy(history, { kind: monitor.type === "api" ? "json" : "html", selector: monitor.selector });
-      return { samples: history.length, policy: suggestion.policy, evidence: suggestion.evidence };
-    } catch (error) {
-      // too deep, too large, ...: nothing is learned, the user's policy alone applies
-      if (!isDriftwatchError(error)) options.onError?.(error, monitor);
-      return emptyNoise(history.length);
-    }
+    if (candidate !== undefined) bodies.push(candidate.body);
+    // a body that is not JSON (the monitor's target changed) ends the usable history
+    const result = await run({ kind: monitor.type === "api" ? "json" : "html", bodies, selector: monitor.selector, minSamples });
+    if (result.ok) return { samples: result.samples, policy: result.policy, evidence: result.evidence };
+    // too deep, too large, ...: nothing is learned, the user's policy alone applies
+    if (!result.expected) options.onError?.(new Error(result.message), monitor);
+    return emptyNoise(result.samples);
   }
 
   return {
-    async profile(monitor) {
-      const page = await store.listSnapshots(monitor.orgId, monitor.id, { limit: maxSamples });
+    async profile(monitor, candidate) {
+      const stored = candidate === undefined ? maxSamples : maxSamples - 1;
+      const page = await store.listSnapshots(monitor.orgId, monitor.id, { limit: stored });
       const ids: string[] = [];
-      let bytes = 0;
+      let bytes = candidate === undefined ? 0 : Buffer.byteLength(candidate.body, "utf8");
+      // the candidate is a sample only within the byte budget, as a stored one
+      if (bytes > maxBytes) candidate = undefined;
       for (const snapshot of page.data) {
         bytes += snapshot.size;
         if (bytes > maxBytes) break;
         ids.push(snapshot.id);
       }
-      if (ids.length < minSamples) return emptyNoise(ids.length);
+      const count = ids.length + (candidate === undefined ? 0 : 1);
+      if (count < minSamples) return emptyNoise(count);
       const key = `${monitor.orgId}/${monitor.id}`;
-      const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}`;
+      const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}:${candidate?.hash ?? ""}`;
       const cached = cache.get(key);
       if (cached !== undefined && cached.ids === idKey) {
         cache.delete(key); // most recently used last
         cache.set(key, cached);
         return cached.result;
       }
-      const result = learn(monitor, ids);
+      const result = learn(monitor, ids, candidate);
       cache.set(key, { ids: idKey, result });
       result.catch(() => {
         if (cache.get(key)?.result === result) cache.delete(key);
@@ -146,7 +154,13 @@ function examplePath(pattern: string): string | null {
  *   is not hidden by what was learned about it.
  * - `notify` and `normalize`: the user's (a suggestion sets neither).
  */
-export function mergeSuggestedPolicy(user: PolicyRules, suggested: PolicyRules, kind: "json" | "html"): PolicyRules {
+export function mergeSuggestedPolicy(
+  user: PolicyRules,
+  suggested: PolicyRules,
+  kind: "json" | "html",
+  rejected: readonly RejectedSuggestion[] = [],
+): PolicyRules {
+  suggested = withoutRejected(suggested, rejected);
   const userRules = user.rules ?? [];
   // Filter-expression rule paths are evaluated on no document here: they cover nothing.
   const decide = createPolicyEvaluator(compilePolicy({ rules: userRules }), { kind, before: null, after: null });
@@ -194,4 +208,71 @@ export function mergeSuggestedPolicy(user: PolicyRules, suggested: PolicyRules, 
   if (unordered.length > 0) merged.unordered = unordered;
 
   return merged;
+}
+
+/** `suggested` without the entries a user rejected (`settings.rejectedSuggestions`): they are never applied. */
+export function withoutRejected(suggested: PolicyRules, rejected: readonly RejectedSuggestion[]): PolicyRules {
+  if (rejected.length === 0) return suggested;
+  const named = (kind: RejectedSuggestion["kind"]): Set<string> =>
+    new Set(rejected.filter((r) => r.kind === kind).map((r) => (r.path !== undefined ? `path:${r.path}` : `selector:${r.selector ?? ""}`)));
+  const volatile = named("volatile");
+  const tolerance = named("tolerance");
+  const unordered = named("unordered");
+  const keys = named("arrayKey");
+  const out: PolicyRules = { ...suggested };
+  if (suggested.volatile !== undefined) {
+    out.volatile = suggested.volatile.filter((v) => !volatile.has(v.path !== undefined ? `path:${v.path}` : `selector:${v.selector ?? ""}`));
+  }
+  if (suggested.tolerance !== undefined) out.tolerance = suggested.tolerance.filter((t) => !tolerance.has(`path:${t.path}`));
+  if (suggested.unordered !== undefined) out.unordered = suggested.unordered.filter((p) => !unordered.has(`path:${p}`));
+  if (suggested.arrayKeys !== undefined) {
+    out.arrayKeys = Object.fromEntries(Object.entries(suggested.arrayKeys).filter(([path]) => !keys.has(`path:${path}`)));
+  }
+  return out;
+}
+
+/** Which learned entry an entry of a merged policy (`volatile[3]`, `rules[1]`) is, or null for the user's own. */
+export interface LearnedOrigin {
+  kind: "volatile" | "tolerance" | "unordered" | "rule";
+  /** Its index in the learned policy (`GET /api/monitors/{id}/noise`). */
+  index: number;
+  path?: string;
+  selector?: string;
+}
+
+/**
+ * Maps a policy entry name of `merged` (as explanations name it: `volatile[3]`) to the entry of
+ * `learned` it came from; null when the entry is the user's (`merged` lists the user's entries
+ * first, see `mergeSuggestedPolicy`) or the name is not an entry.
+ */
+export function learnedOriginOf(rule: string, merged: PolicyRules, learned: PolicyRules, user: PolicyRules): LearnedOrigin | null {
+  const match = /^(volatile|tolerance|unordered|rules)\[(\d+)\]$/.exec(rule);
+  if (match === null) return null;
+  const at = Number(match[2]);
+  const where = (entry: { path?: string | undefined; selector?: string | undefined }): { path?: string; selector?: string } => ({
+    ...(entry.path !== undefined ? { path: entry.path } : {}),
+    ...(entry.selector !== undefined ? { selector: entry.selector } : {}),
+  });
+  switch (match[1]) {
+    case "volatile": {
+      const entry = at < (user.volatile?.length ?? 0) ? undefined : merged.volatile?.[at];
+      const index = entry === undefined ? -1 : (learned.volatile ?? []).indexOf(entry);
+      return index < 0 ? null : { kind: "volatile", index, ...where(entry!) };
+    }
+    case "tolerance": {
+      const entry = at < (user.tolerance?.length ?? 0) ? undefined : merged.tolerance?.[at];
+      const index = entry === undefined ? -1 : (learned.tolerance ?? []).indexOf(entry);
+      return index < 0 ? null : { kind: "tolerance", index, path: entry!.path };
+    }
+    case "unordered": {
+      const entry = at < (user.unordered?.length ?? 0) ? undefined : merged.unordered?.[at];
+      const index = entry === undefined ? -1 : (learned.unordered ?? []).indexOf(entry);
+      return index < 0 ? null : { kind: "unordered", index, path: entry! };
+    }
+    default: {
+      const entry = at < (user.rules?.length ?? 0) ? undefined : merged.rules?.[at];
+      const index = entry === undefined ? -1 : (learned.rules ?? []).indexOf(entry);
+      return index < 0 ? null : { kind: "rule", index, ...where(entry!) };
+    }
+  }
 }

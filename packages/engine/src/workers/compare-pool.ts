@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { type CompareBatchTask, compareContent, type CompareResult, type CompareTask } from "./compare.js";
+import { type CompareBatchTask, compareContent, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask } from "./compare.js";
 import {
   COMPARE_WORKER_IDLE_MS,
   COMPARE_WORKER_STACK_MB,
@@ -25,6 +25,11 @@ export interface ComparePool {
    * `timeoutMs` (waiting for a free worker included) and one rule step budget. Never rejects.
    */
   compareBatch(task: Omit<CompareBatchTask, "maxDiffChanges" | "maxDiffBytes">, options: { timeoutMs: number }): Promise<PooledBatchResult>;
+  /**
+   * Learns a noise profile from contents: inline for small ones, in a worker thread above the
+   * size threshold (suggestPolicy over ten big documents would hold the event loop). Never rejects.
+   */
+  learn(task: LearnTask): Promise<LearnResult>;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
   close(): Promise<void>;
@@ -117,6 +122,19 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
         return { ok: true, results };
       } catch (error) {
         return poolFailure(error, options.timeoutMs, l.workerMemoryMb);
+      }
+    },
+    async learn(task): Promise<LearnResult> {
+      const bytes = task.bodies.reduce((sum, body) => sum + byteSize(body), 0);
+      if (bytes <= l.workerThresholdBytes) return learnContent(task);
+      offloaded++;
+      try {
+        return (await getPool().run(task, { name: "learn", signal: AbortSignal.timeout(l.compareTimeoutMs) })) as LearnResult;
+      } catch (error) {
+        const name = (error as { name?: unknown } | null)?.name;
+        const timedOut = name === "AbortError" || name === "TimeoutError";
+        // nothing learned: the check goes on with the user's policy
+        return { ok: false, samples: task.bodies.length, message: timedOut ? "learning took too long and was stopped" : `the learning worker failed: ${error instanceof Error ? error.message : String(error)}`, expected: timedOut };
       }
     },
     async close(): Promise<void> {

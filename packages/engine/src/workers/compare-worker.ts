@@ -1,6 +1,6 @@
 // The worker-thread entry of the compare pool (built to dist/compare-worker.js): piscina calls
 // the default export with each task.
-import { compareBatch as runBatch, compareContent, type CompareBatchTask, type CompareResult, type CompareTask } from "./compare.js";
+import { compareBatch as runBatch, compareContent, type CompareBatchTask, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask } from "./compare.js";
 
 export default function compare(task: CompareTask): CompareResult {
   return compareContent(task);
@@ -9,4 +9,9 @@ export default function compare(task: CompareTask): CompareResult {
 /** The rules preview's batch (piscina's `name: "compareBatch"`). */
 export function compareBatch(task: CompareBatchTask): CompareResult[] {
   return runBatch(task);
+}
+
+/** `run(task, { name: "learn" })`: a noise profile learned off the main thread. */
+export function learn(task: LearnTask): LearnResult {
+  return learnContent(task);
 }

@@ -1,4 +1,4 @@
-import { diffHtml, diffJson, EvalBudget, isDriftwatchError, type PolicyRules } from "@driftwatch/core";
+import { type DiffExplanation, diffHtml, diffJson, EvalBudget, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyEvidence, type PolicyRules, suggestPolicy } from "@driftwatch/core";
 import type { Change } from "@driftwatch/schema";
 
 /**
@@ -18,6 +18,33 @@ export interface CompareTask {
   /** Caps of the diff as stored (see `truncateChanges`). */
   maxDiffChanges: number;
   maxDiffBytes: number;
+  /** Also say which changes the policy hid, and by which entry (`CompareResult.hidden`). */
+  explain?: boolean;
+}
+
+/** Most hidden changes listed one by one in `HiddenChanges.first` (all are counted). */
+export const HIDDEN_LIST_MAX = 20;
+
+/** The changes a policy hid: counted per policy entry, the first few listed. */
+export interface HiddenChanges {
+  count: number;
+  /** Hidden changes per policy entry (`volatile[3]`: 2); at most one key per entry of the policy. */
+  byRule: Record<string, number>;
+  first: { path: string; outcome: "volatile" | "tolerance" | "unordered" | "ignored"; rule: string }[];
+}
+
+const HIDING_OUTCOMES: ReadonlySet<string> = new Set(["volatile", "tolerance", "unordered", "ignored"]);
+
+/** What `explanations` say was hidden by a policy entry (inferences, float noise and ratings aside). */
+export function hiddenOf(explanations: readonly DiffExplanation[]): HiddenChanges {
+  const hidden: HiddenChanges = { count: 0, byRule: {}, first: [] };
+  for (const e of explanations) {
+    if (!HIDING_OUTCOMES.has(e.outcome) || e.rule === undefined) continue;
+    hidden.count++;
+    hidden.byRule[e.rule] = (hidden.byRule[e.rule] ?? 0) + 1;
+    if (hidden.first.length < HIDDEN_LIST_MAX) hidden.first.push({ path: e.path, outcome: e.outcome as HiddenChanges["first"][number]["outcome"], rule: e.rule });
+  }
+  return hidden;
 }
 
 /** The engine's part of a diff, with `changes` capped and `truncated` set when it was. */
@@ -45,7 +72,7 @@ export type ComparedDiff =
 export type CompareErrorCode = "invalid_body" | "too_deep" | "rule_budget_exceeded" | "invalid_policy_rules" | "invalid_input" | "diff_failed";
 
 export type CompareResult =
-  | { ok: true; diff: ComparedDiff | null }
+  | { ok: true; diff: ComparedDiff | null; hidden?: HiddenChanges }
   | { ok: false; code: CompareErrorCode; message: string };
 
 const CONTENT_CODES: ReadonlySet<string> = new Set(["too_deep", "rule_budget_exceeded", "invalid_policy_rules", "invalid_input"]);
@@ -121,8 +148,15 @@ function compareWith(task: CompareTask, ruleBudget: EvalBudget | undefined): Com
       } catch {
         return { ok: true, diff: null }; // the previous content was not JSON (the monitor changed type): start over
       }
-      const found = diffJson(before, after, { policy: task.policy, ...(ruleBudget === undefined ? {} : { ruleBudget }) });
-      if (found === null) return { ok: true, diff: null };
+      const budget = ruleBudget === undefined ? {} : { ruleBudget };
+      let found: ReturnType<typeof diffJson>;
+      let hidden: HiddenChanges | undefined;
+      if (task.explain === true) {
+        const explained = explainDiffJson(before, after, { policy: task.policy, ...budget });
+        found = explained.diff;
+        hidden = hiddenOf(explained.explanations);
+      } else found = diffJson(before, after, { policy: task.policy, ...budget });
+      if (found === null) return { ok: true, diff: null, ...(hidden ? { hidden } : {}) };
       const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
       return {
         ok: true,
@@ -135,11 +169,18 @@ function compareWith(task: CompareTask, ruleBudget: EvalBudget | undefined): Com
           changes: capped.changes,
           ...(capped.truncated ? { truncated: true as const } : {}),
         },
+        ...(hidden ? { hidden } : {}),
       };
     }
     if (task.previousBody === null) return { ok: true, diff: null };
-    const found = diffHtml(task.previousBody, task.body, { selector: task.selector, policy: task.policy });
-    if (found === null) return { ok: true, diff: null };
+    let found: ReturnType<typeof diffHtml>;
+    let hidden: HiddenChanges | undefined;
+    if (task.explain === true) {
+      const explained = explainDiffHtml(task.previousBody, task.body, { selector: task.selector, policy: task.policy });
+      found = explained.diff;
+      hidden = hiddenOf(explained.explanations);
+    } else found = diffHtml(task.previousBody, task.body, { selector: task.selector, policy: task.policy });
+    if (found === null) return { ok: true, diff: null, ...(hidden ? { hidden } : {}) };
     const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
     // The selectors of the listed changes only: on a huge page they are as unbounded as the changes.
     const changedTargets = capped.truncated ? [...new Set(capped.changes.map((change) => change.path))] : found.changedTargets;
@@ -154,8 +195,51 @@ function compareWith(task: CompareTask, ruleBudget: EvalBudget | undefined): Com
         changes: capped.changes,
         ...(capped.truncated ? { truncated: true as const } : {}),
       },
+      ...(hidden ? { hidden } : {}),
     };
   } catch (error) {
     return failure(error);
+  }
+}
+
+/** What a noise profile is learned from: a monitor's contents, oldest first, as plain data (it may run in a worker thread). */
+export interface LearnTask {
+  kind: "json" | "html";
+  /** Contents, oldest first (stored snapshots, then the content a check fetched). */
+  bodies: string[];
+  selector: string | null;
+  /** Fewer usable samples than this: nothing is learned. */
+  minSamples: number;
+}
+
+export type LearnResult =
+  | { ok: true; samples: number; policy: PolicyRules; evidence: PolicyEvidence[] }
+  /** `expected`: the content's doing (too deep, too large): not worth a log line. */
+  | { ok: false; samples: number; message: string; expected: boolean };
+
+/**
+ * Learns a noise profile (`suggestPolicy`) from contents. JSON: the newest contents that parse
+ * (a body that is not JSON, from before the monitor's target changed, ends the usable history).
+ * Never throws.
+ */
+export function learnContent(task: LearnTask): LearnResult {
+  let history: unknown[] = task.bodies;
+  if (task.kind === "json") {
+    const parsed: unknown[] = [];
+    for (let i = task.bodies.length - 1; i >= 0; i--) {
+      try {
+        parsed.unshift(JSON.parse(task.bodies[i]!));
+      } catch {
+        break;
+      }
+    }
+    history = parsed;
+  }
+  if (history.length < task.minSamples) return { ok: true, samples: history.length, policy: { rules: [] }, evidence: [] };
+  try {
+    const suggestion = suggestPolicy(history, { kind: task.kind, selector: task.selector });
+    return { ok: true, samples: history.length, policy: suggestion.policy, evidence: suggestion.evidence };
+  } catch (error) {
+    return { ok: false, samples: history.length, message: error instanceof Error ? error.message : String(error), expected: isDriftwatchError(error) };
   }
 }

@@ -62,7 +62,7 @@ export function presentUser(user: UserRecord): User {
 }
 
 export function presentOrg(org: OrganizationRecord): Org {
-  return { id: org.id, slug: org.slug, name: org.name, createdAt: org.createdAt };
+  return { id: org.id, slug: org.slug, name: org.name, learnNoiseByDefault: org.learnNoiseByDefault, createdAt: org.createdAt };
 }
 
 export function presentMember(member: MemberRecord): Member {

@@ -10,6 +10,7 @@ import {
   SettingsSchema,
   SettingsUpdateSchema,
   SnapshotSchema,
+  type RejectedSuggestion,
   type Settings,
 } from "@driftwatch/schema";
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -27,12 +28,24 @@ const DiffParams = z.strictObject({ id: idSchema("monitor"), diffId: idSchema("d
 const SnapshotParams = z.strictObject({ id: idSchema("monitor"), snapshotId: idSchema("snapshot") });
 const SnapshotWithBodySchema = SnapshotSchema.extend({ body: z.string() });
 
+/** The rejected entries in their order, each once. */
+function uniqueRejections(entries: RejectedSuggestion[]): RejectedSuggestion[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    const key = `${entry.kind}\u0000${entry.path ?? ""}\u0000${entry.selector ?? ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function presentSettings(s: SettingsRecord): Settings {
   return {
     monitorId: s.monitorId,
     policyRulesJson: s.policyRulesJson,
     snapshotRetention: s.snapshotRetention,
     autoApplySuggestions: s.autoApplySuggestions,
+    rejectedSuggestions: s.rejectedSuggestions,
     updatedAt: s.updatedAt,
   };
 }
@@ -198,7 +211,9 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
           "policyRules replaces the whole stored rule set; policyRules with rules: [] clears the rules; " +
           "omitting policyRules leaves the stored rules unchanged. Invalid rules: 422 invalid_policy_rules naming the rule index. " +
           "autoApplySuggestions: true makes future diffs use the stored rules merged with the policy GET /api/monitors/{id}/noise suggests " +
-          "(the stored rules first: a user's rule always wins); policyRulesJson itself is not changed.",
+          "(the stored rules first: a user's rule always wins); policyRulesJson itself is not changed. New monitors start with " +
+          "autoApplySuggestions set to their organization's learnNoiseByDefault (default true). rejectedSuggestions replaces the list " +
+          "of learned entries ({ kind, path | selector }) that are never applied again to this monitor.",
         params: MonitorParams,
         body: SettingsUpdateSchema,
         response: { 200: SettingsSchema, ...problems(404, 413, 415, 422) },
@@ -211,8 +226,12 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
       if (body.policyRules !== undefined) patch.policyRulesJson = validatePolicyRules(body.policyRules);
       if (body.snapshotRetention !== undefined) patch.snapshotRetention = body.snapshotRetention;
       if (body.autoApplySuggestions !== undefined) patch.autoApplySuggestions = body.autoApplySuggestions;
+      if (body.rejectedSuggestions !== undefined) patch.rejectedSuggestions = uniqueRejections(body.rejectedSuggestions);
       const settings =
-        patch.policyRulesJson === undefined && patch.snapshotRetention === undefined && patch.autoApplySuggestions === undefined
+        patch.policyRulesJson === undefined &&
+        patch.snapshotRetention === undefined &&
+        patch.autoApplySuggestions === undefined &&
+        patch.rejectedSuggestions === undefined
           ? await store.getSettings(orgId, request.params.id)
           : await store.updateSettings(orgId, request.params.id, patch);
       if (settings === null) throw notFound("monitor");

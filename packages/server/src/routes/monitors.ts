@@ -111,6 +111,8 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
         assertSendableHeaders(body.headers);
         await assertSafeUrl(deps.urlGuard, body.url);
         const at = now().toISOString();
+        // A new monitor learns its target's noise when its organization says so (the default).
+        const org = await store.getOrganization(orgId);
         const monitor = await store.createMonitor(orgId, {
           type: body.type,
           name: body.name ?? defaultName(body.url),
@@ -124,6 +126,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
           tags: body.tags,
           state: body.state,
           nextCheckAt: body.state === "active" ? at : null,
+          autoApplySuggestions: org?.learnNoiseByDefault ?? true,
         });
         return { status: 201, body: presentMonitor(monitor) };
       });

@@ -57,14 +57,31 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     "/api/orgs/:orgId",
     {
       config: { scope: "admin" },
-      schema: { tags, security, summary: "Rename your organization (admin)", params: OrgParams, body: OrgUpdateSchema, response: { 200: OrgSchema, ...problems(404, 413, 415, 422) } },
+      schema: {
+        tags,
+        security,
+        summary: "Rename your organization or change its defaults (admin)",
+        description:
+          "learnNoiseByDefault (default true) is the autoApplySuggestions setting new monitors start with: they learn their target's noise " +
+          "from their own snapshots and apply it. Changing it leaves existing monitors as they are.",
+        params: OrgParams,
+        body: OrgUpdateSchema,
+        response: { 200: OrgSchema, ...problems(404, 413, 415, 422) },
+      },
     },
     async (request) => {
       const auth = authOf(request);
       const before = await orgOf(store, ownOrg(auth, request.params.orgId));
-      const org = await store.updateOrganization(before.id, { name: request.body.name });
+      const { name, learnNoiseByDefault } = request.body;
+      const org = await store.updateOrganization(before.id, {
+        ...(name !== undefined ? { name } : {}),
+        ...(learnNoiseByDefault !== undefined ? { learnNoiseByDefault } : {}),
+      });
       if (org === null) throw new ApiError("not_found", "No organization with this id exists.");
-      await audit(people, request, org.id, actorOf(auth), "org.updated", org.id, { name: { from: before.name, to: org.name } });
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      if (before.name !== org.name) changes.name = { from: before.name, to: org.name };
+      if (before.learnNoiseByDefault !== org.learnNoiseByDefault) changes.learnNoiseByDefault = { from: before.learnNoiseByDefault, to: org.learnNoiseByDefault };
+      await audit(people, request, org.id, actorOf(auth), "org.updated", org.id, changes);
       return presentOrg(org);
     },
   );

@@ -68,6 +68,7 @@ export function presentSnapshot(s: SnapshotRecord | Snapshot, withBody: boolean)
     size: s.size,
     browserRender: s.browserRender,
   };
+  if (s.silenced != null) out.silenced = s.silenced;
   if (withBody && s.body !== undefined) out.body = s.body;
   return out;
 }

@@ -142,7 +142,7 @@ export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDep
       const includesSuggestions = settings?.autoApplySuggestions === true;
       if (includesSuggestions) {
         const learned = await noise.profile(monitor);
-        policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html");
+        policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
       }
       const page = await store.listDiffs(orgId, monitor.id, { limit: request.body.limit ?? 10, cursor: null });
       const diffs = await previewDiffs(store, pool, orgId, monitor, page.data, policy);

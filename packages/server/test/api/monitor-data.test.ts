@@ -20,7 +20,8 @@ describe("settings (policy rules, retention, auto-applied suggestions)", () => {
     const res = await h.request(h.a.admin, { method: "GET", url: settingsUrl() });
     expect(res.statusCode).toBe(200);
     const settings = SettingsSchema.parse(json(res));
-    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null });
+    // a monitor created through the API learns its target's noise: its organization's learnNoiseByDefault (true)
+    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], updatedAt: null });
   });
 
   it("PATCH with policyRules replaces the entire stored rule set", async () => {

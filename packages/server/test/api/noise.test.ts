@@ -37,7 +37,7 @@ describe("GET /api/monitors/{id}/noise", () => {
   it("answers 200 with an empty policy and the sample count while there are too few snapshots", async () => {
     const empty = await h.request(h.a.admin, { method: "GET", url: noiseUrl() });
     expect(empty.statusCode).toBe(200);
-    expect(NoiseProfileSchema.parse(json(empty))).toEqual({ monitorId, samples: 0, minSamples: 3, policy: { rules: [] }, evidence: [], appliedAutomatically: false });
+    expect(NoiseProfileSchema.parse(json(empty))).toEqual({ monitorId, samples: 0, minSamples: 3, policy: { rules: [] }, evidence: [], appliedAutomatically: true });
     await seedSnapshots(2);
     expect(json(await h.request(h.a.admin, { method: "GET", url: noiseUrl() }))).toMatchObject({ samples: 2, minSamples: 3, policy: { rules: [] }, evidence: [] });
   });
@@ -90,9 +90,12 @@ describe("GET /api/monitors/{id}/noise", () => {
 });
 
 describe("the autoApplySuggestions setting", () => {
-  it("is false by default, set by PATCH without touching the rules, and reported by /noise", async () => {
+  it("is on for a new monitor, turned off and on by PATCH without touching the rules, and reported by /noise", async () => {
     const before = SettingsSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: settingsUrl() })));
-    expect(before.autoApplySuggestions).toBe(false);
+    expect(before.autoApplySuggestions).toBe(true);
+    const turnedOff = json(await h.request(h.a.admin, { method: "PATCH", url: settingsUrl(), payload: { autoApplySuggestions: false } }));
+    expect(turnedOff).toMatchObject({ autoApplySuggestions: false, policyRulesJson: { rules: [] } });
+    expect(json(await h.request(h.a.admin, { method: "GET", url: noiseUrl() })).appliedAutomatically).toBe(false);
     const rules = { rules: [{ path: "$.price", severity: "critical" }] };
     await h.request(h.a.admin, { method: "PATCH", url: settingsUrl(), payload: { policyRules: rules } });
     const on = json(await h.request(h.a.admin, { method: "PATCH", url: settingsUrl(), payload: { autoApplySuggestions: true } }));

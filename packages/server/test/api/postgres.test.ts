@@ -67,7 +67,11 @@ describe.skipIf(skip !== null)("the API on PostgreSQL", () => {
       await seedCheck(h.store, h.a.orgId, id, { at, body: JSON.stringify({ generated_at: at.toISOString(), status: "ok" }) });
     }
     const noise = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` }));
-    expect(noise).toMatchObject({ monitorId: id, samples: 4, appliedAutomatically: false, policy: { volatile: [{ path: "$.generated_at" }] } });
+    // a new monitor learns by default (its organization's learnNoiseByDefault)
+    expect(noise).toMatchObject({ monitorId: id, samples: 4, appliedAutomatically: true, policy: { volatile: [{ path: "$.generated_at" }] } });
+    const off = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { autoApplySuggestions: false, rejectedSuggestions: [{ kind: "volatile", path: "$.generated_at" }] } }));
+    expect(off).toMatchObject({ autoApplySuggestions: false, rejectedSuggestions: [{ kind: "volatile", path: "$.generated_at" }] });
+    expect(json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` })).appliedAutomatically).toBe(false);
     const on = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { autoApplySuggestions: true } }));
     expect(on).toMatchObject({ autoApplySuggestions: true, policyRulesJson: { rules: [] } });
     expect(json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` })).appliedAutomatically).toBe(true);

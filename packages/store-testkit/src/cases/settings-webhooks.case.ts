@@ -8,11 +8,11 @@ export function settingsCases(ctx: ContractContext): void {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
-      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: null });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null });
 
       const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }, { path: "$.price", severity: "critical" as const }], arrayKeys: { "$.items": "sku" }, notify: { minSeverity: "medium" as const } };
       const set = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00Z" });
-      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
       const retention = await store.updateSettings(org.id, monitor.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(retention).toMatchObject({ policyRulesJson: rules, snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       const cleared = await store.updateSettings(org.id, monitor.id, { policyRulesJson: { rules: [] }, updatedAt: "2026-01-03T00:00:00.000Z" });
@@ -28,8 +28,8 @@ export function settingsCases(ctx: ContractContext): void {
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
       // the first write of a monitor's settings may be this field alone
-      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-01T00:00:00.000Z" });
-      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, updatedAt: "2026-01-01T00:00:00.000Z" });
+      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
       const rules = { rules: [{ path: "$.price", severity: "high" as const }], volatile: [{ path: "$.generatedAt" }] };
       const kept = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, snapshotRetention: 9, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(kept).toMatchObject({ policyRulesJson: rules, snapshotRetention: 9, autoApplySuggestions: true });
@@ -44,6 +44,64 @@ export function settingsCases(ctx: ContractContext): void {
       const foreign = await store.ensureOrganization("globex");
       expect(await store.updateSettings(foreign.id, monitor.id, { autoApplySuggestions: false, updatedAt: "2026-01-05T00:00:00.000Z" })).toBeNull();
       expect((await store.getSettings(org.id, monitor.id))?.autoApplySuggestions).toBe(true);
+    });
+
+    it("a monitor created with autoApplySuggestions starts with that setting; without it, it reads false", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const learning = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: true });
+      // settings no user has changed yet: updatedAt stays null
+      expect(await store.getSettings(org.id, learning.id)).toEqual({
+        orgId: org.id,
+        monitorId: learning.id,
+        policyRulesJson: { rules: [] },
+        snapshotRetention: 100,
+        autoApplySuggestions: true,
+        rejectedSuggestions: [],
+        updatedAt: null,
+      });
+      const quiet = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: false });
+      expect((await store.getSettings(org.id, quiet.id))?.autoApplySuggestions).toBe(false);
+      const plain = await store.createMonitor(org.id, apiMonitor());
+      expect((await store.getSettings(org.id, plain.id))?.autoApplySuggestions).toBe(false);
+      // the monitor can turn it off, and its rules stay its own
+      const off = await store.updateSettings(org.id, learning.id, { autoApplySuggestions: false, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(off).toMatchObject({ autoApplySuggestions: false, policyRulesJson: { rules: [] } });
+      expect(await store.deleteMonitor(org.id, learning.id)).toBe(true);
+      expect(await store.getSettings(org.id, learning.id)).toBeNull();
+    });
+
+    it("rejectedSuggestions: none by default, replaced when given, kept when omitted", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      const rejected = [
+        { kind: "volatile" as const, path: "$.items[*].updated_at" },
+        { kind: "volatile" as const, selector: ".promo" },
+        { kind: "arrayKey" as const, path: "$.items" },
+      ];
+      const set = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: rejected, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(set).toMatchObject({ rejectedSuggestions: rejected, autoApplySuggestions: false });
+      const kept = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-02T00:00:00.000Z" });
+      expect(kept?.rejectedSuggestions).toEqual(rejected);
+      expect((await store.getSettings(org.id, monitor.id))?.rejectedSuggestions).toEqual(rejected);
+      const cleared = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: [], updatedAt: "2026-01-03T00:00:00.000Z" });
+      expect(cleared?.rejectedSuggestions).toEqual([]);
+    });
+
+    it("an organization learns noise by default; learnNoiseByDefault can be changed and renaming keeps it", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      expect(org.learnNoiseByDefault).toBe(true);
+      expect((await store.createOrganization({ slug: "globex" })).learnNoiseByDefault).toBe(true);
+      const off = await store.updateOrganization(org.id, { learnNoiseByDefault: false });
+      expect(off).toMatchObject({ id: org.id, name: org.name, learnNoiseByDefault: false });
+      const renamed = await store.updateOrganization(org.id, { name: "Acme Inc" });
+      expect(renamed).toMatchObject({ name: "Acme Inc", learnNoiseByDefault: false });
+      expect(await store.getOrganization(org.id)).toMatchObject({ name: "Acme Inc", learnNoiseByDefault: false });
+      expect((await store.getOrganizationBySlug("acme"))?.learnNoiseByDefault).toBe(false);
+      expect((await store.updateOrganization(org.id, { learnNoiseByDefault: true }))?.learnNoiseByDefault).toBe(true);
+      expect(await store.updateOrganization("org_00000000000000000000000000", { learnNoiseByDefault: false })).toBeNull();
     });
   });
 

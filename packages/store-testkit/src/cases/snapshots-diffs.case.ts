@@ -4,6 +4,34 @@ import { rejectionCode, type ContractContext } from "../harness.js";
 
 export function snapshotCases(ctx: ContractContext): void {
   describe("snapshots", () => {
+    it("a snapshot keeps what its check silenced; others have none", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      const [first] = await recordChanges(store, orgId, monitorId, 1);
+      const silenced = {
+        previousSnapshotId: first!.snapshot!.id,
+        count: 3,
+        learnedCount: 2,
+        changes: [
+          { path: "$.items[0].updated_at", outcome: "volatile" as const, rule: "volatile[1]", learned: { kind: "volatile" as const, index: 0, path: "$.items[*].updated_at" } },
+          { path: "$.generatedAt", outcome: "ignored" as const, rule: "rules[0]" },
+        ],
+      };
+      const quiet = changedCheck(monitorId, { sequence: 9, previousSnapshotId: first!.snapshot!.id });
+      quiet.diff = null;
+      quiet.event = null;
+      quiet.snapshot = { ...quiet.snapshot!, silenced };
+      const recorded = await store.recordCheck(orgId, quiet);
+      expect(recorded.diff).toBeNull();
+      expect(recorded.snapshot?.silenced).toEqual(silenced);
+      expect((await store.getSnapshot(orgId, monitorId, quiet.snapshot.id))?.silenced).toEqual(silenced);
+      expect((await store.getLatestSnapshot(orgId, monitorId))?.silenced).toEqual(silenced);
+      expect((await store.getCheckBasis!(orgId, monitorId))?.latestSnapshot?.silenced).toEqual(silenced);
+      const listed = (await store.listSnapshots(orgId, monitorId, { limit: 10 })).data;
+      expect(listed.map((snapshot) => snapshot.silenced ?? null)).toEqual([silenced, null]);
+      expect(listed[0]?.body).toBeUndefined();
+    });
+
     it("a check's basis is the monitor's settings and newest snapshot (with its body), as read one by one", async () => {
       const store = await ctx.store();
       const { orgId, monitorId } = await seedOrganization(store);

@@ -16,6 +16,7 @@ import { diffSummary } from "../monitors/MonitorDetailPage";
 import { useChangePolicy, withRuleFirst, type PolicyRule } from "../rules/api";
 import { toJsonPatch } from "./json-patch";
 import { Fact } from "../../ui/Fact";
+import { ComparisonResult, useComparison } from "./Comparison";
 
 /** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
 const PAGE = 200;
@@ -110,10 +111,29 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
       {diff.truncated ? <p className="state">This diff was too large to store whole: the first {diff.changes.length} changes are listed; the counts cover all.</p> : null}
       <div aria-live="polite">{notice ? <p className="state ok">{notice}</p> : null}</div>
       <MutationError error={changePolicy.error} />
+      {diff.learning ? (
+        <p className="state">Recorded while the monitor was still learning its target's noise: sent to webhooks only if something was removed or changed type.</p>
+      ) : null}
+      <WithoutLearned diff={diff} />
       {groups.map(([severity, changes]) => (
         <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
       ))}
     </Page>
+  );
+}
+
+/** The same two snapshots compared with the user's rules only: what the learned policy hid shows again. */
+function WithoutLearned({ diff }: { diff: Diff }): ReactNode {
+  const [on, setOn] = useState(false);
+  const comparison = useComparison(diff.monitorId, diff.previousSnapshotId, diff.snapshotId, "user", on);
+  if (diff.previousSnapshotId === null) return null;
+  return (
+    <section className="card without-learned" aria-labelledby={`wl-${diff.id}`}>
+      <label className="inline" id={`wl-${diff.id}`}>
+        <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} /> Show this change without the learned policy (your rules only)
+      </label>
+      {on ? <ComparisonResult comparison={comparison} empty="Nothing changed under your rules alone." /> : null}
+    </section>
   );
 }
 

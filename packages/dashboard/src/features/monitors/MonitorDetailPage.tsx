@@ -1,6 +1,6 @@
 import type { Diff, Snapshot } from "@driftwatch/client";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useMemo, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useClient } from "../../api/context";
 import { useCan } from "../../auth/session-context";
@@ -12,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from "./api";
 import { Fact } from "../../ui/Fact";
 import { TagList } from "../../ui/Tags";
+import { ComparisonResult, useComparison } from "../diffs/Comparison";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -150,8 +151,15 @@ export function MonitorDetailPage(): ReactNode {
             entry.kind === "diff" ? (
               <li key={entry.diff.id} className="t-diff">
                 <SeverityBadge severity={entry.diff.topSeverity} /> <Link to={`/monitors/${m.id}/diffs/${entry.diff.id}`}>{diffSummary(entry.diff)}</Link>{" "}
+                {entry.diff.learning ? (
+                  <span className="badge learning" title="Recorded while the monitor was still learning its target's noise: not sent to webhooks unless something was removed or changed type">
+                    learning
+                  </span>
+                ) : null}{" "}
                 <RelativeTime value={entry.at} />
               </li>
+            ) : entry.snapshot.silenced ? (
+              <SilencedEntry key={entry.snapshot.id} monitorId={m.id} snapshot={entry.snapshot} />
             ) : (
               <li key={entry.snapshot.id} className="t-snapshot">
                 <span className="badge">content</span> New content, HTTP {entry.snapshot.status}, {formatBytes(entry.snapshot.size)}, {entry.snapshot.latencyMs} ms{" "}
@@ -167,6 +175,54 @@ export function MonitorDetailPage(): ReactNode {
         </button>
       ) : null}
     </Page>
+  );
+}
+
+/** A check that found only noise: what it hid, by which entry, and the diff without the learned policy on demand. */
+function SilencedEntry({ monitorId, snapshot }: { monitorId: string; snapshot: Snapshot }): ReactNode {
+  const silenced = snapshot.silenced!;
+  const [open, setOpen] = useState(false);
+  const comparison = useComparison(monitorId, silenced.previousSnapshotId, snapshot.id, "user", open);
+  const others = silenced.count - silenced.changes.length;
+  const byLearned = silenced.learnedCount === silenced.count ? "all by learned noise" : `${String(silenced.learnedCount)} by learned noise`;
+  return (
+    <li className="t-silenced">
+      <span className="badge silenced">silenced</span> {plural(silenced.count, "change")} hidden ({byLearned}), no diff recorded{" "}
+      <RelativeTime value={snapshot.fetchedAt} />
+      <details>
+        <summary>What was silenced</summary>
+        <ul className="silenced-changes">
+          {silenced.changes.map((change) => (
+            <li key={`${change.rule}${change.path}`}>
+              <code className="break">{change.path}</code> <span className="tag">{change.outcome}</span>{" "}
+              {change.learned ? (
+                <span>
+                  by learned <code>{`${change.learned.kind}[${String(change.learned.index)}]`}</code>
+                  {change.learned.path ?? change.learned.selector ? (
+                    <>
+                      {" "}
+                      <code className="break">{change.learned.path ?? change.learned.selector}</code>
+                    </>
+                  ) : null}
+                </span>
+              ) : (
+                <span>
+                  by your rule <code>{change.rule}</code>
+                </span>
+              )}
+            </li>
+          ))}
+          {others > 0 ? <li className="muted">and {plural(others, "more change")}</li> : null}
+        </ul>
+        <p className="actions">
+          <button type="button" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+            {open ? "Hide the diff without learned noise" : "Show the diff without learned noise"}
+          </button>
+          <Link to={`/monitors/${monitorId}/rules`}>Review what was learned</Link>
+        </p>
+        {open ? <ComparisonResult comparison={comparison} empty="Your own rules hide these changes too." /> : null}
+      </details>
+    </li>
   );
 }
 

@@ -1,4 +1,4 @@
-import type { NoiseEvidence, PolicyRules, SettingsPreview, Severity } from "@driftwatch/client";
+import type { NoiseEvidence, PolicyRules, RejectedSuggestion, SettingsPreview, Severity } from "@driftwatch/client";
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
@@ -11,7 +11,7 @@ import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
-import { applySuggestion } from "./suggestions";
+import { applySuggestion, rejectionOf, sameRejection } from "./suggestions";
 
 const OPS = ["", "add", "remove", "replace", "move"] as const;
 const CATEGORIES = ["", "schema", "value"] as const;
@@ -277,6 +277,35 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
   );
 }
 
+/** One learned entry (or a kept field) with its evidence, and what a user can do with it. */
+function EvidenceItem(props: { evidence: NoiseEvidence; canWrite: boolean; busy: boolean; rejected: boolean; onPin: () => void; onReject: (reject: boolean) => void }): ReactNode {
+  const { evidence: e, canWrite, busy, rejected } = props;
+  const where = e.path ?? e.selector ?? "";
+  const rejectable = rejectionOf(e) !== null;
+  return (
+    <li className={rejected ? "rejected" : undefined}>
+      <span className="tag">{e.kind}</span> {e.rule ? <code className="muted">{e.rule}</code> : null} <code className="break">{where}</code>
+      {rejected ? <span className="badge rejected">rejected: not applied</span> : null}
+      <p>
+        {e.reason} ({e.changed} of {e.pairs} pairs)
+      </p>
+      {canWrite && e.kind !== "kept" && e.rule ? (
+        <div className="actions">
+          <button type="button" disabled={busy} onClick={props.onPin}>
+            Pin<span className="sr-only"> {e.kind} {where}</span>
+          </button>
+          {rejectable ? (
+            <button type="button" className={rejected ? undefined : "danger"} disabled={busy} onClick={() => props.onReject(!rejected)}>
+              {rejected ? "Apply again" : "Reject"}
+              <span className="sr-only"> {e.kind} {where}</span>
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
 /** What driftwatch learned from recent snapshots, with the evidence, one click from a rule. */
 function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: boolean }): ReactNode {
   const noise = useNoise(monitorId);
@@ -286,6 +315,11 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
   const apply = (evidence: NoiseEvidence | null): void => {
     if (!noise.data || !settings.data) return;
     save.mutate({ policyRules: applySuggestion(settings.data.policyRulesJson, noise.data.policy, evidence) });
+  };
+  const rejected = settings.data?.rejectedSuggestions ?? [];
+  const setRejected = (entry: RejectedSuggestion, reject: boolean): void => {
+    const others = rejected.filter((r) => !sameRejection(r, entry));
+    save.mutate({ rejectedSuggestions: reject ? [...others, entry] : others });
   };
   return (
     <section className="card" aria-labelledby="noise-h">
@@ -311,26 +345,56 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
             </label>
             <ul className="evidence">
               {noise.data.evidence.map((e, i) => (
-                <li key={`${e.kind}:${e.rule ?? e.path ?? e.selector ?? String(i)}`}>
-                  <span className="tag">{e.kind}</span> <code>{e.path ?? e.selector ?? ""}</code>
-                  <p>
-                    {e.reason} ({e.changed} of {e.pairs} pairs)
-                  </p>
-                  {canWrite && e.kind !== "kept" && e.rule ? (
-                    <button type="button" disabled={save.isPending} onClick={() => apply(e)}>
-                      Apply
-                      <span className="sr-only">
-                        {" "}
-                        {e.kind} {e.path ?? e.selector}
-                      </span>
-                    </button>
-                  ) : null}
-                </li>
+                <EvidenceItem
+                  key={`${e.kind}:${e.rule ?? e.path ?? e.selector ?? String(i)}`}
+                  evidence={e}
+                  canWrite={canWrite}
+                  busy={save.isPending}
+                  rejected={(() => {
+                    const entry = rejectionOf(e);
+                    return entry !== null && rejected.some((r) => sameRejection(r, entry));
+                  })()}
+                  onPin={() => apply(e)}
+                  onReject={(reject) => {
+                    const entry = rejectionOf(e);
+                    if (entry !== null) setRejected(entry, reject);
+                  }}
+                />
               ))}
             </ul>
+            {(() => {
+              // rejected entries the learner does not find now: listed so that they can be taken back
+              const unseen = rejected.filter((r) => !noise.data.evidence.some((e) => {
+                const entry = rejectionOf(e);
+                return entry !== null && sameRejection(entry, r);
+              }));
+              return unseen.length === 0 ? null : (
+                <>
+                  <h3>Rejected, not learned now</h3>
+                  <ul className="evidence" aria-label="Rejected entries not learned now">
+                    {unseen.map((r) => (
+                      <li key={`${r.kind}:${r.path ?? r.selector ?? ""}`} className="rejected">
+                        <span className="tag">{r.kind}</span> <code className="break">{r.path ?? r.selector}</code>
+                        {canWrite ? (
+                          <div className="actions">
+                            <button type="button" disabled={save.isPending} onClick={() => setRejected(r, false)}>
+                              Apply again<span className="sr-only"> {r.kind} {r.path ?? r.selector}</span>
+                            </button>
+                          </div>
+                        ) : null}
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              );
+            })()}
+            <p className="hint">
+              <strong>Pin</strong> copies an entry into your rules above, where it stays whatever the learner later finds (edit it there); <strong>Reject</strong> stops
+              this monitor from applying it, now and when it is learned again.
+            </p>
             {canWrite ? (
               <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>
-                Apply all suggestions as rules
+                Pin all suggestions as rules
               </button>
             ) : null}
           </>

@@ -1,4 +1,4 @@
-import type { NoiseEvidence, PolicyRules } from "@driftwatch/client";
+import type { NoiseEvidence, PolicyRules, RejectedSuggestion } from "@driftwatch/client";
 
 type ListKey = "rules" | "volatile" | "tolerance" | "unordered";
 const LISTS: readonly ListKey[] = ["rules", "volatile", "tolerance", "unordered"];
@@ -44,4 +44,20 @@ export function applySuggestion(user: PolicyRules, suggested: PolicyRules, evide
     return key === undefined ? next : { ...next, arrayKeys: { ...next.arrayKeys, [ref.name]: key } };
   }
   return next;
+}
+
+/**
+ * The `rejectedSuggestions` entry that rejects what `evidence` explains: volatile, tolerance,
+ * unordered and array-key entries can be rejected; severity rules and kept fields cannot (null).
+ */
+export function rejectionOf(evidence: NoiseEvidence): RejectedSuggestion | null {
+  const kind = evidence.kind === "arrayKey" ? "arrayKey" : evidence.kind === "volatile" || evidence.kind === "tolerance" || evidence.kind === "unordered" ? evidence.kind : null;
+  if (kind === null) return null;
+  if (evidence.path !== undefined) return { kind, path: evidence.path };
+  if (evidence.selector !== undefined) return { kind, selector: evidence.selector };
+  return null;
+}
+
+export function sameRejection(a: RejectedSuggestion, b: RejectedSuggestion): boolean {
+  return a.kind === b.kind && a.path === b.path && a.selector === b.selector;
 }

@@ -1,0 +1,143 @@
+// Learning by default, through the API on the real check pipeline and SQLite: the organization's
+// default, what a check silenced, the comparison with and without the learned policy, and
+// rejected learned entries.
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Fetcher } from "@driftwatch/core";
+import { assertSafeUrl, createHttpFetcher } from "@driftwatch/fetcher-http";
+import { OrgSchema, SettingsSchema, SnapshotCompareSchema, SnapshotSchema } from "@driftwatch/schema";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCheckService, createNoiseLearner } from "../../src/index.js";
+import { createHarness, expectProblem, json, type Harness } from "./harness.js";
+
+let h: Harness;
+let target: Server;
+let base: string;
+let fetcher: Fetcher;
+/** The stable part of the answer; every answer also gets a new `request_id` and `served_at`. */
+const state: { doc: Record<string, unknown> } = { doc: { plan: "pro", price: 10 } };
+let served = 0;
+
+beforeAll(async () => {
+  target = createServer((_req, res) => {
+    served++;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ...state.doc, request_id: randomUUID(), served_at: new Date(Date.UTC(2026, 0, 1) + served * 60_000).toISOString() }));
+  });
+  await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  fetcher = createHttpFetcher({ allowPrivateNetworks: true, timeoutMs: 5000 });
+  h = await createHarness({
+    checks: (store, now) => createCheckService({ store, httpFetcher: fetcher, now, noise: createNoiseLearner(store) }),
+    urlGuard: { assertSafeUrl: (url) => assertSafeUrl(url, { allowPrivateNetworks: true }) },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await fetcher?.close();
+  await new Promise<void>((resolve) => target?.close(() => resolve()));
+});
+
+const check = async (id: string) => json(await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${id}/check` }));
+const create = async (path: string) => json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: `${base}${path}` } })).id as string;
+const settingsOf = async (id: string) => SettingsSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/settings` })));
+
+describe("the organization's learnNoiseByDefault", () => {
+  it("is true, so a monitor created with no settings learns; an admin turns it off for new monitors only", async () => {
+    const org = OrgSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: `/api/orgs/${h.a.orgId}` })));
+    expect(org.learnNoiseByDefault).toBe(true);
+    const before = await create("/a");
+    expect((await settingsOf(before)).autoApplySuggestions).toBe(true);
+
+    const reader = await h.a.token(["monitors:read", "monitors:write"], "not-admin");
+    expectProblem(await h.request(reader.secret, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learnNoiseByDefault: false } }), 403, "insufficient_scope");
+    expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: {} }), 422, "validation_failed");
+    const bad = expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learnNoiseByDefault: "no" } }), 422, "validation_failed");
+    expect(bad.errors).toEqual([expect.objectContaining({ path: "learnNoiseByDefault" })]);
+
+    const off = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learnNoiseByDefault: false } }));
+    expect(off).toMatchObject({ learnNoiseByDefault: false, name: org.name });
+    const after = await create("/b");
+    expect((await settingsOf(after)).autoApplySuggestions).toBe(false);
+    // the monitor made before keeps its setting; the other organization is untouched
+    expect((await settingsOf(before)).autoApplySuggestions).toBe(true);
+    expect(json(await h.request(h.b.admin, { method: "GET", url: `/api/orgs/${h.b.orgId}` })).learnNoiseByDefault).toBe(true);
+    // renaming keeps it
+    expect(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { name: "Renamed" } }))).toMatchObject({ name: "Renamed", learnNoiseByDefault: false });
+    expect(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learnNoiseByDefault: true } })).learnNoiseByDefault).toBe(true);
+  });
+});
+
+describe("what a learning monitor silenced, through the API", () => {
+  let id: string;
+  let quiet: Record<string, any>;
+
+  it("the second check is a learning diff; from the third, noise records no diff and the snapshot says what was silenced", async () => {
+    state.doc = { plan: "pro", price: 10 };
+    id = await create("/noisy");
+    expect((await check(id)).diff).toBeNull();
+    const second = await check(id);
+    expect(second.diff).toMatchObject({ learning: true });
+    for (let i = 0; i < 3; i++) {
+      quiet = await check(id);
+      expect(quiet.diff).toBeNull();
+      const snapshot = SnapshotSchema.parse(quiet.snapshot);
+      expect(snapshot.silenced?.learnedCount).toBe(snapshot.silenced?.count);
+      expect(snapshot.silenced?.changes.map((c) => c.path).sort()).toEqual(["$.request_id", "$.served_at"]);
+      expect(snapshot.silenced?.changes.every((c) => c.learned?.kind === "volatile" && typeof c.learned.path === "string")).toBe(true);
+    }
+    // the timeline (snapshot list) carries it; the diffs list has only the learning diff
+    const listed = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/snapshots?limit=10` }));
+    expect(listed.data[0]).toMatchObject({ id: quiet.snapshot.id, silenced: quiet.snapshot.silenced });
+    expect(listed.data.at(-1).silenced).toBeUndefined();
+    const diffs = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/diffs` }));
+    expect(diffs.data).toHaveLength(1);
+    expect(diffs.data[0].learning).toBe(true);
+    // a real change is reported, not learning
+    state.doc = { plan: "pro", price: 12 };
+    const real = await check(id);
+    expect(real.diff.learning).toBeUndefined();
+    expect(real.diff.changes.map((c: { path: string }) => c.path)).toEqual(["$.price"]);
+  });
+
+  it("compares the silenced pair again with the effective policy, the user's rules only, or none", async () => {
+    const { previousSnapshotId } = quiet.snapshot.silenced;
+    const url = (policy?: string) => `/api/monitors/${id}/compare?from=${previousSnapshotId}&to=${quiet.snapshot.id}${policy ? `&policy=${policy}` : ""}`;
+    const effective = SnapshotCompareSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: url() })));
+    expect(effective).toMatchObject({ policy: "effective", includesLearned: true, diff: null });
+    expect(effective.hidden.learnedCount).toBe(2);
+    const user = SnapshotCompareSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: url("user") })));
+    expect(user.includesLearned).toBe(false);
+    expect(user.diff?.changes.map((c) => c.path).sort()).toEqual(["$.request_id", "$.served_at"]);
+    expect(user.hidden.count).toBe(0);
+    // a user's ignore rule hides served_at in both; the learned policy alone hides request_id
+    await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { policyRules: { rules: [{ path: "$.served_at", action: "ignore" }] } } });
+    const ruled = SnapshotCompareSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: url("user") })));
+    expect(ruled.diff?.changes.map((c) => c.path)).toEqual(["$.request_id"]);
+    expect(ruled.hidden.changes).toEqual([{ path: "$.served_at", outcome: "ignored", rule: "rules[0]" }]);
+    const none = SnapshotCompareSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: url("none") })));
+    expect(none.diff?.changes).toHaveLength(2);
+
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/compare?from=snp_nope&to=${quiet.snapshot.id}` }), 404, "not_found");
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `${url()}&policy=learned` }), 400, "invalid_request");
+    expectProblem(await h.request(h.b.admin, { method: "GET", url: url() }), 404, "not_found");
+    await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { policyRules: { rules: [] } } });
+  });
+
+  it("a rejected learned entry is not applied again, and is validated", async () => {
+    const entry = quiet.snapshot.silenced.changes.find((c: { path: string }) => c.path === "$.request_id");
+    const bad = expectProblem(
+      await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { rejectedSuggestions: [{ kind: "volatile", path: "$.a", selector: ".b" }] } }),
+      422,
+      "validation_failed",
+    );
+    expect(bad.errors?.[0]?.path).toContain("rejectedSuggestions");
+    const twice = { kind: "volatile", path: entry.learned.path };
+    const set = json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { rejectedSuggestions: [twice, twice] } }));
+    expect(set.rejectedSuggestions).toEqual([twice]);
+    const loud = await check(id);
+    expect(loud.diff.changes.map((c: { path: string }) => c.path)).toEqual(["$.request_id"]);
+    expect(loud.diff.learning).toBeUndefined();
+  });
+});
