@@ -457,9 +457,10 @@ describe("learning off the event loop", () => {
         },
       });
       const one = await learner.profile(monitor, { body: JSON.stringify({ a: 1 }), hash: "sha256:x" });
-      // the candidate alone is not enough: nothing to learn from, nothing handed over
+      // one content: only what stays put is learned (no volatile entry), in a task of its own
       expect(one.samples).toBe(1);
-      expect(tasks).toEqual([]);
+      expect(one.policy.volatile ?? []).toEqual([]);
+      expect(tasks).toEqual([1]);
       let previous: string | null = null;
       for (let i = 0; i < 2; i++) {
         const body = JSON.stringify({ a: 1, at: `2026-01-01T00:0${String(i)}:00Z` });
@@ -477,7 +478,7 @@ describe("learning off the event loop", () => {
       }
       const learned = await learner.profile(monitor, { body: JSON.stringify({ a: 1, at: "2026-01-01T00:02:00Z" }), hash: "sha256:y" });
       // two stored contents and the candidate, oldest first, in one task
-      expect(tasks).toEqual([3]);
+      expect(tasks).toEqual([1, 3]);
       expect(learned.samples).toBe(3);
       expect(learned.policy.volatile?.map((v) => v.path)).toEqual(["$.at"]);
     } finally {

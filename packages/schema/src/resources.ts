@@ -566,8 +566,12 @@ export const PolicyEvidenceSchema = z.object({
 /** One entry of `evidence` (core's `PolicyEvidence`, as the API serves it). */
 export type NoiseEvidence = z.infer<typeof PolicyEvidenceSchema>;
 
-/** Fewest snapshots the service learns from; with fewer, the suggested policy is empty. */
-export const NOISE_MIN_SAMPLES = 3;
+/**
+ * Fewest snapshots the service learns noise from (one pair of contents). With one snapshot it
+ * learns only what stays put (the severity of stable fields, clocks and counts by their names);
+ * a diff found then is a `learning` diff.
+ */
+export const NOISE_MIN_SAMPLES = 2;
 /** Most snapshots (the newest) the service learns from. */
 export const NOISE_MAX_SAMPLES = 10;
 

@@ -371,12 +371,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     const hash = contentHash(response.body);
-    // The policy: the user's, merged with the one learned from the recent snapshots and this
-    // content (the user's rules first, so they always win); learned only when the content changed.
+    // The policy: the user's, merged with the one learned from the recent snapshots (the user's
+    // rules first, so they always win); learned only when the content changed. The content being
+    // checked is not a sample: learning from it would hide the change it is judged for.
     let policy = userPolicy;
     let learnedNoise: LearnedPolicy | null = null;
     if (learning && previous !== null && previous.contentHash !== hash) {
-      const learned = await options.noise!.profile(monitor, { body: response.body, hash });
+      const learned = await options.noise!.profile(monitor);
       policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
       learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples };
     }

@@ -112,7 +112,8 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
         ids.push(snapshot.id);
       }
       const count = ids.length + (candidate === undefined ? 0 : 1);
-      if (count < minSamples) return emptyNoise(count);
+      // one sample is learned from too (what stays put); `samples` tells the caller how many
+      if (count === 0) return emptyNoise(0);
       const key = `${monitor.orgId}/${monitor.id}`;
       const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}:${candidate?.hash ?? ""}`;
       const cached = cache.get(key);

@@ -235,11 +235,16 @@ export function learnContent(task: LearnTask): LearnResult {
     }
     history = parsed;
   }
-  if (history.length < task.minSamples) return { ok: true, samples: history.length, policy: { rules: [] }, evidence: [] };
+  if (history.length === 0) return { ok: true, samples: 0, policy: { rules: [] }, evidence: [] };
+  const samples = history.length;
+  // One sample tells what stays put (stable fields' severity, clocks and counts by their names):
+  // it is learned from twice. Two or more: as they are.
+  if (samples === 1) history = [history[0], history[0]];
+  else if (samples < task.minSamples) return { ok: true, samples, policy: { rules: [] }, evidence: [] };
   try {
     const suggestion = suggestPolicy(history, { kind: task.kind, selector: task.selector });
-    return { ok: true, samples: history.length, policy: suggestion.policy, evidence: suggestion.evidence };
+    return { ok: true, samples, policy: suggestion.policy, evidence: suggestion.evidence };
   } catch (error) {
-    return { ok: false, samples: history.length, message: error instanceof Error ? error.message : String(error), expected: isDriftwatchError(error) };
+    return { ok: false, samples, message: error instanceof Error ? error.message : String(error), expected: isDriftwatchError(error) };
   }
 }
