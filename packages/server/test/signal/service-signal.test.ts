@@ -1,10 +1,11 @@
 // The service as a new user meets it: the real server (createDriftwatchServer) on a real SQLite
-// file, monitors created through the API with no settings touched, each history of the signal
-// corpus (packages/core/test/signal) served by a local target on 127.0.0.1 (the SSRF guard lifted
-// for loopback, as in the other e2e tests) and checked through POST /api/monitors/{id}/check, one
-// fetch per snapshot. The first pairs are the monitor's learning phase (unlabelled: the corpus
-// mutates nothing there); the held-out pairs are labelled noise or meaningful. The table is
-// printed; this file asserts what holds today, and is tightened as the learner improves.
+// file, monitors created through the API with no settings touched (so learning, the default), each
+// history of the HELD-OUT part of the world corpus (packages/core/test/signal: real recorded
+// payloads and pages with noise applied as real services apply it; nobody tunes on this part)
+// served by a local target on 127.0.0.1 (the SSRF guard lifted for loopback, as in the other e2e
+// tests) and checked through POST /api/monitors/{id}/check, one check per fetch. Pairs are judged
+// from the third fetch on; the first two are reported apart. A diff is a `learning` diff exactly
+// while the monitor has one stored content (its second fetch with new content).
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -13,19 +14,22 @@ import { join } from "node:path";
 import { type Change, severityRank } from "@driftwatch/schema";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type History, LEARN_SAMPLES } from "../../../core/test/signal/corpus.js";
-import { htmlHistories } from "../../../core/test/signal/html-histories.js";
-import { jsonHistories } from "../../../core/test/signal/json-histories.js";
+import { shows } from "../../../core/test/signal/service-like.js";
+import type { WorldHistory } from "../../../core/test/signal/world.js";
+import { worldSplit } from "../../../core/test/signal/world-corpus.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../../src/index.js";
 
 const TOKEN = "dw_" + "S".repeat(43);
+/** What this test measured on the held-out histories (JSON and pages together). */
+const FALSE_ALARMS_MEASURED = 21; // of 611 noise pairs, most on the third fetch (learned from one pair): rotating page blocks not yet seen twice
+const UNDER_RATED_MEASURED = 3;
 const dir = mkdtempSync(join(tmpdir(), "dw-signal-"));
 let server: DriftwatchServer;
 let base = "";
 let target: http.Server;
 let targetBase = "";
 /** What the target serves for each history: its snapshot at the current fetch. */
-const serving = new Map<number, { history: History; t: number }>();
+const serving = new Map<number, { history: WorldHistory; t: number }>();
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${base}${path}`, {
@@ -71,20 +75,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `$.items[*].price` as a pattern of that path and anything below it, any index for `[*]`. */
-function pathPattern(where: string): RegExp {
-  const escaped = where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\[\\*\\]", "\\[\\d+\\]");
-  return new RegExp(`^${escaped}(?:$|[.[])`);
-}
-
-function shows(change: Change, history: History, where: string): boolean {
-  if (history.kind === "json") {
-    const pattern = pathPattern(where);
-    return pattern.test(change.path) || (typeof change.from === "string" && pattern.test(change.from));
-  }
-  return [change.before, change.after].some((text) => typeof text === "string" && text.includes(where));
-}
-
 interface Row {
   pairs: number;
   /** Checks that recorded a diff (any, labelled or not). */
@@ -97,44 +87,46 @@ interface Row {
 }
 const row = (): Row => ({ pairs: 0, diffs: 0, learning: 0, falseAlarms: 0, misses: 0, underRated: 0 });
 
-describe("the service on the signal corpus (SQLite, monitors as created)", () => {
-  it("checks every history through the API and reports false alarms, misses and under-rated changes", async () => {
-    const histories = [...jsonHistories(), ...htmlHistories()];
-    const rows = { "pair 1 (fetch 2)": row(), "pair 2 (fetch 3)": row(), [`pairs 3-${String(LEARN_SAMPLES - 1)} (unlabelled)`]: row(), "held-out (labelled)": row() };
+describe("the service on the world corpus's held-out histories (SQLite, monitors as created)", () => {
+  it("checks every history through the API: no misses, and false alarms and under-rated changes held at what was measured", async () => {
+    const histories = worldSplit().heldOut;
+    const rows = { "pair 1 (fetch 2)": row(), "judged (fetch 3 on)": row() };
     const problems: string[] = [];
+    let noisePairs = 0;
     let index = 0;
     for (const history of histories) {
       index++;
       serving.set(index, { history, t: 0 });
       const created = await api("POST", "/api/monitors", {
         type: history.kind === "json" ? "api" : "website",
-        name: history.name,
+        name: history.name.slice(0, 200),
         url: `${targetBase}/h/${String(index)}`,
         intervalSeconds: 3600,
         ...(history.selector !== undefined ? { selector: history.selector } : {}),
       });
       expect(created.status, history.name).toBe(201);
       const id = created.json.id as string;
-      /** Contents the monitor has stored: a snapshot is stored only when the content changed. */
+      /** Contents the monitor had stored before this fetch: a snapshot is stored only when the content changed. */
       let stored = 0;
       for (let t = 0; t < history.snapshots.length; t++) {
-        if (t === 0 || JSON.stringify(history.snapshots[t]) !== JSON.stringify(history.snapshots[t - 1])) stored++;
         serving.set(index, { history, t });
         const checked = await api("POST", `/api/monitors/${id}/check`);
         expect(checked.status, `${history.name} fetch ${String(t + 1)}: ${JSON.stringify(checked.json)}`).toBe(200);
+        const changedContent = t === 0 || JSON.stringify(history.snapshots[t]) !== JSON.stringify(history.snapshots[t - 1]);
+        const before = stored;
+        if (changedContent) stored++;
         if (t === 0) continue;
         const diff = checked.json.diff as { changes: Change[]; learning?: boolean } | null;
-        const key = t === 1 ? "pair 1 (fetch 2)" : t === 2 ? "pair 2 (fetch 3)" : t < LEARN_SAMPLES ? `pairs 3-${String(LEARN_SAMPLES - 1)} (unlabelled)` : "held-out (labelled)";
-        const r = rows[key]!;
+        const r = t === 1 ? rows["pair 1 (fetch 2)"] : rows["judged (fetch 3 on)"];
         r.pairs++;
         if (diff !== null) r.diffs++;
         if (diff?.learning === true) r.learning++;
-        // a diff is recorded as learning exactly while the monitor has fewer than three contents (this one included)
-        if (diff !== null) expect(diff.learning === true, `${history.name} fetch ${String(t + 1)}: learning with ${String(stored)} contents`).toBe(stored < 3);
-        if (t < LEARN_SAMPLES) continue;
-        const label = history.labels[t - LEARN_SAMPLES]!;
+        if (diff !== null) expect(diff.learning === true, `${history.name} fetch ${String(t + 1)}: learning with ${String(before)} stored contents`).toBe(before < 2);
+        if (t === 1) continue;
+        const label = history.labels[t - 1]!;
         const at = `${history.name}, fetch ${String(t + 1)}`;
         if (label.kind === "noise") {
+          noisePairs++;
           if (diff !== null) {
             r.falseAlarms++;
             problems.push(`false alarm: ${at}: ${diff.changes.map((c) => c.path).slice(0, 3).join(", ")}`);
@@ -165,15 +157,17 @@ describe("the service on the signal corpus (SQLite, monitors as created)", () =>
         "under-rated": r.underRated,
       })),
     );
-    if (problems.length > 0) console.log(problems.slice(0, 40).join("\n"));
+    console.log(`noise pairs judged: ${String(noisePairs)}`);
+    if (problems.length > 0) console.log(problems.slice(0, 60).join("\n"));
 
-    // What holds today (the learner is being rewritten; the lead tightens these):
-    // every monitor was created learning, with no settings touched
     expect(histories.length).toBeGreaterThanOrEqual(60);
-    // a monitor's first diff is recorded as learning (not notified)
-    expect(rows["pair 1 (fetch 2)"]!.learning).toBe(rows["pair 1 (fetch 2)"]!.diffs);
+    // a monitor's first diff is recorded as learning (not notified unless it removes or retypes)
+    expect(rows["pair 1 (fetch 2)"].learning).toBe(rows["pair 1 (fetch 2)"].diffs);
+    const judged = rows["judged (fetch 3 on)"];
     // loud on every real change: no meaningful held-out change is missed
-    expect(rows["held-out (labelled)"]!.misses).toBe(0);
-    expect(rows["held-out (labelled)"]!.pairs).toBe(histories.reduce((n, h) => n + h.labels.length, 0));
-  });
+    expect(judged.misses, problems.join("\n")).toBe(0);
+    // quiet on noise: at most what was measured (the learner of 2026-11-28), see docs/signal.md
+    expect(judged.falseAlarms, problems.join("\n")).toBeLessThanOrEqual(FALSE_ALARMS_MEASURED);
+    expect(judged.underRated, problems.join("\n")).toBeLessThanOrEqual(UNDER_RATED_MEASURED);
+  }, 300_000);
 });
