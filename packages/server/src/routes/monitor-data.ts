@@ -249,7 +249,8 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
         summary: "The noise profile of a monitor: the policy learned from its recent snapshots, with evidence",
         description:
           `Learned from the newest snapshots (at most 10, within 1 MB of bodies). With fewer than ${String(NOISE_MIN_SAMPLES)} snapshots ` +
-          "the answer is 200 with samples below minSamples, an empty policy ({ rules: [] }) and no evidence. policy is a valid " +
+          "the answer is 200 with samples below minSamples: with one, what one snapshot tells (severity rules of stable fields, clocks and " +
+          "counts by their names); with none, an empty policy ({ rules: [] }) and no evidence. policy is a valid " +
           "policyRules for PATCH /api/monitors/{id}/settings; appliedAutomatically says whether the monitor's autoApplySuggestions " +
           "setting merges it into its diffs.",
         params: MonitorParams,
