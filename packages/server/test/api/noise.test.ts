@@ -37,9 +37,15 @@ describe("GET /api/monitors/{id}/noise", () => {
   it("answers 200 with an empty policy and the sample count while there are too few snapshots", async () => {
     const empty = await h.request(h.a.admin, { method: "GET", url: noiseUrl() });
     expect(empty.statusCode).toBe(200);
-    expect(NoiseProfileSchema.parse(json(empty))).toEqual({ monitorId, samples: 0, minSamples: 3, policy: { rules: [] }, evidence: [], appliedAutomatically: true });
-    await seedSnapshots(2);
-    expect(json(await h.request(h.a.admin, { method: "GET", url: noiseUrl() }))).toMatchObject({ samples: 2, minSamples: 3, policy: { rules: [] }, evidence: [] });
+    expect(NoiseProfileSchema.parse(json(empty))).toEqual({ monitorId, samples: 0, minSamples: 2, policy: { rules: [] }, evidence: [], appliedAutomatically: true });
+    await seedSnapshots(1);
+    // one snapshot: what stays put (the stable status and price rated medium, the clock-named
+    // timestamp noise while it moves forward), nothing that needs a change to be seen
+    const one = NoiseProfileSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: noiseUrl() })));
+    expect(one).toMatchObject({ samples: 1, minSamples: 2 });
+    expect(one.policy.volatile ?? []).toEqual([{ path: "$.generated_at", forward: true }]);
+    expect(one.policy.rules).toEqual(expect.arrayContaining([expect.objectContaining({ path: "$.status", severity: "medium" })]));
+    await seedSnapshots(1, 1);
   });
 
   it("suggests volatile fields with evidence once enough snapshots exist, and keeps meaningful ones", async () => {
@@ -73,7 +79,8 @@ describe("GET /api/monitors/{id}/noise", () => {
     const size = Buffer.byteLength(noisyBody(0));
     expect((await createNoiseLearner(h.store, { maxSamples: 4 }).profile(monitor)).samples).toBe(4);
     const tight = await createNoiseLearner(h.store, { maxBytes: Math.floor(size * 2.5) }).profile(monitor);
-    expect(tight).toEqual({ samples: 2, policy: { rules: [] }, evidence: [] });
+    expect(tight.samples).toBe(2);
+    expect((tight.policy.volatile ?? []).map((v) => v.path)).toEqual(expect.arrayContaining(["$.generated_at", "$.request_id"]));
     expect((await createNoiseLearner(h.store, { maxBytes: size * 3 }).profile(monitor)).samples).toBe(3);
   });
 
