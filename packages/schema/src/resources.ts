@@ -38,7 +38,8 @@ export const DEFAULT_BROWSER_STEP_TIMEOUT_MS = 10_000;
 /** Name of a stored secret a step may use instead of `value`. */
 export const SECRET_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
-const StepUrlSchema = z
+/** An absolute http or https URL (a monitor's target, a `goto` step). */
+const UrlSchema = z
   .string()
   .max(2048)
   .refine((value) => {
@@ -49,6 +50,7 @@ const StepUrlSchema = z
       return false;
     }
   }, "must be an absolute http or https URL");
+const StepUrlSchema = UrlSchema;
 
 const needs: Partial<Record<z.infer<typeof BrowserStepActionSchema>, readonly ("selector" | "url" | "key" | "ms" | "value")[]>> = {
   goto: ["url"],
@@ -183,17 +185,6 @@ export const MonitorSchema = z.object({
 });
 export type Monitor = z.infer<typeof MonitorSchema>;
 
-const UrlSchema = z
-  .string()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http or https URL");
 
 export const MIN_INTERVAL_SECONDS = 10;
 export const MAX_INTERVAL_SECONDS = 7 * 24 * 3600;
