@@ -119,7 +119,7 @@ describe("resources against the real server", () => {
     // the noise profile: three snapshots so far, learned from; the switch that applies it
     const profile = await client.monitors.noise(monitor.id);
     // a new monitor learns by default (the organization's learnNoiseByDefault); a monitor can turn it off
-    expect(profile).toMatchObject({ monitorId: monitor.id, samples: 3, minSamples: 3, appliedAutomatically: true });
+    expect(profile).toMatchObject({ monitorId: monitor.id, samples: 3, minSamples: 2, appliedAutomatically: true });
     expect(Array.isArray(profile.evidence)).toBe(true);
     expect((await client.settings.update(monitor.id, { autoApplySuggestions: false })).autoApplySuggestions).toBe(false);
     expect((await client.monitors.noise(monitor.id)).appliedAutomatically).toBe(false);

@@ -57,7 +57,7 @@ describe("driftwatch serve --demo", () => {
     // the demo monitors learn their noise and apply it
     const profile = await call("GET", noise);
     expect(profile.status).toBe(200);
-    expect(profile.body).toMatchObject({ appliedAutomatically: true, minSamples: 3 });
+    expect(profile.body).toMatchObject({ appliedAutomatically: true, minSamples: 2 });
     expect(profile.body.samples).toBeGreaterThanOrEqual(2);
     const pageMonitorId = pageDiffs.split("/")[3]!;
     expect((await call("GET", `/api/monitors/${pageMonitorId}/settings`)).body.autoApplySuggestions).toBe(true);
