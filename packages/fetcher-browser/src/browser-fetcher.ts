@@ -553,8 +553,14 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
               state.mainError = null;
             },
             guard: (promise) => untilAborted(promise, signal),
-            snapshot: () =>
-              untilAborted(capture(page, "viewport", undefined, extras.screenshotMask ?? request.screenshotMask ?? []), signal).catch(() => null),
+            snapshot: async () => {
+              const mask = extras.screenshotMask ?? request.screenshotMask ?? [];
+              const shot = await untilAborted(capture(page, "viewport", undefined, mask), signal).catch(() => null);
+              if (shot !== null || signal.aborted) return shot;
+              // A navigation the step started (or the guard refused) may still be settling: once more, after it.
+              await untilAborted(page.waitForLoadState("domcontentloaded", { timeout: 3_000 }), signal).catch(() => undefined);
+              return untilAborted(capture(page, "viewport", undefined, mask), signal).catch(() => null);
+            },
             ...(extras.onStep === undefined ? {} : { onStep: extras.onStep }),
           });
           // After the steps, the page settles as the monitor's wait strategy says (bounded).
