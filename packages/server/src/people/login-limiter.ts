@@ -41,8 +41,8 @@ function refuse(window: Window, at: number, what: string): ApiError {
 /**
  * The limits counted in the store's rate-limit windows (capability `rateLimits` with
  * `resetRateLimit`), shared by every process on the database; null when the store has none. Fixed
- * windows of `windowMs`; a success clears the account's count. The address's count is not given
- * back on success (a store window only grows): its limit counts every attempt of the window.
+ * windows of `windowMs`; a success clears the account's count and starts the address's window
+ * again (a store window only grows, so it cannot give back one attempt as the in-memory limiter does).
  */
 export function createStoreLoginLimiter(store: Store, options: LoginLimiterOptions): LoginLimiter | null {
   const hit = store.hitRateLimit;
@@ -55,8 +55,11 @@ export function createStoreLoginLimiter(store: Store, options: LoginLimiterOptio
       const byAddress = await hit.call(store, `login:address:${address}`, options.windowMs, at);
       if (byAddress.count > options.addressLimit) throw refuse(byAddress, at, "from this address");
     },
-    async succeeded(account) {
+    async succeeded(account, address) {
+      // A success does not use up the address's allowance (an office behind one address signs in
+      // all morning): the store's windows only grow, so the address's window starts again.
       await reset.call(store, `login:account:${account}`);
+      await reset.call(store, `login:address:${address}`);
     },
   };
 }

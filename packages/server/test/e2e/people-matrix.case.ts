@@ -56,6 +56,7 @@ const ACCESS: Record<string, Access> = {
   "PATCH /api/monitors/{id}/settings": "monitors:write",
   "POST /api/monitors/{id}/settings/preview": "monitors:read",
   "GET /api/monitors/{id}/noise": "monitors:read",
+  "GET /api/monitors/{id}/compare": "monitors:read",
   "POST /api/webhooks": "webhooks:write",
   "GET /api/webhooks": "webhooks:read",
   "GET /api/webhooks/{id}": "webhooks:read",
