@@ -616,7 +616,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       const shape = isPriceName(field.name) ? "price" : field.meaningful;
       if (shape === "price" || shape === "enum" || shape === "boolean" || shape === "version") {
         kept(shape, reason);
-        severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true });
+        severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true, changed });
       } else kept(undefined, reason);
       continue;
     }
@@ -630,7 +630,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     // A meaningful value that changes is still rated medium: a status, a boolean, a price, a version.
     const keptMeaningful = (shape: string, reason: string): void => {
       kept(shape, reason);
-      severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true });
+      severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true, changed });
     };
     const numericString = type === "string" && field.numericStrings && !field.digitStrings;
     if (type === "string" && !numericString) {
@@ -743,6 +743,8 @@ interface SeverityEntry {
   reason: string;
   /** A field that changed during learning but was kept. */
   kept?: boolean;
+  /** In how many pairs it changed (kept fields). */
+  changed?: number;
 }
 
 function severityRules(
@@ -776,7 +778,7 @@ function severityRules(
     ];
   }
   return grouped.map((entry, index): PolicyRule => {
-    evidence.push({ kind: "severity", rule: `rules[${index}]`, path: entry.path, changed: 0, pairs: sampleCount - 1, shape: entry.shape, reason: entry.reason });
+    evidence.push({ kind: "severity", rule: `rules[${index}]`, path: entry.path, changed: entry.changed ?? 0, pairs: sampleCount - 1, shape: entry.shape, reason: entry.reason });
     return { path: entry.path, category: "value", op: entry.op, severity: "medium" };
   });
 }
