@@ -171,6 +171,9 @@ export async function f(m: Monitor): Promise<string> {
   const hook = await client.webhooks.create({ url: `${local}/hook`, minSeverity: "info" });
   secret = hook.secret;
   const monitor = await client.monitors.create({ type: "api", name: "pack-test", url: `${local}/target`, intervalSeconds: 3600 });
+  // The first change must be delivered: a learning monitor's second content is a learning diff,
+  // recorded but not sent (a new monitor learns by default).
+  await client.settings.update(monitor.id, { autoApplySuggestions: false });
   await client.monitors.check(monitor.id);
   targetValue = { v: 2 };
   const { diff } = await client.monitors.check(monitor.id);
