@@ -13,6 +13,9 @@ export type DriftwatchErrorCode =
   | "too_deep"
   | "rule_budget_exceeded"
   | "webhook_verification_failed"
+  // secrets at rest
+  | "secret_key_invalid"
+  | "secret_unreadable"
   // store
   | "not_found"
   | "conflict"

@@ -16,3 +16,4 @@ export * from "./ports/text-codec.js";
 export * from "./track/index.js";
 export * from "./conditions/index.js";
 export * from "./visual/index.js";
+export * from "./secrets/secret-box.js";

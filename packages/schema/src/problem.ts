@@ -25,6 +25,8 @@ export const API_ERROR_CODES = [
   "setup_closed",
   "invite_invalid",
   "weak_password",
+  "secret_key_missing",
+  "secret_unreadable",
 ] as const;
 export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
 export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
@@ -54,6 +56,8 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   setup_closed: 409,
   invite_invalid: 410,
   weak_password: 422,
+  secret_key_missing: 503,
+  secret_unreadable: 500,
 };
 
 export const PROBLEM_TYPE_BASE = "https://driftwatch.dev/problems/";

@@ -11,6 +11,7 @@ import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.j
 import { createCheckPoller } from "./live/check-poller.js";
 import { startPostgresJobs } from "@driftwatch/queue-postgres";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
+import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -70,6 +71,8 @@ export interface DriftwatchServer {
   readonly config: DriftwatchConfig;
   readonly metrics: EngineMetrics;
   readonly logger: Logger;
+  /** The key that seals users' secrets at rest, and where it came from (`box` null: none configured). */
+  readonly secrets: ServerSecrets;
   /**
    * On an empty database: creates organization `default` and an admin token (the configured
    * `adminToken` when set, else a new secret returned once). No-op otherwise.
@@ -111,6 +114,7 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     checkWaitMs: options.checkWaitMs ?? DEFAULT_CHECK_WAIT_MS,
     trustProxy: options.trustProxy ?? false,
     smtp: options.smtp ?? null,
+    secretKey: options.secretKey ?? null,
   };
 }
 
@@ -188,6 +192,14 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const poller = ownsStore && databaseKind === "sqlite" && config.role === "api" ? createCheckPoller({ store: baseStore, hub: events, logger }) : null;
   const liveHub = poller?.hub ?? relay?.hub ?? events;
   const store = observeStore(baseStore, liveHub);
+
+  // The key sealing the secrets users give driftwatch (channel tokens, step passwords).
+  const secrets = await resolveServerSecrets({ secretKey: config.secretKey ?? null, databaseUrl: ownsStore ? config.databaseUrl : null }).catch(async (error: unknown) => {
+    if (ownsStore) await baseStore.close();
+    throw error;
+  });
+  if (secrets.box === null) logger.warn({ secretKey: secrets.source }, `no secret key: storing channel and step secrets is refused (${secrets.missingReason})`);
+  else logger.debug({ secretKey: secrets.source, keyId: secrets.box.keyId }, "secret key ready");
 
   const trustedOrigins = new Set((options.trustedOrigins ?? []).map((o) => new URL(o).origin));
   const guard: GuardOptions = { allowPrivateNetworks: config.allowPrivateNetworks, allowAddresses: config.allowAddresses };
@@ -268,6 +280,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       metricsToken: config.metricsToken ?? null,
     },
     mailer,
+    secrets,
     metrics: engine.metrics,
     logger,
     events: liveHub,
@@ -284,6 +297,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     app,
     store,
     config,
+    secrets,
     metrics: engine.metrics,
     logger,
 

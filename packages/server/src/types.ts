@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { PeopleLimits } from "./config/limits.js";
 import type { InviteMailer } from "./people/mailer.js";
 import type { EventHub } from "./live/events.js";
+import type { ServerSecrets } from "./config/secret-key.js";
 
 /**
  * The seams between the HTTP API (src/app.ts, src/routes) and the engine (@driftwatch/engine:
@@ -88,6 +89,11 @@ export interface AppDependencies {
   dashboardDir?: string | null;
   /** Mails invitation links (SMTP); null or absent: links are only in the API answer. */
   mailer?: InviteMailer | null;
+  /**
+   * The key sealing the secrets users give driftwatch (channel tokens, step passwords); absent or
+   * `box: null`: routes that store a secret answer `503 secret_key_missing` (see `requireSecretBox`).
+   */
+  secrets?: ServerSecrets;
   /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
   logger?: Logger;
 }

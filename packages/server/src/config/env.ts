@@ -32,4 +32,5 @@ export const ENV = {
   smtpUrl: "DRIFTWATCH_SMTP_URL",
   smtpFrom: "DRIFTWATCH_SMTP_FROM",
   userPassword: "DRIFTWATCH_USER_PASSWORD",
+  secretKey: "DRIFTWATCH_SECRET_KEY",
 } as const;

@@ -25,3 +25,4 @@ export {
 } from "./serve.js";
 export { openDatabase, openStore, parseDatabaseUrl, redactUrl, type DatabaseLocation, type OpenStoreOptions } from "./store-url.js";
 export { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl, type ConfigErrorCode } from "./values.js";
+export { SECRET_KEY_FILE, requireSecretBox, resolveServerSecrets, type SecretKeySource, type ServerSecrets } from "./secret-key.js";

@@ -4,6 +4,7 @@ import { SERVE_OPTIONS, parseArgs } from "./cli-flags.js";
 import { ENV, type Env } from "./env.js";
 import { resolveLimits, type ServerLimits } from "./limits.js";
 import { parseDatabaseUrl } from "./store-url.js";
+import { checkSecretKey } from "./secret-key.js";
 import os from "node:os";
 import { SERVER_ROLES, type ServerRole } from "../roles.js";
 import { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl } from "./values.js";
@@ -79,6 +80,12 @@ export interface DriftwatchConfig {
   metricsToken?: string | null;
   /** SMTP server and From address for invitation mail; null: links only in the API answer. */
   smtp: SmtpSettings | null;
+  /**
+   * The key (then older keys, during a rotation) that seals the secrets users give driftwatch
+   * (`DRIFTWATCH_SECRET_KEY`; only from the environment, never a flag). Absent: on SQLite a key
+   * file beside the database, on PostgreSQL none (storing a secret is refused until it is set).
+   */
+  secretKey?: string | null;
 }
 
 export const QUEUE_KINDS = ["pg-boss", "leases"] as const;
@@ -206,6 +213,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     ...(hops === undefined ? {} : { trustProxyHops: hops }),
     metricsToken: metricsToken === undefined || metricsToken === "" ? null : parseMetricsToken(metricsToken),
     smtp: resolveSmtp(env),
+    secretKey: env[ENV.secretKey] === undefined || env[ENV.secretKey]!.trim() === "" ? null : checkSecretKey(env[ENV.secretKey]!),
   };
 }
 

@@ -25,6 +25,8 @@ const TITLES: Record<ApiErrorCode, string> = {
   setup_closed: "Setup closed",
   invite_invalid: "Invite no longer valid",
   weak_password: "Weak password",
+  secret_key_missing: "No secret key configured",
+  secret_unreadable: "Stored secret unreadable",
 };
 
 export interface ApiErrorOptions {
