@@ -99,7 +99,7 @@ function normalized(path: string): string | null {
  * element that holds it (an element whose identity changed is shown removed and added); HTML, the
  * text before or after holds `where`.
  */
-export function shows(change: Change, history: WorldHistory, where: string): boolean {
+export function shows(change: Change, history: Pick<WorldHistory, "kind">, where: string): boolean {
   if (history.kind === "html") return [change.before, change.after].some((text) => typeof text === "string" && text.includes(where));
   const pattern = wherePattern(where);
   for (const p of [change.path, (change as { from?: unknown }).from]) {
@@ -135,6 +135,17 @@ function judgePair(history: WorldHistory, i: number, label: Label, diff: { chang
     return;
   }
   outcome.meaningfulPairs++;
+  judgeMeaningful(outcome, at, label, diff, history);
+}
+
+/** A meaningful change not shown at its place is a miss; shown below its least severity, under-rated. */
+export function judgeMeaningful(
+  outcome: { misses: string[]; underRated: string[] },
+  at: string,
+  label: Extract<Label, { kind: "meaningful" }>,
+  diff: { changes: Change[] } | null,
+  history: Pick<WorldHistory, "kind">,
+): void {
   const shown = diff?.changes.filter((change) => shows(change, history, label.where)) ?? [];
   if (shown.length === 0) {
     outcome.misses.push(`${at}: ${label.what} not shown at ${label.where}`);

@@ -10,6 +10,7 @@ import { diffHtml, diffJson, suggestPolicy } from "../../src/index.js";
 import { type History, type Label, LEARN_SAMPLES } from "./corpus.js";
 import { htmlHistories } from "./html-histories.js";
 import { jsonHistories } from "./json-histories.js";
+import { judgeMeaningful } from "./service-like.js";
 
 interface Outcome {
   pairs: number;
@@ -19,20 +20,6 @@ interface Outcome {
 }
 
 const newOutcome = (): Outcome => ({ pairs: 0, falseAlarms: [], misses: [], underRated: [] });
-
-/** `$.items[*].price` as a regex matching that path and anything below it, any index for `[*]`. */
-function pathPattern(where: string): RegExp {
-  const escaped = where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\[\\*\\]", "\\[\\d+\\]");
-  return new RegExp(`^${escaped}(?:$|[.[])`);
-}
-
-function shows(change: Change, history: History, where: string): boolean {
-  if (history.kind === "json") {
-    const pattern = pathPattern(where);
-    return pattern.test(change.path) || (typeof change.from === "string" && pattern.test(change.from));
-  }
-  return [change.before, change.after].some((text) => typeof text === "string" && text.includes(where));
-}
 
 function diffPair(history: History, before: unknown, after: unknown, policy: PolicyRules | undefined): { changes: Change[]; topSeverity: Severity } | null {
   if (history.kind === "json") return diffJson(before, after, policy ? { policy } : {});
@@ -50,13 +37,7 @@ function judge(history: History, policy: PolicyRules | undefined, outcome: Outco
       if (diff !== null) outcome.falseAlarms.push(`${at}: noise raised ${diff.changes.length} change(s), first ${diff.changes[0]!.path} (${JSON.stringify(diff.changes[0]!.before)} -> ${JSON.stringify(diff.changes[0]!.after)})`);
       return;
     }
-    const shown = diff?.changes.filter((change) => shows(change, history, label.where)) ?? [];
-    if (shown.length === 0) {
-      outcome.misses.push(`${at}: ${label.what} not shown at ${label.where}`);
-      return;
-    }
-    const top = shown.reduce((best, change) => Math.max(best, severityRank(change.severity)), 0);
-    if (top < severityRank(label.minSeverity)) outcome.underRated.push(`${at}: ${label.what} rated ${shown.map((c) => c.severity).join("/")}, expected >= ${label.minSeverity}`);
+    judgeMeaningful(outcome, at, label, diff, history);
   });
 }
 
