@@ -680,6 +680,9 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
+      } else if (numericString && field.meaningful === "version") {
+        // "10.4" (a reason code), "2.1": a version written as digits changes rarely and means something
+        keptMeaningful("version", `kept: ${changedIn} but looks like ${describeShape("version")}`);
       } else if (numericString) {
         kept("float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, too rarely for a measurement`);
       } else if (field.integers && field.unixTimes && often(changed, pairs)) {

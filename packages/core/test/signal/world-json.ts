@@ -209,7 +209,8 @@ function mutationsOf(root: Json, volatileKeys: Set<string>): Mutation[] {
     if (path.length >= 1 && typeof path[path.length - 1] === "string")
       out.push({ kind: "remove", path, what: `${where} removed`, minSeverity: "critical", apply: (s) => set(s, path, undefined) });
     if ((typeof value === "string" && value.length > 0) || typeof value === "number")
-      out.push({ kind: "type", path, what: `${where} changed type`, minSeverity: "critical", apply: (s) => set(s, path, typeof get(s, path) === "number" ? String(get(s, path)) : 42) });
+      // SPEC: a member's type changed is critical, an array element's medium
+      out.push({ kind: "type", path, what: `${where} changed type`, minSeverity: typeof path[path.length - 1] === "number" ? "medium" : "critical", apply: (s) => set(s, path, typeof get(s, path) === "number" ? String(get(s, path)) : 42) });
     if (typeof value === "string" && TEXT_KEY.test(key) && value.length >= 3 && !/^https?:/.test(value))
       out.push({ kind: "text", path, what: `text ${where} edited`, minSeverity: "info", apply: (s, _r, round) => set(s, path, `${get(s, path) as string} (${["updated", "revised", "edited"][round % 3]})`) });
   }

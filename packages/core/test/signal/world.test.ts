@@ -115,9 +115,9 @@ describe("world corpus", () => {
       for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
       const learned = outcomes.get(`${set}/json/learned`)!;
       expect([...learned.judged.misses, ...learned.early.misses], set).toEqual([]);
-      // measured: 3 false alarms and 2 (tuning) / 3 (held-out) under-rated changes of 1009 / 532 noise pairs
+      // measured: 3 false alarms of 1009 / 532 noise pairs, 1 (tuning) / 0 (held-out) under-rated changes
       expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(3);
-      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(3);
+      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 1 : 0);
     }
   }, 120_000);
 });

@@ -1,0 +1,2 @@
+import { defineDriftwatchVitest } from "../../tooling/vitest";
+export default defineDriftwatchVitest(import.meta.dirname, { test: { testTimeout: 300_000 } });
