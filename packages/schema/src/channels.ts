@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DeliveryStateSchema, SeveritySchema } from "./enums.js";
 import { TagsSchema, TimestampSchema } from "./resources.js";
+import { DeliveryAttemptLogSchema } from "./delivery-detail.js";
 
 // ---------------------------------------------------------------------------------------------
 // Notification channels (issue 27): a service reached through one Apprise URL, and its outbox.
@@ -122,6 +123,14 @@ export const ChannelDeliverySchema = z.object({
   createdAt: TimestampSchema,
 });
 export type ChannelDelivery = z.infer<typeof ChannelDeliverySchema>;
+
+/** `GET /api/channels/{id}/deliveries/{deliveryId}`: the message, the notification it sends and every attempt. */
+export const ChannelDeliveryDetailSchema = ChannelDeliverySchema.extend({
+  /** The notification as queued (a change, a health event); a group's messages are sent as one. */
+  payload: z.unknown(),
+  attemptLog: z.array(DeliveryAttemptLogSchema),
+});
+export type ChannelDeliveryDetail = z.infer<typeof ChannelDeliveryDetailSchema>;
 
 /** `POST /api/channels/{id}/test`: what the service answered to a test message. */
 export const ChannelTestResultSchema = z.object({
