@@ -91,23 +91,7 @@ export class SqlChannels {
   }
 
   delivery(row: Row): ChannelDeliveryRecord {
-    return {
-      id: row.id as string,
-      orgId: row.org_id as string,
-      channelId: row.channel_id as string,
-      dedupKey: decodeTextOrNull(row.dedup_key as string) as string,
-      eventType: row.event_type as ChannelDeliveryRecord["eventType"],
-      monitorId: row.monitor_id as string | null,
-      diffId: row.diff_id as string | null,
-      payload: decodeTextOrNull(row.payload as string) as string,
-      state: row.state as ChannelDeliveryRecord["state"],
-      attempts: Number(row.attempts),
-      nextAttemptAt: this.#timeOrNull(row.next_attempt_at),
-      lastAttemptAt: this.#timeOrNull(row.last_attempt_at),
-      lastResponseStatus: row.last_response_status as number | null,
-      lastError: decodeTextOrNull(row.last_error as string | null),
-      createdAt: this.#time(row.created_at),
-    };
+    return channelDeliveryOf(this.#ctx, row);
   }
 
   async #page<T>(select: string, where: string, params: readonly unknown[], page: KeysetPage, map: (row: Row) => T): Promise<T[]> {
@@ -201,22 +185,9 @@ export class SqlChannels {
     });
   }
 
-  /**
-   * Inserts messages of known channels of `orgId` inside the caller's transaction (the check's,
-   * or `enqueueChannelDeliveries`'); a (channel, dedup key) already present is skipped.
-   */
-  async insertDeliveries(db: SqlExecutor, orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
-    const added: ChannelDeliveryRecord[] = [];
-    for (const m of messages) {
-      const rows = await this.#ctx.all(
-        db,
-        `INSERT INTO ${this.#t.channel_deliveries} (id, org_id, channel_id, dedup_key, event_type, monitor_id, diff_id, payload, state, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (channel_id, dedup_key) DO NOTHING RETURNING *`,
-        [newId("channelDelivery"), orgId, m.channelId, encodeText(m.dedupKey), m.eventType, m.monitorId, m.diffId, encodeText(m.payload), m.nextAttemptAt, m.createdAt],
-      );
-      if (rows[0] !== undefined) added.push(this.delivery(rows[0]));
-    }
-    return added;
+  /** Inserts messages of the organization's channels in the caller's transaction (see `insertChannelDeliveries`). */
+  insertDeliveries(db: SqlExecutor, orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return insertChannelDeliveries(this.#ctx, db, orgId, messages, (row) => this.delivery(row));
   }
 
   getChannelDelivery(orgId: string, channelId: string, id: string): Promise<ChannelDeliveryRecord | null> {
@@ -320,4 +291,51 @@ export class SqlChannels {
     const rows = await this.#ctx.all<{ n: unknown }>(this.#driver, orgId === undefined ? sql : `${sql} AND org_id = ?`, orgId === undefined ? [] : [orgId]);
     return Number(rows[0]?.n ?? 0);
   }
+}
+
+/**
+ * Inserts messages inside the caller's transaction (a check's, or `enqueueChannelDeliveries`'): a
+ * message of a channel that is not `orgId`'s is skipped, as is a (channel, dedup key) already present.
+ */
+export async function insertChannelDeliveries(
+  ctx: SqlContext,
+  db: SqlExecutor,
+  orgId: string,
+  messages: readonly NewChannelDelivery[],
+  map: (row: Row) => ChannelDeliveryRecord = (row) => channelDeliveryOf(ctx, row),
+): Promise<ChannelDeliveryRecord[]> {
+  const added: ChannelDeliveryRecord[] = [];
+  for (const m of messages) {
+    const rows = await ctx.all(
+      db,
+      `INSERT INTO ${ctx.t.channel_deliveries} (id, org_id, channel_id, dedup_key, event_type, monitor_id, diff_id, payload, state, attempts, next_attempt_at, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM ${ctx.t.channels} WHERE id = ? AND org_id = ?)
+       ON CONFLICT (channel_id, dedup_key) DO NOTHING RETURNING *`,
+      [newId("channelDelivery"), orgId, m.channelId, encodeText(m.dedupKey), m.eventType, m.monitorId, m.diffId, encodeText(m.payload), m.nextAttemptAt, m.createdAt, m.channelId, orgId],
+    );
+    if (rows[0] !== undefined) added.push(map(rows[0]));
+  }
+  return added;
+}
+
+/** A row of `channel_deliveries` as the port's record. */
+export function channelDeliveryOf(ctx: SqlContext, row: Row): ChannelDeliveryRecord {
+  const timeOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : ctx.dialect.readTime(value));
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    channelId: row.channel_id as string,
+    dedupKey: decodeTextOrNull(row.dedup_key as string) as string,
+    eventType: row.event_type as ChannelDeliveryRecord["eventType"],
+    monitorId: row.monitor_id as string | null,
+    diffId: row.diff_id as string | null,
+    payload: decodeTextOrNull(row.payload as string) as string,
+    state: row.state as ChannelDeliveryRecord["state"],
+    attempts: Number(row.attempts),
+    nextAttemptAt: timeOrNull(row.next_attempt_at),
+    lastAttemptAt: timeOrNull(row.last_attempt_at),
+    lastResponseStatus: row.last_response_status as number | null,
+    lastError: decodeTextOrNull(row.last_error as string | null),
+    createdAt: ctx.dialect.readTime(row.created_at),
+  };
 }

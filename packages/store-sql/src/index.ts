@@ -24,4 +24,4 @@ export {
   type TableCheck,
   type TableProgress,
 } from "./copy.js";
-export { SqlChannels } from "./channels.js";
+export { SqlChannels, channelDeliveryOf, insertChannelDeliveries } from "./channels.js";

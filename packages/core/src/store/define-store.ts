@@ -292,8 +292,13 @@ class DefinedStore implements Store {
       if (snapshot !== null) requireIds(snapshot.id);
       if (diff !== null) requireIds(diff.id);
       if (event !== null) normalizeStoreTime(event.occurredAt); // refused before anything is written
+      const channelMessages = input.channelMessages?.map((m) => {
+        requireIds(m.channelId);
+        return { ...m, dedupKey: requireText(m.dedupKey, "A dedup key", 300), createdAt: normalizeStoreTime(m.createdAt), nextAttemptAt: normalizeStoreTime(m.nextAttemptAt) };
+      });
       return this.#a.recordCheck(orgId, {
         ...input,
+        ...(channelMessages === undefined || channelMessages.length === 0 ? { channelMessages: undefined } : { channelMessages }),
         monitor: normalizeMonitorPatch(input.monitor),
         snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
         diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },

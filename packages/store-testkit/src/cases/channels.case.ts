@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewChannel, NewChannelDelivery, Store } from "@driftwatch/core";
-import { seedOrganization } from "../fixtures.js";
+import { changedCheck, seedOrganization, unchangedCheck } from "../fixtures.js";
 import type { ContractContext } from "../harness.js";
 import { rejectionCode } from "../harness.js";
 
@@ -192,6 +192,40 @@ export function channelCases(ctx: ContractContext): void {
       expect(await store.deleteChannel(orgId, channel.id)).toBe(true);
       expect(await store.countPendingChannelDeliveries(orgId)).toBe(0);
       expect(await store.listChannelDeliveryAttempts(orgId, claimed!.id)).toEqual([]);
+    });
+
+    it("a check writes its channel messages in its own transaction: foreign or deleted channels and repeated keys skipped, nothing on a refused check", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId, channel } = await withChannel(store);
+      const gone = await store.createChannel(orgId, channelInput({ name: "gone" }));
+      await store.deleteChannel(orgId, gone.id);
+      const other = await withChannel(store, "other");
+      const check = changedCheck(monitorId, { at: T0 });
+      const diffId = check.diff!.id;
+      const recorded = await store.recordCheck(orgId, {
+        ...check,
+        channelMessages: [
+          message(channel.id, `diff:${diffId}`, { monitorId, diffId, nextAttemptAt: at(60_000) }),
+          message(gone.id, `diff:${diffId}`),
+          message(other.channel.id, `diff:${diffId}`),
+        ],
+      });
+      expect(recorded.channelDeliveries?.map((m) => [m.channelId, m.dedupKey, m.nextAttemptAt, m.monitorId, m.diffId])).toEqual([[channel.id, `diff:${diffId}`, at(60_000), monitorId, diffId]]);
+      expect(await store.countPendingChannelDeliveries(other.orgId)).toBe(0);
+
+      // the same message again (a retried check) adds nothing; a health message rides on a check without a snapshot
+      const again = await store.recordCheck(orgId, {
+        ...unchangedCheck(monitorId, at(1_000)),
+        channelMessages: [message(channel.id, `diff:${diffId}`), message(channel.id, `monitor.failing:${monitorId}:${at(1_000)}`, { eventType: "monitor.failing", monitorId })],
+      });
+      expect(again.channelDeliveries?.map((m) => m.dedupKey)).toEqual([`monitor.failing:${monitorId}:${at(1_000)}`]);
+
+      // a check the store refuses (stale snapshot) writes none of its messages
+      const stale = changedCheck(monitorId, { at: at(2_000), sequence: 2 });
+      expect(await rejectionCode(store.recordCheck(orgId, { ...stale, previousSnapshotId: null, channelMessages: [message(channel.id, "diff:stale")] }))).toBe("stale_snapshot");
+      expect(await store.countPendingChannelDeliveries(orgId)).toBe(2);
+      // without messages asked for, the result has none
+      expect((await store.recordCheck(orgId, unchangedCheck(monitorId, at(3_000)))).channelDeliveries).toBeUndefined();
     });
 
     it("deleting the organization drops its channels and their outbox", async () => {
