@@ -1,5 +1,5 @@
 import { HttpCore, type ClientOptions } from "./core.js";
-import { Audit, Auth, Diffs, Events, Invites, Monitors, Orgs, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
+import { Audit, Auth, Channels, Diffs, Events, Invites, Monitors, Orgs, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
 
 /**
  * The driftwatch API client.
@@ -20,6 +20,8 @@ export class Driftwatch {
   readonly snapshots: Snapshots;
   readonly settings: SettingsResource;
   readonly webhooks: Webhooks;
+  /** Notification channels (Slack, Discord, e-mail, ...), their messages and test sends. */
+  readonly channels: Channels;
   readonly tokens: Tokens;
   /** Setup, sign-in, cookie sessions, the caller's identity. */
   readonly auth: Auth;
@@ -39,6 +41,7 @@ export class Driftwatch {
     this.snapshots = new Snapshots(this.http);
     this.settings = new SettingsResource(this.http);
     this.webhooks = new Webhooks(this.http);
+    this.channels = new Channels(this.http);
     this.tokens = new Tokens(this.http);
     this.events = new Events(this.http);
     this.auth = new Auth(this.http);

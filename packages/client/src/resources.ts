@@ -1,4 +1,10 @@
 import type {
+  Channel,
+  ChannelCreate,
+  ChannelDelivery,
+  ChannelDeliveryDetail,
+  ChannelTestResult,
+  ChannelUpdate,
   CheckResult,
   ComparePolicy,
   Delivery,
@@ -255,6 +261,42 @@ export class Webhooks extends Resource {
   /** Runs the delivery worker now for your organization. */
   runWorker(body: WorkerRunRequest = {}, options?: RequestOptions): APIPromise<WorkerRunResult> {
     return this.http.request({ method: "POST", path: "/api/webhooks/worker/run", body, options });
+  }
+}
+
+export class Channels extends Resource {
+  /** Adds a channel from one Apprise URL (`slack://...`, `discord://...`, `mailtos://...`) or a provider's webhook URL; answers it with the URL's secrets masked. */
+  create(body: ChannelCreate, options?: RequestOptions): APIPromise<Channel> {
+    return this.http.request({ method: "POST", path: "/api/channels", body, options });
+  }
+  list(params?: ListParams, options?: RequestOptions): PagePromise<Channel> {
+    return this.paged<Channel>("/api/channels", params, options);
+  }
+  get(channelId: string, options?: RequestOptions): APIPromise<Channel> {
+    return this.http.request({ method: "GET", path: `/api/channels/${seg(channelId)}`, options });
+  }
+  /** A new `url`, or `paused: false`, also clears a `failing` status. */
+  update(channelId: string, body: ChannelUpdate, options?: RequestOptions): APIPromise<Channel> {
+    return this.http.request({ method: "PATCH", path: `/api/channels/${seg(channelId)}`, body, options });
+  }
+  delete(channelId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/channels/${seg(channelId)}`, options });
+  }
+  /** Sends a test message now; answers what the service said (`delivered`, `retry`, `gone`, `failed`). */
+  test(channelId: string, options?: RequestOptions): APIPromise<ChannelTestResult> {
+    return this.http.request({ method: "POST", path: `/api/channels/${seg(channelId)}/test`, options });
+  }
+  /** The channel's messages, newest first. */
+  deliveries(channelId: string, params?: ListParams, options?: RequestOptions): PagePromise<ChannelDelivery> {
+    return this.paged<ChannelDelivery>(`/api/channels/${seg(channelId)}/deliveries`, params, options);
+  }
+  /** One message with the notification it sends (`payload`) and every attempt (`attemptLog`). */
+  getDelivery(channelId: string, deliveryId: string, options?: RequestOptions): APIPromise<ChannelDeliveryDetail> {
+    return this.http.request({ method: "GET", path: `/api/channels/${seg(channelId)}/deliveries/${seg(deliveryId)}`, options });
+  }
+  /** Sends one message again (also a failed one): pending and due now. */
+  retryDelivery(channelId: string, deliveryId: string, options?: RequestOptions): APIPromise<ChannelDelivery> {
+    return this.http.request({ method: "POST", path: `/api/channels/${seg(channelId)}/deliveries/${seg(deliveryId)}/retry`, options });
   }
 }
 

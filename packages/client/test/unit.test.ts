@@ -104,6 +104,33 @@ describe("requests", () => {
   });
 });
 
+describe("channels", () => {
+  it("creates, tests, lists messages and replays one on the /api/channels routes", async () => {
+    const channel = { id: "ch_a", name: "Ops", service: "slack", url: "slack://***/***/***" };
+    const { fetch, calls } = scripted([
+      json(201, channel),
+      json(200, { outcome: "delivered", status: 200, reason: null, retryAfterSeconds: null }),
+      json(200, { data: [{ id: "cdl_1" }], nextCursor: null }),
+      json(202, { id: "cdl_1", state: "pending" }),
+      json(200, channel),
+    ]);
+    const { dw } = client(fetch);
+    expect(await dw.channels.create({ name: "Ops", url: "slack://A/B/C", quietHours: { timeZone: "UTC", windows: [{ start: "22:00", end: "07:00" }] } })).toMatchObject({ id: "ch_a" });
+    expect(JSON.parse(calls[0]!.init.body as string)).toMatchObject({ name: "Ops", url: "slack://A/B/C" });
+    expect((await dw.channels.test("ch_a")).outcome).toBe("delivered");
+    expect((await dw.channels.deliveries("ch_a", { limit: 5 })).data).toEqual([{ id: "cdl_1" }]);
+    expect((await dw.channels.retryDelivery("ch_a", "cdl_1")).state).toBe("pending");
+    await dw.channels.update("ch_a", { paused: true });
+    expect(calls.map((c) => `${c.init.method} ${new URL(c.url).pathname}${new URL(c.url).search}`)).toEqual([
+      "POST /api/channels",
+      "POST /api/channels/ch_a/test",
+      "GET /api/channels/ch_a/deliveries?limit=5",
+      "POST /api/channels/ch_a/deliveries/cdl_1/retry",
+      "PATCH /api/channels/ch_a",
+    ]);
+  });
+});
+
 describe("errors", () => {
   it.each([
     [400, "invalid_json", "BadRequestError"],

@@ -17,3 +17,4 @@ export * from "./track/index.js";
 export * from "./conditions/index.js";
 export * from "./visual/index.js";
 export * from "./secrets/secret-box.js";
+export * from "./channels/index.js";

@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   session: "ses",
   invite: "inv",
   audit: "aud",
+  channel: "ch",
+  channelDelivery: "cdl",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];

@@ -27,6 +27,8 @@ export const API_ERROR_CODES = [
   "weak_password",
   "secret_key_missing",
   "secret_unreadable",
+  "invalid_channel_url",
+  "invalid_template",
 ] as const;
 export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
 export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
@@ -58,6 +60,8 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   weak_password: 422,
   secret_key_missing: 503,
   secret_unreadable: 500,
+  invalid_channel_url: 422,
+  invalid_template: 422,
 };
 
 export const PROBLEM_TYPE_BASE = "https://driftwatch.dev/problems/";

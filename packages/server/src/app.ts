@@ -26,6 +26,8 @@ import { registerCompareRoutes } from "./routes/compare.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
+import { registerChannelRoutes } from "./routes/channels.js";
+import { createNotifier } from "@driftwatch/notify";
 import type { AppDependencies } from "./types.js";
 
 /**
@@ -205,6 +207,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerMonitorRoutes(app, deps, now);
   registerMonitorDataRoutes(app, deps, now);
   registerWebhookRoutes(app, deps, now);
+  // Notification channels: every request a channel sends passes the app's URL guard.
+  const notifier =
+    deps.notifier ??
+    createNotifier({ env: process.env, publicUrl: deps.config.publicUrl ?? undefined, checkUrl: (url) => deps.urlGuard.assertSafeUrl(url), guard: { allowPrivateNetworks: deps.config.allowPrivateNetworks } });
+  if (deps.notifier === undefined) app.addHook("onClose", () => notifier.close());
+  registerChannelRoutes(app, deps, people, notifier, now);
   registerTokenRoutes(app, deps, people, (tokenId) => authenticator.forget(tokenId));
   registerAuthRoutes(app, people);
   registerOrgRoutes(app, people, (orgId) => authenticator.forgetOrganization(orgId));

@@ -5,6 +5,7 @@ import type { PeopleLimits } from "./config/limits.js";
 import type { InviteMailer } from "./people/mailer.js";
 import type { EventHub } from "./live/events.js";
 import type { ServerSecrets } from "./config/secret-key.js";
+import type { Notifier } from "@driftwatch/notify";
 
 /**
  * The seams between the HTTP API (src/app.ts, src/routes) and the engine (@driftwatch/engine:
@@ -96,4 +97,10 @@ export interface AppDependencies {
   secrets?: ServerSecrets;
   /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
   logger?: Logger;
+  /**
+   * Parses, masks and sends to notification channels (`/api/channels`, the test send). Default: the
+   * built-in channels, every request through `urlGuard`, `DRIFTWATCH_<SERVICE>_API_URL` read from
+   * the process environment.
+   */
+  notifier?: Notifier;
 }

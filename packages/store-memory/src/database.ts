@@ -1,5 +1,7 @@
 import type {
   AuditRecord,
+  ChannelDeliveryRecord,
+  ChannelRecord,
   DeliveryAttemptRecord,
   DeliveryRecord,
   DiffRecord,
@@ -21,6 +23,10 @@ export interface MonitorRow extends MonitorRecord {
   leaseExpiresAt: string | null;
 }
 export interface DeliveryRow extends DeliveryRecord {
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+}
+export interface ChannelDeliveryRow extends ChannelDeliveryRecord {
   leaseOwner: string | null;
   leaseExpiresAt: string | null;
 }
@@ -54,6 +60,10 @@ export class MemoryDatabase {
   readonly deliveries = new Map<string, DeliveryRow>();
   /** Keyed by delivery id, attempts oldest first. */
   readonly deliveryAttempts = new Map<string, DeliveryAttemptRecord[]>();
+  readonly channels = new Map<string, ChannelRecord>();
+  readonly channelDeliveries = new Map<string, ChannelDeliveryRow>();
+  /** Keyed by channel delivery id, attempts oldest first. */
+  readonly channelDeliveryAttempts = new Map<string, DeliveryAttemptRecord[]>();
   /** Keyed by `${orgId}\u0000${key}`. */
   readonly idempotencyKeys = new Map<string, IdempotencyRow>();
   /** Keyed by `${key}\u0000${windowStart}`. */

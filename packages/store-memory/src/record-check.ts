@@ -14,8 +14,11 @@ import {
   type RecordCheckStage,
   type SnapshotRecord,
   type StoreHooks,
+  type ChannelDeliveryRecord,
+  type NewChannelDelivery,
 } from "@driftwatch/core";
-import { transaction, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
+import { transaction, type ChannelDeliveryRow, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
+import { toChannelDeliveryRecord } from "./channels.js";
 import { copy } from "./helpers.js";
 
 /** Monitor fields a patch may set; everything else in a patch (id, type, orgId, createdAt) is ignored, as in the SQL adapters. */
@@ -164,7 +167,43 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
     }
     stage("retention");
 
-    return { monitor: toMonitorRecord(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+    const channelDeliveries = input.channelMessages === undefined ? undefined : addChannelMessages(db, journal, orgId, input.channelMessages);
+    return { monitor: toMonitorRecord(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries, ...(channelDeliveries === undefined ? {} : { channelDeliveries }) };
   });
 }
 
+
+/** A check's channel messages, journalled: those of channels not the organization's and repeated dedup keys are skipped. */
+function addChannelMessages(db: MemoryDatabase, journal: Journal, orgId: string, messages: readonly NewChannelDelivery[]): ChannelDeliveryRecord[] {
+  const taken = new Set<string>();
+  for (const row of db.channelDeliveries.values()) taken.add(`${row.channelId}\u0000${row.dedupKey}`);
+  const added: ChannelDeliveryRecord[] = [];
+  for (const m of messages) {
+    const channel = db.channels.get(m.channelId);
+    const key = `${m.channelId}\u0000${m.dedupKey}`;
+    if (channel === undefined || channel.orgId !== orgId || taken.has(key)) continue;
+    taken.add(key);
+    const row: ChannelDeliveryRow = {
+      id: newId("channelDelivery"),
+      orgId,
+      channelId: m.channelId,
+      dedupKey: m.dedupKey,
+      eventType: m.eventType,
+      monitorId: m.monitorId,
+      diffId: m.diffId,
+      payload: m.payload,
+      state: "pending",
+      attempts: 0,
+      nextAttemptAt: m.nextAttemptAt,
+      lastAttemptAt: null,
+      lastResponseStatus: null,
+      lastError: null,
+      createdAt: m.createdAt,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    };
+    journal.set(db.channelDeliveries, row.id, row);
+    added.push(toChannelDeliveryRecord(row));
+  }
+  return added;
+}

@@ -40,10 +40,18 @@ import {
   type TokenRecord,
   type WebhookPatch,
   type WebhookRecord,
+  type ChannelDeliveryRecord,
+  type ChannelPatch,
+  type ChannelRecord,
+  type ClaimChannelDeliveriesInput,
+  type ClaimedChannelDelivery,
+  type NewChannel,
+  type NewChannelDelivery,
 } from "@driftwatch/core";
 import { MemoryDatabase, type MonitorRow } from "./database.js";
 import { copy, defined, fairTake, listOf } from "./helpers.js";
 import * as outbox from "./outbox.js";
+import * as channels from "./channels.js";
 import { MemoryPeopleStore, settle } from "./people.js";
 import {
   patchedMonitor,
@@ -211,6 +219,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         db.deliveryAttempts.delete(key);
       }
       for (const key of db.idempotencyKeys.keys()) if (key.startsWith(`${id}\u0000`)) db.idempotencyKeys.delete(key);
+      channels.dropChannelsOf(db, id);
       this.dropPeopleOf(id);
       return true;
     });
@@ -765,6 +774,51 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           n++;
       return n;
     });
+  }
+
+  // notification channels and their outbox ---------------------------------------------------
+
+  createChannel(orgId: string, input: NewChannel): Promise<ChannelRecord> {
+    return this.#call(() => channels.createChannel(this.#db, orgId, input, this.#now()));
+  }
+  getChannel(orgId: string, id: string): Promise<ChannelRecord | null> {
+    return this.#call(() => channels.getChannel(this.#db, orgId, id));
+  }
+  listChannels(orgId: string, page: KeysetPage): Promise<ChannelRecord[]> {
+    return this.#call(() => channels.listChannels(this.#db, orgId, page));
+  }
+  updateChannel(orgId: string, id: string, patch: ChannelPatch): Promise<ChannelRecord | null> {
+    return this.#call(() => channels.updateChannel(this.#db, orgId, id, patch));
+  }
+  deleteChannel(orgId: string, id: string): Promise<boolean> {
+    return this.#call(() => channels.deleteChannel(this.#db, orgId, id));
+  }
+  enqueueChannelDeliveries(orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return this.#call(() => channels.enqueueChannelDeliveries(this.#db, orgId, messages));
+  }
+  getChannelDelivery(orgId: string, channelId: string, id: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#call(() => channels.getChannelDelivery(this.#db, orgId, channelId, id));
+  }
+  listChannelDeliveries(orgId: string, channelId: string, page: KeysetPage): Promise<ChannelDeliveryRecord[]> {
+    return this.#call(() => channels.listChannelDeliveries(this.#db, orgId, channelId, page));
+  }
+  listChannelDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.#call(() => channels.listChannelDeliveryAttempts(this.#db, orgId, deliveryId));
+  }
+  requeueChannelDelivery(orgId: string, channelId: string, id: string, now: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#call(() => channels.requeueChannelDelivery(this.#db, orgId, channelId, id, now));
+  }
+  claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
+    return this.#call(() => channels.claimDueChannelDeliveries(this.#db, input));
+  }
+  recordChannelDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<ChannelDeliveryRecord | null> {
+    return this.#call(() => channels.recordChannelDeliveryAttempt(this.#db, id, owner, attempt));
+  }
+  releaseChannelDeliveryLeases(owner: string): Promise<number> {
+    return this.#call(() => channels.releaseChannelDeliveryLeases(this.#db, owner));
+  }
+  countPendingChannelDeliveries(orgId?: string): Promise<number> {
+    return this.#call(() => channels.countPendingChannelDeliveries(this.#db, orgId));
   }
 
   // idempotency and rate limits --------------------------------------------------------------

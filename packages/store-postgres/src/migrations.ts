@@ -287,6 +287,70 @@ ALTER TABLE {schema}.settings ADD COLUMN rejected_suggestions jsonb NOT NULL DEF
 ALTER TABLE {schema}.snapshots ADD COLUMN silenced jsonb;
 `,
   },
+  {
+    version: 7,
+    name: "notification_channels",
+    sql: `
+-- Notification channels (Slack, Discord, e-mail, ... by one Apprise URL). url_sealed is the URL
+-- sealed by the server's secret box (it holds tokens and passwords); url_masked has them as ***.
+CREATE TABLE {schema}.channels (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  service text NOT NULL,
+  url_sealed text NOT NULL,
+  url_masked text NOT NULL,
+  min_severity text NOT NULL,
+  tags jsonb NOT NULL,
+  events jsonb NOT NULL,
+  group_seconds integer NOT NULL,
+  quiet_hours jsonb,
+  template text,
+  paused boolean NOT NULL,
+  status text NOT NULL CHECK (status IN ('ok', 'failing')),
+  status_reason text,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE INDEX channels_org ON {schema}.channels (org_id, id);
+
+-- The channels' outbox: one row per message, unique per (channel, dedup key), so a retried check
+-- or a restarted worker never adds a message twice. monitor_id and diff_id have no foreign key.
+CREATE TABLE {schema}.channel_deliveries (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  channel_id text NOT NULL REFERENCES {schema}.channels(id) ON DELETE CASCADE,
+  dedup_key text NOT NULL,
+  event_type text NOT NULL,
+  monitor_id text,
+  diff_id text,
+  payload text NOT NULL,
+  state text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz,
+  last_attempt_at timestamptz,
+  last_response_status integer,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  lease_owner text,
+  lease_expires_at timestamptz
+);
+CREATE UNIQUE INDEX channel_deliveries_dedup ON {schema}.channel_deliveries (channel_id, dedup_key);
+CREATE INDEX channel_deliveries_channel ON {schema}.channel_deliveries (org_id, channel_id, id);
+CREATE INDEX channel_deliveries_pending ON {schema}.channel_deliveries (next_attempt_at) WHERE state = 'pending';
+
+CREATE TABLE {schema}.channel_delivery_attempts (
+  delivery_id text NOT NULL REFERENCES {schema}.channel_deliveries(id) ON DELETE CASCADE,
+  attempt integer NOT NULL,
+  org_id text NOT NULL,
+  at timestamptz NOT NULL,
+  response_status integer,
+  error text,
+  duration_ms integer NOT NULL,
+  PRIMARY KEY (delivery_id, attempt)
+);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -17,7 +17,7 @@ import {
   type SnapshotRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
+import { insertChannelDeliveries, MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
 import { Coalescer, settle, type Settled } from "./coalesce.js";
 import { renewLeasesStatement } from "./leases.js";
 
@@ -130,7 +130,8 @@ export class PostgresAdapter extends SqlStoreAdapter {
     // around it, shared with other such checks recorded at the same time. With stage hooks (the
     // contract suite's instrumentation) every stage is its own step of one transaction, so a
     // throwing hook can undo the check.
-    if (input.snapshot === null && input.diff === null && input.event === null && this.ctx.hooks.onRecordCheckStage === undefined) {
+    const messages = input.channelMessages !== undefined && input.channelMessages.length > 0;
+    if (input.snapshot === null && input.diff === null && input.event === null && !messages && this.ctx.hooks.onRecordCheckStage === undefined) {
       return batchable(input) ? this.#records.call({ orgId, input }) : recordMonitorOnly(this.ctx, this.driver, orgId, input);
     }
     return this.driver.transaction((tx) => recordCheckInTwoStatements(this.ctx, tx, orgId, input));
@@ -348,7 +349,8 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
   stage("retention");
 
   const deliveries = written.sort((a, b) => ((a.webhook_id as string) < (b.webhook_id as string) ? -1 : 1)).map((row) => ctx.rows.delivery(row));
-  return { monitor: ctx.rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+  const channelDeliveries = input.channelMessages === undefined ? undefined : await insertChannelDeliveries(ctx, tx, orgId, input.channelMessages);
+  return { monitor: ctx.rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries, ...(channelDeliveries === undefined ? {} : { channelDeliveries }) };
 }
 
 /**

@@ -40,9 +40,17 @@ import {
   type TokenRecord,
   type WebhookPatch,
   type WebhookRecord,
+  type ChannelDeliveryRecord,
+  type ChannelPatch,
+  type ChannelRecord,
+  type ClaimChannelDeliveriesInput,
+  type ClaimedChannelDelivery,
+  type NewChannel,
+  type NewChannelDelivery,
 } from "@driftwatch/core";
 import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 import { SqlPeopleAdapter } from "./people.js";
+import { SqlChannels } from "./channels.js";
 import { recordCheckRows } from "./record-check.js";
 import {
   DIFF_COLUMNS,
@@ -112,6 +120,8 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   readonly #onDiffsDeleted: (ids: readonly string[] | null) => void;
   /** Statements with the dialect's placeholders, by their `?` text. */
   readonly #compiled = new Map<string, string>();
+  /** Notification channels and their outbox. */
+  protected readonly channels: SqlChannels;
 
   constructor(options: SqlStoreOptions) {
     super();
@@ -132,6 +142,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       run: (db, sql, params) => db.run(this.#sql(sql), params),
       patchRow: (db, table, orgId, id, patch, lock = false) => this.#patchRow(db, table, orgId, id, patch, lock),
     };
+    this.channels = new SqlChannels(this.driver, this.ctx);
   }
 
   // plumbing ---------------------------------------------------------------------------------
@@ -624,6 +635,51 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   countPendingDeliveries(orgId?: string): Promise<number> {
     const sql = `SELECT CAST(COUNT(*) AS INTEGER) AS n FROM ${this.#t.deliveries} WHERE state = 'pending'`;
     return orgId === undefined ? this.#count(sql, []) : this.#count(`${sql} AND org_id = ?`, [orgId]);
+  }
+
+  // notification channels and their outbox ---------------------------------------------------
+
+  createChannel(orgId: string, input: NewChannel): Promise<ChannelRecord> {
+    return this.channels.createChannel(orgId, input);
+  }
+  getChannel(orgId: string, id: string): Promise<ChannelRecord | null> {
+    return this.channels.getChannel(orgId, id);
+  }
+  listChannels(orgId: string, page: KeysetPage): Promise<ChannelRecord[]> {
+    return this.channels.listChannels(orgId, page);
+  }
+  updateChannel(orgId: string, id: string, patch: ChannelPatch): Promise<ChannelRecord | null> {
+    return this.channels.updateChannel(orgId, id, patch);
+  }
+  deleteChannel(orgId: string, id: string): Promise<boolean> {
+    return this.channels.deleteChannel(orgId, id);
+  }
+  enqueueChannelDeliveries(orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return this.channels.enqueueChannelDeliveries(orgId, messages);
+  }
+  getChannelDelivery(orgId: string, channelId: string, id: string): Promise<ChannelDeliveryRecord | null> {
+    return this.channels.getChannelDelivery(orgId, channelId, id);
+  }
+  listChannelDeliveries(orgId: string, channelId: string, page: KeysetPage): Promise<ChannelDeliveryRecord[]> {
+    return this.channels.listChannelDeliveries(orgId, channelId, page);
+  }
+  listChannelDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.channels.listChannelDeliveryAttempts(orgId, deliveryId);
+  }
+  requeueChannelDelivery(orgId: string, channelId: string, id: string, now: string): Promise<ChannelDeliveryRecord | null> {
+    return this.channels.requeueChannelDelivery(orgId, channelId, id, now);
+  }
+  claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
+    return this.channels.claimDueChannelDeliveries(input);
+  }
+  recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
+    return this.channels.recordChannelDeliveryAttempt(id, owner, attempt);
+  }
+  releaseChannelDeliveryLeases(owner: string): Promise<number> {
+    return this.channels.releaseChannelDeliveryLeases(owner);
+  }
+  countPendingChannelDeliveries(orgId?: string): Promise<number> {
+    return this.channels.countPendingChannelDeliveries(orgId);
   }
 
   // idempotency ------------------------------------------------------------------------------

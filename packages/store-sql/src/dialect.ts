@@ -4,6 +4,9 @@ import type { CopyColumn } from "./copy.js";
 /** The tables of people (users, memberships, sessions, invites, the audit log), added by migration 3. */
 export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites", "audit_log"] as const;
 
+/** The tables of notification channels and their outbox, added by migration 7. */
+export const CHANNEL_TABLE_NAMES = ["channels", "channel_deliveries", "channel_delivery_attempts"] as const;
+
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
   "organizations",
@@ -18,6 +21,7 @@ export const TABLE_NAMES = [
   "idempotency_keys",
   "rate_limits",
   ...PEOPLE_TABLE_NAMES,
+  ...CHANNEL_TABLE_NAMES,
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

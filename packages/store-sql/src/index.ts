@@ -2,7 +2,7 @@ import { defineStore, type Store } from "@driftwatch/core";
 import { SqlStoreAdapter, type SqlStoreOptions } from "./adapter.js";
 
 export { SqlStoreAdapter, type SqlContext, type SqlStoreOptions } from "./adapter.js";
-export { PEOPLE_TABLE_NAMES, TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+export { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, WEBHOOK_PATCH_COLUMNS, type ColumnKind, type Row } from "./rows.js";
 
 /** The shared SQL store on a driver and dialect, wrapped by `defineStore`. */
@@ -24,3 +24,4 @@ export {
   type TableCheck,
   type TableProgress,
 } from "./copy.js";
+export { SqlChannels, channelDeliveryOf, insertChannelDeliveries } from "./channels.js";

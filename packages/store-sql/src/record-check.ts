@@ -1,3 +1,4 @@
+import { insertChannelDeliveries } from "./channels.js";
 import {
   DEFAULT_SNAPSHOT_RETENTION,
   StoreError,
@@ -135,5 +136,6 @@ export async function recordCheckRows(
   }
   stage("retention");
 
-  return { monitor: rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
+  const channelDeliveries = input.channelMessages === undefined ? undefined : await insertChannelDeliveries(ctx, tx, orgId, input.channelMessages);
+  return { monitor: rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries, ...(channelDeliveries === undefined ? {} : { channelDeliveries }) };
 }

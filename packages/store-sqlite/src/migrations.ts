@@ -285,6 +285,70 @@ ALTER TABLE settings ADD COLUMN rejected_suggestions TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE snapshots ADD COLUMN silenced TEXT;
 `,
   },
+  {
+    version: 7,
+    name: "notification_channels",
+    sql: `
+-- Notification channels (Slack, Discord, e-mail, ... by one Apprise URL). url_sealed is the URL
+-- sealed by the server's secret box (it holds tokens and passwords); url_masked has them as ***.
+CREATE TABLE channels (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  service TEXT NOT NULL,
+  url_sealed TEXT NOT NULL,
+  url_masked TEXT NOT NULL,
+  min_severity TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  events TEXT NOT NULL,
+  group_seconds INTEGER NOT NULL,
+  quiet_hours TEXT,
+  template TEXT,
+  paused INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'failing')),
+  status_reason TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX channels_org ON channels (org_id, id);
+
+-- The channels' outbox: one row per message, unique per (channel, dedup key), so a retried check
+-- or a restarted worker never adds a message twice. monitor_id and diff_id have no foreign key.
+CREATE TABLE channel_deliveries (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  channel_id TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+  dedup_key TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  monitor_id TEXT,
+  diff_id TEXT,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  last_attempt_at TEXT,
+  last_response_status INTEGER,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_expires_at TEXT
+) STRICT;
+CREATE UNIQUE INDEX channel_deliveries_dedup ON channel_deliveries (channel_id, dedup_key);
+CREATE INDEX channel_deliveries_channel ON channel_deliveries (org_id, channel_id, id);
+CREATE INDEX channel_deliveries_pending ON channel_deliveries (next_attempt_at) WHERE state = 'pending';
+
+CREATE TABLE channel_delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES channel_deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  org_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  response_status INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  PRIMARY KEY (delivery_id, attempt)
+) STRICT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { channelCases } from "./cases/channels.case.js";
 import { claimCases } from "./cases/claims.case.js";
 import { concurrencyCases } from "./cases/concurrency.case.js";
 import { deliveryCases } from "./cases/deliveries.case.js";
@@ -43,6 +44,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     settingsCases(ctx);
     webhookCases(ctx);
     deliveryCases(ctx);
+    channelCases(ctx);
     idempotencyCases(ctx);
     isolationCases(ctx);
     concurrencyCases(ctx);

@@ -11,6 +11,7 @@ import type { SettingsPatch, SettingsRecord } from "./settings.js";
 import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
+import type { ChannelDeliveryRecord, ChannelPatch, ChannelRecord, ClaimChannelDeliveriesInput, ClaimedChannelDelivery, NewChannel, NewChannelDelivery } from "./channels.js";
 import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
 
 /** The filters of a diff list, without its paging. */
@@ -23,6 +24,8 @@ type PagedMethods =
   | "listDiffs"
   | "listWebhooks"
   | "listDeliveries"
+  | "listChannels"
+  | "listChannelDeliveries"
   | "listMembers"
   | "listInvites"
   | "listAudit";
@@ -43,6 +46,8 @@ export interface StoreAdapter extends Omit<Store, PagedMethods | "getCheckBasis"
   listDiffs(orgId: string, monitorId: string, query: DiffFilter & KeysetPage): Promise<DiffRecord[]>;
   listWebhooks(orgId: string, page: KeysetPage): Promise<WebhookRecord[]>;
   listDeliveries(orgId: string, webhookId: string, page: KeysetPage): Promise<DeliveryRecord[]>;
+  listChannels(orgId: string, page: KeysetPage): Promise<ChannelRecord[]>;
+  listChannelDeliveries(orgId: string, channelId: string, page: KeysetPage): Promise<ChannelDeliveryRecord[]>;
   /** Ordered by (`createdAt`, user id), newest first, below `after` in that order. */
   listMembers(orgId: string, page: TimeKeysetPage): Promise<MemberRecord[]>;
   listInvites(orgId: string, page: KeysetPage): Promise<InviteRecord[]>;
@@ -287,8 +292,13 @@ class DefinedStore implements Store {
       if (snapshot !== null) requireIds(snapshot.id);
       if (diff !== null) requireIds(diff.id);
       if (event !== null) normalizeStoreTime(event.occurredAt); // refused before anything is written
+      const channelMessages = input.channelMessages?.map((m) => {
+        requireIds(m.channelId);
+        return { ...m, dedupKey: requireText(m.dedupKey, "A dedup key", 300), createdAt: normalizeStoreTime(m.createdAt), nextAttemptAt: normalizeStoreTime(m.nextAttemptAt) };
+      });
       return this.#a.recordCheck(orgId, {
         ...input,
+        ...(channelMessages === undefined || channelMessages.length === 0 ? { channelMessages: undefined } : { channelMessages }),
         monitor: normalizeMonitorPatch(input.monitor),
         snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
         diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },
@@ -336,6 +346,86 @@ class DefinedStore implements Store {
   }
   countPendingDeliveries(orgId?: string): Promise<number> {
     return this.#run(() => (orgId === undefined || requireIds(orgId), this.#a.countPendingDeliveries(orgId)));
+  }
+
+  // notification channels and their outbox
+
+  createChannel(orgId: string, input: NewChannel): Promise<ChannelRecord> {
+    return this.#run(() => {
+      requireIds(orgId);
+      if (input.id !== undefined) requireIds(input.id);
+      return this.#a.createChannel(orgId, { ...input, name: requireText(input.name, "A channel's name", 200), tags: requireTags(input.tags) });
+    });
+  }
+  getChannel(orgId: string, id: string): Promise<ChannelRecord | null> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.getChannel(orgId, id)));
+  }
+  listChannels(orgId: string, page: PageRequest): Promise<Page<ChannelRecord>> {
+    return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listChannels(orgId, p))));
+  }
+  updateChannel(orgId: string, id: string, patch: ChannelPatch): Promise<ChannelRecord | null> {
+    return this.#run(() => {
+      requireIds(orgId, id);
+      const next: ChannelPatch = { ...patch, updatedAt: normalizeStoreTime(patch.updatedAt) };
+      if (patch.name !== undefined) next.name = requireText(patch.name, "A channel's name", 200);
+      if (patch.tags !== undefined) next.tags = requireTags(patch.tags);
+      return this.#a.updateChannel(orgId, id, next);
+    });
+  }
+  deleteChannel(orgId: string, id: string): Promise<boolean> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.deleteChannel(orgId, id)));
+  }
+  enqueueChannelDeliveries(orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return this.#run(() => {
+      requireIds(orgId);
+      if (messages.length === 0) return Promise.resolve([]);
+      const checked = messages.map((m) => {
+        requireIds(m.channelId);
+        if (m.monitorId !== null) requireIds(m.monitorId);
+        if (m.diffId !== null) requireIds(m.diffId);
+        return {
+          ...m,
+          dedupKey: requireText(m.dedupKey, "A dedup key", 300),
+          createdAt: normalizeStoreTime(m.createdAt),
+          nextAttemptAt: normalizeStoreTime(m.nextAttemptAt),
+        };
+      });
+      return this.#a.enqueueChannelDeliveries(orgId, checked);
+    });
+  }
+  getChannelDelivery(orgId: string, channelId: string, id: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#run(() => (requireIds(orgId, channelId, id), this.#a.getChannelDelivery(orgId, channelId, id)));
+  }
+  listChannelDeliveries(orgId: string, channelId: string, page: PageRequest): Promise<Page<ChannelDeliveryRecord>> {
+    return this.#run(() => (requireIds(orgId, channelId), this.#page(page, (p) => this.#a.listChannelDeliveries(orgId, channelId, p))));
+  }
+  listChannelDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    return this.#run(() => (requireIds(orgId, deliveryId), this.#a.listChannelDeliveryAttempts(orgId, deliveryId)));
+  }
+  requeueChannelDelivery(orgId: string, channelId: string, id: string, now: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#run(() => (requireIds(orgId, channelId, id), this.#a.requeueChannelDelivery(orgId, channelId, id, normalizeStoreTime(now))));
+  }
+  claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
+    return this.#run(() => {
+      requireIds(input.owner);
+      if (input.orgId !== undefined) requireIds(input.orgId);
+      if (input.channelId !== undefined) requireIds(input.channelId);
+      return this.#a.claimDueChannelDeliveries({ ...input, now: normalizeStoreTime(input.now) });
+    });
+  }
+  recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
+    return this.#run(() => {
+      requireIds(id, owner);
+      const at = normalizeStoreTime(attempt.at);
+      const nextAttemptAt = attempt.state === "pending" ? normalizeStoreTimeOrNull(attempt.nextAttemptAt) : null;
+      return this.#a.recordChannelDeliveryAttempt(id, owner, { ...attempt, at, nextAttemptAt });
+    });
+  }
+  releaseChannelDeliveryLeases(owner: string): Promise<number> {
+    return this.#run(() => (requireIds(owner), this.#a.releaseChannelDeliveryLeases(owner)));
+  }
+  countPendingChannelDeliveries(orgId?: string): Promise<number> {
+    return this.#run(() => (orgId === undefined || requireIds(orgId), this.#a.countPendingChannelDeliveries(orgId)));
   }
 
   // leases

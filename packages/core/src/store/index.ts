@@ -11,3 +11,4 @@ export * from "./paging.js";
 export * from "./time.js";
 export * from "./errors.js";
 export * from "./define-store.js";
+export * from "./channels.js";

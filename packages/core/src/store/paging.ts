@@ -74,7 +74,7 @@ export interface TimeKeysetPage {
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CURSOR_ID = /^[a-z]{3}_[0-9A-Za-z_-]{8,64}$/;
+const CURSOR_ID = /^[a-z]{2,3}_[0-9A-Za-z_-]{8,64}$/;
 
 /** Opaque cursor for keyset paging by (time, id). */
 export function encodeTimeCursor(at: string, id: string): string {

@@ -1,6 +1,7 @@
 import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Silenced, Snapshot, WebsiteDiff } from "@driftwatch/schema";
 import { StoreError } from "./errors.js";
 import type { DeliveryRecord } from "./webhooks.js";
+import type { ChannelDeliveryRecord, NewChannelDelivery } from "./channels.js";
 import type { MonitorPatch, MonitorRecord } from "./monitors.js";
 import type { PageRequest } from "./paging.js";
 import type { SettingsRecord } from "./settings.js";
@@ -113,12 +114,21 @@ export interface RecordCheckInput {
    * (this one's expired and was taken over) is left alone. Omitted: the lease is not touched.
    */
   releaseLease?: string;
+  /**
+   * Messages for notification channels (the check's change, or its monitor's health turning bad
+   * or good), written in the same transaction as the check: a message of a channel that is not
+   * the organization's (deleted meanwhile) is skipped, as is one whose (`channelId`, `dedupKey`)
+   * is already in the outbox. Omitted or empty: none.
+   */
+  channelMessages?: readonly NewChannelDelivery[];
 }
 export interface RecordCheckResult {
   monitor: MonitorRecord;
   snapshot: SnapshotRecord | null;
   diff: DiffRecord | null;
   deliveries: DeliveryRecord[];
+  /** The channel messages added (see `RecordCheckInput.channelMessages`); absent when none were asked for. */
+  channelDeliveries?: ChannelDeliveryRecord[];
 }
 
 /** The writes of `recordCheck`, in order. */

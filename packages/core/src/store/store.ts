@@ -6,6 +6,7 @@ import type { RequestStore } from "./requests.js";
 import type { SettingsStore } from "./settings.js";
 import type { DiffStore, SnapshotStore } from "./snapshots-diffs.js";
 import type { DeliveryStore, WebhookStore } from "./webhooks.js";
+import type { ChannelStore } from "./channels.js";
 
 /**
  * The storage port. The engine and the server depend on this interface only; adapters
@@ -32,6 +33,7 @@ export interface Store
     DiffStore,
     SettingsStore,
     WebhookStore,
+    ChannelStore,
     DeliveryStore,
     LeaseStore,
     RequestStore,

@@ -27,6 +27,8 @@ const TITLES: Record<ApiErrorCode, string> = {
   weak_password: "Weak password",
   secret_key_missing: "No secret key configured",
   secret_unreadable: "Stored secret unreadable",
+  invalid_channel_url: "Invalid channel URL",
+  invalid_template: "Invalid template",
 };
 
 export interface ApiErrorOptions {

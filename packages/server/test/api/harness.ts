@@ -9,6 +9,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { pino } from "pino";
 import { buildApp } from "../../src/app.js";
 import type { EventHub } from "../../src/live/events.js";
+import type { ServerSecrets } from "../../src/config/secret-key.js";
+import type { Notifier } from "@driftwatch/notify";
 import { generateTokenSecret, hashTokenSecret } from "../../src/index.js";
 import type { AppDependencies, CheckService, DeliveryService, MetricsRegistry, ServerConfig, UrlGuard } from "../../src/types.js";
 
@@ -91,6 +93,10 @@ export interface HarnessOptions {
   dashboardDir?: string | null;
   /** Another store than the SQLite default (e.g. PostgreSQL); `close` cleans up after it. */
   store?: () => Promise<{ store: Store; close(): Promise<void> }>;
+  /** The server key (default none: routes storing a secret answer 503 secret_key_missing). */
+  secrets?: ServerSecrets;
+  /** The notifier of `/api/channels` (default: the app's own). */
+  notifier?: Notifier;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
@@ -138,6 +144,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     dashboardDir: options.dashboardDir ?? null,
   };
   if (options.events !== undefined) deps.events = options.events;
+  if (options.secrets !== undefined) deps.secrets = options.secrets;
+  if (options.notifier !== undefined) deps.notifier = options.notifier;
   const metrics = options.metrics?.(store);
   if (metrics !== undefined) deps.metrics = metrics;
   const app = await buildApp(deps);

@@ -67,6 +67,15 @@ const ACCESS: Record<string, Access> = {
   "GET /api/webhooks/{id}/deliveries/{deliveryId}": "webhooks:read",
   "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": "webhooks:write",
   "POST /api/webhooks/worker/run": "webhooks:write",
+  "POST /api/channels": "webhooks:write",
+  "GET /api/channels": "webhooks:read",
+  "GET /api/channels/{id}": "webhooks:read",
+  "PATCH /api/channels/{id}": "webhooks:write",
+  "DELETE /api/channels/{id}": "webhooks:write",
+  "POST /api/channels/{id}/test": "webhooks:write",
+  "GET /api/channels/{id}/deliveries": "webhooks:read",
+  "GET /api/channels/{id}/deliveries/{deliveryId}": "webhooks:read",
+  "POST /api/channels/{id}/deliveries/{deliveryId}/retry": "webhooks:write",
   "GET /api/events/stream": "monitors:read",
 };
 
@@ -95,7 +104,7 @@ function allowed(access: Access, caller: Caller): boolean {
 }
 
 const unknownId = (prefix: string): string => `${prefix}_${"0".repeat(26)}`;
-const ID_PREFIX: Record<string, string> = { monitors: "mon", webhooks: "whk", tokens: "tok", invites: "inv" };
+const ID_PREFIX: Record<string, string> = { monitors: "mon", webhooks: "whk", tokens: "tok", invites: "inv", channels: "ch" };
 
 export function defineMatrixSuite(name: string, createDatabase: () => Promise<Database>): void {
   describe(`role x route matrix on ${name}`, () => {
@@ -178,7 +187,7 @@ export function defineMatrixSuite(name: string, createDatabase: () => Promise<Da
         .replace("{id}", unknownId(ID_PREFIX[collection] ?? "mon"))
         .replace("{diffId}", unknownId("dif"))
         .replace("{snapshotId}", unknownId("snp"))
-        .replace("{deliveryId}", unknownId("dlv"));
+        .replace("{deliveryId}", unknownId(collection === "channels" ? "cdl" : "dlv"));
       if (method === "GET" || method === "DELETE" || method === "HEAD") return { path, body: undefined };
       if (template === "/api/auth/org") return { path, body: { orgId } };
       // The right current password and a weak new one: past authorization, refused by the policy (422), nothing changed.

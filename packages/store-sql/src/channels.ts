@@ -1,0 +1,341 @@
+import {
+  StoreError,
+  decodeTextOrNull,
+  encodeText,
+  encodeTextOrNull,
+  newId,
+  type ChannelDeliveryRecord,
+  type ChannelPatch,
+  type ChannelRecord,
+  type ClaimChannelDeliveriesInput,
+  type ClaimedChannelDelivery,
+  type DeliveryAttempt,
+  type DeliveryAttemptRecord,
+  type KeysetPage,
+  type NewChannel,
+  type NewChannelDelivery,
+} from "@driftwatch/core";
+import type { SqlDriver, SqlExecutor } from "./dialect.js";
+import type { SqlContext } from "./adapter.js";
+import type { ColumnKind, Row } from "./rows.js";
+
+/** Channel fields a patch may set: their column and kind. */
+const CHANNEL_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKind]>> = {
+  name: ["name", "text"],
+  service: ["service", "plain"],
+  urlSealed: ["url_sealed", "plain"],
+  urlMasked: ["url_masked", "text"],
+  minSeverity: ["min_severity", "plain"],
+  tags: ["tags", "json"],
+  events: ["events", "json"],
+  groupSeconds: ["group_seconds", "plain"],
+  quietHours: ["quiet_hours", "json"],
+  template: ["template", "text"],
+  paused: ["paused", "bool"],
+  status: ["status", "plain"],
+  statusReason: ["status_reason", "text"],
+  updatedAt: ["updated_at", "time"],
+};
+
+/** Fields whose `null` is a value to write (the others are NOT NULL). */
+const NULLABLE = new Set(["quietHours", "template", "statusReason"]);
+
+/** Ids per `IN (...)` list. */
+const IDS_PER_STATEMENT = 500;
+
+/**
+ * Notification channels and their outbox on the shared SQL adapter: the statements are the
+ * dialect-neutral ones of `SqlStoreAdapter`, with the claim's row lock where the database locks rows.
+ */
+export class SqlChannels {
+  readonly #driver: SqlDriver;
+  readonly #ctx: SqlContext;
+
+  constructor(driver: SqlDriver, ctx: SqlContext) {
+    this.#driver = driver;
+    this.#ctx = ctx;
+  }
+
+  get #t() {
+    return this.#ctx.t;
+  }
+
+  #time(value: unknown): string {
+    return this.#ctx.dialect.readTime(value);
+  }
+  #timeOrNull(value: unknown): string | null {
+    return value === null || value === undefined ? null : this.#ctx.dialect.readTime(value);
+  }
+
+  channel(row: Row): ChannelRecord {
+    const d = this.#ctx.dialect;
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      name: decodeTextOrNull(row.name as string) as string,
+      service: row.service as string,
+      urlSealed: row.url_sealed as string,
+      urlMasked: decodeTextOrNull(row.url_masked as string) as string,
+      minSeverity: row.min_severity as ChannelRecord["minSeverity"],
+      tags: d.readJson(row.tags),
+      events: d.readJson(row.events),
+      groupSeconds: Number(row.group_seconds),
+      quietHours: row.quiet_hours === null || row.quiet_hours === undefined ? null : d.readJson(row.quiet_hours),
+      template: decodeTextOrNull(row.template as string | null),
+      paused: d.readBool(row.paused),
+      status: row.status as ChannelRecord["status"],
+      statusReason: decodeTextOrNull(row.status_reason as string | null),
+      createdAt: this.#time(row.created_at),
+      updatedAt: this.#time(row.updated_at),
+    };
+  }
+
+  delivery(row: Row): ChannelDeliveryRecord {
+    return channelDeliveryOf(this.#ctx, row);
+  }
+
+  async #page<T>(select: string, where: string, params: readonly unknown[], page: KeysetPage, map: (row: Row) => T): Promise<T[]> {
+    const rows =
+      page.after === null
+        ? await this.#ctx.all(this.#driver, `${select} WHERE ${where} ORDER BY id DESC LIMIT ?`, [...params, page.take])
+        : await this.#ctx.all(this.#driver, `${select} WHERE ${where} AND id < ? ORDER BY id DESC LIMIT ?`, [...params, page.after, page.take]);
+    return rows.map(map);
+  }
+
+  async #first<T>(db: SqlExecutor, sql: string, params: readonly unknown[], map: (row: Row) => T): Promise<T | null> {
+    const rows = await this.#ctx.all(db, sql, params);
+    return rows.length === 0 ? null : map(rows[0]!);
+  }
+
+  // channels ---------------------------------------------------------------------------------
+
+  async createChannel(orgId: string, input: NewChannel): Promise<ChannelRecord> {
+    const d = this.#ctx.dialect;
+    const now = this.#ctx.now();
+    const rows = await this.#ctx.all(
+      this.#driver,
+      `INSERT INTO ${this.#t.channels} (id, org_id, name, service, url_sealed, url_masked, min_severity, tags, events, group_seconds, quiet_hours,
+         template, paused, status, status_reason, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', NULL, ?, ?) RETURNING *`,
+      [
+        input.id ?? newId("channel"),
+        orgId,
+        encodeText(input.name),
+        input.service,
+        input.urlSealed,
+        encodeText(input.urlMasked),
+        input.minSeverity,
+        d.writeJson(input.tags),
+        d.writeJson(input.events),
+        input.groupSeconds,
+        input.quietHours === null ? null : d.writeJson(input.quietHours),
+        encodeTextOrNull(input.template),
+        d.bool(input.paused),
+        now,
+        now,
+      ],
+    );
+    return this.channel(rows[0]!);
+  }
+
+  getChannel(orgId: string, id: string): Promise<ChannelRecord | null> {
+    return this.#first(this.#driver, `SELECT * FROM ${this.#t.channels} WHERE org_id = ? AND id = ?`, [orgId, id], (row) => this.channel(row));
+  }
+
+  listChannels(orgId: string, page: KeysetPage): Promise<ChannelRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.channels}`, "org_id = ?", [orgId], page, (row) => this.channel(row));
+  }
+
+  updateChannel(orgId: string, id: string, patch: ChannelPatch): Promise<ChannelRecord | null> {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [field, value] of Object.entries(patch)) {
+      const column = CHANNEL_PATCH_COLUMNS[field];
+      if (column === undefined || value === undefined || (value === null && !NULLABLE.has(field))) continue;
+      sets.push(`${column[0]} = ?`);
+      values.push(this.#ctx.rows.param(value, column[1]));
+    }
+    return this.#first(
+      this.#driver,
+      `UPDATE ${this.#t.channels} SET ${sets.join(", ")} WHERE org_id = ? AND id = ? RETURNING *`,
+      [...values, orgId, id],
+      (row) => this.channel(row),
+    );
+  }
+
+  async deleteChannel(orgId: string, id: string): Promise<boolean> {
+    // its outbox and the attempts go by ON DELETE CASCADE
+    return (await this.#ctx.run(this.#driver, `DELETE FROM ${this.#t.channels} WHERE org_id = ? AND id = ?`, [orgId, id])) > 0;
+  }
+
+  // the outbox -------------------------------------------------------------------------------
+
+  enqueueChannelDeliveries(orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return this.#driver.transaction(async (tx) => {
+      const channelIds = [...new Set(messages.map((m) => m.channelId))];
+      const found = await this.#ctx.all<{ id: string }>(
+        tx,
+        `SELECT id FROM ${this.#t.channels} WHERE org_id = ? AND id IN (${channelIds.map(() => "?").join(", ")})`,
+        [orgId, ...channelIds],
+      );
+      const known = new Set(found.map((row) => row.id));
+      const missing = channelIds.find((id) => !known.has(id));
+      if (missing !== undefined) throw new StoreError("not_found", `Channel ${missing} does not exist.`);
+      return this.insertDeliveries(tx, orgId, messages);
+    });
+  }
+
+  /** Inserts messages of the organization's channels in the caller's transaction (see `insertChannelDeliveries`). */
+  insertDeliveries(db: SqlExecutor, orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
+    return insertChannelDeliveries(this.#ctx, db, orgId, messages, (row) => this.delivery(row));
+  }
+
+  getChannelDelivery(orgId: string, channelId: string, id: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#first(
+      this.#driver,
+      `SELECT * FROM ${this.#t.channel_deliveries} WHERE org_id = ? AND channel_id = ? AND id = ?`,
+      [orgId, channelId, id],
+      (row) => this.delivery(row),
+    );
+  }
+
+  listChannelDeliveries(orgId: string, channelId: string, page: KeysetPage): Promise<ChannelDeliveryRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.channel_deliveries}`, "org_id = ? AND channel_id = ?", [orgId, channelId], page, (row) => this.delivery(row));
+  }
+
+  async listChannelDeliveryAttempts(orgId: string, deliveryId: string): Promise<DeliveryAttemptRecord[]> {
+    const rows = await this.#ctx.all(
+      this.#driver,
+      `SELECT * FROM ${this.#t.channel_delivery_attempts} WHERE org_id = ? AND delivery_id = ? ORDER BY attempt`,
+      [orgId, deliveryId],
+    );
+    return rows.map((row) => this.#ctx.rows.deliveryAttempt(row));
+  }
+
+  requeueChannelDelivery(orgId: string, channelId: string, id: string, now: string): Promise<ChannelDeliveryRecord | null> {
+    return this.#first(
+      this.#driver,
+      `UPDATE ${this.#t.channel_deliveries} SET state = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE org_id = ? AND channel_id = ? AND id = ? RETURNING *`,
+      [now, orgId, channelId, id],
+      (row) => this.delivery(row),
+    );
+  }
+
+  /**
+   * Oldest first, organizations in turn. Where the database locks rows (PostgreSQL) the picked
+   * rows are locked and rows another claimer is taking are skipped; SQLite's write transaction
+   * holds the whole database.
+   */
+  async claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
+    const limit = Math.max(0, Math.floor(input.limit));
+    if (limit === 0) return [];
+    const d = this.#ctx.dialect;
+    const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
+    const filters: unknown[] = [d.bool(false), input.now];
+    const conditions = ["d.state = 'pending'", "c.paused = ?", "c.status = 'ok'", "(d.lease_expires_at IS NULL OR d.lease_expires_at <= ?)"];
+    if (input.force !== true) conditions.push("d.next_attempt_at <= ?"), filters.push(input.now);
+    if (input.orgId !== undefined) conditions.push("d.org_id = ?"), filters.push(input.orgId);
+    if (input.channelId !== undefined) conditions.push("d.channel_id = ?"), filters.push(input.channelId);
+    const where = conditions.join(" AND ");
+    const from = `${this.#t.channel_deliveries} d JOIN ${this.#t.channels} c ON c.id = d.channel_id AND c.org_id = d.org_id`;
+    const lock = d.lockRows("d");
+    const pick = `SELECT d.id, d.lease_owner FROM ${from}
+      JOIN (SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn FROM ${from} WHERE ${where}) ranked ON ranked.id = d.id
+      WHERE ${where} ORDER BY ranked.turn, d.id LIMIT ?${lock === "" ? "" : `${lock} SKIP LOCKED`}`;
+    return this.#driver.transaction(async (tx) => {
+      const picked = await this.#ctx.all<{ id: string; lease_owner: string | null }>(tx, pick, [...filters, ...filters, limit]);
+      const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
+      const claimed: ClaimedChannelDelivery[] = [];
+      const ids = picked.map((row) => row.id);
+      for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+        const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
+        const rows = await this.#ctx.all(
+          tx,
+          `UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${chunk.map(() => "?").join(", ")}) RETURNING *`,
+          [input.owner, until, ...chunk],
+        );
+        for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: previous.get(row.id as string) ?? null });
+      }
+      return claimed.sort((a, b) => (a.id < b.id ? -1 : 1));
+    });
+  }
+
+  recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
+    return this.#driver.transaction(async (tx) => {
+      const error = encodeTextOrNull(attempt.error);
+      const rows = await this.#ctx.all(
+        tx,
+        `UPDATE ${this.#t.channel_deliveries} SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
+           last_response_status = ?, last_error = ?, lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = ? AND lease_owner = ? RETURNING *`,
+        [attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, error, id, owner],
+      );
+      const row = rows[0];
+      if (row === undefined) return null;
+      await this.#ctx.run(
+        tx,
+        `INSERT INTO ${this.#t.channel_delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, error, Math.round(attempt.durationMs)],
+      );
+      return this.delivery(row);
+    });
+  }
+
+  releaseChannelDeliveryLeases(owner: string): Promise<number> {
+    return this.#ctx.run(this.#driver, `UPDATE ${this.#t.channel_deliveries} SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?`, [owner]);
+  }
+
+  async countPendingChannelDeliveries(orgId?: string): Promise<number> {
+    const sql = `SELECT CAST(COUNT(*) AS INTEGER) AS n FROM ${this.#t.channel_deliveries} WHERE state = 'pending'`;
+    const rows = await this.#ctx.all<{ n: unknown }>(this.#driver, orgId === undefined ? sql : `${sql} AND org_id = ?`, orgId === undefined ? [] : [orgId]);
+    return Number(rows[0]?.n ?? 0);
+  }
+}
+
+/**
+ * Inserts messages inside the caller's transaction (a check's, or `enqueueChannelDeliveries`'): a
+ * message of a channel that is not `orgId`'s is skipped, as is a (channel, dedup key) already present.
+ */
+export async function insertChannelDeliveries(
+  ctx: SqlContext,
+  db: SqlExecutor,
+  orgId: string,
+  messages: readonly NewChannelDelivery[],
+  map: (row: Row) => ChannelDeliveryRecord = (row) => channelDeliveryOf(ctx, row),
+): Promise<ChannelDeliveryRecord[]> {
+  const added: ChannelDeliveryRecord[] = [];
+  for (const m of messages) {
+    const rows = await ctx.all(
+      db,
+      `INSERT INTO ${ctx.t.channel_deliveries} (id, org_id, channel_id, dedup_key, event_type, monitor_id, diff_id, payload, state, attempts, next_attempt_at, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM ${ctx.t.channels} WHERE id = ? AND org_id = ?)
+       ON CONFLICT (channel_id, dedup_key) DO NOTHING RETURNING *`,
+      [newId("channelDelivery"), orgId, m.channelId, encodeText(m.dedupKey), m.eventType, m.monitorId, m.diffId, encodeText(m.payload), m.nextAttemptAt, m.createdAt, m.channelId, orgId],
+    );
+    if (rows[0] !== undefined) added.push(map(rows[0]));
+  }
+  return added;
+}
+
+/** A row of `channel_deliveries` as the port's record. */
+export function channelDeliveryOf(ctx: SqlContext, row: Row): ChannelDeliveryRecord {
+  const timeOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : ctx.dialect.readTime(value));
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    channelId: row.channel_id as string,
+    dedupKey: decodeTextOrNull(row.dedup_key as string) as string,
+    eventType: row.event_type as ChannelDeliveryRecord["eventType"],
+    monitorId: row.monitor_id as string | null,
+    diffId: row.diff_id as string | null,
+    payload: decodeTextOrNull(row.payload as string) as string,
+    state: row.state as ChannelDeliveryRecord["state"],
+    attempts: Number(row.attempts),
+    nextAttemptAt: timeOrNull(row.next_attempt_at),
+    lastAttemptAt: timeOrNull(row.last_attempt_at),
+    lastResponseStatus: row.last_response_status as number | null,
+    lastError: decodeTextOrNull(row.last_error as string | null),
+    createdAt: ctx.dialect.readTime(row.created_at),
+  };
+}
