@@ -52,6 +52,12 @@ function rssMb(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
 }
 
+/** CPU time (user + system) the process used so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${String(pid)}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function freePort(): Promise<number> {
   const net = await import("node:net");
   return new Promise((resolve, reject) => {
@@ -157,10 +163,15 @@ phase = "warmup";
 await sleep(WARMUP_S * 1000);
 phase = "steady";
 const hits0 = (await ask<{ hits: number }>(target, "hits")).hits;
+const cpu0 = cpuMs(pid);
 const t0 = Date.now();
 await sleep(STEADY_S * 1000);
 const hits1 = (await ask<{ hits: number }>(target, "hits")).hits;
-const checksPerSecond = (hits1 - hits0) / ((Date.now() - t0) / 1000);
+const steadyMs = Date.now() - t0;
+const cpuUsed = cpuMs(pid) - cpu0;
+const checksPerSecond = (hits1 - hits0) / (steadyMs / 1000);
+const cpuPerCheck = cpuUsed / Math.max(1, hits1 - hits0);
+const coreShare = cpuUsed / steadyMs;
 const finalHwm = rssMb(pid).hwm;
 clearInterval(sampler);
 
@@ -189,7 +200,7 @@ const markdown = `## @driftwatch/server: memory of \`driftwatch serve\`
 | ${MONITORS.toLocaleString("en-US")} API monitors at ${String(INTERVAL_S)} s, steady (median of ${String(steadySamples.length)} samples after ${String(WARMUP_S)} s of warm-up) | ${mb(steady)} MB | ${mark(steady, targets.steady)} |
 | the same, peak (highest sample from the first POST on) | ${mb(peak)} MB | ${mark(peak, targets.peak)} (high-water mark ${mb(finalHwm)} MB) |
 
-Check rate over the ${String(STEADY_S)} s of steady state: **${checksPerSecond.toFixed(0)} checks/s** against a demand of ${demand.toFixed(0)}/s (${((checksPerSecond / demand) * 100).toFixed(0)} %). Creating the ${MONITORS.toLocaleString("en-US")} monitors took ${createSeconds.toFixed(1)} s.
+Check rate over the ${String(STEADY_S)} s of steady state: **${checksPerSecond.toFixed(0)} checks/s** against a demand of ${demand.toFixed(0)}/s (${((checksPerSecond / demand) * 100).toFixed(0)} %), using ${(coreShare * 100).toFixed(0)} % of a core: ${cpuPerCheck.toFixed(2)} ms of CPU per check (unchanged documents). Creating the ${MONITORS.toLocaleString("en-US")} monitors took ${createSeconds.toFixed(1)} s.
 
 Load average (1 min) at the end of the run: ${loadAverage()} on 2 cores.`;
 
