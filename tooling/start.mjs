@@ -1,5 +1,7 @@
 // `npm start` from the repository root: builds @driftwatch/server, the dashboard it serves at / and
-// what they depend on (turbo, cached after the first run), then runs the built `driftwatch serve --demo` on the embedded SQLite
+// what they depend on (turbo, cached after the first run; only what `serve` runs: ESM JavaScript
+// without type declarations (DRIFTWATCH_BUILD=serve, see tooling/tsup.ts), every package at once,
+// since bundling one needs no other's build), then runs the built `driftwatch serve --demo` on the embedded SQLite
 // default (./.driftwatch/driftwatch.db); its output (the demo's admin token and, while no user exists,
 // the one-time setup link that creates the first account) is shown as is. Extra arguments are passed on:
 //   npm start -- --port 9090
@@ -12,7 +14,10 @@ import { runTurbo } from "./turbo.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 console.log("Building @driftwatch/server, the dashboard and their dependencies (cached after the first run)...");
-const build = runTurbo(["run", "build", "--filter=@driftwatch/server...", "--filter=@driftwatch/dashboard", "--output-logs=errors-only"], { cwd: root });
+const build = runTurbo(["run", "build", "--only", "--filter=@driftwatch/server...", "--filter=@driftwatch/dashboard", "--output-logs=errors-only"], {
+  cwd: root,
+  env: { DRIFTWATCH_BUILD: "serve" },
+});
 if (build.status !== 0) {
   console.error(`The build failed (exit ${build.status ?? build.signal}); fix it and run npm start again.`);
   process.exit(build.status ?? 1);

@@ -11,6 +11,9 @@ export default [
     format: ["esm"],
     dts: false,
     clean: false,
+    // Chunks, so that what one command or one database needs (pg, pg-boss, the OpenAPI differ,
+    // the progress bar) is loaded by the import that needs it, not by every start of the binary.
+    splitting: true,
     banner: { js: "#!/usr/bin/env node" },
   }),
 ];

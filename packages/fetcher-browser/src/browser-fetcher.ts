@@ -25,7 +25,7 @@ import {
   type GuardOptions,
   type HopResponse,
 } from "@driftwatch/fetcher-http";
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { findBrowserProcess, killProcessTree } from "./processes.js";
 import { startGuardProxy, type GuardProxy } from "./proxy.js";
 import { INSPECT_ELEMENTS, type InspectedElement, type InspectResult } from "./inspect.js";
@@ -119,6 +119,16 @@ export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
 ];
 
 const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+
+/**
+ * playwright-core, loaded on the first launch: importing it costs a process about 80 MB of RSS,
+ * which a server that never checks a website (or not yet) should not pay.
+ */
+let chromiumModule: Promise<typeof import("playwright-core").chromium> | undefined;
+function loadChromium(): Promise<typeof import("playwright-core").chromium> {
+  chromiumModule ??= import("playwright-core").then((m) => m.chromium);
+  return chromiumModule;
+}
 /** Default cap on a screenshot's PNG, and on a full page's height. */
 export const DEFAULT_MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SCREENSHOT_HEIGHT = 16_384;
@@ -303,6 +313,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       browser: startGuardProxy(options)
         .then((proxy) => {
           entry.proxy = proxy;
+          return loadChromium().then((chromium) => ({ proxy, chromium }));
+        })
+        .then(({ proxy, chromium }) => {
           if (closed) throw new FetchError("browser_failed", "The browser fetcher is closed");
           return chromium.launch({
             executablePath,

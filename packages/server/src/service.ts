@@ -7,9 +7,8 @@ import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
 import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
-import { createPostgresRelay, type PostgresRelay } from "./live/postgres-relay.js";
+import type { PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";
-import { startPostgresJobs } from "@driftwatch/queue-postgres";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import {
@@ -185,9 +184,11 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const baseStore = options.store ?? (await openDatabase(config.databaseUrl));
   const databaseKind = ownsStore ? parseDatabaseUrl(config.databaseUrl).kind : null;
   const onPostgres = databaseKind === "postgres";
+  // PostgreSQL's modules (pg, the relay, pg-boss) are loaded only on PostgreSQL: a SQLite server
+  // does not pay their memory.
   const relay: PostgresRelay | null =
     ownsStore && onPostgres
-      ? createPostgresRelay({ connectionString: config.databaseUrl.trim(), store: baseStore, hub: events, logger, listen: config.role !== "worker" })
+      ? (await import("./live/postgres-relay.js")).createPostgresRelay({ connectionString: config.databaseUrl.trim(), store: baseStore, hub: events, logger, listen: config.role !== "worker" })
       : null;
   const poller = ownsStore && databaseKind === "sqlite" && config.role === "api" ? createCheckPoller({ store: baseStore, hub: events, logger }) : null;
   const liveHub = poller?.hub ?? relay?.hub ?? events;
@@ -222,7 +223,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   // process claims nothing; the triggers enqueue what its writes make due.
   const jobs =
     config.queue === "pg-boss" && config.role !== "api"
-      ? await startPostgresJobs({
+      ? await (await import("@driftwatch/queue-postgres")).startPostgresJobs({
           connectionString: config.databaseUrl.trim(),
           ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
           onError: (error) => logger.error({ err: error }, "job queue error"),

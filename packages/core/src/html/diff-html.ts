@@ -1,7 +1,7 @@
 import { type VolatileMode, volatileModeOf } from "../policy/volatile.js";
-import { load, type CheerioAPI } from "cheerio";
+import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Document, Element, ParentNode } from "domhandler";
-import { adapter as htmlparser2Adapter } from "parse5-htmlparser2-tree-adapter";
+import { htmlparser2Adapter, type HtmlTreeAdapter, loadHtml as load } from "./cheerio.js";
 import { maxSeverity, type Change, type PolicyRules, type PolicyRulesInput, type Severity } from "@driftwatch/schema";
 import { DriftwatchError } from "../errors.js";
 import { fingerprintValidChanges } from "../fingerprint/index.js";
@@ -207,7 +207,8 @@ const depths = new WeakMap<object, number>();
  * and stopping the parse past `maxDepth`. The parser scans its stack of open elements for many
  * tags, so the depth bound is what keeps parsing linear in the page's size.
  */
-export function depthLimitedAdapter(maxDepth: number): typeof htmlparser2Adapter {
+export function depthLimitedAdapter(maxDepth: number): HtmlTreeAdapter {
+  const adapter = htmlparser2Adapter();
   const place = (parent: ParentNode, child: AnyNode): void => {
     if (child.type !== "tag" && child.type !== "script" && child.type !== "style") return;
     const depth = (depths.get(parent) ?? 0) + 1;
@@ -217,14 +218,14 @@ export function depthLimitedAdapter(maxDepth: number): typeof htmlparser2Adapter
     depths.set(child, depth);
   };
   return {
-    ...htmlparser2Adapter,
+    ...adapter,
     appendChild(parent, child): void {
       place(parent, child);
-      htmlparser2Adapter.appendChild(parent, child);
+      adapter.appendChild(parent, child);
     },
     insertBefore(parent, child, reference): void {
       place(parent, child);
-      htmlparser2Adapter.insertBefore(parent, child, reference);
+      adapter.insertBefore(parent, child, reference);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { load } from "cheerio";
+import { loadHtml as load } from "../html/cheerio.js";
 import type { PolicyRule, VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
 import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";

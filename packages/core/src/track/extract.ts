@@ -1,6 +1,7 @@
 import type { Availability, MonitorType, Price, TrackedValue, TrackedValueSpec } from "@driftwatch/schema";
 import { TrackSchema } from "@driftwatch/schema";
-import { load, type CheerioAPI } from "cheerio";
+import type { CheerioAPI } from "cheerio";
+import { loadHtml as load } from "../html/cheerio.js";
 import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
 import { DEFAULT_HTML_MAX_DEPTH, DEFAULT_HTML_MAX_SELECTOR_WORK, depthLimitedAdapter } from "../html/diff-html.js";
 import { EvalBudget, evaluateJsonPath, parseJsonPath, type Query } from "../jsonpath/index.js";
