@@ -21,6 +21,9 @@ import { SettingsPage } from "./features/settings/SettingsPage";
 import { TokensPage } from "./features/tokens/TokensPage";
 import { WebhookDetailPage } from "./features/webhooks/WebhookDetailPage";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
+import { ChannelDetailPage } from "./features/notifications/ChannelDetailPage";
+import { NotificationsPage } from "./features/notifications/NotificationsPage";
+import { PreviewPage } from "./features/notifications/PreviewPage";
 import { Layout } from "./ui/Layout";
 import { ErrorState, Loading } from "./ui/states";
 
@@ -37,6 +40,9 @@ export const routes: RouteObject[] = [
       { path: "monitors/:monitorId/diffs/:diffId", element: <DiffPage /> },
       { path: "webhooks", element: <WebhooksPage /> },
       { path: "webhooks/:webhookId", element: <WebhookDetailPage /> },
+      { path: "notifications", element: <NotificationsPage /> },
+      { path: "notifications/preview", element: <PreviewPage /> },
+      { path: "notifications/:channelId", element: <ChannelDetailPage /> },
       { path: "members", element: <MembersPage /> },
       { path: "org", element: <OrgPage /> },
       { path: "audit", element: <AuditPage /> },

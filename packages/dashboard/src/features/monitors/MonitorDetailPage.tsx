@@ -13,6 +13,9 @@ import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from ".
 import { Fact } from "../../ui/Fact";
 import { TagList } from "../../ui/Tags";
 import { ComparisonResult, useComparison } from "../diffs/Comparison";
+import { MonitorChannels } from "../notifications/MonitorChannels";
+import { stepFailureOf } from "../visual/api";
+import { ScreenshotTimeline, StepFailureNote } from "../visual/ScreenshotTimeline";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -29,6 +32,8 @@ export function diffSummary(diff: Diff): string {
     ].filter(Boolean);
     return parts.length === 0 ? "content changed" : parts.join(", ");
   }
+  const visual = (diff as { visual?: { changedPercent: number } | null }).visual;
+  if ((diff.classification as string) === "visual_change" && visual) return `${visual.changedPercent.toFixed(2)} % of the page changed`;
   const parts = [diff.schemaChanges > 0 ? plural(diff.schemaChanges, "schema change") : "", diff.valueChanges > 0 ? plural(diff.valueChanges, "value change") : ""].filter(Boolean);
   return parts.join(" and ");
 }
@@ -72,6 +77,8 @@ export function MonitorDetailPage(): ReactNode {
   if (monitor.isError) return <ErrorState error={monitor.error} retry={() => void monitor.refetch()} />;
   const m = monitor.data;
   const paused = m.state === "paused";
+  const stepFailure = stepFailureOf(m.lastError);
+  const screenshots = ((m.browserOptionsJson as { screenshot?: string } | null)?.screenshot ?? "off") !== "off";
   return (
     <Page
       title={m.name}
@@ -129,13 +136,23 @@ export function MonitorDetailPage(): ReactNode {
           <RelativeTime value={paused ? null : m.nextCheckAt} empty={paused ? "paused" : "not scheduled"} />
         </Fact>
       </dl>
-      {m.lastError ? (
+      {stepFailure ? (
+        <StepFailureNote failure={stepFailure} />
+      ) : m.lastError ? (
         <div className="state error">
           <p>
-            <strong>Last error:</strong> {m.lastError}
+            <strong>Last error:</strong> {typeof m.lastError === "string" ? m.lastError : JSON.stringify(m.lastError)}
           </p>
         </div>
       ) : null}
+      {screenshots ? (
+        <>
+          <h2>Screenshots</h2>
+          {snapshots.data ? <ScreenshotTimeline monitorId={m.id} snapshots={snapshots.data} /> : <Loading what="the checks" />}
+        </>
+      ) : null}
+      <h2>Notifications</h2>
+      <MonitorChannels tags={m.tags} />
       <h2>Timeline</h2>
       {diffs.isPending || snapshots.isPending ? (
         <Loading what="the timeline" />
