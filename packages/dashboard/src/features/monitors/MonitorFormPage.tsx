@@ -5,7 +5,10 @@ import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
 import { useMonitor, useSaveMonitor } from "./api";
-import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
+import { SelectorPicker } from "../visual/SelectorPicker";
+import { StepsEditor } from "../visual/StepsEditor";
+import type { BrowserRequest } from "../visual/api";
+import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, SCREENSHOT_MODES, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
 
 export function MonitorFormPage(): ReactNode {
   const { monitorId } = useParams();
@@ -37,6 +40,18 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
   const navigate = useNavigate();
   const set = <K extends keyof MonitorFormValues>(key: K, value: MonitorFormValues[K]): void => setV((old) => ({ ...old, [key]: value }));
   const intervals = INTERVALS.some(([s]) => s === v.intervalSeconds) ? INTERVALS : [...INTERVALS, [v.intervalSeconds, `${String(v.intervalSeconds)} seconds`] as [number, string]];
+
+  const [needUrl, setNeedUrl] = useState(false);
+  /** The target and browser options as typed, for the selector picker and the steps' dry run. */
+  const browserRequest = (): BrowserRequest | null => {
+    if (v.url.trim() === "") {
+      setNeedUrl(true);
+      return null;
+    }
+    setNeedUrl(false);
+    const body = toRequest({ ...v, browser: true }, false);
+    return { url: body.url, browserOptions: { ...(body.browserOptions ?? {}) } };
+  };
 
   function submit(event: FormEvent): void {
     event.preventDefault();
@@ -155,6 +170,12 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
             <legend>Web page</legend>
             <label htmlFor="f-selector">Only this part of the page (CSS selector)</label>
             <input id="f-selector" value={v.selector} placeholder="main article" onChange={(e) => set("selector", e.target.value)} />
+            <SelectorPicker request={browserRequest} onPick={(selector) => set("selector", selector)} />
+            {needUrl ? (
+              <p className="field-error" role="alert">
+                Type the page's URL first.
+              </p>
+            ) : null}
             <label className="inline">
               <input type="checkbox" checked={v.browser} onChange={(e) => set("browser", e.target.checked)} /> Render in a browser (for pages built by JavaScript)
             </label>
@@ -196,6 +217,16 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
                   <label htmlFor="f-locale">Locale</label>
                   <input id="f-locale" value={v.locale} placeholder="en-GB" onChange={(e) => set("locale", e.target.value)} />
                 </div>
+                <div>
+                  <label htmlFor="f-shot">Screenshot on each check</label>
+                  <select id="f-shot" value={v.screenshot} onChange={(e) => set("screenshot", e.target.value as MonitorFormValues["screenshot"])}>
+                    {SCREENSHOT_MODES.map(([mode, label]) => (
+                      <option key={mode} value={mode}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </div>
                 <fieldset className="span2">
                   <legend>Do not load</legend>
                   {BLOCKABLE.map((r) => (
@@ -209,6 +240,9 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
                     </label>
                   ))}
                 </fieldset>
+                <div className="span2">
+                  <StepsEditor steps={v.steps} onChange={(steps) => set("steps", steps)} request={browserRequest} />
+                </div>
               </div>
             ) : null}
           </fieldset>

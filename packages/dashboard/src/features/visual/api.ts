@@ -78,9 +78,19 @@ export interface StepFailure {
   step: { index: number; action: string; selector?: string | null };
 }
 
-/** The step failure in a monitor's `lastError` (an object, or its JSON text), if that is what failed. */
+/** The fetcher's message of a failed step: `Browser step 2 (click on #go) failed: timeout`. */
+const STEP_MESSAGE = /^Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
+
+/**
+ * The step failure in a monitor's `lastError` (an object with `reason` and `step`, its JSON text,
+ * or the fetcher's message), if that is what failed.
+ */
 export function stepFailureOf(lastError: unknown): StepFailure | null {
   let value = lastError;
+  if (typeof value === "string") {
+    const m = STEP_MESSAGE.exec(value);
+    if (m) return { reason: "browser_step_failed", message: m[4]!, step: { index: Number(m[1]), action: m[2]!, selector: m[3] ?? null } };
+  }
   if (typeof value === "string" && value.trimStart().startsWith("{")) {
     try {
       value = JSON.parse(value);
