@@ -12,6 +12,7 @@ import { accountSession, clientFor, restoreSession, signOut, type Session } from
 import { SessionContext } from "./auth/session-context";
 import { SetupPage } from "./auth/SetupPage";
 import { SignInPage } from "./auth/SignInPage";
+import { AlertsPage } from "./features/conditions/AlertsPage";
 import { DiffPage } from "./features/diffs/DiffPage";
 import { MonitorDetailPage } from "./features/monitors/MonitorDetailPage";
 import { MonitorFormPage } from "./features/monitors/MonitorFormPage";
@@ -37,6 +38,7 @@ export const routes: RouteObject[] = [
       { path: "monitors/:monitorId", element: <MonitorDetailPage /> },
       { path: "monitors/:monitorId/edit", element: <MonitorFormPage /> },
       { path: "monitors/:monitorId/rules", element: <RulesPage /> },
+      { path: "monitors/:monitorId/alerts", element: <AlertsPage /> },
       { path: "monitors/:monitorId/diffs/:diffId", element: <DiffPage /> },
       { path: "webhooks", element: <WebhooksPage /> },
       { path: "webhooks/:webhookId", element: <WebhookDetailPage /> },

@@ -15,6 +15,8 @@ import { TagList } from "../../ui/Tags";
 import { ComparisonResult, useComparison } from "../diffs/Comparison";
 import { MonitorChannels } from "../notifications/MonitorChannels";
 import { stepFailureOf } from "../visual/api";
+import { useTracking } from "../conditions/api";
+import { TrackedValues } from "../conditions/ValueChart";
 import { ScreenshotTimeline, StepFailureNote } from "../visual/ScreenshotTimeline";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
@@ -47,6 +49,7 @@ export function MonitorDetailPage(): ReactNode {
   const check = useCheckNow();
   const canWrite = useCan("monitors:write");
   const remove = useDeleteMonitor();
+  const tracking = useTracking(monitorId);
   const diffs = useInfiniteQuery({
     queryKey: monitorKeys.diffs(monitorId),
     queryFn: async ({ pageParam }) => {
@@ -94,6 +97,9 @@ export function MonitorDetailPage(): ReactNode {
           <Link className="button" to={`/monitors/${m.id}/rules`}>
             Rules
           </Link>
+          <Link className="button" to={`/monitors/${m.id}/alerts`}>
+            Alerts
+          </Link>
           <Link className="button" to={`/monitors/${m.id}/edit`}>
             Edit
           </Link>
@@ -108,9 +114,14 @@ export function MonitorDetailPage(): ReactNode {
           </button>
         </>
         ) : (
-          <Link className="button" to={`/monitors/${m.id}/rules`}>
-            Rules
-          </Link>
+          <>
+            <Link className="button" to={`/monitors/${m.id}/rules`}>
+              Rules
+            </Link>
+            <Link className="button" to={`/monitors/${m.id}/alerts`}>
+              Alerts
+            </Link>
+          </>
         )
       }
     >
@@ -144,6 +155,12 @@ export function MonitorDetailPage(): ReactNode {
             <strong>Last error:</strong> {typeof m.lastError === "string" ? m.lastError : JSON.stringify(m.lastError)}
           </p>
         </div>
+      ) : null}
+      {tracking.data?.track?.length ? (
+        <>
+          <h2>Tracked values</h2>
+          <TrackedValues monitorId={m.id} track={tracking.data.track} />
+        </>
       ) : null}
       {screenshots ? (
         <>

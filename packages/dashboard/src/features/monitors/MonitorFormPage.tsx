@@ -1,10 +1,14 @@
 import type { Monitor } from "@driftwatch/client";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { useNavigate, useParams } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
 import { useMonitor, useSaveMonitor } from "./api";
+import { useMutation } from "@tanstack/react-query";
+import { useClient } from "../../api/context";
+import { applyTracking } from "../conditions/api";
+import { NO_PRESET, presetProblem, presetSettings, type PresetValues } from "../conditions/presets";
 import { SelectorPicker } from "../visual/SelectorPicker";
 import { StepsEditor } from "../visual/StepsEditor";
 import type { BrowserRequest } from "../visual/api";
@@ -53,9 +57,22 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
     return { url: body.url, browserOptions: { ...(body.browserOptions ?? {}) } };
   };
 
+  const client = useClient();
+  const [preset, setPreset] = useState<PresetValues>(NO_PRESET);
+  const [presetError, setPresetError] = useState<string | null>(null);
+  const alerts = useMutation({ mutationFn: (id: string) => applyTracking(client, id, (existing) => presetSettings(preset, v.type, existing)) });
+
   function submit(event: FormEvent): void {
     event.preventDefault();
-    save.mutate(toRequest(v, editing), { onSuccess: (saved) => void navigate(`/monitors/${saved.id}`) });
+    const problem = presetProblem(preset, v.type);
+    setPresetError(problem);
+    if (problem !== null) return;
+    save.mutate(toRequest(v, editing), {
+      onSuccess: (saved) => {
+        if (preset.kind === "none") return void navigate(`/monitors/${saved.id}`);
+        alerts.mutate(saved.id, { onSuccess: () => void navigate(`/monitors/${saved.id}`) });
+      },
+    });
   }
 
   return (
@@ -247,9 +264,53 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
             ) : null}
           </fieldset>
         ) : null}
-        <MutationError error={save.error} />
+        <fieldset>
+          <legend>Alert me</legend>
+          <label className="inline">
+            <input type="radio" name="preset" checked={preset.kind === "none"} onChange={() => setPreset({ ...preset, kind: "none" })} /> On every change{editing ? " (or as the monitor's alerts say)" : ""}
+          </label>
+          {v.type === "website" ? (
+            <label className="inline">
+              <input type="radio" name="preset" checked={preset.kind === "restock"} onChange={() => setPreset({ ...preset, kind: "restock" })} /> When it is back in stock
+            </label>
+          ) : null}
+          <label className="inline">
+            <input type="radio" name="preset" checked={preset.kind === "price_below"} onChange={() => setPreset({ ...preset, kind: "price_below" })} /> When the price falls below…
+          </label>
+          {preset.kind === "price_below" ? (
+            <>
+              <label htmlFor="f-below">Price below</label>
+              <input id="f-below" inputMode="decimal" value={preset.below} placeholder="200" onChange={(e) => setPreset({ ...preset, below: e.target.value })} />
+            </>
+          ) : null}
+          {preset.kind !== "none" ? (
+            <>
+              <label htmlFor="f-where">{v.type === "api" ? "JSONPath of the price" : "Where on the page (optional selector)"}</label>
+              <input
+                id="f-where"
+                value={preset.where}
+                placeholder={v.type === "api" ? "$.price" : "read from the page's product data"}
+                onChange={(e) => setPreset({ ...preset, where: e.target.value })}
+              />
+              <p className="hint">
+                Replaces the monitor's alert conditions; edit them later on its Alerts page.
+              </p>
+            </>
+          ) : null}
+          {presetError ? (
+            <p className="field-error" role="alert">
+              {presetError}
+            </p>
+          ) : null}
+        </fieldset>
+        <MutationError error={save.error ?? alerts.error} />
+        {alerts.error && save.data ? (
+          <p>
+            The monitor is saved; <Link to={`/monitors/${save.data.id}/alerts`}>set its alerts on its Alerts page</Link>.
+          </p>
+        ) : null}
         <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
+          <button type="submit" className="primary" disabled={save.isPending || alerts.isPending}>
             {save.isPending ? "Saving…" : editing ? "Save changes" : "Create monitor"}
           </button>
           <button type="button" onClick={() => void navigate(-1)}>
