@@ -47,6 +47,20 @@ export function SelectorPicker({ request, onPick }: { request: () => BrowserRequ
               </button>
             ))}
           </div>
+          {/* small blocks are hard to tap on a narrow screen: the same blocks as a list */}
+          <label htmlFor="pick-list">Or choose a block</label>
+          <select
+            id="pick-list"
+            value={chosen?.selector ?? ""}
+            onChange={(e) => setChosen(page.elements.find((el) => el.selector === e.target.value) ?? null)}
+          >
+            <option value="">choose…</option>
+            {page.elements.map((el) => (
+              <option key={el.selector} value={el.selector}>
+                {el.selector} — {el.text.length > 40 ? `${el.text.slice(0, 40)}…` : el.text}
+              </option>
+            ))}
+          </select>
           {chosen ? (
             <div className="picked card" aria-live="polite">
               <p>

@@ -184,8 +184,11 @@ describe("the monitor form of a web page", () => {
     expect(price.style.left).toBe("5%");
     expect(price.style.top).toBe("12.5%");
     expect(price.style.width).toBe("25%");
+    await user.selectOptions(screen.getByLabelText("Or choose a block"), "main");
+    expect(screen.getByText("Everything")).toBeInTheDocument();
     await user.click(price);
     expect(screen.getByText("€ 199,00")).toBeInTheDocument();
+    expect(screen.getByLabelText<HTMLSelectElement>("Or choose a block").value).toBe("#price");
     await user.click(screen.getByRole("button", { name: "Use this selector" }));
     expect(screen.getByLabelText<HTMLInputElement>("Only this part of the page (CSS selector)").value).toBe("#price");
     await user.click(screen.getByRole("button", { name: "Create monitor" }));
