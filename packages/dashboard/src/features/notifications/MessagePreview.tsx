@@ -137,7 +137,7 @@ function TeamsPreview({ m }: { m: PreviewModel }): ReactNode {
   return (
     <div className="mp mp-teams" aria-label="Microsoft Teams message">
       <div className="mp-card">
-        <p className={`mp-title sev-${m.severity}`}>{m.title}</p>
+        <p className={`mp-title mp-sev-${m.severity}`}>{m.title}</p>
         <p className="mp-context">{m.summary}</p>
         <dl className="mp-facts">
           {m.changes.map((c, i) => (

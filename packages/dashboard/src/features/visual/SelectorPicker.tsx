@@ -33,22 +33,25 @@ export function SelectorPicker({ request, onPick }: { request: () => BrowserRequ
           <p className="hint">Click the part of the page to watch ({page.elements.length} blocks).</p>
           <div className="picker-frame">
             <img src={page.screenshot} alt="The rendered page" />
-            {elements.map((el) => (
-              <button
-                key={el.selector}
-                type="button"
-                className={`pick${chosen?.selector === el.selector ? " chosen" : ""}`}
-                style={regionStyle(el.box, page.width, page.height)}
-                aria-pressed={chosen?.selector === el.selector}
-                title={el.selector}
-                onClick={() => setChosen(el)}
-              >
-                <span className="sr-only">{el.selector}</span>
-              </button>
-            ))}
+            {/*
+              Pointer and touch targets over the image; keyboards and screen readers use the list
+              below, the same blocks (the boxes of small blocks are too small to be the only way).
+            */}
+            <div className="picks" aria-hidden="true">
+              {elements.map((el) => (
+                <span
+                  key={el.selector}
+                  className={`pick${chosen?.selector === el.selector ? " chosen" : ""}`}
+                  style={regionStyle(el.box, page.width, page.height)}
+                  data-selector={el.selector}
+                  title={el.selector}
+                  onClick={() => setChosen(el)}
+                />
+              ))}
+            </div>
           </div>
           {/* small blocks are hard to tap on a narrow screen: the same blocks as a list */}
-          <label htmlFor="pick-list">Or choose a block</label>
+          <label htmlFor="pick-list">Block to watch</label>
           <select
             id="pick-list"
             value={chosen?.selector ?? ""}
