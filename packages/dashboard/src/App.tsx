@@ -12,6 +12,7 @@ import { accountSession, clientFor, restoreSession, signOut, type Session } from
 import { SessionContext } from "./auth/session-context";
 import { SetupPage } from "./auth/SetupPage";
 import { SignInPage } from "./auth/SignInPage";
+import { AlertsPage } from "./features/conditions/AlertsPage";
 import { DiffPage } from "./features/diffs/DiffPage";
 import { MonitorDetailPage } from "./features/monitors/MonitorDetailPage";
 import { MonitorFormPage } from "./features/monitors/MonitorFormPage";
@@ -21,6 +22,9 @@ import { SettingsPage } from "./features/settings/SettingsPage";
 import { TokensPage } from "./features/tokens/TokensPage";
 import { WebhookDetailPage } from "./features/webhooks/WebhookDetailPage";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
+import { ChannelDetailPage } from "./features/notifications/ChannelDetailPage";
+import { NotificationsPage } from "./features/notifications/NotificationsPage";
+import { PreviewPage } from "./features/notifications/PreviewPage";
 import { Layout } from "./ui/Layout";
 import { ErrorState, Loading } from "./ui/states";
 
@@ -34,9 +38,13 @@ export const routes: RouteObject[] = [
       { path: "monitors/:monitorId", element: <MonitorDetailPage /> },
       { path: "monitors/:monitorId/edit", element: <MonitorFormPage /> },
       { path: "monitors/:monitorId/rules", element: <RulesPage /> },
+      { path: "monitors/:monitorId/alerts", element: <AlertsPage /> },
       { path: "monitors/:monitorId/diffs/:diffId", element: <DiffPage /> },
       { path: "webhooks", element: <WebhooksPage /> },
       { path: "webhooks/:webhookId", element: <WebhookDetailPage /> },
+      { path: "notifications", element: <NotificationsPage /> },
+      { path: "notifications/preview", element: <PreviewPage /> },
+      { path: "notifications/:channelId", element: <ChannelDetailPage /> },
       { path: "members", element: <MembersPage /> },
       { path: "org", element: <OrgPage /> },
       { path: "audit", element: <AuditPage /> },

@@ -10,6 +10,8 @@ export interface Call {
   method: string;
   path: string;
   body: unknown;
+  /** The request's headers (not enumerable: tests compare calls without them). */
+  readonly headers: Record<string, string>;
 }
 
 export type Handler = (call: Call) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined;
@@ -19,13 +21,16 @@ export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[
   const calls: Call[] = [];
   const fetch = async (input: string, init: RequestInit): Promise<Response> => {
     const url = new URL(input);
-    const call = { method: init.method ?? "GET", path: url.pathname + url.search, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined };
+    const call = { method: init.method ?? "GET", path: url.pathname + url.search, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined } as Call;
+    Object.defineProperty(call, "headers", { value: { ...(init.headers as Record<string, string> | undefined) }, enumerable: false });
     calls.push(call);
     const answer = handler(call) ?? {
       status: 404,
       body: { type: "about:blank", title: "Not found", status: 404, detail: `no fake for ${call.method} ${call.path}`, code: "not_found", requestId: "req_fake404" },
     };
     const status = answer.status ?? 200;
+    // bytes (a screenshot) go out as they are, with the type the answer names
+    if (answer.body instanceof Uint8Array) return new Response(answer.body as Uint8Array<ArrayBuffer>, { status, headers: { "content-type": "image/png", "x-request-id": "req_fake", ...answer.headers } });
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
       status,
       headers: { "content-type": status >= 400 ? "application/problem+json" : "application/json", "x-request-id": "req_fake", ...answer.headers },

@@ -31,3 +31,10 @@ export const peopleKeys = {
   org: (orgId: string) => ["people", "org", orgId] as const,
   audit: (cursor: string | null) => ["people", "audit", cursor] as const,
 };
+
+export const channelKeys = {
+  all: ["channels"] as const,
+  list: () => [...channelKeys.all, "list"] as const,
+  detail: (id: string) => [...channelKeys.all, "detail", id] as const,
+  deliveries: (id: string) => [...channelKeys.all, "detail", id, "deliveries"] as const,
+};

@@ -8,6 +8,7 @@ import { useLiveEvents } from "../live/useLiveEvents";
 const NAV: Array<[string, string, "admin" | null]> = [
   ["/monitors", "Monitors", null],
   ["/webhooks", "Webhooks", null],
+  ["/notifications", "Notifications", null],
   ["/members", "Members", "admin"],
   ["/tokens", "Tokens", "admin"],
   ["/audit", "Audit log", "admin"],

@@ -17,6 +17,8 @@ import { useChangePolicy, withRuleFirst, type PolicyRule } from "../rules/api";
 import { toJsonPatch } from "./json-patch";
 import { Fact } from "../../ui/Fact";
 import { ComparisonResult, useComparison } from "./Comparison";
+import { visualOf } from "../visual/api";
+import { VisualCompare } from "../visual/VisualCompare";
 
 /** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
 const PAGE = 200;
@@ -45,6 +47,7 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
   const website = diff.classification === "content_change";
   const [layout, setLayout] = useState<"side" | "inline">("side");
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
+  const visual = visualOf(diff);
   const changePolicy = useChangePolicy(diff.monitorId);
   const [notice, setNotice] = useState<string | null>(null);
   const { mutate } = changePolicy;
@@ -115,6 +118,7 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
         <p className="state">Recorded while the monitor was still learning its target's noise: sent to webhooks only if something was removed or changed type.</p>
       ) : null}
       <WithoutLearned diff={diff} />
+      {visual ? <VisualCompare monitorId={diff.monitorId} beforeId={diff.previousSnapshotId} afterId={diff.snapshotId} visual={visual} /> : null}
       {groups.map(([severity, changes]) => (
         <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
       ))}

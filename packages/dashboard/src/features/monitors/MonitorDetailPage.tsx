@@ -13,6 +13,11 @@ import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from ".
 import { Fact } from "../../ui/Fact";
 import { TagList } from "../../ui/Tags";
 import { ComparisonResult, useComparison } from "../diffs/Comparison";
+import { MonitorChannels } from "../notifications/MonitorChannels";
+import { stepFailureOf } from "../visual/api";
+import { useTracking } from "../conditions/api";
+import { TrackedValues } from "../conditions/ValueChart";
+import { ScreenshotTimeline, StepFailureNote } from "../visual/ScreenshotTimeline";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -29,6 +34,8 @@ export function diffSummary(diff: Diff): string {
     ].filter(Boolean);
     return parts.length === 0 ? "content changed" : parts.join(", ");
   }
+  const visual = (diff as { visual?: { changedPercent: number } | null }).visual;
+  if ((diff.classification as string) === "visual_change" && visual) return `${visual.changedPercent.toFixed(2)} % of the page changed`;
   const parts = [diff.schemaChanges > 0 ? plural(diff.schemaChanges, "schema change") : "", diff.valueChanges > 0 ? plural(diff.valueChanges, "value change") : ""].filter(Boolean);
   return parts.join(" and ");
 }
@@ -42,6 +49,7 @@ export function MonitorDetailPage(): ReactNode {
   const check = useCheckNow();
   const canWrite = useCan("monitors:write");
   const remove = useDeleteMonitor();
+  const tracking = useTracking(monitorId);
   const diffs = useInfiniteQuery({
     queryKey: monitorKeys.diffs(monitorId),
     queryFn: async ({ pageParam }) => {
@@ -72,6 +80,8 @@ export function MonitorDetailPage(): ReactNode {
   if (monitor.isError) return <ErrorState error={monitor.error} retry={() => void monitor.refetch()} />;
   const m = monitor.data;
   const paused = m.state === "paused";
+  const stepFailure = stepFailureOf(m.lastError);
+  const screenshots = ((m.browserOptionsJson as { screenshot?: string } | null)?.screenshot ?? "off") !== "off";
   return (
     <Page
       title={m.name}
@@ -87,6 +97,9 @@ export function MonitorDetailPage(): ReactNode {
           <Link className="button" to={`/monitors/${m.id}/rules`}>
             Rules
           </Link>
+          <Link className="button" to={`/monitors/${m.id}/alerts`}>
+            Alerts
+          </Link>
           <Link className="button" to={`/monitors/${m.id}/edit`}>
             Edit
           </Link>
@@ -101,9 +114,14 @@ export function MonitorDetailPage(): ReactNode {
           </button>
         </>
         ) : (
-          <Link className="button" to={`/monitors/${m.id}/rules`}>
-            Rules
-          </Link>
+          <>
+            <Link className="button" to={`/monitors/${m.id}/rules`}>
+              Rules
+            </Link>
+            <Link className="button" to={`/monitors/${m.id}/alerts`}>
+              Alerts
+            </Link>
+          </>
         )
       }
     >
@@ -129,13 +147,29 @@ export function MonitorDetailPage(): ReactNode {
           <RelativeTime value={paused ? null : m.nextCheckAt} empty={paused ? "paused" : "not scheduled"} />
         </Fact>
       </dl>
-      {m.lastError ? (
+      {stepFailure ? (
+        <StepFailureNote failure={stepFailure} />
+      ) : m.lastError ? (
         <div className="state error">
           <p>
-            <strong>Last error:</strong> {m.lastError}
+            <strong>Last error:</strong> {typeof m.lastError === "string" ? m.lastError : JSON.stringify(m.lastError)}
           </p>
         </div>
       ) : null}
+      {tracking.data?.track?.length ? (
+        <>
+          <h2>Tracked values</h2>
+          <TrackedValues monitorId={m.id} track={tracking.data.track} />
+        </>
+      ) : null}
+      {screenshots ? (
+        <>
+          <h2>Screenshots</h2>
+          {snapshots.data ? <ScreenshotTimeline monitorId={m.id} snapshots={snapshots.data} /> : <Loading what="the checks" />}
+        </>
+      ) : null}
+      <h2>Notifications</h2>
+      <MonitorChannels tags={m.tags} />
       <h2>Timeline</h2>
       {diffs.isPending || snapshots.isPending ? (
         <Loading what="the timeline" />

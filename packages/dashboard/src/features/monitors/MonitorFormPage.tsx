@@ -1,11 +1,18 @@
 import type { Monitor } from "@driftwatch/client";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { useNavigate, useParams } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { ErrorState, Loading } from "../../ui/states";
 import { useMonitor, useSaveMonitor } from "./api";
-import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
+import { useMutation } from "@tanstack/react-query";
+import { useClient } from "../../api/context";
+import { applyTracking } from "../conditions/api";
+import { NO_PRESET, presetProblem, presetSettings, type PresetValues } from "../conditions/presets";
+import { SelectorPicker } from "../visual/SelectorPicker";
+import { StepsEditor } from "../visual/StepsEditor";
+import type { BrowserRequest } from "../visual/api";
+import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, SCREENSHOT_MODES, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
 
 export function MonitorFormPage(): ReactNode {
   const { monitorId } = useParams();
@@ -38,9 +45,34 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
   const set = <K extends keyof MonitorFormValues>(key: K, value: MonitorFormValues[K]): void => setV((old) => ({ ...old, [key]: value }));
   const intervals = INTERVALS.some(([s]) => s === v.intervalSeconds) ? INTERVALS : [...INTERVALS, [v.intervalSeconds, `${String(v.intervalSeconds)} seconds`] as [number, string]];
 
+  const [needUrl, setNeedUrl] = useState(false);
+  /** The target and browser options as typed, for the selector picker and the steps' dry run. */
+  const browserRequest = (): BrowserRequest | null => {
+    if (v.url.trim() === "") {
+      setNeedUrl(true);
+      return null;
+    }
+    setNeedUrl(false);
+    const body = toRequest({ ...v, browser: true }, false);
+    return { url: body.url, browserOptions: { ...(body.browserOptions ?? {}) } };
+  };
+
+  const client = useClient();
+  const [preset, setPreset] = useState<PresetValues>(NO_PRESET);
+  const [presetError, setPresetError] = useState<string | null>(null);
+  const alerts = useMutation({ mutationFn: (id: string) => applyTracking(client, id, (existing) => presetSettings(preset, v.type, existing)) });
+
   function submit(event: FormEvent): void {
     event.preventDefault();
-    save.mutate(toRequest(v, editing), { onSuccess: (saved) => void navigate(`/monitors/${saved.id}`) });
+    const problem = presetProblem(preset, v.type);
+    setPresetError(problem);
+    if (problem !== null) return;
+    save.mutate(toRequest(v, editing), {
+      onSuccess: (saved) => {
+        if (preset.kind === "none") return void navigate(`/monitors/${saved.id}`);
+        alerts.mutate(saved.id, { onSuccess: () => void navigate(`/monitors/${saved.id}`) });
+      },
+    });
   }
 
   return (
@@ -155,6 +187,12 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
             <legend>Web page</legend>
             <label htmlFor="f-selector">Only this part of the page (CSS selector)</label>
             <input id="f-selector" value={v.selector} placeholder="main article" onChange={(e) => set("selector", e.target.value)} />
+            <SelectorPicker request={browserRequest} onPick={(selector) => set("selector", selector)} />
+            {needUrl ? (
+              <p className="field-error" role="alert">
+                Type the page's URL first.
+              </p>
+            ) : null}
             <label className="inline">
               <input type="checkbox" checked={v.browser} onChange={(e) => set("browser", e.target.checked)} /> Render in a browser (for pages built by JavaScript)
             </label>
@@ -196,6 +234,16 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
                   <label htmlFor="f-locale">Locale</label>
                   <input id="f-locale" value={v.locale} placeholder="en-GB" onChange={(e) => set("locale", e.target.value)} />
                 </div>
+                <div>
+                  <label htmlFor="f-shot">Screenshot on each check</label>
+                  <select id="f-shot" value={v.screenshot} onChange={(e) => set("screenshot", e.target.value as MonitorFormValues["screenshot"])}>
+                    {SCREENSHOT_MODES.map(([mode, label]) => (
+                      <option key={mode} value={mode}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </div>
                 <fieldset className="span2">
                   <legend>Do not load</legend>
                   {BLOCKABLE.map((r) => (
@@ -209,13 +257,60 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
                     </label>
                   ))}
                 </fieldset>
+                <div className="span2">
+                  <StepsEditor steps={v.steps} onChange={(steps) => set("steps", steps)} request={browserRequest} />
+                </div>
               </div>
             ) : null}
           </fieldset>
         ) : null}
-        <MutationError error={save.error} />
+        <fieldset>
+          <legend>Alert me</legend>
+          <label className="inline">
+            <input type="radio" name="preset" checked={preset.kind === "none"} onChange={() => setPreset({ ...preset, kind: "none" })} /> On every change{editing ? " (or as the monitor's alerts say)" : ""}
+          </label>
+          {v.type === "website" ? (
+            <label className="inline">
+              <input type="radio" name="preset" checked={preset.kind === "restock"} onChange={() => setPreset({ ...preset, kind: "restock" })} /> When it is back in stock
+            </label>
+          ) : null}
+          <label className="inline">
+            <input type="radio" name="preset" checked={preset.kind === "price_below"} onChange={() => setPreset({ ...preset, kind: "price_below" })} /> When the price falls below…
+          </label>
+          {preset.kind === "price_below" ? (
+            <>
+              <label htmlFor="f-below">Price below</label>
+              <input id="f-below" inputMode="decimal" value={preset.below} placeholder="200" onChange={(e) => setPreset({ ...preset, below: e.target.value })} />
+            </>
+          ) : null}
+          {preset.kind !== "none" ? (
+            <>
+              <label htmlFor="f-where">{v.type === "api" ? "JSONPath of the price" : "Where on the page (optional selector)"}</label>
+              <input
+                id="f-where"
+                value={preset.where}
+                placeholder={v.type === "api" ? "$.price" : "read from the page's product data"}
+                onChange={(e) => setPreset({ ...preset, where: e.target.value })}
+              />
+              <p className="hint">
+                Replaces the monitor's alert conditions; edit them later on its Alerts page.
+              </p>
+            </>
+          ) : null}
+          {presetError ? (
+            <p className="field-error" role="alert">
+              {presetError}
+            </p>
+          ) : null}
+        </fieldset>
+        <MutationError error={save.error ?? alerts.error} />
+        {alerts.error && save.data ? (
+          <p>
+            The monitor is saved; <Link to={`/monitors/${save.data.id}/alerts`}>set its alerts on its Alerts page</Link>.
+          </p>
+        ) : null}
         <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
+          <button type="submit" className="primary" disabled={save.isPending || alerts.isPending}>
             {save.isPending ? "Saving…" : editing ? "Save changes" : "Create monitor"}
           </button>
           <button type="button" onClick={() => void navigate(-1)}>

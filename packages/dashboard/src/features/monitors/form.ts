@@ -1,8 +1,15 @@
 import type { Monitor, MonitorCreate } from "@driftwatch/client";
+import type { BrowserStep } from "../visual/api";
 
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 export const WAIT_STRATEGIES = ["networkidle", "load", "domcontentloaded", "commit"] as const;
 export const BLOCKABLE = ["image", "font", "media", "stylesheet"] as const;
+export const SCREENSHOT_MODES = [
+  ["off", "No screenshot"],
+  ["viewport", "The viewport"],
+  ["fullPage", "The full page"],
+  ["selector", "The waited-for element"],
+] as const;
 
 /** The same rule as the server's masking: these header values are credentials. */
 export function isCredentialHeader(name: string): boolean {
@@ -36,6 +43,8 @@ export interface MonitorFormValues {
   userAgent: string;
   locale: string;
   blockResources: Array<(typeof BLOCKABLE)[number]>;
+  screenshot: (typeof SCREENSHOT_MODES)[number][0];
+  steps: BrowserStep[];
 }
 
 export function initialValues(monitor?: Monitor): MonitorFormValues {
@@ -60,6 +69,8 @@ export function initialValues(monitor?: Monitor): MonitorFormValues {
     userAgent: b?.userAgent ?? "",
     locale: b?.locale ?? "",
     blockResources: b?.blockResources ?? [],
+    screenshot: b?.screenshot ?? "off",
+    steps: (b?.steps ?? []) as BrowserStep[],
   };
 }
 
@@ -96,8 +107,23 @@ export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate
           ...(v.userAgent.trim() !== "" ? { userAgent: v.userAgent.trim() } : {}),
           ...(v.locale.trim() !== "" ? { locale: v.locale.trim() } : {}),
           ...(v.blockResources.length > 0 ? { blockResources: v.blockResources } : {}),
+          ...(v.screenshot !== "off" ? { screenshot: v.screenshot } : {}),
+          ...(v.steps.length > 0 ? { steps: v.steps.map(cleanStep) } : {}),
         }
       : null;
   }
   return editing ? body : { ...body, type: v.type };
+}
+
+/** A step as sent: empty fields left out, `value` or `secret` (not both). */
+export function cleanStep(step: BrowserStep): BrowserStep {
+  const out: BrowserStep = { action: step.action };
+  for (const key of ["selector", "value", "secret", "url", "key"] as const) {
+    const value = step[key];
+    if (value !== undefined && value.trim() !== "") out[key] = key === "value" ? value : value.trim();
+  }
+  if (out.secret !== undefined) delete out.value;
+  if (step.ms !== undefined && Number.isFinite(step.ms)) out.ms = step.ms;
+  if (step.timeoutMs !== undefined && Number.isFinite(step.timeoutMs)) out.timeoutMs = step.timeoutMs;
+  return out;
 }
