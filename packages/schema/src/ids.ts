@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   session: "ses",
   invite: "inv",
   audit: "aud",
+  secret: "sec",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];

@@ -22,6 +22,10 @@ import {
   type MonitorPatch,
   type MonitorRecord,
   type NewMonitor,
+  type NewScreenshot,
+  type NewSecret,
+  type ScreenshotRecord,
+  type SecretRecord,
   type NewOrganization,
   type NewToken,
   type NewWebhook,
@@ -42,6 +46,7 @@ import {
   type WebhookRecord,
 } from "@driftwatch/core";
 import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+import { SqlMedia } from "./media.js";
 import { SqlPeopleAdapter } from "./people.js";
 import { recordCheckRows } from "./record-check.js";
 import {
@@ -112,6 +117,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   readonly #onDiffsDeleted: (ids: readonly string[] | null) => void;
   /** Statements with the dialect's placeholders, by their `?` text. */
   readonly #compiled = new Map<string, string>();
+  readonly #media: SqlMedia;
 
   constructor(options: SqlStoreOptions) {
     super();
@@ -132,6 +138,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       run: (db, sql, params) => db.run(this.#sql(sql), params),
       patchRow: (db, table, orgId, id, patch, lock = false) => this.#patchRow(db, table, orgId, id, patch, lock),
     };
+    this.#media = new SqlMedia(this.driver, this.ctx);
   }
 
   // plumbing ---------------------------------------------------------------------------------
@@ -330,6 +337,33 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   async updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
     const row = await this.#patchRow(this.driver, "monitors", orgId, id, patch);
     return row === undefined ? null : this.#rows.monitor(row);
+  }
+
+  // screenshots and secrets (see media.ts) -------------------------------------------------
+
+  putScreenshot(orgId: string, monitorId: string, screenshot: NewScreenshot): Promise<void> {
+    return this.#media.putScreenshot(orgId, monitorId, screenshot);
+  }
+  getScreenshot(orgId: string, monitorId: string, snapshotId: string): Promise<ScreenshotRecord | null> {
+    return this.#media.getScreenshot(orgId, monitorId, snapshotId);
+  }
+  pruneScreenshots(orgId: string, monitorId: string): Promise<number> {
+    return this.#media.pruneScreenshots(orgId, monitorId);
+  }
+  deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
+    return this.#media.deleteMonitorScreenshots(orgId, monitorId);
+  }
+  createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {
+    return this.#media.createSecret(orgId, input);
+  }
+  listSecrets(orgId: string): Promise<SecretRecord[]> {
+    return this.#media.listSecrets(orgId);
+  }
+  getSecretByName(orgId: string, name: string): Promise<SecretRecord | null> {
+    return this.#media.getSecretByName(orgId, name);
+  }
+  deleteSecret(orgId: string, id: string): Promise<boolean> {
+    return this.#media.deleteSecret(orgId, id);
   }
 
   async deleteMonitor(orgId: string, id: string): Promise<boolean> {

@@ -24,3 +24,4 @@ export {
   type TableCheck,
   type TableProgress,
 } from "./copy.js";
+export { SCREENSHOTS_SECRETS_VERSION } from "./media.js";
