@@ -9,3 +9,4 @@ export * from "./preview.js";
 export * from "./delivery-detail.js";
 export * from "./people.js";
 export * from "./conditions.js";
+export * from "./browser-tools.js";

@@ -27,6 +27,7 @@ export const API_ERROR_CODES = [
   "weak_password",
   "secret_key_missing",
   "secret_unreadable",
+  "unknown_secret",
 ] as const;
 export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
 export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
@@ -57,6 +58,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   invite_invalid: 410,
   weak_password: 422,
   secret_key_missing: 503,
+  unknown_secret: 422,
   secret_unreadable: 500,
 };
 

@@ -27,6 +27,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   weak_password: "Weak password",
   secret_key_missing: "No secret key configured",
   secret_unreadable: "Stored secret unreadable",
+  unknown_secret: "Unknown secret",
 };
 
 export interface ApiErrorOptions {

@@ -91,6 +91,8 @@ export interface HarnessOptions {
   dashboardDir?: string | null;
   /** Another store than the SQLite default (e.g. PostgreSQL); `close` cleans up after it. */
   store?: () => Promise<{ store: Store; close(): Promise<void> }>;
+  /** More dependencies of the app (the secret box, the browser fetcher, a screenshot storage). */
+  extra?: Partial<AppDependencies>;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
@@ -136,6 +138,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     logger: pino({ level: "info" }, sink),
     now,
     dashboardDir: options.dashboardDir ?? null,
+    ...options.extra,
   };
   if (options.events !== undefined) deps.events = options.events;
   const metrics = options.metrics?.(store);
