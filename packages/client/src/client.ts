@@ -1,5 +1,5 @@
 import { HttpCore, type ClientOptions } from "./core.js";
-import { Audit, Auth, Channels, Diffs, Events, Invites, Monitors, Orgs, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
+import { Audit, Auth, Channels, Diffs, Events, Invites, Monitors, Orgs, Secrets, SettingsResource, Snapshots, Tokens, Webhooks } from "./resources.js";
 
 /**
  * The driftwatch API client.
@@ -29,6 +29,8 @@ export class Driftwatch {
   readonly orgs: Orgs;
   readonly invites: Invites;
   readonly audit: Audit;
+  /** Secrets for browser steps (values are write-only). */
+  readonly secrets: Secrets;
   /** Live events of the organization (server-sent events over `fetch`). */
   readonly events: Events;
   /** The transport (retries, timeouts); exposed for advanced use and tests. */
@@ -48,6 +50,7 @@ export class Driftwatch {
     this.orgs = new Orgs(this.http);
     this.invites = new Invites(this.http);
     this.audit = new Audit(this.http);
+    this.secrets = new Secrets(this.http);
   }
 }
 

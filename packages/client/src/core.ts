@@ -58,6 +58,14 @@ export interface FinalRequest {
   query?: Record<string, string | number | boolean | undefined | null> | undefined;
   body?: unknown;
   options?: RequestOptions | undefined;
+  /** `bytes`: the answer is an image or other binary body, resolved as `{ type, data }` (default: JSON). */
+  responseType?: "json" | "bytes";
+}
+
+/** A binary answer (a screenshot): its content type and bytes. */
+export interface BinaryBody {
+  type: string;
+  data: Uint8Array;
 }
 
 /** What `withResponse()` gives besides the data. */
@@ -196,7 +204,7 @@ export class HttpCore {
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const url = this.buildUrl(req.path, req.query);
     const headers: Record<string, string> = {
-      accept: "application/json",
+      accept: req.responseType === "bytes" ? "image/png, image/webp, application/problem+json" : "application/json",
       ...this.#authHeaders(req.method),
       "driftwatch-version": API_VERSION,
       ...this.#headers,
@@ -228,7 +236,12 @@ export class HttpCore {
       }
       if (response.ok) {
         const requestId = response.headers.get("x-request-id");
-        const data = response.status === 204 ? (undefined as T) : ((await this.#readJson(response)) as T);
+        const data =
+          response.status === 204
+            ? (undefined as T)
+            : req.responseType === "bytes"
+              ? ({ type: response.headers.get("content-type") ?? "application/octet-stream", data: new Uint8Array(await response.arrayBuffer()) } satisfies BinaryBody as T)
+              : ((await this.#readJson(response)) as T);
         return { data, response, requestId };
       }
       if (attempt < maxRetries && RETRYABLE_STATUS(response.status)) {

@@ -1,9 +1,10 @@
 export { createClient, Driftwatch } from "./client.js";
-export { API_VERSION, APIPromise, CSRF_HEADER, backoffDelay, parseRetryAfter, type ClientOptions, type FetchCredentials, type FetchLike, type RequestOptions, type ResponseMeta } from "./core.js";
+export { API_VERSION, APIPromise, CSRF_HEADER, backoffDelay, parseRetryAfter, type BinaryBody, type ClientOptions, type FetchCredentials, type FetchLike, type RequestOptions, type ResponseMeta } from "./core.js";
 export { PagePromise, PageResult } from "./pagination.js";
 export * from "./errors.js";
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders } from "./webhooks.js";
 export { parseEventBlock } from "./resources.js";
+export { Secrets } from "./resources.js";
 export type { DiffListParams, ListParams, MonitorListParams, LiveEvent, StreamEvent } from "./resources.js";
 export type {
   AuditAction,

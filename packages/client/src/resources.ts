@@ -23,6 +23,12 @@ import type {
   SettingsUpdate,
   Snapshot,
   SnapshotCompare,
+  Secret,
+  SecretCreate,
+  SecretList,
+  StepsRunResult,
+  BrowserRunRequest,
+  InspectResult,
   Token,
   TokenCreate,
   Webhook,
@@ -31,7 +37,7 @@ import type {
   WorkerRunRequest,
   WorkerRunResult,
 } from "@driftwatch/schema";
-import type { APIPromise, HttpCore, RequestOptions } from "./core.js";
+import type { APIPromise, BinaryBody, HttpCore, RequestOptions } from "./core.js";
 import { PagePromise } from "./pagination.js";
 import type {
   AuditEntry,
@@ -116,6 +122,32 @@ export class Monitors extends Resource {
   compare(monitorId: string, params: { from: string; to: string; policy?: ComparePolicy }, options?: RequestOptions): APIPromise<SnapshotCompare> {
     return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/compare`, query: { ...params }, options });
   }
+  /**
+   * Runs browser steps on `url` without saving anything: each step run (ok, ms, error) up to the
+   * first that failed, and a screenshot of the page (a data URL). Rate limited as an expensive call.
+   */
+  runSteps(body: BrowserRunRequest, options?: RequestOptions): APIPromise<StepsRunResult> {
+    return this.http.request({ method: "POST", path: "/api/monitors/steps/run", body, options });
+  }
+  /** Renders `url` (steps included) and lists its visible blocks with unique selectors and boxes on the screenshot. */
+  inspect(body: BrowserRunRequest, options?: RequestOptions): APIPromise<InspectResult> {
+    return this.http.request({ method: "POST", path: "/api/monitors/inspect", body, options });
+  }
+}
+
+/** Secrets browser steps use by name (`"secret": "<name>"`); their values are never returned. */
+export class Secrets extends Resource {
+  create(body: SecretCreate, options?: RequestOptions): APIPromise<Secret> {
+    return this.http.request({ method: "POST", path: "/api/secrets", body, options });
+  }
+  /** The organization's secrets, by name. */
+  async list(options?: RequestOptions): Promise<Secret[]> {
+    const page = await this.http.request<SecretList>({ method: "GET", path: "/api/secrets", options });
+    return page.data;
+  }
+  delete(secretId: string, options?: RequestOptions): APIPromise<void> {
+    return this.http.request({ method: "DELETE", path: `/api/secrets/${seg(secretId)}`, options });
+  }
 }
 
 export type DiffListParams = ListParams & Omit<DiffListQuery, "limit" | "cursor">;
@@ -138,6 +170,10 @@ export class Snapshots extends Resource {
   /** One snapshot with its body. */
   get(monitorId: string, snapshotId: string, options?: RequestOptions): APIPromise<Snapshot & { body: string }> {
     return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/snapshots/${seg(snapshotId)}`, options });
+  }
+  /** The screenshot taken with a snapshot (`type` is `image/png` or `image/webp`); a 404 error when none was taken. */
+  screenshot(monitorId: string, snapshotId: string, options?: RequestOptions): APIPromise<BinaryBody> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/snapshots/${seg(snapshotId)}/screenshot`, responseType: "bytes", options });
   }
 }
 

@@ -375,3 +375,43 @@ describe("requestBlob", () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+describe("screenshots, secrets and the browser tools", () => {
+  it("snapshots.screenshot resolves the image's bytes and type; a 404 is NotFoundError", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 255]);
+    const { fetch, calls } = scripted([new Response(png, { status: 200, headers: { "content-type": "image/png" } }), problem(404, "not_found")]);
+    const { dw } = client(fetch);
+    const shot = await dw.snapshots.screenshot("mon_1", "snp_2");
+    expect(shot.type).toBe("image/png");
+    expect([...shot.data]).toEqual([...png]);
+    expect(calls[0]!.url).toBe("http://api.test/api/monitors/mon_1/snapshots/snp_2/screenshot");
+    expect((calls[0]!.init.headers as Record<string, string>).accept).toContain("image/png");
+    await expect(dw.snapshots.screenshot("mon_1", "snp_3")).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("secrets.create/list/delete and monitors.runSteps/inspect call their routes", async () => {
+    const secret = { id: "sec_1", name: "pw", createdAt: "2026-01-01T00:00:00.000Z" };
+    const { fetch, calls } = scripted([
+      json(201, secret),
+      json(200, { data: [secret] }),
+      new Response(null, { status: 204 }),
+      json(200, { steps: [{ index: 0, action: "click", ok: true, ms: 3 }], screenshot: null }),
+      json(200, { screenshot: "data:image/png;base64,AA==", width: 1, height: 1, elements: [] }),
+    ]);
+    const { dw } = client(fetch);
+    expect(await dw.secrets.create({ name: "pw", value: "hunter2" })).toEqual(secret);
+    expect(await dw.secrets.list()).toEqual([secret]);
+    await dw.secrets.delete("sec_1");
+    const run = await dw.monitors.runSteps({ url: "https://example.com/", browserOptions: { steps: [{ action: "click", selector: "#a" }] } });
+    expect(run.steps[0]!.ok).toBe(true);
+    expect((await dw.monitors.inspect({ url: "https://example.com/" })).width).toBe(1);
+    expect(calls.map((call) => `${String(call.init.method)} ${call.url}`)).toEqual([
+      "POST http://api.test/api/secrets",
+      "GET http://api.test/api/secrets",
+      "DELETE http://api.test/api/secrets/sec_1",
+      "POST http://api.test/api/monitors/steps/run",
+      "POST http://api.test/api/monitors/inspect",
+    ]);
+    expect(JSON.parse(String(calls[0]!.init.body))).toEqual({ name: "pw", value: "hunter2" });
+  });
+});

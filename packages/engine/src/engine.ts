@@ -1,4 +1,4 @@
-import { newId, type CheckResult, type Fetcher, type MonitorRecord, type Store, type WebhookRecord, type WorkerRunResult } from "@driftwatch/core";
+import { newId, type CheckResult, type Fetcher, type MonitorRecord, type ScreenshotStorage, type Store, type WebhookRecord, type WorkerRunResult } from "@driftwatch/core";
 import { bootstrapStore, rotateWebhookSecret, type BootstrapOptions, type BootstrapResult } from "./accounts.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/delivery-worker.js";
 import { createDeliveryService, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
@@ -40,6 +40,10 @@ export interface EngineOptions {
   metrics?: EngineMetrics;
   /** Base URL for the `data.diffUrl` link of truncated webhook payloads; without it the link is a path. */
   publicUrl?: string | null;
+  /** Where website monitors' screenshots are kept (default: the store's table). */
+  screenshots?: ScreenshotStorage;
+  /** Resolves a browser step's `secret` (a stored secret's name in the monitor's organization) to its value. */
+  resolveSecret?: (orgId: string, name: string) => Promise<string | undefined>;
   /**
    * How long a claimed check or delivery stays leased to this process without a heartbeat
    * (default 20 s); the heartbeat renews held claims every third of it. After a crash other
@@ -156,6 +160,9 @@ export function createEngine(options: EngineOptions): Engine {
     compare,
     maxWebhookPayloadBytes: limits.maxWebhookPayloadBytes,
     publicUrl: options.publicUrl ?? null,
+    ...(options.screenshots === undefined ? {} : { screenshots: options.screenshots }),
+    ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
+    onScreenshotError: (error, monitor) => logger.warn({ err: error, monitorId: monitor.id }, "screenshot not compared or kept"),
   });
   const deliveries = createDeliveryService({
     store,

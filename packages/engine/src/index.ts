@@ -93,3 +93,4 @@ export {
 export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerStopOptions } from "./scheduler.js";
 export { createHeartbeat, createStoreWorkQueue, type Heartbeat, type StoreWorkQueueOptions, type WorkKind, type WorkQueue, type WorkQueueContext, type WorkQueueFactory } from "./queue/work-queue.js";
 export { createFairQueue, orgSlots, type FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
+export { createVisualChecks, DEFAULT_MAX_STORED_SCREENSHOT_BYTES, screenshotMaskOf, takesScreenshots, withVisual, type VisualChecks } from "./pipeline/visual.js";

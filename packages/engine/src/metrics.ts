@@ -203,7 +203,7 @@ export function createMetrics(options: MetricsOptions = {}): EngineMetrics {
 
   // Zero-initialise the known label values so dashboards see every series from the start.
   for (const result of ["changed", "new_snapshot", "unchanged", "failed"] as const) checks.inc({ result }, 0);
-  for (const classification of ["schema_change", "value_change", "content_change"] as const) diffs.inc({ classification }, 0);
+  for (const classification of ["schema_change", "value_change", "content_change", "visual_change"] as const) diffs.inc({ classification }, 0);
   for (const outcome of ["succeeded", "retry", "failed", "disabled"] as const) deliveries.inc({ outcome }, 0);
   for (const kind of ["monitor", "delivery"] as const) {
     takeovers.inc({ kind }, 0);

@@ -77,6 +77,9 @@ export interface RenderExtras {
   onStep?: (outcome: StepOutcome) => void;
 }
 
+/** Options of an inspection beyond the render's: a signal, and how steps' secrets resolve (see `FetchRequest.resolveSecret`). */
+export type InspectExtras = RenderExtras & { signal?: AbortSignal; resolveSecret?: FetchRequest["resolveSecret"] };
+
 /** A `Fetcher` that renders pages in Chromium, with a handle on the browser process. */
 export interface BrowserFetcher extends Fetcher {
   /** PID of the launched browser process, or null when none is running (or the browser is yours). */
@@ -87,7 +90,7 @@ export interface BrowserFetcher extends Fetcher {
    * Renders `url` (steps included) and lists its visible block elements, each with a unique
    * selector and its box on the returned full-page screenshot (for a point-and-click selector).
    */
-  inspect(url: string, browserOptions?: BrowserOptionsInput | null, extras?: RenderExtras & { signal?: AbortSignal }): Promise<InspectResult>;
+  inspect(url: string, browserOptions?: BrowserOptionsInput | null, extras?: InspectExtras): Promise<InspectResult>;
 }
 
 /** Default cap on each renderer's JavaScript heap, in MB. */
@@ -560,7 +563,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
           await runSteps({
             page,
             steps,
-            resolveSecret: options.resolveSecret,
+            resolveSecret: request.resolveSecret ?? options.resolveSecret,
             navigationError: () => (state.crashed ? crashedError() : state.mainError),
             clearNavigationError: () => {
               state.mainError = null;
@@ -686,7 +689,16 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     fetch: (request) => fetchRendered(request),
     fetchWith: fetchRendered,
     inspect: (url, browserOptions, extras = {}) =>
-      guarded({ url, browserOptions: (browserOptions ?? {}) as BrowserOptions, ...(extras.signal === undefined ? {} : { signal: extras.signal }) }, extras, "inspect") as Promise<InspectResult>,
+      guarded(
+        {
+          url,
+          browserOptions: (browserOptions ?? {}) as BrowserOptions,
+          ...(extras.signal === undefined ? {} : { signal: extras.signal }),
+          ...(extras.resolveSecret === undefined ? {} : { resolveSecret: extras.resolveSecret }),
+        },
+        extras,
+        "inspect",
+      ) as Promise<InspectResult>,
     browserProcessId(): number | null {
       return launched?.pid ?? null;
     },

@@ -6,6 +6,7 @@ export {
   DEFAULT_MAX_SCREENSHOT_HEIGHT,
   type BrowserFetcher,
   type BrowserFetcherOptions,
+  type InspectExtras,
   type RenderExtras,
 } from "./browser-fetcher.js";
 export { acceptCookies, CONSENT_ACCEPT_SELECTORS, CONSENT_ACCEPT_TEXTS } from "./consent.js";

@@ -1,5 +1,5 @@
 import type { Box, BrowserOptionsInput, FetchScreenshot } from "@driftwatch/core";
-import type { BrowserFetcher, RenderExtras } from "./browser-fetcher.js";
+import type { BrowserFetcher, InspectExtras } from "./browser-fetcher.js";
 
 /** A visible block element of an inspected page. */
 export interface InspectedElement {
@@ -102,7 +102,7 @@ export function inspectPage(
   fetcher: BrowserFetcher,
   url: string,
   browserOptions?: BrowserOptionsInput | null,
-  extras?: RenderExtras & { signal?: AbortSignal },
+  extras?: InspectExtras,
 ): Promise<InspectResult> {
   return fetcher.inspect(url, browserOptions, extras);
 }

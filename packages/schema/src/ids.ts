@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   audit: "aud",
   channel: "ch",
   channelDelivery: "cdl",
+  secret: "sec",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];

@@ -10,3 +10,4 @@ export * from "./delivery-detail.js";
 export * from "./people.js";
 export * from "./conditions.js";
 export * from "./channels.js";
+export * from "./browser-tools.js";

@@ -191,6 +191,8 @@ export const AUDIT_ACTIONS = [
   "invite.accepted",
   "token.created",
   "token.revoked",
+  "secret.created",
+  "secret.deleted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -29,6 +29,7 @@ export const API_ERROR_CODES = [
   "secret_unreadable",
   "invalid_channel_url",
   "invalid_template",
+  "unknown_secret",
 ] as const;
 export const ApiErrorCodeSchema = z.enum(API_ERROR_CODES);
 export type ApiErrorCode = z.infer<typeof ApiErrorCodeSchema>;
@@ -59,6 +60,7 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   invite_invalid: 410,
   weak_password: 422,
   secret_key_missing: 503,
+  unknown_secret: 422,
   secret_unreadable: 500,
   invalid_channel_url: 422,
   invalid_template: 422,

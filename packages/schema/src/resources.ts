@@ -39,7 +39,7 @@ export const DEFAULT_BROWSER_STEP_TIMEOUT_MS = 10_000;
 export const SECRET_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /** An absolute http or https URL (a monitor's target, a `goto` step). */
-const UrlSchema = z
+export const UrlSchema = z
   .string()
   .max(2048)
   .refine((value) => {
@@ -371,11 +371,11 @@ export type VisualDiff = z.infer<typeof VisualDiffSchema>;
 export const WebsiteDiffSchema = z.object({
   ...diffCommon,
   /**
-   * Always `content_change` for now. A website diff whose only change is visual is to be
-   * classified `visual_change` (see `classifyWebsiteChanges` in core) once the engine records
-   * visual diffs and the dashboard reads them; this literal widens then.
+   * `content_change`, or `visual_change` when the diff's only change is the `visual` one (the
+   * page's text is unchanged, or its changes were all hidden by the policy, but its screenshot
+   * changed over `policyRules.visual.minChangedPercent`): see `classifyWebsiteChanges` in core.
    */
-  classification: z.literal("content_change"),
+  classification: z.enum(["content_change", "visual_change"]),
   summary: z.object({
     additions: z.number().int(),
     removals: z.number().int(),
@@ -395,7 +395,7 @@ export const DiffSchema = z.discriminatedUnion("classification", [ApiDiffSchema,
 export type Diff = z.infer<typeof DiffSchema>;
 
 export function isWebsiteDiff(diff: Diff): diff is WebsiteDiff {
-  return diff.classification === "content_change";
+  return diff.classification === "content_change" || diff.classification === "visual_change";
 }
 
 // ---------------------------------------------------------------------------------------------

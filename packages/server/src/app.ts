@@ -22,6 +22,7 @@ import { registerEventRoutes } from "./routes/events.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
 import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
+import { registerBrowserRoutes } from "./routes/browser.js";
 import { registerCompareRoutes } from "./routes/compare.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
@@ -221,6 +222,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerSettingsPreviewRoutes(app, deps);
   registerCompareRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
+  registerBrowserRoutes(app, deps, now);
   registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });
   await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));
   return app;

@@ -1,5 +1,5 @@
-import type { Fetcher, FetchRequest, FetchResponse, Store } from "@driftwatch/core";
-import { createBrowserFetcher } from "@driftwatch/fetcher-browser";
+import { createDirectoryScreenshotStorage, createSecretResolver, type Fetcher, type FetchRequest, type FetchResponse, type Store } from "@driftwatch/core";
+import { createBrowserFetcher, type BrowserFetcher } from "@driftwatch/fetcher-browser";
 import { ALL_SCOPES, type BootstrapResult, createEngine, DELIVERY_TIMEOUT_MS, type EngineMetrics, type UrlGuard, type WorkQueueContext } from "@driftwatch/engine";
 import { assertSafeUrl, createHttpFetcher, createWebhookTransport, type GuardOptions } from "@driftwatch/fetcher-http";
 import type { FastifyInstance } from "fastify";
@@ -216,6 +216,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     );
   // Chromium is launched by the browser fetcher on its first render, never at startup.
   const browserFetcher = options.browserFetcher ?? createBrowserFetcher({ ...guard, executablePath: config.chromiumPath });
+  // Screenshots in files when DRIFTWATCH_SCREENSHOT_DIR says so, else in the store's table.
+  const screenshots = config.screenshotDir === undefined || config.screenshotDir === null ? undefined : createDirectoryScreenshotStorage(config.screenshotDir);
   const webhookTransport = createWebhookTransport({ ...(trustedOrigins.size > 0 ? trustedGuard : guard), connectTimeoutMs: DELIVERY_TIMEOUT_MS });
 
   // On PostgreSQL the work queue is pg-boss (unless told `leases`): started, with its triggers
@@ -240,6 +242,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
     fetchers: { http: httpFetcher, browser: browserFetcher, webhooks: webhookTransport },
+    // Browser steps' `secret`: the organization's stored secret, opened with the server key.
+    resolveSecret: createSecretResolver(store, secrets.box),
+    ...(screenshots === undefined ? {} : { screenshots }),
     logger,
     limits: config.limits,
     urlGuard,
@@ -282,6 +287,8 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     },
     mailer,
     secrets,
+    ...(screenshots === undefined ? {} : { screenshots }),
+    ...(isBrowserFetcher(browserFetcher) ? { browser: browserFetcher } : {}),
     metrics: engine.metrics,
     logger,
     events: liveHub,
@@ -339,4 +346,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       return closing;
     },
   };
+}
+
+/** Whether a fetcher passed in (or made here) is the browser fetcher, with dry runs and inspections. */
+function isBrowserFetcher(fetcher: Fetcher): fetcher is BrowserFetcher {
+  return typeof (fetcher as Partial<BrowserFetcher>).inspect === "function" && typeof (fetcher as Partial<BrowserFetcher>).fetchWith === "function";
 }

@@ -1,4 +1,5 @@
-import type { Store } from "@driftwatch/core";
+import type { ScreenshotStorage, Store } from "@driftwatch/core";
+import type { BrowserFetcher } from "@driftwatch/fetcher-browser";
 import type { CheckService, ComparePool, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
 import type { PeopleLimits } from "./config/limits.js";
@@ -95,6 +96,10 @@ export interface AppDependencies {
    * `box: null`: routes that store a secret answer `503 secret_key_missing` (see `requireSecretBox`).
    */
   secrets?: ServerSecrets;
+  /** Where screenshots are read from (`GET .../screenshot`); default the store. The engine must keep them in the same one. */
+  screenshots?: ScreenshotStorage;
+  /** The browser fetcher the steps' dry run and the inspection render in; absent: those answer 503. */
+  browser?: Pick<BrowserFetcher, "fetchWith" | "inspect">;
   /** The app's pino logger (every line carries `requestId`); defaults to pino at `DRIFTWATCH_LOG_LEVEL` or info. */
   logger?: Logger;
   /**

@@ -9,6 +9,8 @@ import type {
   MembershipRecord,
   MonitorRecord,
   OrganizationRecord,
+  ScreenshotRecord,
+  SecretRecord,
   SessionRecord,
   SettingsRecord,
   SnapshotRecord,
@@ -74,6 +76,9 @@ export class MemoryDatabase {
   readonly sessions = new Map<string, SessionRecord>();
   readonly invites = new Map<string, InviteRecord>();
   readonly audit = new Map<string, AuditRecord>();
+  /** Keyed by snapshot id. */
+  readonly screenshots = new Map<string, ScreenshotRecord>();
+  readonly secrets = new Map<string, SecretRecord>();
 }
 
 /** Creates an empty in-memory database that several stores can share. */

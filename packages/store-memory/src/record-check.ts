@@ -157,7 +157,11 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
     const keep = Math.max(1, Math.floor(retention));
     const ofMonitor = [...db.snapshots.values()].filter((s) => s.orgId === orgId && s.monitorId === monitorId).sort((a, b) => (a.id < b.id ? 1 : -1));
     const dropped = ofMonitor.slice(keep);
-    for (const old of dropped) journal.delete(db.snapshots, old.id);
+    for (const old of dropped) {
+      journal.delete(db.snapshots, old.id);
+      // A screenshot goes with its snapshot.
+      journal.delete(db.screenshots, old.id);
+    }
     // Diffs go with their snapshot (and any older diff whose snapshot is already gone).
     if (dropped.length > 0) {
       const newestDropped = dropped[0]!.id;

@@ -22,6 +22,10 @@ import {
   type MonitorPatch,
   type MonitorRecord,
   type NewMonitor,
+  type NewScreenshot,
+  type NewSecret,
+  type ScreenshotRecord,
+  type SecretRecord,
   type NewOrganization,
   type NewToken,
   type NewWebhook,
@@ -209,7 +213,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => {
       const db = this.#db;
       if (!db.organizations.delete(id)) return false;
-      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.webhooks];
+      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.webhooks, db.screenshots, db.secrets];
       for (const table of tables) {
         for (const [key, row] of table) if (row.orgId === id) table.delete(key);
       }
@@ -372,6 +376,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         if (s.monitorId === id) this.#db.snapshots.delete(key);
       for (const [key, d] of this.#db.diffs)
         if (d.monitorId === id) this.#db.diffs.delete(key);
+      for (const [key, shot] of this.#db.screenshots)
+        if (shot.monitorId === id) this.#db.screenshots.delete(key);
       this.#db.settings.delete(id);
       return true;
     });
@@ -859,6 +865,86 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
   }
 
   // lifecycle --------------------------------------------------------------------------------
+
+  // screenshots -----------------------------------------------------------------------------
+
+  putScreenshot(orgId: string, monitorId: string, screenshot: NewScreenshot): Promise<void> {
+    return this.#call(() => {
+      const snapshot = this.#db.snapshots.get(screenshot.snapshotId);
+      if (snapshot === undefined || snapshot.orgId !== orgId || snapshot.monitorId !== monitorId) {
+        throw new StoreError("not_found", `Snapshot ${screenshot.snapshotId} of monitor ${monitorId} not found.`);
+      }
+      const data = new Uint8Array(screenshot.data);
+      this.#db.screenshots.set(screenshot.snapshotId, { ...screenshot, data, orgId, monitorId, bytes: data.byteLength });
+    });
+  }
+
+  getScreenshot(orgId: string, monitorId: string, snapshotId: string): Promise<ScreenshotRecord | null> {
+    return this.#call(() => {
+      const row = this.#db.screenshots.get(snapshotId);
+      if (row === undefined || row.orgId !== orgId || row.monitorId !== monitorId) return null;
+      return { ...row, data: new Uint8Array(row.data) };
+    });
+  }
+
+  pruneScreenshots(orgId: string, monitorId: string, _keep: number): Promise<number> {
+    return this.#call(() => {
+      // Screenshots go with their snapshot (retention drops both): only orphans are left to remove.
+      let removed = 0;
+      for (const [key, row] of this.#db.screenshots) {
+        if (row.orgId === orgId && row.monitorId === monitorId && !this.#db.snapshots.has(key)) {
+          this.#db.screenshots.delete(key);
+          removed++;
+        }
+      }
+      return removed;
+    });
+  }
+
+  deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
+    return this.#call(() => {
+      for (const [key, row] of this.#db.screenshots) if (row.orgId === orgId && row.monitorId === monitorId) this.#db.screenshots.delete(key);
+    });
+  }
+
+  // secrets ---------------------------------------------------------------------------------
+
+  createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {
+    return this.#call(() => {
+      if (!this.#db.organizations.has(orgId)) throw new StoreError("not_found", `Organization ${orgId} not found.`);
+      for (const row of this.#db.secrets.values()) {
+        if (row.orgId === orgId && row.name === input.name) throw new StoreError("conflict", `A secret named ${JSON.stringify(input.name)} exists.`);
+      }
+      if (this.#db.secrets.has(input.id)) throw new StoreError("conflict", `A secret with id ${input.id} exists.`);
+      const row: SecretRecord = { ...input, orgId };
+      this.#db.secrets.set(input.id, row);
+      return copy(row);
+    });
+  }
+
+  listSecrets(orgId: string): Promise<SecretRecord[]> {
+    return this.#call(() =>
+      [...this.#db.secrets.values()]
+        .filter((row) => row.orgId === orgId)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((row) => copy(row)),
+    );
+  }
+
+  getSecretByName(orgId: string, name: string): Promise<SecretRecord | null> {
+    return this.#call(() => {
+      for (const row of this.#db.secrets.values()) if (row.orgId === orgId && row.name === name) return copy(row);
+      return null;
+    });
+  }
+
+  deleteSecret(orgId: string, id: string): Promise<boolean> {
+    return this.#call(() => {
+      const row = this.#db.secrets.get(id);
+      if (row === undefined || row.orgId !== orgId) return false;
+      return this.#db.secrets.delete(id);
+    });
+  }
 
   ping(): Promise<void> {
     return Promise.resolve();

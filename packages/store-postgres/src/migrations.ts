@@ -351,6 +351,38 @@ CREATE TABLE {schema}.channel_delivery_attempts (
 );
 `,
   },
+  {
+    version: 8,
+    name: "screenshots_secrets",
+    sql: `
+-- A snapshot's screenshot (website monitors rendered with browserOptions.screenshot), gone with
+-- its snapshot (retention, monitor deletion). data: the image's bytes as base64 (PNG or WebP),
+-- as in SQLite, so a store copy moves it as it is.
+CREATE TABLE {schema}.screenshots (
+  snapshot_id text PRIMARY KEY REFERENCES {schema}.snapshots(id) ON DELETE CASCADE,
+  org_id text NOT NULL,
+  monitor_id text NOT NULL,
+  type text NOT NULL CHECK (type IN ('image/png', 'image/webp')),
+  width integer NOT NULL,
+  height integer NOT NULL,
+  bytes integer NOT NULL,
+  data text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX screenshots_monitor ON {schema}.screenshots (org_id, monitor_id, snapshot_id);
+
+-- Secrets browser steps use by name; only the sealed value (AES-256-GCM with the server key) is stored.
+CREATE TABLE {schema}.secrets (
+  id text PRIMARY KEY,
+  org_id text NOT NULL REFERENCES {schema}.organizations(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  sealed_value text NOT NULL,
+  created_at timestamptz NOT NULL,
+  created_by text
+);
+CREATE UNIQUE INDEX secrets_name ON {schema}.secrets (org_id, name);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -22,6 +22,10 @@ import {
   type MonitorPatch,
   type MonitorRecord,
   type NewMonitor,
+  type NewScreenshot,
+  type NewSecret,
+  type ScreenshotRecord,
+  type SecretRecord,
   type NewOrganization,
   type NewToken,
   type NewWebhook,
@@ -49,6 +53,7 @@ import {
   type NewChannelDelivery,
 } from "@driftwatch/core";
 import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+import { SqlMedia } from "./media.js";
 import { SqlPeopleAdapter } from "./people.js";
 import { SqlChannels } from "./channels.js";
 import { recordCheckRows } from "./record-check.js";
@@ -122,6 +127,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   readonly #compiled = new Map<string, string>();
   /** Notification channels and their outbox. */
   protected readonly channels: SqlChannels;
+  readonly #media: SqlMedia;
 
   constructor(options: SqlStoreOptions) {
     super();
@@ -143,6 +149,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       patchRow: (db, table, orgId, id, patch, lock = false) => this.#patchRow(db, table, orgId, id, patch, lock),
     };
     this.channels = new SqlChannels(this.driver, this.ctx);
+    this.#media = new SqlMedia(this.driver, this.ctx);
   }
 
   // plumbing ---------------------------------------------------------------------------------
@@ -341,6 +348,33 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   async updateMonitor(orgId: string, id: string, patch: MonitorPatch): Promise<MonitorRecord | null> {
     const row = await this.#patchRow(this.driver, "monitors", orgId, id, patch);
     return row === undefined ? null : this.#rows.monitor(row);
+  }
+
+  // screenshots and secrets (see media.ts) -------------------------------------------------
+
+  putScreenshot(orgId: string, monitorId: string, screenshot: NewScreenshot): Promise<void> {
+    return this.#media.putScreenshot(orgId, monitorId, screenshot);
+  }
+  getScreenshot(orgId: string, monitorId: string, snapshotId: string): Promise<ScreenshotRecord | null> {
+    return this.#media.getScreenshot(orgId, monitorId, snapshotId);
+  }
+  pruneScreenshots(orgId: string, monitorId: string): Promise<number> {
+    return this.#media.pruneScreenshots(orgId, monitorId);
+  }
+  deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
+    return this.#media.deleteMonitorScreenshots(orgId, monitorId);
+  }
+  createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {
+    return this.#media.createSecret(orgId, input);
+  }
+  listSecrets(orgId: string): Promise<SecretRecord[]> {
+    return this.#media.listSecrets(orgId);
+  }
+  getSecretByName(orgId: string, name: string): Promise<SecretRecord | null> {
+    return this.#media.getSecretByName(orgId, name);
+  }
+  deleteSecret(orgId: string, id: string): Promise<boolean> {
+    return this.#media.deleteSecret(orgId, id);
   }
 
   async deleteMonitor(orgId: string, id: string): Promise<boolean> {

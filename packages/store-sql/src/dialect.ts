@@ -22,6 +22,9 @@ export const TABLE_NAMES = [
   "rate_limits",
   ...PEOPLE_TABLE_NAMES,
   ...CHANNEL_TABLE_NAMES,
+  // migration 8: a snapshot's screenshot, and the secrets browser steps use
+  "screenshots",
+  "secrets",
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];
 

@@ -25,3 +25,4 @@ export {
   type TableProgress,
 } from "./copy.js";
 export { SqlChannels, channelDeliveryOf, insertChannelDeliveries } from "./channels.js";
+export { SCREENSHOTS_SECRETS_VERSION } from "./media.js";

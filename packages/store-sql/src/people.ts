@@ -12,6 +12,7 @@ import type { Row } from "./rows.js";
 const ORGANIZATION_TABLES: readonly TableName[] = [
   "delivery_attempts",
   "deliveries",
+  "screenshots",
   "diffs",
   "snapshots",
   "settings",
@@ -23,6 +24,7 @@ const ORGANIZATION_TABLES: readonly TableName[] = [
   "invites",
   "memberships",
   "audit_log",
+  "secrets",
 ];
 
 const MEMBER_COLUMNS = "m.org_id, m.user_id, m.role, m.created_at, u.email, u.display_name";

@@ -349,6 +349,37 @@ CREATE TABLE channel_delivery_attempts (
 ) STRICT;
 `,
   },
+  {
+    version: 8,
+    name: "screenshots_secrets",
+    sql: `
+-- A snapshot's screenshot (website monitors rendered with browserOptions.screenshot), gone with
+-- its snapshot (retention, monitor deletion). data: the image's bytes as base64 (PNG or WebP).
+CREATE TABLE screenshots (
+  snapshot_id TEXT PRIMARY KEY REFERENCES snapshots(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL,
+  monitor_id TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('image/png', 'image/webp')),
+  width INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX screenshots_monitor ON screenshots (org_id, monitor_id, snapshot_id);
+
+-- Secrets browser steps use by name; only the sealed value (AES-256-GCM with the server key) is stored.
+CREATE TABLE secrets (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  sealed_value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  created_by TEXT
+) STRICT;
+CREATE UNIQUE INDEX secrets_name ON secrets (org_id, name);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -10,6 +10,7 @@ import { monitorCases } from "./cases/monitors.case.js";
 import { organizationCases } from "./cases/organizations.case.js";
 import { peopleCases } from "./cases/people.case.js";
 import { recordCheckCases } from "./cases/record-check.case.js";
+import { screenshotCases, secretCases } from "./cases/screenshots-secrets.case.js";
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
 import { textCases } from "./cases/text.case.js";
@@ -50,5 +51,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     concurrencyCases(ctx);
     textCases(ctx);
     peopleCases(ctx);
+    screenshotCases(ctx);
+    secretCases(ctx);
   });
 }

@@ -20,6 +20,12 @@ export interface FetchRequest {
    * `policyRules.visual.mask`). The HTTP fetcher ignores it.
    */
   screenshotMask?: readonly string[];
+  /**
+   * Browser renders with steps: resolves a step's `secret` (a stored secret's name, in the
+   * monitor's organization) to its value when the step runs; the value is typed into the page
+   * only. Takes precedence over the browser fetcher's own `resolveSecret`.
+   */
+  resolveSecret?: (name: string) => Promise<string | undefined>;
   /** Validators from the previous response, for a conditional GET. */
   etag?: string | null;
   lastModified?: string | null;

@@ -9,6 +9,8 @@ import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserP
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
 import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
+import { checkNewScreenshot, type NewScreenshot, type ScreenshotRecord } from "./screenshots.js";
+import { MAX_SECRETS_PER_ORGANIZATION, type NewSecret, type SecretRecord } from "./secrets.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
 import type { ChannelDeliveryRecord, ChannelPatch, ChannelRecord, ClaimChannelDeliveriesInput, ClaimedChannelDelivery, NewChannel, NewChannelDelivery } from "./channels.js";
@@ -638,6 +640,54 @@ class DefinedStore implements Store {
   }
   listAudit(orgId: string, page: PageRequest): Promise<Page<AuditRecord>> {
     return this.#run(() => (requireIds(orgId), this.#page(page, (p) => this.#a.listAudit(orgId, p))));
+  }
+
+  // screenshots
+
+  putScreenshot(orgId: string, monitorId: string, screenshot: NewScreenshot): Promise<void> {
+    return this.#run(() => {
+      requireIds(orgId, monitorId, screenshot.snapshotId);
+      checkNewScreenshot(screenshot);
+      return this.#a.putScreenshot(orgId, monitorId, { ...screenshot, createdAt: normalizeStoreTime(screenshot.createdAt) });
+    });
+  }
+  getScreenshot(orgId: string, monitorId: string, snapshotId: string): Promise<ScreenshotRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId, snapshotId), this.#a.getScreenshot(orgId, monitorId, snapshotId)));
+  }
+  pruneScreenshots(orgId: string, monitorId: string, keep: number): Promise<number> {
+    return this.#run(() => {
+      requireIds(orgId, monitorId);
+      if (!Number.isInteger(keep) || keep < 0) throw new StoreError("invariant_violation", "keep must be an integer of at least 0.");
+      return this.#a.pruneScreenshots(orgId, monitorId, keep);
+    });
+  }
+  deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.deleteMonitorScreenshots(orgId, monitorId)));
+  }
+
+  // secrets
+
+  createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {
+    return this.#run(() => {
+      requireIds(orgId, input.id);
+      if (input.createdBy !== null) requireIds(input.createdBy);
+      return this.#a.createSecret(orgId, {
+        id: input.id,
+        name: requireText(input.name, "A secret's name", 100),
+        sealedValue: requireText(input.sealedValue, "A sealed value", 100_000),
+        createdAt: normalizeStoreTime(input.createdAt),
+        createdBy: input.createdBy,
+      });
+    });
+  }
+  listSecrets(orgId: string): Promise<SecretRecord[]> {
+    return this.#run(async () => (requireIds(orgId), (await this.#a.listSecrets(orgId)).slice(0, MAX_SECRETS_PER_ORGANIZATION)));
+  }
+  getSecretByName(orgId: string, name: string): Promise<SecretRecord | null> {
+    return this.#run(() => (requireIds(orgId), this.#a.getSecretByName(orgId, requireText(name, "A secret's name", 100))));
+  }
+  deleteSecret(orgId: string, id: string): Promise<boolean> {
+    return this.#run(() => (requireIds(orgId, id), this.#a.deleteSecret(orgId, id)));
   }
 
   // lifecycle

@@ -3,6 +3,8 @@ import type { MonitorStore } from "./monitors.js";
 import type { OrganizationStore, TokenStore } from "./organizations.js";
 import type { PeopleStore } from "./people.js";
 import type { RequestStore } from "./requests.js";
+import type { ScreenshotStorage } from "./screenshots.js";
+import type { SecretStore } from "./secrets.js";
 import type { SettingsStore } from "./settings.js";
 import type { DiffStore, SnapshotStore } from "./snapshots-diffs.js";
 import type { DeliveryStore, WebhookStore } from "./webhooks.js";
@@ -37,7 +39,9 @@ export interface Store
     DeliveryStore,
     LeaseStore,
     RequestStore,
-    PeopleStore {
+    PeopleStore,
+    ScreenshotStorage,
+    SecretStore {
   readonly capabilities: StoreCapabilities;
   /** Cheap round trip used by readiness checks. */
   ping(): Promise<void>;

@@ -17,6 +17,7 @@ import {
   type PolicyRules,
   type RecordCheckInput,
   type RecordCheckResult,
+  type ScreenshotStorage,
   type SnapshotRecord,
   type Store,
   StoreError,
@@ -29,6 +30,7 @@ import { type ComparePool, createComparePool, type PooledCompareResult } from ".
 import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
+import { createVisualChecks, screenshotMaskOf, withVisual } from "./visual.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
@@ -101,6 +103,14 @@ export interface CheckServiceOptions {
   maxWebhookPayloadBytes?: number;
   /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
   publicUrl?: string | null;
+  /** Where website monitors' screenshots are kept (default: the store). */
+  screenshots?: ScreenshotStorage;
+  /** Largest screenshot kept, in bytes (default 4 MB); a larger one is compared but not kept. */
+  maxStoredScreenshotBytes?: number;
+  /** Resolves a browser step's `secret` (a stored secret's name in the monitor's organization) to its value. */
+  resolveSecret?: (orgId: string, name: string) => Promise<string | undefined>;
+  /** Told when a screenshot could not be compared or kept (the check itself goes on). */
+  onScreenshotError?: (error: unknown, monitor: MonitorRecord) => void;
 }
 
 /**
@@ -190,6 +200,11 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const now = options.now ?? ((): Date => new Date());
   const random = options.random ?? Math.random;
   const compare = options.compare ?? createComparePool();
+  const visuals = createVisualChecks({
+    storage: options.screenshots ?? store,
+    ...(options.maxStoredScreenshotBytes === undefined ? {} : { maxStoredBytes: options.maxStoredScreenshotBytes }),
+    ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
+  });
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -346,6 +361,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         headers: monitor.headers,
         body: monitor.body,
         browserOptions: monitor.type === "website" ? monitor.browserOptionsJson : null,
+        ...screenshotMaskOf(userPolicy),
+        ...(options.resolveSecret === undefined ? {} : { resolveSecret: (name: string) => options.resolveSecret!(monitor.orgId, name) }),
         etag: previous?.etag ?? null,
         lastModified: previous?.lastModified ?? null,
         ...(context.signal ? { signal: context.signal } : {}),
@@ -402,6 +419,11 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
         if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
       }
+      // Screenshots: compared with the previous snapshot's (a visual change alone is a diff too).
+      if (previous !== null && response.screenshot !== undefined) {
+        const visual = await visuals.compare(monitor, previous, response.screenshot, policy, { sameContent: previous.contentHash === hash, at });
+        diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
+      }
       try {
         return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at, silenced }));
       } catch (error) {
@@ -454,7 +476,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     context: { policy: PolicyRules; keep: RecordOptions; at: Date; silenced: Silenced | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, keep, at } = context;
-    if (previous && previous.contentHash === hash) return recordUnchanged(monitor, response, previous, at, keep);
+    if (previous && previous.contentHash === hash && diff === null) return recordUnchanged(monitor, response, previous, at, keep);
     const snapshot: NewSnapshot = {
       id: newId("snapshot", at.getTime()),
       fetchedAt: at.toISOString(),
@@ -491,6 +513,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       previousSnapshotId: previous?.id ?? null,
     };
     const recorded = await store.recordCheck(monitor.orgId, input);
+    if (response.screenshot !== undefined && recorded.snapshot !== null) {
+      await visuals.keep(monitor, recorded.snapshot.id, response.screenshot, keep.retention ?? DEFAULT_SNAPSHOT_RETENTION, at);
+    }
     return {
       monitor: recorded.monitor,
       result: recorded.diff ? "changed" : "new_snapshot",

@@ -33,4 +33,5 @@ export const ENV = {
   smtpFrom: "DRIFTWATCH_SMTP_FROM",
   userPassword: "DRIFTWATCH_USER_PASSWORD",
   secretKey: "DRIFTWATCH_SECRET_KEY",
+  screenshotDir: "DRIFTWATCH_SCREENSHOT_DIR",
 } as const;

@@ -86,6 +86,11 @@ export interface DriftwatchConfig {
    * file beside the database, on PostgreSQL none (storing a secret is refused until it is set).
    */
   secretKey?: string | null;
+  /**
+   * Website monitors' screenshots as files under this directory (`DRIFTWATCH_SCREENSHOT_DIR`);
+   * absent: in the database (the `screenshots` table).
+   */
+  screenshotDir?: string | null;
 }
 
 export const QUEUE_KINDS = ["pg-boss", "leases"] as const;
@@ -214,6 +219,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     metricsToken: metricsToken === undefined || metricsToken === "" ? null : parseMetricsToken(metricsToken),
     smtp: resolveSmtp(env),
     secretKey: env[ENV.secretKey] === undefined || env[ENV.secretKey]!.trim() === "" ? null : checkSecretKey(env[ENV.secretKey]!),
+    screenshotDir: env[ENV.screenshotDir] === undefined || env[ENV.screenshotDir]!.trim() === "" ? null : env[ENV.screenshotDir]!.trim(),
   };
 }
 

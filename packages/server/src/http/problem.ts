@@ -29,6 +29,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   secret_unreadable: "Stored secret unreadable",
   invalid_channel_url: "Invalid channel URL",
   invalid_template: "Invalid template",
+  unknown_secret: "Unknown secret",
 };
 
 export interface ApiErrorOptions {

@@ -135,6 +135,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "members", description: "Your organization and its members (roles: viewer, member, admin, owner)" },
         { name: "invites", description: "Invitations by email: single-use links with an expiry" },
         { name: "audit", description: "The audit log (admin)" },
+        { name: "secrets", description: "Secrets browser steps use by name (values are write-only, sealed with the server key)" },
         { name: "system", description: "Health, readiness, metrics and this document" },
       ],
     },

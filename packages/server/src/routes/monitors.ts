@@ -17,6 +17,7 @@ import { ApiError, notFound } from "../http/problem.js";
 import { optionalBody } from "../http/validation.js";
 import type { AppDependencies } from "../types.js";
 import { assertSafeUrl, MonitorParams, pageOf, problems, security } from "./common.js";
+import { assertKnownSecrets } from "./browser.js";
 import { mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
 
 const IdempotencyHeaders = z.object({
@@ -52,10 +53,12 @@ function checkFailure(error: unknown): ApiError | null {
   if (error.code === "invalid_url") {
     return new ApiError("validation_failed", `The monitor URL cannot be fetched: ${error.message}`, { errors: [{ path: "url", message: error.message }] });
   }
+  // A failed browser step also names the step: { index, action, selector }.
+  const step = (error as { step?: unknown }).step;
   return new ApiError("unavailable", `The check failed (${error.code}): ${error.message}`, {
     status: 502,
     title: "Target check failed",
-    extensions: { reason: error.code },
+    extensions: { reason: error.code, ...(step === undefined ? {} : { step }) },
   });
 }
 
@@ -110,6 +113,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
         if (body.browserOptions != null && body.type !== "website") throw browserOptionsRefused(body.type);
         assertSendableHeaders(body.headers);
         await assertSafeUrl(deps.urlGuard, body.url);
+        await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
         const at = now().toISOString();
         // A new monitor learns its target's noise when its organization says so (the default).
         const org = await store.getOrganization(orgId);
@@ -186,6 +190,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       const body = request.body;
       if (body.browserOptions != null && current.type !== "website") throw browserOptionsRefused(current.type);
       if (body.url !== undefined && body.url !== current.url) await assertSafeUrl(deps.urlGuard, body.url);
+      await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
       const at = now().toISOString();
       const patch: MonitorPatch = { updatedAt: at };
       if (body.name !== undefined) patch.name = body.name;
@@ -219,8 +224,11 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       schema: { tags, security, summary: "Delete a monitor with its snapshots, diffs and settings", params: MonitorParams, response: { 204: z.null(), ...problems(404) } },
     },
     async (request, reply) => {
-      const deleted = await store.deleteMonitor(authOf(request).orgId, request.params.id);
+      const { orgId } = authOf(request);
+      const deleted = await store.deleteMonitor(orgId, request.params.id);
       if (!deleted) throw notFound("monitor");
+      // The store's screenshots went with the snapshots; files of a screenshot directory go now.
+      if (deps.screenshots !== undefined) await deps.screenshots.deleteMonitorScreenshots(orgId, request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -97,6 +97,8 @@ export interface HarnessOptions {
   secrets?: ServerSecrets;
   /** The notifier of `/api/channels` (default: the app's own). */
   notifier?: Notifier;
+  /** More dependencies of the app (the secret box, the browser fetcher, a screenshot storage). */
+  extra?: Partial<AppDependencies>;
 }
 
 /** A real SQLite store on a temp file, two organizations, and the app on top. */
@@ -142,6 +144,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     logger: pino({ level: "info" }, sink),
     now,
     dashboardDir: options.dashboardDir ?? null,
+    ...options.extra,
   };
   if (options.events !== undefined) deps.events = options.events;
   if (options.secrets !== undefined) deps.secrets = options.secrets;

@@ -57,6 +57,12 @@ const ACCESS: Record<string, Access> = {
   "POST /api/monitors/{id}/settings/preview": "monitors:read",
   "GET /api/monitors/{id}/noise": "monitors:read",
   "GET /api/monitors/{id}/compare": "monitors:read",
+  "GET /api/monitors/{id}/snapshots/{snapshotId}/screenshot": "monitors:read",
+  "POST /api/monitors/steps/run": "monitors:write",
+  "POST /api/monitors/inspect": "monitors:write",
+  "POST /api/secrets": "monitors:write",
+  "GET /api/secrets": "monitors:read",
+  "DELETE /api/secrets/{id}": "monitors:write",
   "POST /api/webhooks": "webhooks:write",
   "GET /api/webhooks": "webhooks:read",
   "GET /api/webhooks/{id}": "webhooks:read",
@@ -104,7 +110,7 @@ function allowed(access: Access, caller: Caller): boolean {
 }
 
 const unknownId = (prefix: string): string => `${prefix}_${"0".repeat(26)}`;
-const ID_PREFIX: Record<string, string> = { monitors: "mon", webhooks: "whk", tokens: "tok", invites: "inv", channels: "ch" };
+const ID_PREFIX: Record<string, string> = { monitors: "mon", webhooks: "whk", tokens: "tok", invites: "inv", channels: "ch", secrets: "sec" };
 
 export function defineMatrixSuite(name: string, createDatabase: () => Promise<Database>): void {
   describe(`role x route matrix on ${name}`, () => {
