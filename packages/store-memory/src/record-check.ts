@@ -14,6 +14,8 @@ import {
   type RecordCheckStage,
   type SnapshotRecord,
   type StoreHooks,
+  type TrackedCheck,
+  TRACKED_VALUE_RETENTION,
 } from "@driftwatch/core";
 import { transaction, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
 import { copy } from "./helpers.js";
@@ -162,9 +164,39 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
         if (d.orgId === orgId && d.monitorId === monitorId && d.snapshotId <= newestDropped) journal.delete(db.diffs, d.id);
       }
     }
+    if (input.tracked !== undefined) recordTracked(db, journal, orgId, monitorId, input.tracked);
     stage("retention");
 
     return { monitor: toMonitorRecord(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries };
   });
 }
 
+
+/** The readings and alert state of one check, then each name's readings past retention dropped. */
+function recordTracked(db: MemoryDatabase, journal: Journal, orgId: string, monitorId: string, tracked: TrackedCheck): void {
+  const at = normalizeStoreTime(tracked.at);
+  const time = Date.parse(at);
+  for (const reading of tracked.readings) {
+    const id = newId("reading", time);
+    journal.set(db.trackedValues, id, {
+      id,
+      orgId,
+      monitorId,
+      name: reading.name,
+      at,
+      snapshotId: tracked.snapshotId,
+      value: reading.value === null ? null : copy(reading.value),
+      reason: reading.value === null ? (reading.reason ?? null) : null,
+    });
+  }
+  if (tracked.alertState !== undefined) {
+    if (tracked.alertState === null) journal.delete(db.alertStates, monitorId);
+    else journal.set(db.alertStates, monitorId, { orgId, state: copy(tracked.alertState) });
+  }
+  const keep = Math.max(1, Math.floor(tracked.retention ?? TRACKED_VALUE_RETENTION));
+  const names = new Set(tracked.readings.map((reading) => reading.name));
+  for (const name of names) {
+    const ofName = [...db.trackedValues.values()].filter((r) => r.orgId === orgId && r.monitorId === monitorId && r.name === name).sort((a, b) => (a.id < b.id ? 1 : -1));
+    for (const old of ofName.slice(keep)) journal.delete(db.trackedValues, old.id);
+  }
+}

@@ -38,6 +38,7 @@ import {
   type StoreCapabilities,
   type StoreHooks,
   type TokenRecord,
+  type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
 } from "@driftwatch/core";
@@ -201,7 +202,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => {
       const db = this.#db;
       if (!db.organizations.delete(id)) return false;
-      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.webhooks];
+      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.trackedValues, db.alertStates, db.webhooks];
       for (const table of tables) {
         for (const [key, row] of table) if (row.orgId === id) table.delete(key);
       }
@@ -326,6 +327,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
           autoApplySuggestions: input.autoApplySuggestions,
           rejectedSuggestions: [],
+          track: [],
+          alert: null,
           updatedAt: null,
         });
       }
@@ -364,6 +367,9 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
       for (const [key, d] of this.#db.diffs)
         if (d.monitorId === id) this.#db.diffs.delete(key);
       this.#db.settings.delete(id);
+      for (const [key, r] of this.#db.trackedValues)
+        if (r.monitorId === id) this.#db.trackedValues.delete(key);
+      this.#db.alertStates.delete(id);
       return true;
     });
   }
@@ -570,6 +576,19 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     );
   }
 
+  // tracked values ---------------------------------------------------------------------------
+
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: KeysetPage): Promise<TrackedReadingRecord[]> {
+    return this.#call(() => listOf(this.#db.trackedValues.values(), (r) => r.orgId === orgId && r.monitorId === monitorId && r.name === name, page, copy));
+  }
+
+  getAlertState(orgId: string, monitorId: string): Promise<unknown> {
+    return this.#call(() => {
+      const entry = this.#db.alertStates.get(monitorId);
+      return entry !== undefined && entry.orgId === orgId ? copy(entry.state) : null;
+    });
+  }
+
   // settings ---------------------------------------------------------------------------------
 
   #settings(orgId: string, monitorId: string): SettingsRecord {
@@ -581,6 +600,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
         autoApplySuggestions: false,
         rejectedSuggestions: [],
+        track: [],
+        alert: null,
         updatedAt: null,
       }
     );
@@ -612,6 +633,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
         autoApplySuggestions: patch.autoApplySuggestions ?? current.autoApplySuggestions,
         rejectedSuggestions: copy(patch.rejectedSuggestions ?? current.rejectedSuggestions),
+        track: copy(patch.track ?? current.track),
+        alert: patch.alert === undefined ? current.alert : copy(patch.alert),
         updatedAt: patch.updatedAt,
       };
       this.#db.settings.set(monitorId, next);

@@ -4,6 +4,9 @@ import type { CopyColumn } from "./copy.js";
 /** The tables of people (users, memberships, sessions, invites, the audit log), added by migration 3. */
 export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites", "audit_log"] as const;
 
+/** The tables of tracked values and alert state, added by migration 9. */
+export const TRACKED_TABLE_NAMES = ["tracked_values", "alert_states"] as const;
+
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
   "organizations",
@@ -12,6 +15,7 @@ export const TABLE_NAMES = [
   "snapshots",
   "diffs",
   "settings",
+  ...TRACKED_TABLE_NAMES,
   "webhooks",
   "deliveries",
   "delivery_attempts",

@@ -12,6 +12,7 @@ import { recordCheckCases } from "./cases/record-check.case.js";
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
 import { textCases } from "./cases/text.case.js";
+import { trackedValueCases } from "./cases/tracked-values.case.js";
 import { assertCapabilities, createContext, type StoreContractOptions } from "./harness.js";
 
 /**
@@ -41,6 +42,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     diffCases(ctx);
     recordCheckCases(ctx);
     settingsCases(ctx);
+    trackedValueCases(ctx);
     webhookCases(ctx);
     deliveryCases(ctx);
     idempotencyCases(ctx);

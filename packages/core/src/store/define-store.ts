@@ -8,7 +8,7 @@ import { normalizeEmail, type AuditRecord, type InviteRecord, type MemberRecord,
 import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserPatch, UserRecord } from "./people.js";
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
-import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
+import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord, TrackedReadingRecord } from "./snapshots-diffs.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
 import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
@@ -25,7 +25,8 @@ type PagedMethods =
   | "listDeliveries"
   | "listMembers"
   | "listInvites"
-  | "listAudit";
+  | "listAudit"
+  | "listTrackedValues";
 
 /**
  * What an adapter implements: the `Store` port, with what `defineStore` does for it taken out.
@@ -47,6 +48,8 @@ export interface StoreAdapter extends Omit<Store, PagedMethods | "getCheckBasis"
   listMembers(orgId: string, page: TimeKeysetPage): Promise<MemberRecord[]>;
   listInvites(orgId: string, page: KeysetPage): Promise<InviteRecord[]>;
   listAudit(orgId: string, page: KeysetPage): Promise<AuditRecord[]>;
+  /** Readings of one tracked value, newest first (by id). */
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: KeysetPage): Promise<TrackedReadingRecord[]>;
 }
 
 export interface DefineStoreOptions {
@@ -287,13 +290,25 @@ class DefinedStore implements Store {
       if (snapshot !== null) requireIds(snapshot.id);
       if (diff !== null) requireIds(diff.id);
       if (event !== null) normalizeStoreTime(event.occurredAt); // refused before anything is written
+      const tracked = input.tracked;
+      if (tracked !== undefined) requireIds(tracked.snapshotId, ...tracked.readings.map((reading) => reading.name));
       return this.#a.recordCheck(orgId, {
         ...input,
+        ...(tracked !== undefined ? { tracked: { ...tracked, at: normalizeStoreTime(tracked.at) } } : {}),
         monitor: normalizeMonitorPatch(input.monitor),
         snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
         diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },
       });
     });
+  }
+
+  // tracked values
+
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: PageRequest): Promise<Page<TrackedReadingRecord>> {
+    return this.#run(() => (requireIds(orgId, monitorId, name), this.#page(page, (p) => this.#a.listTrackedValues(orgId, monitorId, name, p))));
+  }
+  getAlertState(orgId: string, monitorId: string): Promise<unknown> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.getAlertState(orgId, monitorId)));
   }
 
   // settings

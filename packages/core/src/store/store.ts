@@ -4,7 +4,7 @@ import type { OrganizationStore, TokenStore } from "./organizations.js";
 import type { PeopleStore } from "./people.js";
 import type { RequestStore } from "./requests.js";
 import type { SettingsStore } from "./settings.js";
-import type { DiffStore, SnapshotStore } from "./snapshots-diffs.js";
+import type { DiffStore, SnapshotStore, TrackedValueStore } from "./snapshots-diffs.js";
 import type { DeliveryStore, WebhookStore } from "./webhooks.js";
 
 /**
@@ -31,6 +31,7 @@ export interface Store
     SnapshotStore,
     DiffStore,
     SettingsStore,
+    TrackedValueStore,
     WebhookStore,
     DeliveryStore,
     LeaseStore,
