@@ -289,8 +289,8 @@ export const SnapshotSchema = z.object({
   browserRender: z.boolean(),
   /**
    * Present when the check that stored this snapshot found changes and every one was hidden by
-   * the policy (learned noise or the user's rules): the check recorded no diff, and this says what
-   * it hid and by which entry.
+   * the policy (learned noise or the user's rules): the check recorded no diff (or only an
+   * alert-only diff, see `Diff.alertOnly`), and this says what it hid and by which entry.
    */
   silenced: SilencedSchema.optional(),
   /** Present only on `GET /api/monitors/{id}/snapshots/{snapshotId}`. */
