@@ -13,6 +13,7 @@ import { useCheckNow, useDeleteMonitor, useMonitor, useSetMonitorState } from ".
 import { Fact } from "../../ui/Fact";
 import { TagList } from "../../ui/Tags";
 import { ComparisonResult, useComparison } from "../diffs/Comparison";
+import { TrackedValues } from "./TrackedValues";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -20,6 +21,7 @@ const plural = (n: number, what: string): string => `${String(n)} ${what}${n ===
 
 /** "1 schema change and 3 value changes", "2 added, 1 modified". */
 export function diffSummary(diff: Diff): string {
+  if (diff.alertOnly) return "the alert conditions became true (no change to report)";
   if (diff.classification === "content_change") {
     const s = diff.summary;
     const parts = [
@@ -136,6 +138,7 @@ export function MonitorDetailPage(): ReactNode {
           </p>
         </div>
       ) : null}
+      <TrackedValues monitor={m} />
       <h2>Timeline</h2>
       {diffs.isPending || snapshots.isPending ? (
         <Loading what="the timeline" />
@@ -154,6 +157,14 @@ export function MonitorDetailPage(): ReactNode {
                 {entry.diff.learning ? (
                   <span className="badge learning" title="Recorded while the monitor was still learning its target's noise: not sent to webhooks unless something was removed or changed type">
                     learning
+                  </span>
+                ) : null}{" "}
+                {entry.diff.alert ? (
+                  <span
+                    className={`badge ${entry.diff.alert.matched ? "alert-matched" : "alert-quiet"}`}
+                    title={entry.diff.alert.results.map((r) => r.reason).join("; ")}
+                  >
+                    {entry.diff.alertOnly ? "alert" : entry.diff.alert.matched ? "alerted" : "no alert"}
                   </span>
                 ) : null}{" "}
                 <RelativeTime value={entry.at} />
