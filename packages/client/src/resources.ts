@@ -31,6 +31,7 @@ import type {
   InspectResult,
   Token,
   TokenCreate,
+  TrackedValueReading,
   Webhook,
   WebhookCreate,
   WebhookUpdate,
@@ -133,6 +134,13 @@ export class Monitors extends Resource {
   inspect(body: BrowserRunRequest, options?: RequestOptions): APIPromise<InspectResult> {
     return this.http.request({ method: "POST", path: "/api/monitors/inspect", body, options });
   }
+  /**
+   * Readings of one tracked value (`settings.track`), newest first: `{ at, value, snapshotId }`,
+   * `value` null with a `reason` when a check could not read it. Iterate to page through them all.
+   */
+  values(monitorId: string, name: string, params?: ListParams, options?: RequestOptions): PagePromise<TrackedValueReading> {
+    return this.paged<TrackedValueReading>(`/api/monitors/${seg(monitorId)}/values`, { ...params, name }, options);
+  }
 }
 
 /** Secrets browser steps use by name (`"secret": "<name>"`); their values are never returned. */
@@ -187,6 +195,9 @@ export class SettingsResource extends Resource {
    * after the stored rules (a user's rule always wins); new monitors start with their
    * organization's `learnNoiseByDefault` (true unless an admin changed it). `rejectedSuggestions`
    * replaces the learned entries never to apply again (`{ kind, path }` or `{ kind, selector }`).
+   * `track` replaces the values each check records and `alert` the conditions that decide when a
+   * check alerts (`null` removes them); see docs/conditions.md. Invalid ones are refused with
+   * 422 `invalid_track` / `invalid_conditions`, each error naming its place (`alert.conditions[1].to`).
    */
   update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });

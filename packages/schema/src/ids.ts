@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   channel: "ch",
   channelDelivery: "cdl",
   secret: "sec",
+  /** One reading of a tracked value. */
+  reading: "val",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];

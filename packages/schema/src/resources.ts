@@ -15,6 +15,7 @@ import {
   WaitStrategySchema,
   ClassificationSchema,
 } from "./enums.js";
+import { AlertResultSchema, AlertSchema, TrackedNameSchema, TrackedValueSchema, TrackSchema } from "./conditions.js";
 
 /** ISO 8601 UTC timestamp, e.g. `2026-01-02T03:04:05.678Z`. */
 export const TimestampSchema = z.iso.datetime({ offset: false });
@@ -288,8 +289,8 @@ export const SnapshotSchema = z.object({
   browserRender: z.boolean(),
   /**
    * Present when the check that stored this snapshot found changes and every one was hidden by
-   * the policy (learned noise or the user's rules): the check recorded no diff, and this says what
-   * it hid and by which entry.
+   * the policy (learned noise or the user's rules): the check recorded no diff (or only an
+   * alert-only diff, see `Diff.alertOnly`), and this says what it hid and by which entry.
    */
   silenced: SilencedSchema.optional(),
   /** Present only on `GET /api/monitors/{id}/snapshots/{snapshotId}`. */
@@ -343,6 +344,17 @@ const diffCommon = {
    * notifies no webhook, unless it removes something or changes a type. Absent otherwise.
    */
   learning: z.boolean().optional(),
+  /**
+   * Present when the monitor has alert conditions (`settings.alert`): what each condition said on
+   * this check. Webhooks are sent for the diff only when `matched` is true.
+   */
+  alert: AlertResultSchema.optional(),
+  /**
+   * True for a diff recorded only to deliver an alert: the check found no change to report (the
+   * content did not change, or the policy hid every change) but the alert conditions became true.
+   * Its `changes` are empty. Absent otherwise.
+   */
+  alertOnly: z.boolean().optional(),
 };
 
 /** Diff of an API (JSON) monitor: schema and value change counts, the changes, the top severity. */
@@ -519,6 +531,10 @@ export const SettingsSchema = z.object({
   autoApplySuggestions: z.boolean(),
   /** Learned entries the user rejected: never applied again to this monitor's diffs. */
   rejectedSuggestions: z.array(RejectedSuggestionSchema),
+  /** Values each check records (docs/conditions.md); `[]` when none. */
+  track: TrackSchema,
+  /** Conditions that decide when a check alerts (docs/conditions.md); null: every diff alerts as usual. */
+  alert: AlertSchema.nullable(),
   updatedAt: TimestampSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -530,8 +546,13 @@ export const SettingsUpdateSchema = z.strictObject({
   autoApplySuggestions: z.boolean().optional(),
   /** Replaces the list of rejected learned entries (at most 500). */
   rejectedSuggestions: z.array(RejectedSuggestionSchema).max(500).optional(),
+  /** Replaces the tracked values (`[]` tracks none). Invalid: 422 invalid_track naming the place (`track[1].path`). */
+  track: TrackSchema.optional(),
+  /** Replaces the alert conditions (null removes them). Invalid: 422 invalid_conditions naming the place (`alert.conditions[1].to`). */
+  alert: AlertSchema.nullable().optional(),
 });
 export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
+
 
 // ---------------------------------------------------------------------------------------------
 // Noise profile (what driftwatch learned from a monitor's recent snapshots)
@@ -709,6 +730,10 @@ export const DiffDetectedEventSchema = z.object({
     truncated: z.boolean().optional(),
     /** Where to fetch the full stored diff (`/api/monitors/{id}/diffs/{diffId}`), on truncated events. */
     diffUrl: z.string().optional(),
+    /** The monitor's alert conditions on this check (only for monitors with `settings.alert`; always matched when sent). */
+    alert: AlertResultSchema.optional(),
+    /** True when the diff was recorded only for the alert (no change to report; `changes` is empty). */
+    alertOnly: z.boolean().optional(),
   }),
 });
 export type DiffDetectedEvent = z.infer<typeof DiffDetectedEventSchema>;
@@ -788,3 +813,28 @@ export const CheckResultSchema = z.object({
   diff: DiffSchema.nullable(),
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Tracked values (GET /api/monitors/{id}/values)
+
+/** Readings kept per tracked value of a monitor (the newest); older ones are dropped as checks record new ones. */
+export const TRACKED_VALUE_RETENTION = 1000;
+
+/** One reading of a tracked value: the value a check read (null when it was missing, with `reason`), and the snapshot it was read from. */
+export const TrackedValueReadingSchema = z.object({
+  /** When the check ran. */
+  at: TimestampSchema,
+  value: TrackedValueSchema.nullable(),
+  /** The snapshot whose content the value was read from (the newest one when the content did not change). */
+  snapshotId: z.string(),
+  /** Why there is no value (present only when `value` is null). */
+  reason: z.string().optional(),
+});
+export type TrackedValueReading = z.infer<typeof TrackedValueReadingSchema>;
+
+/** Query of `GET /api/monitors/{id}/values`. */
+export const TrackedValueListQuerySchema = PageQuerySchema.extend({
+  /** The tracked value's name (as in `settings.track`). */
+  name: TrackedNameSchema,
+});
+export type TrackedValueListQuery = z.input<typeof TrackedValueListQuerySchema>;

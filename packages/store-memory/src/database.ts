@@ -13,6 +13,7 @@ import type {
   SecretRecord,
   SessionRecord,
   SettingsRecord,
+  TrackedReadingRecord,
   SnapshotRecord,
   TokenRecord,
   UserRecord,
@@ -58,6 +59,10 @@ export class MemoryDatabase {
   readonly diffs = new Map<string, DiffRecord>();
   /** Keyed by monitor id. */
   readonly settings = new Map<string, SettingsRecord>();
+  /** Readings of tracked values, keyed by reading id. */
+  readonly trackedValues = new Map<string, TrackedReadingRecord>();
+  /** The alert state of each monitor (JSON), keyed by monitor id. */
+  readonly alertStates = new Map<string, { orgId: string; state: unknown }>();
   readonly webhooks = new Map<string, WebhookRecord>();
   readonly deliveries = new Map<string, DeliveryRow>();
   /** Keyed by delivery id, attempts oldest first. */

@@ -16,6 +16,8 @@ import {
   type StoreHooks,
   type ChannelDeliveryRecord,
   type NewChannelDelivery,
+  type TrackedCheck,
+  TRACKED_VALUE_RETENTION,
 } from "@driftwatch/core";
 import { transaction, type ChannelDeliveryRow, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
 import { toChannelDeliveryRecord } from "./channels.js";
@@ -169,6 +171,7 @@ export function recordCheck(db: MemoryDatabase, hooks: StoreHooks, now: string, 
         if (d.orgId === orgId && d.monitorId === monitorId && d.snapshotId <= newestDropped) journal.delete(db.diffs, d.id);
       }
     }
+    if (input.tracked !== undefined) recordTracked(db, journal, orgId, monitorId, input.tracked);
     stage("retention");
 
     const channelDeliveries = input.channelMessages === undefined ? undefined : addChannelMessages(db, journal, orgId, input.channelMessages);
@@ -210,4 +213,33 @@ function addChannelMessages(db: MemoryDatabase, journal: Journal, orgId: string,
     added.push(toChannelDeliveryRecord(row));
   }
   return added;
+}
+
+/** The readings and alert state of one check, then each name's readings past retention dropped. */
+function recordTracked(db: MemoryDatabase, journal: Journal, orgId: string, monitorId: string, tracked: TrackedCheck): void {
+  const at = normalizeStoreTime(tracked.at);
+  const time = Date.parse(at);
+  for (const reading of tracked.readings) {
+    const id = newId("reading", time);
+    journal.set(db.trackedValues, id, {
+      id,
+      orgId,
+      monitorId,
+      name: reading.name,
+      at,
+      snapshotId: tracked.snapshotId,
+      value: reading.value === null ? null : copy(reading.value),
+      reason: reading.value === null ? (reading.reason ?? null) : null,
+    });
+  }
+  if (tracked.alertState !== undefined) {
+    if (tracked.alertState === null) journal.delete(db.alertStates, monitorId);
+    else journal.set(db.alertStates, monitorId, { orgId, state: copy(tracked.alertState) });
+  }
+  const keep = Math.max(1, Math.floor(tracked.retention ?? TRACKED_VALUE_RETENTION));
+  const names = new Set(tracked.readings.map((reading) => reading.name));
+  for (const name of names) {
+    const ofName = [...db.trackedValues.values()].filter((r) => r.orgId === orgId && r.monitorId === monitorId && r.name === name).sort((a, b) => (a.id < b.id ? 1 : -1));
+    for (const old of ofName.slice(keep)) journal.delete(db.trackedValues, old.id);
+  }
 }

@@ -42,6 +42,7 @@ import {
   type StoreCapabilities,
   type StoreHooks,
   type TokenRecord,
+  type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
   type ChannelDeliveryRecord,
@@ -213,7 +214,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => {
       const db = this.#db;
       if (!db.organizations.delete(id)) return false;
-      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.webhooks, db.screenshots, db.secrets];
+      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.trackedValues, db.alertStates, db.webhooks, db.screenshots, db.secrets];
       for (const table of tables) {
         for (const [key, row] of table) if (row.orgId === id) table.delete(key);
       }
@@ -339,6 +340,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
           autoApplySuggestions: input.autoApplySuggestions,
           rejectedSuggestions: [],
+          track: [],
+          alert: null,
           updatedAt: null,
         });
       }
@@ -379,6 +382,9 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
       for (const [key, shot] of this.#db.screenshots)
         if (shot.monitorId === id) this.#db.screenshots.delete(key);
       this.#db.settings.delete(id);
+      for (const [key, r] of this.#db.trackedValues)
+        if (r.monitorId === id) this.#db.trackedValues.delete(key);
+      this.#db.alertStates.delete(id);
       return true;
     });
   }
@@ -585,6 +591,19 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     );
   }
 
+  // tracked values ---------------------------------------------------------------------------
+
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: KeysetPage): Promise<TrackedReadingRecord[]> {
+    return this.#call(() => listOf(this.#db.trackedValues.values(), (r) => r.orgId === orgId && r.monitorId === monitorId && r.name === name, page, copy));
+  }
+
+  getAlertState(orgId: string, monitorId: string): Promise<unknown> {
+    return this.#call(() => {
+      const entry = this.#db.alertStates.get(monitorId);
+      return entry !== undefined && entry.orgId === orgId ? copy(entry.state) : null;
+    });
+  }
+
   // settings ---------------------------------------------------------------------------------
 
   #settings(orgId: string, monitorId: string): SettingsRecord {
@@ -596,6 +615,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         snapshotRetention: DEFAULT_SNAPSHOT_RETENTION,
         autoApplySuggestions: false,
         rejectedSuggestions: [],
+        track: [],
+        alert: null,
         updatedAt: null,
       }
     );
@@ -627,6 +648,8 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         snapshotRetention: patch.snapshotRetention ?? current.snapshotRetention,
         autoApplySuggestions: patch.autoApplySuggestions ?? current.autoApplySuggestions,
         rejectedSuggestions: copy(patch.rejectedSuggestions ?? current.rejectedSuggestions),
+        track: copy(patch.track ?? current.track),
+        alert: patch.alert === undefined ? current.alert : copy(patch.alert),
         updatedAt: patch.updatedAt,
       };
       this.#db.settings.set(monitorId, next);

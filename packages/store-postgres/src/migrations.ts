@@ -383,6 +383,36 @@ CREATE TABLE {schema}.secrets (
 CREATE UNIQUE INDEX secrets_name ON {schema}.secrets (org_id, name);
 `,
   },
+  {
+    version: 9,
+    name: "tracked_values",
+    sql: `
+-- What a monitor tracks (a JSON array of { name, path | selector, extract?, attribute? }) and its
+-- alert conditions (null: none).
+ALTER TABLE {schema}.settings ADD COLUMN track jsonb NOT NULL DEFAULT '[]'::jsonb;
+ALTER TABLE {schema}.settings ADD COLUMN alert jsonb;
+-- One row per tracked value per check: the value as JSON text (a JSON string scalar in jsonb would
+-- come back from the driver as a bare string), null when missing, with the reason.
+CREATE TABLE {schema}.tracked_values (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  monitor_id text NOT NULL REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  at timestamptz NOT NULL,
+  snapshot_id text NOT NULL,
+  value text,
+  reason text
+);
+CREATE INDEX tracked_values_monitor ON {schema}.tracked_values (monitor_id, name, id);
+-- The alert evaluator's state a monitor's next check starts from (previous values, streaks).
+CREATE TABLE {schema}.alert_states (
+  monitor_id text PRIMARY KEY REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  org_id text NOT NULL,
+  state jsonb NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 /** The schema version this build writes. */

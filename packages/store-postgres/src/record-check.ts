@@ -1,5 +1,6 @@
 import {
   DEFAULT_SNAPSHOT_RETENTION,
+  defaultSettings,
   StoreError,
   checkShapeError,
   newId,
@@ -17,7 +18,7 @@ import {
   type SnapshotRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
-import { insertChannelDeliveries, MONITOR_PATCH_COLUMNS, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
+import { insertChannelDeliveries, MONITOR_PATCH_COLUMNS, recordTrackedRows, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, SqlStoreAdapter, type Row, type SqlContext, type SqlExecutor } from "@driftwatch/store-sql";
 import { Coalescer, settle, type Settled } from "./coalesce.js";
 import { renewLeasesStatement } from "./leases.js";
 
@@ -84,7 +85,7 @@ export class PostgresAdapter extends SqlStoreAdapter {
     const { t } = this.ctx;
     const one = calls.length === 1;
     const rows = await this.driver.all<Row>(
-      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.rejected_suggestions, s.updated_at,
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.rejected_suggestions, s.track, s.alert, s.updated_at,
          s.monitor_id AS settings_of, ${LATEST_COLUMNS.map((column) => `l.${column} AS l_${column}`).join(", ")}
        FROM ${one ? `${t.monitors} m` : `unnest($1::text[], $2::text[]) AS k(org_id, id) JOIN ${t.monitors} m ON m.org_id = k.org_id AND m.id = k.id`}
        LEFT JOIN ${t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
@@ -105,10 +106,7 @@ export class PostgresAdapter extends SqlStoreAdapter {
 
   #basisOf(orgId: string, monitorId: string, row: Row): CheckBasis {
     const codec = this.ctx.rows;
-    const settings =
-      row.settings_of !== null
-        ? codec.settings(row)
-        : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null };
+    const settings = row.settings_of !== null ? codec.settings(row) : defaultSettings(orgId, monitorId, DEFAULT_SNAPSHOT_RETENTION);
     const latestSnapshot = row.l_id === null ? null : codec.snapshot(Object.fromEntries(LATEST_COLUMNS.map((column) => [column, row[`l_${column}`]])));
     return { settings, latestSnapshot };
   }
@@ -131,7 +129,8 @@ export class PostgresAdapter extends SqlStoreAdapter {
     // contract suite's instrumentation) every stage is its own step of one transaction, so a
     // throwing hook can undo the check.
     const messages = input.channelMessages !== undefined && input.channelMessages.length > 0;
-    if (input.snapshot === null && input.diff === null && input.event === null && !messages && this.ctx.hooks.onRecordCheckStage === undefined) {
+    // A check that records tracked values or channel messages writes them in the transaction below.
+    if (input.snapshot === null && input.diff === null && input.event === null && !messages && input.tracked === undefined && this.ctx.hooks.onRecordCheckStage === undefined) {
       return batchable(input) ? this.#records.call({ orgId, input }) : recordMonitorOnly(this.ctx, this.driver, orgId, input);
     }
     return this.driver.transaction((tx) => recordCheckInTwoStatements(this.ctx, tx, orgId, input));
@@ -346,6 +345,7 @@ async function recordCheckInTwoStatements(ctx: SqlContext, tx: SqlExecutor, orgI
   if (snapshot !== null) stage("snapshot");
   if (diffRecord !== null) stage("diff");
   if (event !== null && diffRecord !== null) stage("deliveries");
+  await recordTrackedRows(ctx, tx, orgId, input);
   stage("retention");
 
   const deliveries = written.sort((a, b) => ((a.webhook_id as string) < (b.webhook_id as string) ? -1 : 1)).map((row) => ctx.rows.delivery(row));

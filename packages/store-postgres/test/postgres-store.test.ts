@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError, type RecordCheckStage, type Store } from "@driftwatch/core";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, createPostgresStore, createStore, migratePostgres } from "../src/index.js";
 import { createTestDatabase, freshSchema, postgresSkipReason, type TestDatabase } from "./database.js";
-import { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
+import { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, TRACKED_TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
 import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, expectVersion2UpgradeKeepsData, seedOrganization } from "@driftwatch/store-testkit";
 import { createPostgresDialect } from "../src/dialect.js";
 import { PostgresDriver } from "../src/driver.js";
@@ -59,10 +59,12 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 5, name: "token_created_by" },
         { version: 6, name: "learning_defaults" },
         { version: 7, name: "notification_channels" },
+        { version: 8, name: "screenshots_secrets" },
+        { version: 9, name: "tracked_values" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(7);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(9);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(7);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -89,12 +91,12 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       await expectFirstVersionSettingsMigrated(store, at);
       // the monitor written before the tags column has none
       expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
-      expect(await count(schema, "driftwatch_migrations")).toBe(7);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });
 
     it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
       const schema = freshSchema();
-      const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES] as readonly string[]).includes(table));
+      const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "secrets"] as readonly string[]).includes(table));
       const client = await admin.connect();
       try {
         expect(await migratePostgres(client, schema, POSTGRES_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);
@@ -107,7 +109,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         countRows: () => Promise.all(tables.map((table) => count(schema, table))),
         openMigrated: () => open({ schema }),
       });
-      expect(await count(schema, "driftwatch_migrations")).toBe(7);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {
@@ -137,7 +139,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("schema_too_new");
       expect(await count(schema, "organizations")).toBe(1);
-      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_SCHEMA_VERSION + 1);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length + 1);
     });
 
     it("stores JSON as jsonb, times as timestamptz, and returns ISO strings with milliseconds", async () => {

@@ -1,5 +1,6 @@
 import {
   DEFAULT_SNAPSHOT_RETENTION,
+  defaultSettings,
   StoreError,
   encodeText,
   encodeTextOrNull,
@@ -42,6 +43,7 @@ import {
   type StoreAdapter,
   type StoreHooks,
   type TokenRecord,
+  type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
   type ChannelDeliveryRecord,
@@ -72,6 +74,9 @@ import {
 export const MONITOR_TAGS_VERSION = 4;
 /** The migration (5, `learning_defaults`) that adds `organizations.learn_noise_by_default` and `settings.rejected_suggestions`. */
 export const LEARNING_DEFAULTS_VERSION = 5;
+
+/** The migration (9, `tracked_values`) that adds `settings.track`, `settings.alert` and the tables of tracked values and alert state. */
+export const TRACKED_VALUES_VERSION = 9;
 
 /** Ids per `IN (...)` list, well under every database's limit on parameters. */
 const IDS_PER_STATEMENT = 500;
@@ -541,22 +546,33 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     return this.driver.transaction((tx) => recordCheckRows(this.ctx, tx, orgId, input, this.#onDiffsDeleted));
   }
 
+  // tracked values ---------------------------------------------------------------------------
+
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: KeysetPage): Promise<TrackedReadingRecord[]> {
+    return this.#page(`SELECT * FROM ${this.#t.tracked_values}`, "org_id = ? AND monitor_id = ? AND name = ?", [orgId, monitorId, name], page, (row) =>
+      this.#rows.trackedReading(row),
+    );
+  }
+
+  async getAlertState(orgId: string, monitorId: string): Promise<unknown> {
+    const rows = await this.#all(this.driver, `SELECT state FROM ${this.#t.alert_states} WHERE org_id = ? AND monitor_id = ?`, [orgId, monitorId]);
+    return rows.length === 0 ? null : this.#d.readJson(rows[0]!.state);
+  }
+
   // settings ---------------------------------------------------------------------------------
 
   async #settings(db: SqlExecutor, orgId: string, monitorId: string, lock: boolean): Promise<SettingsRecord | null> {
     const rows = await this.#all(
       db,
       `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
-         ${this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? "s.rejected_suggestions," : ""} s.monitor_id AS settings_of
+         ${this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? "s.rejected_suggestions," : ""} ${this.#schemaVersion >= TRACKED_VALUES_VERSION ? "s.track, s.alert," : ""} s.monitor_id AS settings_of
        FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
        WHERE m.org_id = ? AND m.id = ?${lock ? this.#d.lockRows("m") : ""}`,
       [orgId, monitorId],
     );
     const row = rows[0];
     if (row === undefined) return null;
-    return row.settings_of !== null
-      ? this.#rows.settings(row)
-      : { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention: DEFAULT_SNAPSHOT_RETENTION, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null };
+    return row.settings_of !== null ? this.#rows.settings(row) : defaultSettings(orgId, monitorId, DEFAULT_SNAPSHOT_RETENTION);
   }
 
   getSettings(orgId: string, monitorId: string): Promise<SettingsRecord | null> {
@@ -570,12 +586,17 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       if (current === null) return null;
       // A store opened at a schema before rejected_suggestions (the migration tests write old databases through one) writes none.
       const rejected = this.#schemaVersion >= LEARNING_DEFAULTS_VERSION;
+      // Likewise track and alert (schema version 9).
+      const tracked = this.#schemaVersion >= TRACKED_VALUES_VERSION;
+      const alert = patch.alert === undefined ? current.alert : patch.alert;
       const rows = await this.#all(
         tx,
-        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${rejected ? "rejected_suggestions, " : ""}updated_at)
-         VALUES (?, ?, ?, ?, ?, ${rejected ? "?, " : ""}?)
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${rejected ? "rejected_suggestions, " : ""}${tracked ? "track, alert, " : ""}updated_at)
+         VALUES (?, ?, ?, ?, ?, ${rejected ? "?, " : ""}${tracked ? "?, ?, " : ""}?)
          ON CONFLICT (monitor_id) DO UPDATE SET policy_rules = excluded.policy_rules, snapshot_retention = excluded.snapshot_retention,
-           auto_apply_suggestions = excluded.auto_apply_suggestions, ${rejected ? "rejected_suggestions = excluded.rejected_suggestions, " : ""}updated_at = excluded.updated_at
+           auto_apply_suggestions = excluded.auto_apply_suggestions, ${rejected ? "rejected_suggestions = excluded.rejected_suggestions, " : ""}${
+             tracked ? "track = excluded.track, alert = excluded.alert, " : ""
+           }updated_at = excluded.updated_at
          RETURNING *`,
         [
           monitorId,
@@ -584,6 +605,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
           patch.snapshotRetention ?? current.snapshotRetention,
           this.#d.bool(patch.autoApplySuggestions ?? current.autoApplySuggestions),
           ...(rejected ? [this.#d.writeJson(patch.rejectedSuggestions ?? current.rejectedSuggestions)] : []),
+          ...(tracked ? [this.#d.writeJson(patch.track ?? current.track), alert === null ? null : this.#d.writeJson(alert)] : []),
           patch.updatedAt,
         ],
       );

@@ -6,6 +6,8 @@ export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites"
 
 /** The tables of notification channels and their outbox, added by migration 7. */
 export const CHANNEL_TABLE_NAMES = ["channels", "channel_deliveries", "channel_delivery_attempts"] as const;
+/** The tables of tracked values and alert state, added by migration 9. */
+export const TRACKED_TABLE_NAMES = ["tracked_values", "alert_states"] as const;
 
 /** The tables of the schema both SQL adapters migrate to. */
 export const TABLE_NAMES = [
@@ -15,6 +17,7 @@ export const TABLE_NAMES = [
   "snapshots",
   "diffs",
   "settings",
+  ...TRACKED_TABLE_NAMES,
   "webhooks",
   "deliveries",
   "delivery_attempts",

@@ -1,8 +1,9 @@
 import { defineStore, type Store } from "@driftwatch/core";
 import { SqlStoreAdapter, type SqlStoreOptions } from "./adapter.js";
 
-export { SqlStoreAdapter, type SqlContext, type SqlStoreOptions } from "./adapter.js";
-export { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
+export { SqlStoreAdapter, TRACKED_VALUES_VERSION, type SqlContext, type SqlStoreOptions } from "./adapter.js";
+export { recordTrackedRows } from "./record-check.js";
+export { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, TRACKED_TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 export { MONITOR_PATCH_COLUMNS, RowCodec, SNAPSHOT_INSERT_COLUMNS, snapshotInsertColumns, WEBHOOK_PATCH_COLUMNS, type ColumnKind, type Row } from "./rows.js";
 
 /** The shared SQL store on a driver and dialect, wrapped by `defineStore`. */

@@ -15,10 +15,12 @@ import {
   type RecordCheckResult,
   type RecordCheckStage,
   type SnapshotRecord,
+  TRACKED_VALUE_RETENTION,
 } from "@driftwatch/core";
 import type { SqlContext } from "./adapter.js";
 import type { SqlExecutor } from "./dialect.js";
 import { snapshotInsertColumns } from "./rows.js";
+import { encodeTextOrNull } from "@driftwatch/core";
 
 /**
  * The writes of `recordCheck`, inside the store's transaction on `tx` (times already normalised
@@ -134,8 +136,62 @@ export async function recordCheckRows(
     );
     if (pruned.length > 0) onDiffsDeleted(pruned.map((row) => row.id));
   }
+  if (input.tracked !== undefined) await recordTrackedRows(ctx, tx, orgId, input);
   stage("retention");
 
   const channelDeliveries = input.channelMessages === undefined ? undefined : await insertChannelDeliveries(ctx, tx, orgId, input.channelMessages);
   return { monitor: rows.monitor(monitorRow), snapshot: snapshotRecord, diff: diffRecord, deliveries, ...(channelDeliveries === undefined ? {} : { channelDeliveries }) };
+}
+
+/**
+ * The tracked values and alert state of a check (`RecordCheckInput.tracked`), inside the check's
+ * transaction: the readings, the state (replaced or removed), then each name's readings past
+ * retention (the oldest) dropped.
+ */
+export async function recordTrackedRows(ctx: SqlContext, tx: SqlExecutor, orgId: string, input: RecordCheckInput): Promise<void> {
+  const tracked = input.tracked;
+  if (tracked === undefined) return;
+  const { t, dialect: d } = ctx;
+  const { monitorId } = input;
+  const at = normalizeStoreTime(tracked.at);
+  const time = Date.parse(at);
+  if (tracked.readings.length > 0) {
+    const values: unknown[] = [];
+    for (const reading of tracked.readings) {
+      values.push(
+        newId("reading", time),
+        orgId,
+        monitorId,
+        reading.name,
+        at,
+        tracked.snapshotId,
+        reading.value === null ? null : d.writeJson(reading.value),
+        reading.value === null ? encodeTextOrNull(reading.reason ?? null) : null,
+      );
+    }
+    await ctx.run(
+      tx,
+      `INSERT INTO ${t.tracked_values} (id, org_id, monitor_id, name, at, snapshot_id, value, reason) VALUES ${tracked.readings.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+      values,
+    );
+  }
+  if (tracked.alertState === null) {
+    await ctx.run(tx, `DELETE FROM ${t.alert_states} WHERE org_id = ? AND monitor_id = ?`, [orgId, monitorId]);
+  } else if (tracked.alertState !== undefined) {
+    await ctx.run(
+      tx,
+      `INSERT INTO ${t.alert_states} (monitor_id, org_id, state, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (monitor_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+      [monitorId, orgId, d.writeJson(tracked.alertState), at],
+    );
+  }
+  const keep = Math.max(1, Math.floor(tracked.retention ?? TRACKED_VALUE_RETENTION));
+  for (const name of new Set(tracked.readings.map((reading) => reading.name))) {
+    await ctx.run(
+      tx,
+      `DELETE FROM ${t.tracked_values} WHERE org_id = ? AND monitor_id = ? AND name = ? AND id < (
+         SELECT id FROM ${t.tracked_values} WHERE org_id = ? AND monitor_id = ? AND name = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      [orgId, monitorId, name, orgId, monitorId, name, keep - 1],
+    );
+  }
 }

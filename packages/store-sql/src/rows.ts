@@ -18,6 +18,7 @@ import {
   type SettingsRecord,
   type SnapshotRecord,
   type TokenRecord,
+  type TrackedReadingRecord,
   type WebhookRecord,
 } from "@driftwatch/core";
 import type { SqlDialect } from "./dialect.js";
@@ -310,7 +311,23 @@ export class RowCodec {
       autoApplySuggestions: this.#d.readBool(row.auto_apply_suggestions),
       // no column before schema version 5 (LEARNING_DEFAULTS_VERSION): none rejected
       rejectedSuggestions: row.rejected_suggestions === undefined || row.rejected_suggestions === null ? [] : this.#d.readJson(row.rejected_suggestions),
+      // no columns before schema version 9 (TRACKED_VALUES_VERSION): nothing tracked, no conditions
+      track: row.track === undefined || row.track === null ? [] : this.#d.readJson(row.track),
+      alert: row.alert === undefined ? null : this.#jsonOrNull(row.alert),
       updatedAt: this.#timeOrNull(row.updated_at),
+    };
+  }
+
+  trackedReading(row: Row): TrackedReadingRecord {
+    return {
+      id: row.id as string,
+      orgId: row.org_id as string,
+      monitorId: row.monitor_id as string,
+      name: row.name as string,
+      at: this.#time(row.at),
+      snapshotId: row.snapshot_id as string,
+      value: this.#jsonOrNull(row.value),
+      reason: decodeTextOrNull(row.reason as string | null),
     };
   }
 

@@ -380,6 +380,35 @@ CREATE TABLE secrets (
 CREATE UNIQUE INDEX secrets_name ON secrets (org_id, name);
 `,
   },
+  {
+    version: 9,
+    name: "tracked_values",
+    sql: `
+-- What a monitor tracks (a JSON array of { name, path | selector, extract?, attribute? }) and its
+-- alert conditions (JSON, null: none).
+ALTER TABLE settings ADD COLUMN track TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE settings ADD COLUMN alert TEXT;
+-- One row per tracked value per check: the value (JSON, null when missing, with the reason).
+CREATE TABLE tracked_values (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  monitor_id TEXT NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  at TEXT NOT NULL,
+  snapshot_id TEXT NOT NULL,
+  value TEXT,
+  reason TEXT
+) STRICT;
+CREATE INDEX tracked_values_monitor ON tracked_values (monitor_id, name, id);
+-- The alert evaluator's state a monitor's next check starts from (JSON: previous values, streaks).
+CREATE TABLE alert_states (
+  monitor_id TEXT PRIMARY KEY REFERENCES monitors(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+) STRICT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

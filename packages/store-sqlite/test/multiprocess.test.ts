@@ -24,7 +24,7 @@ describe("several processes on one file", () => {
     const file = path.join(dir, "fresh", "driftwatch.db");
     await Promise.all(["a", "b", "c"].map((owner) => runWorker("open", file, owner)));
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
     db.close();
   }, 60_000);
 

@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDriftwatchError, type Store } from "@driftwatch/core";
 import { LOCK_SPIN_MS, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, createSqliteStore, createStore, migrateSqlite } from "../src/index.js";
-import { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
+import { CHANNEL_TABLE_NAMES, PEOPLE_TABLE_NAMES, TABLE_NAMES, TRACKED_TABLE_NAMES, createSqlStore } from "@driftwatch/store-sql";
 import { FIRST_VERSION_SETTINGS, apiMonitor, changedCheck, expectFirstVersionSettingsMigrated, expectVersion2UpgradeKeepsData, seedOrganization } from "@driftwatch/store-testkit";
 import { sqliteDialect } from "../src/dialect.js";
 import { SqliteDriver } from "../src/driver.js";
@@ -55,8 +55,10 @@ describe("opening a file", () => {
         { version: 5, name: "token_created_by" },
         { version: 6, name: "learning_defaults" },
         { version: 7, name: "notification_channels" },
+        { version: 8, name: "screenshots_secrets" },
+        { version: 9, name: "tracked_values" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(7);
+    expect(SQLITE_SCHEMA_VERSION).toBe(9);
     db.close();
   });
 
@@ -114,7 +116,7 @@ describe("opening a file", () => {
     expect((await second.getMonitor(orgId, monitorId))?.lastStatus).toBe(200);
     expect((await second.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(1);
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: SQLITE_SCHEMA_VERSION });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: SQLITE_MIGRATIONS.length });
     db.close();
   });
 
@@ -142,13 +144,13 @@ describe("opening a file", () => {
     // the monitor written before the tags column has none
     expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
     db.close();
   });
 
   it("upgrades a version 2 file with data in every table: every row is kept, and people work on its organization", async () => {
     const file = path.join(dir, "v2.db");
-    const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES] as readonly string[]).includes(table));
+    const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "secrets"] as readonly string[]).includes(table));
     const old = new BetterSqlite3(file);
     old.pragma("foreign_keys = ON");
     expect(migrateSqlite(old, SQLITE_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);
@@ -166,7 +168,7 @@ describe("opening a file", () => {
       openMigrated: () => open({ filename: file }),
     });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
     db.close();
   });
 

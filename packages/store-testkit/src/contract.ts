@@ -14,6 +14,7 @@ import { screenshotCases, secretCases } from "./cases/screenshots-secrets.case.j
 import { settingsCases, webhookCases } from "./cases/settings-webhooks.case.js";
 import { diffCases, snapshotCases } from "./cases/snapshots-diffs.case.js";
 import { textCases } from "./cases/text.case.js";
+import { trackedValueCases } from "./cases/tracked-values.case.js";
 import { assertCapabilities, createContext, type StoreContractOptions } from "./harness.js";
 
 /**
@@ -43,6 +44,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     diffCases(ctx);
     recordCheckCases(ctx);
     settingsCases(ctx);
+    trackedValueCases(ctx);
     webhookCases(ctx);
     deliveryCases(ctx);
     channelCases(ctx);

@@ -18,6 +18,8 @@ export async function expectFirstVersionSettingsMigrated(store: Store, updatedAt
     snapshotRetention: FIRST_VERSION_SETTINGS.snapshotRetention,
     autoApplySuggestions: false,
     rejectedSuggestions: [],
+    track: [],
+    alert: null,
     updatedAt,
   });
   // the organization written before learning became the default: new monitors of it learn

@@ -8,7 +8,7 @@ import { normalizeEmail, type AuditRecord, type InviteRecord, type MemberRecord,
 import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserPatch, UserRecord } from "./people.js";
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
-import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord } from "./snapshots-diffs.js";
+import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord, TrackedReadingRecord } from "./snapshots-diffs.js";
 import { checkNewScreenshot, type NewScreenshot, type ScreenshotRecord } from "./screenshots.js";
 import { MAX_SECRETS_PER_ORGANIZATION, type NewSecret, type SecretRecord } from "./secrets.js";
 import type { Store, StoreCapabilities } from "./store.js";
@@ -30,7 +30,8 @@ type PagedMethods =
   | "listChannelDeliveries"
   | "listMembers"
   | "listInvites"
-  | "listAudit";
+  | "listAudit"
+  | "listTrackedValues";
 
 /**
  * What an adapter implements: the `Store` port, with what `defineStore` does for it taken out.
@@ -54,6 +55,8 @@ export interface StoreAdapter extends Omit<Store, PagedMethods | "getCheckBasis"
   listMembers(orgId: string, page: TimeKeysetPage): Promise<MemberRecord[]>;
   listInvites(orgId: string, page: KeysetPage): Promise<InviteRecord[]>;
   listAudit(orgId: string, page: KeysetPage): Promise<AuditRecord[]>;
+  /** Readings of one tracked value, newest first (by id). */
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: KeysetPage): Promise<TrackedReadingRecord[]>;
 }
 
 export interface DefineStoreOptions {
@@ -298,14 +301,26 @@ class DefinedStore implements Store {
         requireIds(m.channelId);
         return { ...m, dedupKey: requireText(m.dedupKey, "A dedup key", 300), createdAt: normalizeStoreTime(m.createdAt), nextAttemptAt: normalizeStoreTime(m.nextAttemptAt) };
       });
+      const tracked = input.tracked;
+      if (tracked !== undefined) requireIds(tracked.snapshotId, ...tracked.readings.map((reading) => reading.name));
       return this.#a.recordCheck(orgId, {
         ...input,
         ...(channelMessages === undefined || channelMessages.length === 0 ? { channelMessages: undefined } : { channelMessages }),
+        ...(tracked !== undefined ? { tracked: { ...tracked, at: normalizeStoreTime(tracked.at) } } : {}),
         monitor: normalizeMonitorPatch(input.monitor),
         snapshot: snapshot === null ? null : { ...snapshot, fetchedAt: normalizeStoreTime(snapshot.fetchedAt) },
         diff: diff === null ? null : { ...diff, createdAt: normalizeStoreTime(diff.createdAt) },
       });
     });
+  }
+
+  // tracked values
+
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: PageRequest): Promise<Page<TrackedReadingRecord>> {
+    return this.#run(() => (requireIds(orgId, monitorId, name), this.#page(page, (p) => this.#a.listTrackedValues(orgId, monitorId, name, p))));
+  }
+  getAlertState(orgId: string, monitorId: string): Promise<unknown> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.getAlertState(orgId, monitorId)));
   }
 
   // settings

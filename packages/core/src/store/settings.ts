@@ -1,4 +1,4 @@
-import type { PolicyRules, RejectedSuggestion } from "@driftwatch/schema";
+import type { Alert, PolicyRules, RejectedSuggestion, TrackedValueSpec } from "@driftwatch/schema";
 
 /** Per-monitor settings: policy rules, snapshot retention, auto-applied suggestions. */
 export interface SettingsStore {
@@ -22,6 +22,10 @@ export interface SettingsRecord {
   autoApplySuggestions: boolean;
   /** Learned entries the user rejected (default none). */
   rejectedSuggestions: RejectedSuggestion[];
+  /** Values each check records (default none). */
+  track: TrackedValueSpec[];
+  /** Conditions that decide when a check alerts (default null: none). */
+  alert: Alert | null;
   updatedAt: string | null;
 }
 export interface SettingsPatch {
@@ -29,5 +33,13 @@ export interface SettingsPatch {
   snapshotRetention?: number;
   autoApplySuggestions?: boolean;
   rejectedSuggestions?: RejectedSuggestion[];
+  track?: TrackedValueSpec[];
+  /** null removes the conditions. */
+  alert?: Alert | null;
   updatedAt: string;
+}
+
+/** The settings of a monitor that never had any written. */
+export function defaultSettings(orgId: string, monitorId: string, snapshotRetention: number): SettingsRecord {
+  return { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: null };
 }

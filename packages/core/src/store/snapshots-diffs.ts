@@ -1,4 +1,4 @@
-import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Silenced, Snapshot, WebsiteDiff } from "@driftwatch/schema";
+import type { ApiDiff, Classification, DiffDetectedEvent, Page, Severity, Silenced, Snapshot, TrackedValue, WebsiteDiff } from "@driftwatch/schema";
 import { StoreError } from "./errors.js";
 import type { DeliveryRecord } from "./webhooks.js";
 import type { ChannelDeliveryRecord, NewChannelDelivery } from "./channels.js";
@@ -121,7 +121,57 @@ export interface RecordCheckInput {
    * is already in the outbox. Omitted or empty: none.
    */
   channelMessages?: readonly NewChannelDelivery[];
+  /**
+   * The tracked values this check read (monitors with `settings.track`) and the alert state it
+   * left: written in the same transaction, then each name's readings beyond `retention` (the
+   * oldest) are dropped. Omitted: nothing about tracked values changes.
+   */
+  tracked?: TrackedCheck;
 }
+
+/** One value a check read: the value, or null with the reason it is missing. */
+export interface NewTrackedReading {
+  name: string;
+  value: TrackedValue | null;
+  reason?: string | null;
+}
+
+/** What a check records about its tracked values and alert conditions (`RecordCheckInput.tracked`). */
+export interface TrackedCheck {
+  /** When the check ran (every reading's `at`). */
+  at: string;
+  /** The snapshot the values were read from: the check's new snapshot, or the monitor's newest one when the content did not change. */
+  snapshotId: string;
+  readings: NewTrackedReading[];
+  /**
+   * The alert evaluator's state after this check (JSON, see core's `AlertState`), kept for the
+   * next check; null removes it; omitted leaves the stored state as it is.
+   */
+  alertState?: unknown;
+  /** Readings kept per name, the newest (default `TRACKED_VALUE_RETENTION`). */
+  retention?: number;
+}
+
+/** A stored reading of a tracked value. */
+export interface TrackedReadingRecord {
+  id: string;
+  orgId: string;
+  monitorId: string;
+  name: string;
+  at: string;
+  snapshotId: string;
+  value: TrackedValue | null;
+  reason: string | null;
+}
+
+/** Tracked values a monitor's checks recorded, and the alert state its conditions carry from check to check. */
+export interface TrackedValueStore {
+  /** Readings of one tracked value of a monitor, newest first (an unknown or foreign monitor has none). */
+  listTrackedValues(orgId: string, monitorId: string, name: string, page: PageRequest): Promise<Page<TrackedReadingRecord>>;
+  /** The alert state the monitor's last check left (`TrackedCheck.alertState`), or null. */
+  getAlertState(orgId: string, monitorId: string): Promise<unknown>;
+}
+
 export interface RecordCheckResult {
   monitor: MonitorRecord;
   snapshot: SnapshotRecord | null;

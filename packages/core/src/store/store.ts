@@ -6,7 +6,7 @@ import type { RequestStore } from "./requests.js";
 import type { ScreenshotStorage } from "./screenshots.js";
 import type { SecretStore } from "./secrets.js";
 import type { SettingsStore } from "./settings.js";
-import type { DiffStore, SnapshotStore } from "./snapshots-diffs.js";
+import type { DiffStore, SnapshotStore, TrackedValueStore } from "./snapshots-diffs.js";
 import type { DeliveryStore, WebhookStore } from "./webhooks.js";
 import type { ChannelStore } from "./channels.js";
 
@@ -34,6 +34,7 @@ export interface Store
     SnapshotStore,
     DiffStore,
     SettingsStore,
+    TrackedValueStore,
     WebhookStore,
     ChannelStore,
     DeliveryStore,

@@ -28,6 +28,7 @@ import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
 import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
+import { alertNotifies, alertOnlyDiff, alertResultOf, type CheckConditions, judgeCheck, loadConditions, withAlert } from "./conditions.js";
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 import { createVisualChecks, screenshotMaskOf, withVisual } from "./visual.js";
@@ -149,6 +150,13 @@ export function boundEvent(
 
 /** What every record of a check carries besides its result: retention, and the claim it ends. */
 type RecordOptions = Pick<RecordCheckInput, "retention" | "releaseLease">;
+
+/** What recording a successful check needs besides its content: how it is kept, its conditions, its request. */
+interface RecordContext {
+  keep: RecordOptions;
+  conditions: CheckConditions | null;
+  requestId: string;
+}
 
 export interface RunCheckContext {
   requestId: string;
@@ -345,6 +353,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       ...(context.releaseLease !== undefined ? { releaseLease: context.releaseLease } : {}),
     };
     let previous = basis?.latestSnapshot ?? null;
+    // Tracked values and alert conditions (null: the monitor has none).
+    const conditions = await loadConditions(monitor, settings, () => store.getAlertState(monitor.orgId, monitor.id));
+    const record: RecordContext = { keep, conditions, requestId: context.requestId };
     const finish = (partial: Omit<CheckOutcome, "durationMs">): CheckOutcome => {
       const outcome = { ...partial, durationMs: performance.now() - started };
       options.metrics?.observeCheck(outcome.result, outcome.durationMs / 1000, monitor.orgId);
@@ -381,7 +392,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
     const at = now();
 
-    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, keep));
+    if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, record));
     if (response.status < 200 || response.status >= 300) {
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
       const updated = await recordFailure(monitor, error, response.status, at, keep);
@@ -425,7 +436,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
       }
       try {
-        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at, silenced }));
+        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced }));
       } catch (error) {
         if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
           // The content was parsed above: it differed from the snapshot this attempt compared with.
@@ -448,21 +459,32 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
   }
 
-  /** A successful check that found the newest snapshot's content again: only the monitor's fields change. */
+  /**
+   * A successful check that found the newest snapshot's content again: only the monitor's fields
+   * change (and its tracked values are read again). When its alert conditions became true, the
+   * content is recorded again as a new snapshot with an alert-only diff, so the alert is delivered.
+   */
   async function recordUnchanged(
     monitor: MonitorRecord,
     response: FetchResponse,
     previous: SnapshotRecord,
     at: Date,
-    keep: RecordOptions,
+    record: RecordContext,
   ): Promise<Omit<CheckOutcome, "durationMs">> {
+    const body = previous.body ?? response.body;
+    const judged = record.conditions === null ? null : judgeCheck(record.conditions, monitor, { body, snapshotId: previous.id, at: at.toISOString(), topSeverity: null });
+    if (judged?.evaluation != null && alertNotifies(judged.evaluation, false)) {
+      const again = { ...response, body, status: previous.status, contentType: previous.contentType, size: previous.size, browserRender: previous.browserRender };
+      return compareAndRecord(monitor, again, previous, null, null, { policy: { rules: [] }, record, at, silenced: null });
+    }
     const recorded = await store.recordCheck(monitor.orgId, {
       monitorId: monitor.id,
       monitor: successPatch(monitor, response, at, false),
       snapshot: null,
       diff: null,
       event: null,
-      ...keep,
+      ...record.keep,
+      ...(judged !== null ? { tracked: judged.tracked } : {}),
     });
     return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
   }
@@ -471,46 +493,65 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     monitor: MonitorRecord,
     response: FetchResponse,
     previous: SnapshotRecord | null,
-    hash: string,
-    diff: NewDiff | null,
-    context: { policy: PolicyRules; keep: RecordOptions; at: Date; silenced: Silenced | null },
+    /** The content's hash; null records the newest snapshot's content again (an alert-only diff of unchanged content). */
+    hash: string | null,
+    found: NewDiff | null,
+    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
-    const { policy, keep, at } = context;
-    if (previous && previous.contentHash === hash && diff === null) return recordUnchanged(monitor, response, previous, at, keep);
+    const { policy, record, at } = context;
+    const keep = record.keep;
+    // unchanged content records no snapshot, unless a visual change alone makes a diff
+    if (previous && previous.contentHash === hash && found === null) return recordUnchanged(monitor, response, previous, at, record);
+    const again = hash === null && previous !== null;
+    let diff = found;
     const snapshot: NewSnapshot = {
       id: newId("snapshot", at.getTime()),
       fetchedAt: at.toISOString(),
       status: response.status,
       latencyMs: response.latencyMs,
       contentType: response.contentType,
-      contentHash: hash,
+      contentHash: again ? previous.contentHash : (hash ?? contentHash(response.body)),
       size: response.size,
       browserRender: response.browserRender,
       body: response.body,
-      etag: response.headers["etag"] ?? null,
-      lastModified: response.headers["last-modified"] ?? null,
+      etag: again ? previous.etag : (response.headers["etag"] ?? null),
+      lastModified: again ? previous.lastModified : (response.headers["last-modified"] ?? null),
       ...(diff === null && context.silenced !== null ? { silenced: context.silenced } : {}),
     };
+    // With alert conditions: the diff carries what they said, and they alone decide whether it notifies;
+    // when they became true on a check with no diff to report, an alert-only diff delivers the alert.
+    const judged =
+      record.conditions === null
+        ? null
+        : judgeCheck(record.conditions, monitor, { body: response.body, snapshotId: snapshot.id, at: at.toISOString(), topSeverity: diff?.topSeverity ?? null });
+    const evaluation = judged?.evaluation ?? null;
+    if (evaluation !== null && diff !== null) diff = { ...diff, alert: alertResultOf(evaluation) };
+    if (evaluation !== null && diff === null && alertNotifies(evaluation, false)) {
+      const common = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: record.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
+      diff = alertOnlyDiff(monitor, evaluation, common, { browserRender: response.browserRender, waitStrategy: response.waitStrategy });
+    }
     const minSeverity = policy.notify?.minSeverity;
     // A learning diff notifies only when it removes something or changes a type: those are never held back.
     const notify =
       diff !== null &&
-      (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) &&
-      (diff.learning !== true || diff.changes.some(isNeverHidden));
+      (evaluation !== null
+        ? alertNotifies(evaluation, diff.alertOnly !== true)
+        : (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) && (diff.learning !== true || diff.changes.some(isNeverHidden)));
     const input: RecordCheckInput = {
       monitorId: monitor.id,
-      monitor: successPatch(monitor, response, at, diff !== null),
+      monitor: successPatch(monitor, response, at, diff !== null && diff.alertOnly !== true),
       snapshot,
       diff,
       event:
         diff && notify
-          ? boundEvent(buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at }), diff, {
+          ? boundEvent(withAlert(buildPendingDiffDetectedEvent(diff, { monitorId: monitor.id, snapshotId: snapshot.id, diffId: diff.id, occurredAt: at }), diff), diff, {
               maxBytes: options.maxWebhookPayloadBytes ?? DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES,
               publicUrl: options.publicUrl ?? null,
             })
           : null,
       ...keep,
       previousSnapshotId: previous?.id ?? null,
+      ...(judged !== null ? { tracked: judged.tracked } : {}),
     };
     const recorded = await store.recordCheck(monitor.orgId, input);
     if (response.screenshot !== undefined && recorded.snapshot !== null) {

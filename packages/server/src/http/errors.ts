@@ -51,6 +51,14 @@ export function toApiError(error: unknown): ApiError {
         return new ApiError("invalid_policy_rules", "policyRules is invalid; see errors for each offending rule and field.", {
           errors: error.details.map((d) => ({ path: d.path.startsWith("policyRules") ? d.path : `policyRules.${d.path}`, message: d.message })),
         });
+      case "invalid_track":
+        return new ApiError("invalid_track", `track is invalid: ${error.message}`, {
+          errors: error.details.map((d) => ({ path: d.path, message: d.message })),
+        });
+      case "invalid_conditions":
+        return new ApiError("invalid_conditions", `alert is invalid: ${error.message}`, {
+          errors: error.details.map((d) => ({ path: d.path, message: d.message })),
+        });
       case "store_unavailable":
       case "store_closed":
         return new ApiError("unavailable", "The service is temporarily unavailable; retry shortly.", { headers: { "retry-after": "1" } });

@@ -15,6 +15,8 @@ const TITLES: Record<ApiErrorCode, string> = {
   validation_failed: "Validation failed",
   invalid_browser_options: "Invalid browser options",
   invalid_policy_rules: "Invalid policy rules",
+  invalid_track: "Invalid tracked values",
+  invalid_conditions: "Invalid alert conditions",
   unsafe_url: "Unsafe URL",
   rate_limited: "Rate limit exceeded",
   internal_error: "Internal error",

@@ -36,9 +36,11 @@ export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix:
   return out;
 }
 
-const SPECIAL_FIELDS: ReadonlyArray<{ field: string; code: "invalid_browser_options" | "invalid_policy_rules"; detail: string }> = [
+const SPECIAL_FIELDS: ReadonlyArray<{ field: string; code: "invalid_browser_options" | "invalid_policy_rules" | "invalid_track" | "invalid_conditions"; detail: string }> = [
   { field: "browserOptions", code: "invalid_browser_options", detail: "browserOptions is invalid; see errors for each offending field." },
   { field: "policyRules", code: "invalid_policy_rules", detail: "policyRules is invalid; see errors for each offending rule and field." },
+  { field: "track", code: "invalid_track", detail: "track is invalid; see errors for each offending place." },
+  { field: "alert", code: "invalid_conditions", detail: "alert is invalid; see errors for each offending place." },
 ];
 
 /**

@@ -71,7 +71,7 @@ const PROBLEM_DESCRIPTIONS: Record<string, string> = {
   "410": "invite_invalid: the invitation was used, revoked or expired",
   "413": "payload_too_large",
   "415": "unsupported_media_type",
-  "422": "validation_failed, invalid_browser_options, invalid_policy_rules, unsafe_url, weak_password, invalid_channel_url or invalid_template",
+  "422": "validation_failed, invalid_browser_options, invalid_policy_rules, invalid_track, invalid_conditions, unsafe_url, weak_password, unknown_secret, invalid_channel_url or invalid_template",
   "429": "rate_limited (see Retry-After)",
   "500": "internal_error",
   "502": "unavailable: the checked target failed (see reason)",

@@ -1,4 +1,4 @@
-import { encodeCursor, validatePolicyRules, type SettingsPatch, type SettingsRecord } from "@driftwatch/core";
+import { encodeCursor, validateAlert, validatePolicyRules, validateTrack, type SettingsPatch, type SettingsRecord, type TrackedReadingRecord } from "@driftwatch/core";
 import {
   DiffListQuerySchema,
   DiffSchema,
@@ -10,8 +10,11 @@ import {
   SettingsSchema,
   SettingsUpdateSchema,
   SnapshotSchema,
+  TrackedValueListQuerySchema,
+  TrackedValueReadingSchema,
   type RejectedSuggestion,
   type Settings,
+  type TrackedValueReading,
 } from "@driftwatch/schema";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
@@ -46,8 +49,14 @@ function presentSettings(s: SettingsRecord): Settings {
     snapshotRetention: s.snapshotRetention,
     autoApplySuggestions: s.autoApplySuggestions,
     rejectedSuggestions: s.rejectedSuggestions,
+    track: s.track,
+    alert: s.alert,
     updatedAt: s.updatedAt,
   };
+}
+
+function presentReading(r: TrackedReadingRecord): TrackedValueReading {
+  return { at: r.at, value: r.value, snapshotId: r.snapshotId, ...(r.value === null && r.reason !== null ? { reason: r.reason } : {}) };
 }
 
 
@@ -168,6 +177,36 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
   );
 
   r.get(
+    "/api/monitors/:id/values",
+    {
+      config: { scope: "monitors:read" },
+      schema: {
+        tags,
+        security,
+        summary: "Readings of one tracked value of a monitor, newest first",
+        description:
+          "Each successful check records each value of settings.track: { at, value, snapshotId }, value null with a reason when the check " +
+          "could not read it. The newest 1000 readings of each name are kept. A name the monitor does not track (or no longer tracks) has its " +
+          "past readings, or none.",
+        params: MonitorParams,
+        querystring: TrackedValueListQuerySchema,
+        response: { 200: pageSchema(TrackedValueReadingSchema), ...problems(404) },
+      },
+    },
+    async (request) => {
+      const { orgId } = authOf(request);
+      await requireMonitor(orgId, request.params.id);
+      const { name } = request.query;
+      return boundedPage(
+        (page) => store.listTrackedValues(orgId, request.params.id, name, page),
+        pageOf(request.query),
+        presentReading,
+        deps.config.maxListResponseBytes ?? DEFAULT_MAX_LIST_RESPONSE_BYTES,
+      );
+    },
+  );
+
+  r.get(
     "/api/monitors/:id/snapshots/:snapshotId",
     {
       config: { scope: "monitors:read" },
@@ -213,7 +252,10 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
           "autoApplySuggestions: true makes future diffs use the stored rules merged with the policy GET /api/monitors/{id}/noise suggests " +
           "(the stored rules first: a user's rule always wins); policyRulesJson itself is not changed. New monitors start with " +
           "autoApplySuggestions set to their organization's learnNoiseByDefault (default true). rejectedSuggestions replaces the list " +
-          "of learned entries ({ kind, path | selector }) that are never applied again to this monitor.",
+          "of learned entries ({ kind, path | selector }) that are never applied again to this monitor. " +
+          "track replaces the values each check records (docs/conditions.md; invalid: 422 invalid_track naming the place, e.g. track[1].path); " +
+          "alert replaces the conditions that decide when a check alerts (null removes them; invalid, or naming a value that is not tracked: " +
+          "422 invalid_conditions naming the place, e.g. alert.conditions[1].to).",
         params: MonitorParams,
         body: SettingsUpdateSchema,
         response: { 200: SettingsSchema, ...problems(404, 413, 415, 422) },
@@ -227,11 +269,23 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
       if (body.snapshotRetention !== undefined) patch.snapshotRetention = body.snapshotRetention;
       if (body.autoApplySuggestions !== undefined) patch.autoApplySuggestions = body.autoApplySuggestions;
       if (body.rejectedSuggestions !== undefined) patch.rejectedSuggestions = uniqueRejections(body.rejectedSuggestions);
+      if (body.track !== undefined || body.alert !== undefined) {
+        // track is checked against the monitor's type, alert against the tracked values it will have.
+        const [monitor, current] = await Promise.all([store.getMonitor(orgId, request.params.id), store.getSettings(orgId, request.params.id)]);
+        if (monitor === null || current === null) throw notFound("monitor");
+        const track = body.track ?? current.track;
+        if (body.track !== undefined) patch.track = validateTrack(monitor.type, body.track).map((entry) => entry.spec);
+        const alert = body.alert !== undefined ? body.alert : current.alert;
+        if (alert !== null) validateAlert(alert, track);
+        if (body.alert !== undefined) patch.alert = body.alert;
+      }
       const settings =
         patch.policyRulesJson === undefined &&
         patch.snapshotRetention === undefined &&
         patch.autoApplySuggestions === undefined &&
-        patch.rejectedSuggestions === undefined
+        patch.rejectedSuggestions === undefined &&
+        patch.track === undefined &&
+        patch.alert === undefined
           ? await store.getSettings(orgId, request.params.id)
           : await store.updateSettings(orgId, request.params.id, patch);
       if (settings === null) throw notFound("monitor");

@@ -6,7 +6,7 @@ import type { Store } from "@driftwatch/core";
 import { copySqlDatabase, verifySqlCopy, type SqlDatabase } from "@driftwatch/store-sql";
 import { createSqliteStore, openSqliteDatabase } from "@driftwatch/store-sqlite";
 import { createPostgresStore, openPostgresDatabase } from "@driftwatch/store-postgres";
-import { apiMonitor, changedCheck, recordChanges, seedOrganization, webhookInput } from "@driftwatch/store-testkit";
+import { apiMonitor, changedCheck, recordChanges, seedOrganization, unchangedCheck, webhookInput } from "@driftwatch/store-testkit";
 import { runCli } from "../../src/cli/main.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../../../../tooling/test-postgres.js";
@@ -45,8 +45,27 @@ async function seed(store: Store): Promise<void> {
     policyRulesJson: { rules: [{ path: "$.updatedAt", action: "ignore" }] } as never,
     snapshotRetention: 50,
     autoApplySuggestions: true,
+    track: [{ name: "price", path: "$.orders[0].total", extract: "price" }, { name: "note", path: "$.note" }],
+    alert: { when: "any", conditions: [{ value: "price", op: "lt", to: 5 }, { value: "note", op: "matches", to: "(?i)nul" }] },
     updatedAt: "2026-01-02T03:04:05.678Z",
   });
+  // tracked values of two checks (JSON of every kind, a missing one with its reason) and an alert state
+  const latest = (await store.getLatestSnapshot(acme.orgId, acme.monitorId))!;
+  for (const [at, price, note] of [
+    ["2026-01-02T03:05:00.000Z", { amount: 6, currency: "EUR" }, "nul \u0000 ✓"],
+    ["2026-01-02T03:06:00.000Z", null, false],
+  ] as const) {
+    await store.recordCheck(acme.orgId, {
+      ...unchangedCheck(acme.monitorId, at),
+      tracked: {
+        at,
+        snapshotId: latest.id,
+        readings: [price === null ? { name: "price", value: null, reason: "$.orders[0].total selects nothing 😀" } : { name: "price", value: price }, { name: "note", value: note }],
+        alertState: { key: "k", previous: { values: { price, note } }, streaks: [0, 1], matched: true },
+      },
+    });
+  }
+  expect((await store.listTrackedValues(acme.orgId, acme.monitorId, "price", { limit: 10 })).data).toHaveLength(2);
   const token = await store.createToken(acme.orgId, { name: "ci", scopes: ["monitors:read", "admin"], tokenHash: "a".repeat(64) });
   await store.revokeToken(acme.orgId, token.id, "2026-02-03T04:05:06.789Z");
   await store.createToken(acme.orgId, { name: "live", scopes: ["webhooks:write"], tokenHash: "b".repeat(64) });
@@ -107,6 +126,11 @@ async function dump(store: Store): Promise<unknown> {
           return {
             monitor: m,
             settings: await store.getSettings(org.id, m.id),
+            values: [
+              await all((cursor) => store.listTrackedValues(org.id, m.id, "price", { limit: 100, cursor })),
+              await all((cursor) => store.listTrackedValues(org.id, m.id, "note", { limit: 100, cursor })),
+            ],
+            alertState: await store.getAlertState(org.id, m.id),
             snapshots: await Promise.all(snapshots.map((s) => store.getSnapshot(org.id, m.id, s.id))),
             // parsed: PostgreSQL's jsonb keeps its own key order
             diffs: await Promise.all(diffs.map(async (d) => [d, JSON.parse((await store.getDiffJson(org.id, m.id, d.id))!) as unknown])),

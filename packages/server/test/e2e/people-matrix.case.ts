@@ -52,6 +52,7 @@ const ACCESS: Record<string, Access> = {
   "GET /api/monitors/{id}/diffs/{diffId}": "monitors:read",
   "GET /api/monitors/{id}/snapshots": "monitors:read",
   "GET /api/monitors/{id}/snapshots/{snapshotId}": "monitors:read",
+  "GET /api/monitors/{id}/values": "monitors:read",
   "GET /api/monitors/{id}/settings": "monitors:read",
   "PATCH /api/monitors/{id}/settings": "monitors:write",
   "POST /api/monitors/{id}/settings/preview": "monitors:read",

@@ -8,11 +8,11 @@ export function settingsCases(ctx: ContractContext): void {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
-      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: null });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: null });
 
       const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }, { path: "$.price", severity: "critical" as const }], arrayKeys: { "$.items": "sku" }, notify: { minSeverity: "medium" as const } };
       const set = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00Z" });
-      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
       const retention = await store.updateSettings(org.id, monitor.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(retention).toMatchObject({ policyRulesJson: rules, snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       const cleared = await store.updateSettings(org.id, monitor.id, { policyRulesJson: { rules: [] }, updatedAt: "2026-01-03T00:00:00.000Z" });
@@ -28,8 +28,8 @@ export function settingsCases(ctx: ContractContext): void {
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
       // the first write of a monitor's settings may be this field alone
-      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
-      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], updatedAt: "2026-01-01T00:00:00.000Z" });
+      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
       const rules = { rules: [{ path: "$.price", severity: "high" as const }], volatile: [{ path: "$.generatedAt" }] };
       const kept = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, snapshotRetention: 9, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(kept).toMatchObject({ policyRulesJson: rules, snapshotRetention: 9, autoApplySuggestions: true });
@@ -58,6 +58,8 @@ export function settingsCases(ctx: ContractContext): void {
         snapshotRetention: 100,
         autoApplySuggestions: true,
         rejectedSuggestions: [],
+        track: [],
+        alert: null,
         updatedAt: null,
       });
       const quiet = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: false });
@@ -85,7 +87,7 @@ export function settingsCases(ctx: ContractContext): void {
       const kept = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(kept?.rejectedSuggestions).toEqual(rejected);
       expect((await store.getSettings(org.id, monitor.id))?.rejectedSuggestions).toEqual(rejected);
-      const cleared = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: [], updatedAt: "2026-01-03T00:00:00.000Z" });
+      const cleared = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-03T00:00:00.000Z" });
       expect(cleared?.rejectedSuggestions).toEqual([]);
     });
 
