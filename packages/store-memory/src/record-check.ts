@@ -29,6 +29,7 @@ const MONITOR_PATCH_FIELDS = [
   "selector",
   "browserOptionsJson",
   "tags",
+  "contract",
   "state",
   "consecutiveFailures",
   "lastCheckedAt",

@@ -287,6 +287,14 @@ ALTER TABLE {schema}.settings ADD COLUMN rejected_suggestions jsonb NOT NULL DEF
 ALTER TABLE {schema}.snapshots ADD COLUMN silenced jsonb;
 `,
   },
+  {
+    version: 10,
+    name: "monitor_contract",
+    sql: `
+-- An api monitor's OpenAPI contract (document, operation, status), null for none.
+ALTER TABLE {schema}.monitors ADD COLUMN contract jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

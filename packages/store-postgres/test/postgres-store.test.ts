@@ -58,10 +58,11 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 4, name: "monitor_tags" },
         { version: 5, name: "token_created_by" },
         { version: 6, name: "learning_defaults" },
+        { version: 10, name: "monitor_contract" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(6);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(10);
       await open({ schema }); // reopening applies nothing
-      expect(await count(schema, "driftwatch_migrations")).toBe(6);
+      expect(await count(schema, "driftwatch_migrations")).toBe(7);
     });
 
     it("upgrades a version 1 schema: existing settings keep their rules and read autoApplySuggestions false", async () => {
@@ -88,7 +89,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       await expectFirstVersionSettingsMigrated(store, at);
       // the monitor written before the tags column has none
       expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
-      expect(await count(schema, "driftwatch_migrations")).toBe(6);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });
 
     it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
@@ -106,7 +107,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         countRows: () => Promise.all(tables.map((table) => count(schema, table))),
         openMigrated: () => open({ schema }),
       });
-      expect(await count(schema, "driftwatch_migrations")).toBe(6);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });
 
     it("lets several stores race to migrate one fresh database (advisory lock)", async () => {
@@ -136,7 +137,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).code).toBe("schema_too_new");
       expect(await count(schema, "organizations")).toBe(1);
-      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_SCHEMA_VERSION + 1);
+      expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length + 1);
     });
 
     it("stores JSON as jsonb, times as timestamptz, and returns ISO strings with milliseconds", async () => {

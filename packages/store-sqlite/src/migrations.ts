@@ -285,6 +285,14 @@ ALTER TABLE settings ADD COLUMN rejected_suggestions TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE snapshots ADD COLUMN silenced TEXT;
 `,
   },
+  {
+    version: 10,
+    name: "monitor_contract",
+    sql: `
+-- An api monitor's OpenAPI contract (JSON: document, operation, status), null for none.
+ALTER TABLE monitors ADD COLUMN contract TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

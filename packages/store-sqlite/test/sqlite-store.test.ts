@@ -54,8 +54,9 @@ describe("opening a file", () => {
       { version: 4, name: "monitor_tags" },
         { version: 5, name: "token_created_by" },
         { version: 6, name: "learning_defaults" },
+      { version: 10, name: "monitor_contract" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(6);
+    expect(SQLITE_SCHEMA_VERSION).toBe(10);
     db.close();
   });
 
@@ -113,7 +114,7 @@ describe("opening a file", () => {
     expect((await second.getMonitor(orgId, monitorId))?.lastStatus).toBe(200);
     expect((await second.listDiffs(orgId, monitorId, { limit: 10 })).data).toHaveLength(1);
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: SQLITE_SCHEMA_VERSION });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM driftwatch_migrations").get()).toEqual({ n: SQLITE_MIGRATIONS.length });
     db.close();
   });
 
@@ -141,7 +142,7 @@ describe("opening a file", () => {
     // the monitor written before the tags column has none
     expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual(SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     db.close();
   });
 
@@ -165,7 +166,7 @@ describe("opening a file", () => {
       openMigrated: () => open({ filename: file }),
     });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual(SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     db.close();
   });
 

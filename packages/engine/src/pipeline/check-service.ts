@@ -29,6 +29,7 @@ import { type ComparePool, createComparePool, type PooledCompareResult } from ".
 import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
+import { bundleResponse } from "../openapi/bundle.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
@@ -246,7 +247,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     let result: PooledCompareResult;
     try {
       result = await compare.compare({
-        type: monitor.type === "api" ? "api" : "website",
+        type: monitor.type,
+        ...(monitor.type === "openapi" ? { url: monitor.url } : {}),
         body: response.body,
         previousBody: previous === null ? null : (previous.body ?? ""),
         policy,
@@ -323,7 +325,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           );
     const settings = basis?.settings ?? null;
     const userPolicy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
-    const learning = settings?.autoApplySuggestions === true && options.noise !== undefined;
+    // An OpenAPI document's versions are compared by API rules, not learned from.
+    const learning = settings?.autoApplySuggestions === true && options.noise !== undefined && monitor.type !== "openapi";
     // How the check is recorded: snapshots to keep, and the claim its write ends (the scheduler's).
     const keep: RecordOptions = {
       retention: settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION,
@@ -369,6 +372,15 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
       const updated = await recordFailure(monitor, error, response.status, at, keep);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+    }
+    if (monitor.type === "openapi") {
+      const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal });
+      if (!bundled.ok) {
+        const error = new CheckError("invalid_body", bundled.message, { cause: bundled.cause });
+        const updated = await recordFailure(monitor, error, response.status, at, keep);
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+      }
+      response = bundled.response;
     }
     const hash = contentHash(response.body);
     // The policy: the user's, merged with the one learned from the recent snapshots (the user's
