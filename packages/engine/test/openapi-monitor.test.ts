@@ -182,6 +182,57 @@ describe("openapi monitors (SQLite, a local document server)", () => {
     }
   });
 
+  it("an api monitor with a contract: violations are contract changes, reported by the first check that has them", async () => {
+    server().set("/c/openapi.yaml", v1);
+    server().set("/c/schemas/pet.yaml", petV1);
+    server().set("/api/pets/1.json", JSON.stringify({ id: "1", name: "Rex", tag: "dog" }));
+    const spec = await createMonitor(opened.store, opened.orgId, { type: "openapi", url: `${server().url}/c/openapi.yaml` });
+    const checks = createCheckService({ store: opened.store, httpFetcher: fetcher, now: clock.now });
+    try {
+      // the contract names the openapi monitor: its newest snapshot is the document
+      expect((await checks.runCheck(spec, { requestId: "req_spec" })).result).toBe("new_snapshot");
+      const api = await createMonitor(opened.store, opened.orgId, { url: `${server().url}/api/pets/1.json`, contract: { document: { monitorId: spec.id }, operation: "getPet" } });
+      const conforming = await checks.runCheck(api, { requestId: "req_ok" });
+      expect(conforming.result).toBe("new_snapshot");
+      expect(conforming.diff).toBeNull();
+
+      // `name` dropped and `id` a number: two high violations, and the JSON diff's own changes after them
+      clock.advance(60_000);
+      server().set("/api/pets/1.json", JSON.stringify({ id: 1, tag: "dog" }));
+      const broken = await checks.runCheck(conforming.monitor, { requestId: "req_broken" });
+      expect(broken.result).toBe("changed");
+      const contract = broken.diff!.changes.filter((change) => change.category === "contract");
+      expect(contract.map((change) => [change.path, change.keyword, change.severity, change.operation])).toEqual([
+        ["$.name", "required", "high", "GET /pets/{id}"],
+        ["$.id", "type", "high", "GET /pets/{id}"],
+      ]);
+      expect(contract[1]!.schemaPath).toBe(`${server().url}/c/schemas/pet.yaml#/Pet/properties/id/type`);
+      expect(broken.diff!.changes.some((change) => change.category === "schema")).toBe(true);
+      // the JSON diff rates the type change of `id` critical itself
+      expect(broken.diff!.topSeverity).toBe("critical");
+
+      // still broken, another value changed: the violations were reported already
+      clock.advance(60_000);
+      server().set("/api/pets/1.json", JSON.stringify({ id: 1, tag: "cat" }));
+      const again = await checks.runCheck(broken.monitor, { requestId: "req_again" });
+      expect(again.diff?.changes.filter((change) => change.category === "contract") ?? []).toEqual([]);
+
+      // a contract naming an operation the document does not have: a failed check that says so
+      const wrong = await createMonitor(opened.store, opened.orgId, { url: `${server().url}/api/pets/1.json`, contract: { document: `${server().url}/c/openapi.yaml`, operation: "nope" } });
+      const failed = await checks.runCheck(wrong, { requestId: "req_wrong" });
+      expect(failed.result).toBe("failed");
+      expect(failed.monitor.lastError).toBe('contract_failed: The contract cannot be applied: the document has no operation operationId "nope"');
+
+      // by URL, a first response that violates it: a contract_violation diff without a previous snapshot
+      const first = await createMonitor(opened.store, opened.orgId, { url: `${server().url}/api/pets/1.json`, contract: { document: `${server().url}/c/openapi.yaml`, operation: { method: "GET", path: "/pets/{id}" } } });
+      const firstCheck = await checks.runCheck(first, { requestId: "req_first" });
+      expect(firstCheck.result).toBe("changed");
+      expect(firstCheck.diff).toMatchObject({ classification: "contract_violation", previousSnapshotId: null, topSeverity: "high" });
+    } finally {
+      await checks.close();
+    }
+  });
+
   it("JSON pointers of changes become JSONPath", () => {
     expect(pointerToJsonPath("/paths/~1pets~1{id}/get/responses/200")).toBe("$.paths['/pets/{id}'].get.responses[200]");
     expect(pointerToJsonPath("")).toBe("$");

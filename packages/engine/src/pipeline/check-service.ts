@@ -30,6 +30,7 @@ import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./nois
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 import { bundleResponse } from "../openapi/bundle.js";
+import { ContractChecker, withViolations } from "../openapi/contract-checker.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
@@ -52,7 +53,9 @@ export type CheckErrorCode =
   | "invalid_policy_rules"
   | "invalid_input"
   /** The store refused the check's result (e.g. a value the database cannot hold). */
-  | "store_rejected";
+  | "store_rejected"
+  /** An api monitor's contract cannot be applied: its OpenAPI document cannot be read, or names no such operation or response. */
+  | "contract_failed";
 
 /** A check that reached the target but could not use its answer (error status, non-JSON body). */
 export class CheckError extends DriftwatchError<CheckErrorCode> {
@@ -102,6 +105,8 @@ export interface CheckServiceOptions {
   maxWebhookPayloadBytes?: number;
   /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
   publicUrl?: string | null;
+  /** Validates `api` monitors' responses against their contracts (default: one over `store` and `httpFetcher`). */
+  contracts?: ContractChecker;
 }
 
 /**
@@ -191,6 +196,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const now = options.now ?? ((): Date => new Date());
   const random = options.random ?? Math.random;
   const compare = options.compare ?? createComparePool();
+  const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now });
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -413,6 +419,17 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         }
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
         if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
+        if (monitor.type === "api" && monitor.contract != null) {
+          const checked = await contracts.check(monitor, response, previous, context.signal);
+          if (!checked.ok) {
+            const error = new CheckError("contract_failed", checked.message);
+            const updated = await recordFailure(monitor, error, response.status, at, keep);
+            return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+          }
+          const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
+          diff = withViolations(diff, checked.violations, base);
+          if (diff !== null) silenced = null;
+        }
       }
       try {
         return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, keep, at, silenced }));
