@@ -74,6 +74,7 @@ export function monitor(i: number, patch: Record<string, unknown> = {}) {
     intervalSeconds: 300,
     selector: null,
     browserOptionsJson: null,
+    contract: null,
     tags: [] as string[],
     state: "active" as const,
     consecutiveFailures: 0,

@@ -30,6 +30,12 @@ export interface ParseOptions {
   /** The URL the document was read from, used to resolve relative `$ref`s (default `memory:/openapi`). */
   readonly url?: string;
   readonly limits?: Partial<OpenApiLimits>;
+  /**
+   * `parseOpenApi` only: the texts of other documents, by URL (without fragment), that external
+   * `$ref`s may point to (read earlier, e.g. a bundle kept by a monitor); a `$ref` to any other
+   * document is refused. The limits on documents and bytes apply to them too.
+   */
+  readonly documents?: Readonly<Record<string, string>>;
 }
 
 export interface LoadOptions extends ParseOptions {
@@ -117,10 +123,25 @@ export function parseOpenApi(input: string | JsonObject, options: ParseOptions =
   if (typeof input !== "string") checkDepth(data, url, limits.maxDepth);
   const { version, openapi } = openApiVersion(data, url);
   const documents = new Map<string, unknown>([[url, data]]);
-  const external = collectRefs(data, url, limits);
-  for (const target of external) {
-    if (!documents.has(target)) {
-      throw new OpenApiError("external_ref_refused", `${url} refers to ${target}; give a loader to read other documents`);
+  const texts = options.documents ?? {};
+  let totalBytes = typeof input === "string" ? Buffer.byteLength(input, "utf8") : 0;
+  const queue: Array<[string, unknown]> = [[url, data]];
+  while (queue.length > 0) {
+    const [from, value] = queue.shift()!;
+    for (const target of collectRefs(value, from, limits)) {
+      if (documents.has(target)) continue;
+      const text = Object.hasOwn(texts, target) ? texts[target] : undefined;
+      if (text === undefined) {
+        throw new OpenApiError("external_ref_refused", `${from} refers to ${target}; give a loader to read other documents`);
+      }
+      if (documents.size >= limits.maxDocuments) {
+        throw new OpenApiError("too_many_documents", `$refs reach more than ${limits.maxDocuments} documents`);
+      }
+      totalBytes += Buffer.byteLength(text, "utf8");
+      if (totalBytes > limits.maxTotalBytes) throw new OpenApiError("too_large", `the documents together exceed ${limits.maxTotalBytes} bytes`);
+      const parsed = parseDocumentText(text, target, limits);
+      documents.set(target, parsed);
+      queue.push([target, parsed]);
     }
   }
   const doc: OpenApiDocument = { version, openapi, url, root: data as JsonObject, documents, limits };

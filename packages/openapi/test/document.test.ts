@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffOpenApi, type DocumentLoader, isOpenApiError, loadOpenApi, parseOpenApi } from "../src/index.js";
+import { diffOpenApi, type DocumentLoader, isOpenApiError, loadOpenApi, parseOpenApi, resolveRef } from "../src/index.js";
 
 const minimal = (extra = ""): string => `openapi: 3.0.3\ninfo: {title: t, version: "1"}\npaths: {}\n${extra}`;
 
@@ -145,5 +145,34 @@ paths:
     expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader, limits: { maxTotalBytes: 300 } }))).toBe("too_large");
     const broken: Record<string, string | undefined> = { ...files, "https://api.example.com/people.yaml": undefined };
     expect(await codeOfAsync(() => loadOpenApi("https://api.example.com/openapi.yaml", { loader: async (url) => { const t = broken[url.href]; if (t === undefined) throw new Error("404"); return t; } }))).toBe("load_failed");
+  });
+});
+
+describe("parseOpenApi with documents read earlier", () => {
+  const root = `openapi: 3.1.0
+info: { title: t, version: "1" }
+paths:
+  /pets:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: { $ref: "schemas/pet.yaml#/Pet" }
+`;
+  it("follows external $refs into the given texts", () => {
+    const doc = parseOpenApi(root, { url: "https://api.example.com/openapi.yaml", documents: { "https://api.example.com/schemas/pet.yaml": "Pet: { type: object, properties: { name: { type: string } } }" } });
+    expect([...doc.documents.keys()]).toEqual(["https://api.example.com/openapi.yaml", "https://api.example.com/schemas/pet.yaml"]);
+    const pet = resolveRef(doc, doc.url, "schemas/pet.yaml#/Pet");
+    expect(pet.value).toEqual({ type: "object", properties: { name: { type: "string" } } });
+  });
+  it("refuses a $ref to a document it was not given", () => {
+    expect(() => parseOpenApi(root, { url: "https://api.example.com/openapi.yaml", documents: {} })).toThrow(/refers to https:\/\/api.example.com\/schemas\/pet.yaml/);
+  });
+  it("counts the given documents against the byte limit", () => {
+    expect(() =>
+      parseOpenApi(root, { url: "https://api.example.com/openapi.yaml", documents: { "https://api.example.com/schemas/pet.yaml": `Pet: { type: object, description: "${"x".repeat(2000)}" }` }, limits: { maxTotalBytes: 1500 } }),
+    ).toThrow(expect.objectContaining({ code: "too_large" }));
   });
 });

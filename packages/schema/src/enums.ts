@@ -2,16 +2,20 @@ import { z } from "zod";
 
 /**
  * Overall kind of a diff: at least one schema change, only value changes, a website content change,
- * or (websites with screenshots) a visual change alone, the page's text unchanged.
+ * (websites with screenshots) a visual change alone, the page's text unchanged, API changes
+ * between two versions of an OpenAPI document (`openapi` monitors), or (api monitors with a
+ * contract) a response that violates its documented schema while the content did not change shape.
  */
-export const ClassificationSchema = z.enum(["schema_change", "value_change", "content_change", "visual_change"]);
+export const ClassificationSchema = z.enum(["schema_change", "value_change", "content_change", "visual_change", "api_change", "contract_violation"]);
 export type Classification = z.infer<typeof ClassificationSchema>;
 
 /**
  * Whether a change alters the shape of a document (schema) or only a value in it; `visual` is the
- * one change a website diff gets when its screenshots differ over the monitor's threshold.
+ * one change a website diff gets when its screenshots differ over the monitor's threshold; `api`
+ * is a change between two versions of an OpenAPI document (with its rule, level and operation);
+ * `contract` is a response's violation of its documented schema (with keyword, expected, actual).
  */
-export const CategorySchema = z.enum(["schema", "value", "visual"]);
+export const CategorySchema = z.enum(["schema", "value", "visual", "api", "contract"]);
 export type Category = z.infer<typeof CategorySchema>;
 
 /** RFC 6902-style operation of one change. */
@@ -47,7 +51,12 @@ export function maxSeverity(severities: Iterable<Severity>): Severity | undefine
 export const WaitStrategySchema = z.enum(["load", "domcontentloaded", "networkidle", "commit"]);
 export type WaitStrategy = z.infer<typeof WaitStrategySchema>;
 
-export const MonitorTypeSchema = z.enum(["api", "website"]);
+/** `api`: a JSON endpoint; `website`: a page; `openapi`: an OpenAPI 3.0/3.1 document, diffed as API changes. */
+export const MonitorTypeSchema = z.enum(["api", "website", "openapi"]);
+
+/** Level of an API change (oasdiff's): breaking, potentially breaking or non-breaking. */
+export const ApiChangeLevelSchema = z.enum(["breaking", "potentially-breaking", "non-breaking"]);
+export type ApiChangeLevel = z.infer<typeof ApiChangeLevelSchema>;
 export type MonitorType = z.infer<typeof MonitorTypeSchema>;
 
 export const MonitorStateSchema = z.enum(["active", "paused", "failing"]);

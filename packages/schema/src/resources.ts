@@ -14,6 +14,7 @@ import {
   SeveritySchema,
   WaitStrategySchema,
   ClassificationSchema,
+  ApiChangeLevelSchema,
 } from "./enums.js";
 import { AlertResultSchema, AlertSchema, TrackedNameSchema, TrackedValueSchema, TrackSchema } from "./conditions.js";
 
@@ -160,6 +161,31 @@ export function normalizeTags(tags: readonly unknown[]): string[] | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** Most characters of a contract's operation id or path. */
+export const MAX_CONTRACT_OPERATION_LENGTH = 1000;
+
+/**
+ * The contract of an `api` monitor: the OpenAPI document that documents its endpoint (a URL, or
+ * an `openapi` monitor of the same organization whose newest snapshot is the document), the
+ * operation (its `operationId`, or `method` and `path` as the document writes them), and the
+ * response status whose schema applies (default: the status the target answered, then its `NXX`
+ * range, then `default`). Each fetched response is validated against that schema (docs/contracts.md).
+ */
+export const ContractSchema = z.strictObject({
+  document: z.union([UrlSchema, z.strictObject({ monitorId: z.string().min(1).max(100) })]),
+  operation: z.union([
+    z.string().min(1).max(MAX_CONTRACT_OPERATION_LENGTH),
+    z.strictObject({
+      method: z.enum(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]),
+      path: z.string().min(1).max(MAX_CONTRACT_OPERATION_LENGTH).startsWith("/"),
+    }),
+  ]),
+  status: z
+    .union([z.number().int().min(100).max(599), z.string().regex(/^([1-5][0-9][0-9]|[1-5]XX|default)$/, "must be a status code, 1XX..5XX or default")])
+    .optional(),
+});
+export type Contract = z.infer<typeof ContractSchema>;
+
 export const MonitorSchema = z.object({
   id: z.string(),
   type: MonitorTypeSchema,
@@ -174,6 +200,8 @@ export const MonitorSchema = z.object({
   browserOptionsJson: BrowserOptionsSchema.nullable(),
   /** Normalised tags (see `TagSchema`), in the order they were given. */
   tags: z.array(z.string()),
+  /** `api` monitors: the OpenAPI contract each response is validated against (null: none). */
+  contract: ContractSchema.nullable(),
   state: MonitorStateSchema,
   consecutiveFailures: z.number().int(),
   lastCheckedAt: TimestampSchema.nullable(),
@@ -200,6 +228,7 @@ const monitorFields = {
   selector: z.string().min(1).max(1000).nullable(),
   browserOptions: BrowserOptionsSchema.nullable(),
   tags: TagsSchema,
+  contract: ContractSchema.nullable(),
 };
 
 /** Body of `POST /api/monitors`. `browserOptions` only for `website` monitors. */
@@ -214,6 +243,8 @@ export const MonitorCreateSchema = z.strictObject({
   selector: monitorFields.selector.default(null),
   browserOptions: monitorFields.browserOptions.optional(),
   tags: monitorFields.tags.default([]),
+  /** `api` monitors only. */
+  contract: monitorFields.contract.default(null),
   state: z.enum(["active", "paused"]).default("active"),
 });
 export type MonitorCreate = z.input<typeof MonitorCreateSchema>;
@@ -231,6 +262,8 @@ export const MonitorUpdateSchema = z.strictObject({
   browserOptions: monitorFields.browserOptions.optional(),
   /** Replaces the monitor's tags (`[]` removes them all). */
   tags: monitorFields.tags.optional(),
+  /** `api` monitors only; null removes the contract. */
+  contract: monitorFields.contract.optional(),
   state: z.enum(["active", "paused"]).optional(),
 });
 export type MonitorUpdate = z.input<typeof MonitorUpdateSchema>;
@@ -318,6 +351,20 @@ export const ChangeSchema = z.object({
   detail: z.string().optional(),
   before: z.unknown().optional(),
   after: z.unknown().optional(),
+  /** `api` changes: the rule id (docs/contracts.md lists them). */
+  rule: z.string().optional(),
+  /** `api` changes: breaking, potentially breaking or non-breaking. */
+  level: ApiChangeLevelSchema.optional(),
+  /** `api` and `contract` changes: the operation, `GET /repos/{owner}/{repo}`. */
+  operation: z.string().optional(),
+  /** `contract` changes: the JSON Schema keyword the value violates (`required`, `type`, `additionalProperties`, ...). */
+  keyword: z.string().optional(),
+  /** `contract` changes: what the schema asks for (the keyword's value, e.g. the type or the missing property). */
+  expected: z.unknown().optional(),
+  /** `contract` changes: what the response holds there (absent for a missing property). */
+  actual: z.unknown().optional(),
+  /** `contract` changes: JSON pointer of the violated keyword in the OpenAPI document. */
+  schemaPath: z.string().optional(),
 });
 export type Change = z.infer<typeof ChangeSchema>;
 
@@ -360,7 +407,12 @@ const diffCommon = {
 /** Diff of an API (JSON) monitor: schema and value change counts, the changes, the top severity. */
 export const ApiDiffSchema = z.object({
   ...diffCommon,
-  classification: z.enum(["schema_change", "value_change"]),
+  /**
+   * `api_change` for `openapi` monitors (then `schemaChanges` counts the breaking and potentially
+   * breaking changes, `valueChanges` the non-breaking ones); `contract_violation` for an api
+   * monitor's response that violates its contract and whose shape did not otherwise change.
+   */
+  classification: z.enum(["schema_change", "value_change", "api_change", "contract_violation"]),
   schemaChanges: z.number().int(),
   valueChanges: z.number().int(),
 });
@@ -722,7 +774,7 @@ export const DiffDetectedEventSchema = z.object({
   diffId: z.string(),
   snapshotId: z.string(),
   data: z.object({
-    classification: z.enum(["schema_change", "value_change", "content_change", "visual_change"]),
+    classification: ClassificationSchema,
     schemaChanges: z.number().int(),
     valueChanges: z.number().int(),
     changes: z.array(EventChangeSchema),

@@ -34,6 +34,7 @@ const MONITOR_PATCH_FIELDS = [
   "selector",
   "browserOptionsJson",
   "tags",
+  "contract",
   "state",
   "consecutiveFailures",
   "lastCheckedAt",

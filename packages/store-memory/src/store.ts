@@ -319,6 +319,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         selector: input.selector,
         browserOptionsJson: copy(input.browserOptionsJson),
         tags: [...(input.tags ?? [])],
+        contract: copy(input.contract ?? null),
         state: input.state,
         consecutiveFailures: 0,
         lastCheckedAt: null,

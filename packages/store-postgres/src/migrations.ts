@@ -413,6 +413,14 @@ CREATE TABLE {schema}.alert_states (
 );
 `,
   },
+  {
+    version: 10,
+    name: "monitor_contract",
+    sql: `
+-- An api monitor's OpenAPI contract (document, operation, status), null for none.
+ALTER TABLE {schema}.monitors ADD COLUMN contract jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -61,8 +61,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 7, name: "notification_channels" },
         { version: 8, name: "screenshots_secrets" },
         { version: 9, name: "tracked_values" },
+        { version: 10, name: "monitor_contract" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(9);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(10);
       await open({ schema }); // reopening applies nothing
       expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });

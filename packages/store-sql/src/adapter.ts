@@ -74,6 +74,8 @@ import {
 export const MONITOR_TAGS_VERSION = 4;
 /** The migration (5, `learning_defaults`) that adds `organizations.learn_noise_by_default` and `settings.rejected_suggestions`. */
 export const LEARNING_DEFAULTS_VERSION = 5;
+/** The migration (10, `monitor_contract`) that adds `monitors.contract`. */
+export const MONITOR_CONTRACT_VERSION = 10;
 
 /** The migration (9, `tracked_values`) that adds `settings.track`, `settings.alert` and the tables of tracked values and alert state. */
 export const TRACKED_VALUES_VERSION = 9;
@@ -327,6 +329,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     };
     // A store opened at a schema before the tags column (the migration tests write old databases through one) writes none.
     if (this.#schemaVersion >= MONITOR_TAGS_VERSION) values.tags = this.#d.writeJson(input.tags ?? []);
+    if (this.#schemaVersion >= MONITOR_CONTRACT_VERSION) values.contract = this.#rows.param(input.contract ?? null, "json");
     const columns = Object.keys(values);
     const insert = `INSERT INTO ${this.#t.monitors} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING *`;
     if (input.autoApplySuggestions === undefined) {

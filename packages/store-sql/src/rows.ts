@@ -45,6 +45,7 @@ export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
   selector: ["selector", "text"],
   browserOptionsJson: ["browser_options", "json"],
   tags: ["tags", "json"],
+  contract: ["contract", "json"],
   state: ["state", "plain"],
   consecutiveFailures: ["consecutive_failures", "plain"],
   lastCheckedAt: ["last_checked_at", "time"],
@@ -219,6 +220,8 @@ export class RowCodec {
       browserOptionsJson: this.#jsonOrNull(row.browser_options),
       // no column before schema version 4 (MONITOR_TAGS_VERSION): such monitors have no tags
       tags: row.tags === undefined ? [] : this.#d.readJson(row.tags),
+      // no column before schema version 10 (MONITOR_CONTRACT_VERSION): no contract
+      contract: row.contract === undefined ? null : this.#jsonOrNull(row.contract),
       state: row.state as MonitorRecord["state"],
       consecutiveFailures: row.consecutive_failures as number,
       lastCheckedAt: this.#timeOrNull(row.last_checked_at),

@@ -409,6 +409,14 @@ CREATE TABLE alert_states (
 ) STRICT;
 `,
   },
+  {
+    version: 10,
+    name: "monitor_contract",
+    sql: `
+-- An api monitor's OpenAPI contract (JSON: document, operation, status), null for none.
+ALTER TABLE monitors ADD COLUMN contract TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -57,8 +57,9 @@ describe("opening a file", () => {
         { version: 7, name: "notification_channels" },
         { version: 8, name: "screenshots_secrets" },
         { version: 9, name: "tracked_values" },
+        { version: 10, name: "monitor_contract" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(9);
+    expect(SQLITE_SCHEMA_VERSION).toBe(10);
     db.close();
   });
 
@@ -144,7 +145,7 @@ describe("opening a file", () => {
     // the monitor written before the tags column has none
     expect(await store.getMonitor("org_1", "mon_1")).toMatchObject({ id: "mon_1", tags: [] });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual(SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     db.close();
   });
 
@@ -168,7 +169,7 @@ describe("opening a file", () => {
       openMigrated: () => open({ filename: file }),
     });
     const db = new BetterSqlite3(file, { readonly: true });
-    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+    expect(db.prepare("SELECT version FROM driftwatch_migrations ORDER BY version").all()).toEqual(SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     db.close();
   });
 

@@ -1,4 +1,4 @@
-import type { BrowserOptions, HttpMethod, Monitor, MonitorState, MonitorType, Page } from "@driftwatch/schema";
+import type { BrowserOptions, Contract, HttpMethod, Monitor, MonitorState, MonitorType, Page } from "@driftwatch/schema";
 import type { PageRequest } from "./paging.js";
 
 /** Monitors: what to fetch, how often, and the outcome of the last check. */
@@ -33,6 +33,8 @@ export interface NewMonitor {
   browserOptionsJson: BrowserOptions | null;
   /** Normalised by `defineStore` (`normalizeTags` of `@driftwatch/schema`); absent means none. */
   tags?: string[];
+  /** `api` monitors: the OpenAPI contract (absent: none). */
+  contract?: Contract | null;
   state: MonitorState;
   nextCheckAt: string | null;
   /**

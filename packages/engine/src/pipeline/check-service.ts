@@ -32,6 +32,8 @@ import { alertNotifies, alertOnlyDiff, alertResultOf, type CheckConditions, judg
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 import { createVisualChecks, screenshotMaskOf, withVisual } from "./visual.js";
+import { bundleResponse } from "../openapi/bundle.js";
+import { ContractChecker, withViolations } from "../openapi/contract-checker.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
@@ -54,7 +56,9 @@ export type CheckErrorCode =
   | "invalid_policy_rules"
   | "invalid_input"
   /** The store refused the check's result (e.g. a value the database cannot hold). */
-  | "store_rejected";
+  | "store_rejected"
+  /** An api monitor's contract cannot be applied: its OpenAPI document cannot be read, or names no such operation or response. */
+  | "contract_failed";
 
 /** A check that reached the target but could not use its answer (error status, non-JSON body). */
 export class CheckError extends DriftwatchError<CheckErrorCode> {
@@ -112,6 +116,8 @@ export interface CheckServiceOptions {
   resolveSecret?: (orgId: string, name: string) => Promise<string | undefined>;
   /** Told when a screenshot could not be compared or kept (the check itself goes on). */
   onScreenshotError?: (error: unknown, monitor: MonitorRecord) => void;
+  /** Validates `api` monitors' responses against their contracts (default: one over `store` and `httpFetcher`). */
+  contracts?: ContractChecker;
 }
 
 /**
@@ -213,6 +219,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     ...(options.maxStoredScreenshotBytes === undefined ? {} : { maxStoredBytes: options.maxStoredScreenshotBytes }),
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
+  const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now });
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -269,7 +276,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     let result: PooledCompareResult;
     try {
       result = await compare.compare({
-        type: monitor.type === "api" ? "api" : "website",
+        type: monitor.type,
+        ...(monitor.type === "openapi" ? { url: monitor.url } : {}),
         body: response.body,
         previousBody: previous === null ? null : (previous.body ?? ""),
         policy,
@@ -346,7 +354,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           );
     const settings = basis?.settings ?? null;
     const userPolicy: PolicyRules = settings?.policyRulesJson ?? { rules: [] };
-    const learning = settings?.autoApplySuggestions === true && options.noise !== undefined;
+    // An OpenAPI document's versions are compared by API rules, not learned from.
+    const learning = settings?.autoApplySuggestions === true && options.noise !== undefined && monitor.type !== "openapi";
     // How the check is recorded: snapshots to keep, and the claim its write ends (the scheduler's).
     const keep: RecordOptions = {
       retention: settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION,
@@ -398,6 +407,15 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       const updated = await recordFailure(monitor, error, response.status, at, keep);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
+    if (monitor.type === "openapi") {
+      const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal });
+      if (!bundled.ok) {
+        const error = new CheckError("invalid_body", bundled.message, { cause: bundled.cause });
+        const updated = await recordFailure(monitor, error, response.status, at, keep);
+        return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+      }
+      response = bundled.response;
+    }
     const hash = contentHash(response.body);
     // The policy: the user's, merged with the one learned from the recent snapshots (the user's
     // rules first, so they always win); learned only when the content changed. The content being
@@ -429,6 +447,17 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         }
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
         if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
+        if (monitor.type === "api" && monitor.contract != null) {
+          const checked = await contracts.check(monitor, response, previous, context.signal);
+          if (!checked.ok) {
+            const error = new CheckError("contract_failed", checked.message);
+            const updated = await recordFailure(monitor, error, response.status, at, keep);
+            return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
+          }
+          const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
+          diff = withViolations(diff, checked.violations, base);
+          if (diff !== null) silenced = null;
+        }
       }
       // Screenshots: compared with the previous snapshot's (a visual change alone is a diff too).
       if (previous !== null && response.screenshot !== undefined) {

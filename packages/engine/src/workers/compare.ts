@@ -1,5 +1,8 @@
 import { type DiffExplanation, diffHtml, diffJson, EvalBudget, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyEvidence, type PolicyRules, suggestPolicy } from "@driftwatch/core";
+import { isOpenApiError } from "@driftwatch/openapi";
 import type { Change } from "@driftwatch/schema";
+import { parseStoredDocument } from "../openapi/bundle.js";
+import { compareOpenApi, type OpenApiComparedDiff } from "../openapi/compare-openapi.js";
 
 /**
  * The heavy part of a check, as plain data in and out so that it can run on the main thread or
@@ -7,7 +10,9 @@ import type { Change } from "@driftwatch/schema";
  * monitor's policy, and cap the diff's size.
  */
 export interface CompareTask {
-  type: "api" | "website";
+  type: "api" | "website" | "openapi";
+  /** `openapi` monitors: where the document was read from (resolves a plain document's relative `$ref`s). */
+  url?: string;
   /** The new content. */
   body: string;
   /** The previous snapshot's content, or null for a first snapshot (the body is only validated). */
@@ -58,6 +63,7 @@ export type ComparedDiff =
       changes: Change[];
       truncated?: true;
     }
+  | (Omit<OpenApiComparedDiff, "changes"> & { changes: Change[]; truncated?: true })
   | {
       classification: "content_change";
       summary: { additions: number; removals: number; modifications: number };
@@ -132,7 +138,30 @@ export function compareContent(task: CompareTask): CompareResult {
   return compareWith(task, undefined);
 }
 
+/** Two versions of an OpenAPI document: API changes (a first version is only read, to refuse one that cannot be). */
+function compareOpenApiTask(task: CompareTask): CompareResult {
+  const url = task.url ?? "memory:/openapi";
+  try {
+    if (task.previousBody === null) {
+      parseStoredDocument(task.body, url);
+      return { ok: true, diff: null };
+    }
+    // the previous version was read when it was stored: an error here is the new version's
+    const found = compareOpenApi(task.previousBody, task.body, url);
+    if (found === null) return { ok: true, diff: null };
+    const capped = truncateChanges(found.changes, task.maxDiffChanges, task.maxDiffBytes);
+    return { ok: true, diff: { ...found, changes: capped.changes, ...(capped.truncated ? { truncated: true as const } : {}) } };
+  } catch (error) {
+    if (isOpenApiError(error)) {
+      if (error.code === "too_complex") return { ok: false, code: "diff_failed", message: `The OpenAPI documents are too complex to compare: ${error.message}` };
+      return { ok: false, code: "invalid_body", message: `The OpenAPI document cannot be read (${error.code}): ${error.message}` };
+    }
+    return failure(error);
+  }
+}
+
 function compareWith(task: CompareTask, ruleBudget: EvalBudget | undefined): CompareResult {
+  if (task.type === "openapi") return compareOpenApiTask(task);
   try {
     if (task.type === "api") {
       let after: unknown;

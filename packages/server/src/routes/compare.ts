@@ -51,13 +51,14 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
       const user: PolicyRules = settings.policyRulesJson;
       let policy: PolicyRules = which === "none" ? { rules: [] } : user;
       let learned: LearnedPolicy | null = null;
-      if (which === "effective" && settings.autoApplySuggestions) {
+      if (which === "effective" && settings.autoApplySuggestions && monitor.type !== "openapi") {
         const profile = await noise.profile(monitor);
         policy = mergeSuggestedPolicy(user, profile.policy, monitor.type === "api" ? "json" : "html", settings.rejectedSuggestions);
         learned = { learned: profile.policy, merged: policy, samples: profile.samples };
       }
       const result = await compare.compare({
-        type: monitor.type === "api" ? "api" : "website",
+        type: monitor.type,
+        ...(monitor.type === "openapi" ? { url: monitor.url } : {}),
         body: after.body,
         previousBody: before.body,
         policy,

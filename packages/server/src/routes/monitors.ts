@@ -6,6 +6,7 @@ import {
   MonitorSchema,
   MonitorUpdateSchema,
   pageSchema,
+  type Contract,
   type MonitorType,
 } from "@driftwatch/schema";
 import type { FastifyInstance } from "fastify";
@@ -28,6 +29,29 @@ function browserOptionsRefused(type: MonitorType): ApiError {
   return new ApiError("invalid_browser_options", `browserOptions is only accepted for website monitors; this is an ${type} monitor.`, {
     errors: [{ path: "browserOptions", message: "is only accepted for website monitors" }],
   });
+}
+
+/**
+ * A contract names an OpenAPI document by URL (behind the SSRF guard) or by an `openapi` monitor
+ * of the organization; only `api` monitors validate responses against one.
+ */
+async function assertContract(deps: AppDependencies, orgId: string, type: MonitorType, contract: Contract | null | undefined): Promise<void> {
+  if (contract == null) return;
+  if (type !== "api") {
+    throw new ApiError("validation_failed", `contract is only accepted for api monitors; this is an ${type} monitor.`, {
+      errors: [{ path: "contract", message: "is only accepted for api monitors" }],
+    });
+  }
+  if (typeof contract.document === "string") {
+    await assertSafeUrl(deps.urlGuard, contract.document, "contract.document");
+    return;
+  }
+  const source = await deps.store.getMonitor(orgId, contract.document.monitorId);
+  if (source === null || source.type !== "openapi") {
+    throw new ApiError("validation_failed", "contract.document.monitorId must name an openapi monitor of this organization.", {
+      errors: [{ path: "contract.document.monitorId", message: source === null ? "no such monitor" : `is an ${source.type} monitor, not an openapi monitor` }],
+    });
+  }
 }
 
 /** A readable default name: host and path of the URL. */
@@ -100,7 +124,9 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
         tags,
         security,
         summary: "Create a monitor",
-        description: "browserOptions only for website monitors. Honours Idempotency-Key for 24 hours.",
+        description:
+          "browserOptions only for website monitors; contract only for api monitors (an OpenAPI document URL or an openapi monitor, and an operation). " +
+          "type openapi watches an OpenAPI 3.0/3.1 document: its diffs are API changes. Honours Idempotency-Key for 24 hours.",
         headers: IdempotencyHeaders,
         body: MonitorCreateSchema,
         response: { 201: MonitorSchema, ...problems(409, 413, 415, 422) },
@@ -114,6 +140,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
         assertSendableHeaders(body.headers);
         await assertSafeUrl(deps.urlGuard, body.url);
         await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
+        await assertContract(deps, orgId, body.type, body.contract);
         const at = now().toISOString();
         // A new monitor learns its target's noise when its organization says so (the default).
         const org = await store.getOrganization(orgId);
@@ -128,6 +155,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
           selector: body.selector,
           browserOptionsJson: body.browserOptions ?? null,
           tags: body.tags,
+          contract: body.contract,
           state: body.state,
           nextCheckAt: body.state === "active" ? at : null,
           autoApplySuggestions: org?.learnNoiseByDefault ?? true,
@@ -191,6 +219,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.browserOptions != null && current.type !== "website") throw browserOptionsRefused(current.type);
       if (body.url !== undefined && body.url !== current.url) await assertSafeUrl(deps.urlGuard, body.url);
       await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
+      await assertContract(deps, orgId, current.type, body.contract);
       const at = now().toISOString();
       const patch: MonitorPatch = { updatedAt: at };
       if (body.name !== undefined) patch.name = body.name;
@@ -205,6 +234,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.selector !== undefined) patch.selector = body.selector;
       if (body.browserOptions !== undefined) patch.browserOptionsJson = body.browserOptions;
       if (body.tags !== undefined) patch.tags = body.tags;
+      if (body.contract !== undefined) patch.contract = body.contract;
       if (body.state === "paused" && current.state !== "paused") patch.state = "paused";
       if (body.state === "active" && current.state === "paused") {
         // resuming: due now; a failing monitor stays failing until a check succeeds

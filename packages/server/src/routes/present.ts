@@ -43,6 +43,7 @@ export function presentMonitor(m: MonitorRecord): Monitor {
     selector: m.selector,
     browserOptionsJson: m.browserOptionsJson,
     tags: [...m.tags],
+    contract: m.contract ?? null,
     state: m.state,
     consecutiveFailures: m.consecutiveFailures,
     lastCheckedAt: m.lastCheckedAt,

@@ -4,7 +4,7 @@ import { type ComparePool, type CompareResult, createComparePool, createNoiseLea
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { authOf } from "../http/auth.js";
-import { notFound } from "../http/problem.js";
+import { ApiError, notFound } from "../http/problem.js";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, problems, security } from "./common.js";
 
@@ -137,6 +137,12 @@ export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDep
       const { orgId } = authOf(request);
       const monitor = await store.getMonitor(orgId, request.params.id);
       if (monitor === null) throw notFound("monitor");
+      if (monitor.type === "openapi") {
+        // API changes come from the OpenAPI rules, not from a policy: there is nothing to preview
+        throw new ApiError("validation_failed", "Rules previews are for api and website monitors; an openapi monitor's changes come from its OpenAPI rules.", {
+          errors: [{ path: "id", message: "is an openapi monitor" }],
+        });
+      }
       let policy = validatePolicyRules(request.body.policyRules);
       const settings = await store.getSettings(orgId, monitor.id);
       const includesSuggestions = settings?.autoApplySuggestions === true;
@@ -145,7 +151,7 @@ export function registerSettingsPreviewRoutes(app: FastifyInstance, deps: AppDep
         policy = mergeSuggestedPolicy(policy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
       }
       const page = await store.listDiffs(orgId, monitor.id, { limit: request.body.limit ?? 10, cursor: null });
-      const diffs = await previewDiffs(store, pool, orgId, monitor, page.data, policy);
+      const diffs = await previewDiffs(store, pool, orgId, { type: monitor.type, selector: monitor.selector }, page.data, policy);
       const sum = (pick: (d: PreviewDiff) => number): number => diffs.reduce((total, d) => total + pick(d), 0);
       return {
         monitorId: monitor.id,

@@ -97,6 +97,25 @@ export function monitorCases(ctx: ContractContext): void {
     });
   });
 
+  describe("contract", () => {
+    it("stores an api monitor's contract as given, replaces and removes it, and a monitor without one has null", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const plain = await store.createMonitor(org.id, apiMonitor());
+      expect(plain.contract).toBeNull();
+      const byUrl = { document: "https://api.example.com/openapi.yaml", operation: "getPet", status: 200 };
+      const withContract = await store.createMonitor(org.id, apiMonitor({ contract: byUrl }));
+      expect(withContract.contract).toEqual(byUrl);
+      expect((await store.getMonitor(org.id, withContract.id))?.contract).toEqual(byUrl);
+      expect((await store.updateMonitor(org.id, withContract.id, { name: "renamed" }))?.contract).toEqual(byUrl);
+      const byMonitor = { document: { monitorId: plain.id }, operation: { method: "GET" as const, path: "/pets/{id}" }, status: "2XX" };
+      expect((await store.updateMonitor(org.id, withContract.id, { contract: byMonitor }))?.contract).toEqual(byMonitor);
+      expect((await store.getMonitor(org.id, withContract.id))?.contract).toEqual(byMonitor);
+      expect((await store.updateMonitor(org.id, withContract.id, { contract: null }))?.contract).toBeNull();
+      expect((await store.getMonitor(org.id, withContract.id))?.contract).toBeNull();
+    });
+  });
+
   describe("tags", () => {
     it("stores tags normalised (trimmed, lower-cased, deduplicated), replaces them on update, and a monitor without any has []", async () => {
       const store = await ctx.store();

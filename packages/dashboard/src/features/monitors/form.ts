@@ -23,7 +23,7 @@ export interface HeaderRow {
 }
 
 export interface MonitorFormValues {
-  type: "api" | "website";
+  type: Monitor["type"];
   name: string;
   url: string;
   method: (typeof METHODS)[number];
@@ -83,7 +83,7 @@ export function parseTags(text: string): string[] {
 }
 
 /** The request body (create or update) of the form's values; masked header values go back as `***` (kept). */
-export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate & { type?: "api" | "website" } {
+export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate {
   const headers: Record<string, string> = {};
   for (const row of v.headers) if (row.name.trim() !== "") headers[row.name.trim()] = row.value;
   const body: MonitorCreate = {

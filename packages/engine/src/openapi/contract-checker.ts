@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import type { Fetcher, FetchResponse, MonitorRecord, NewDiff, SnapshotRecord, Store } from "@driftwatch/core";
+import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
+import { type Change, maxSeverity } from "@driftwatch/schema";
+import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
+import { ContractCompiler, documentKey, validateAgainst, type Violation } from "./contract.js";
+
+/** How long a contract document read from a URL is used before it is fetched again. */
+export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
+/** Parsed contract documents kept (by URL or stored version), most recently used. */
+export const CONTRACT_DOCUMENTS_KEPT = 32;
+/** Bytes of a response validated at most: a bigger body is not validated (the check says so). */
+export const MAX_VALIDATED_BYTES = 8 * 1024 * 1024;
+
+interface LoadedDocument {
+  readonly doc: OpenApiDocument;
+  /** A hash of the version (the compiled schemas' cache key). */
+  readonly key: string;
+  readonly at: number;
+}
+
+export interface ContractCheckerOptions {
+  store: Store;
+  /** Reads contract documents given by URL (the HTTP fetcher: its SSRF guard applies). */
+  fetcher: Fetcher;
+  now?: () => Date;
+  /** Compiled response schemas kept (default 64). */
+  maxCompiled?: number;
+}
+
+/** The violations of one response, or why its contract could not be applied. */
+export type ContractOutcome = { ok: true; violations: Violation[]; count: number } | { ok: false; message: string };
+
+/**
+ * Validates an `api` monitor's responses against its contract. Documents are read once per
+ * `CONTRACT_DOCUMENT_TTL_MS` (URL) or once per stored version (`openapi` monitor); response
+ * schemas are compiled once per document version, operation and status, within bounds.
+ */
+export class ContractChecker {
+  readonly #options: ContractCheckerOptions;
+  readonly #documents = new Map<string, LoadedDocument>();
+  readonly compiler: ContractCompiler;
+
+  constructor(options: ContractCheckerOptions) {
+    this.#options = options;
+    this.compiler = new ContractCompiler(options.maxCompiled === undefined ? {} : { maxEntries: options.maxCompiled });
+  }
+
+  #remember(key: string, loaded: LoadedDocument): void {
+    this.#documents.delete(key);
+    this.#documents.set(key, loaded);
+    while (this.#documents.size > CONTRACT_DOCUMENTS_KEPT) this.#documents.delete(this.#documents.keys().next().value!);
+  }
+
+  async #document(monitor: MonitorRecord, signal: AbortSignal | undefined): Promise<LoadedDocument> {
+    const contract = monitor.contract!;
+    const now = (this.#options.now ?? (() => new Date()))().getTime();
+    if (typeof contract.document === "string") {
+      const url = contract.document;
+      const cached = this.#documents.get(`url:${url}`);
+      if (cached !== undefined && now - cached.at < CONTRACT_DOCUMENT_TTL_MS) return cached;
+      const response = await this.#options.fetcher.fetch({ url, method: "GET", body: null, browserOptions: null, ...(signal ? { signal } : {}) });
+      if (response.status < 200 || response.status >= 300) throw new Error(`the contract document ${url} answered HTTP ${String(response.status)}`);
+      const { document, bundle } = await loadBundle({ url: response.finalUrl === "" ? url : response.finalUrl, body: response.body, fetcher: this.#options.fetcher, headers: {}, signal });
+      const loaded = { doc: document, key: documentKey(encodeBundle(bundle)), at: now };
+      this.#remember(`url:${url}`, loaded);
+      return loaded;
+    }
+    const source = await this.#options.store.getMonitor(monitor.orgId, contract.document.monitorId);
+    if (source === null || source.type !== "openapi") throw new Error(`the contract's openapi monitor ${contract.document.monitorId} no longer exists`);
+    const snapshot = await this.#options.store.getLatestSnapshot(monitor.orgId, source.id);
+    if (snapshot?.body == null) throw new Error(`the contract's openapi monitor ${source.id} has no document yet (no successful check)`);
+    const cacheKey = `snapshot:${snapshot.contentHash}:${source.url}`;
+    const cached = this.#documents.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const loaded = { doc: parseStoredDocument(snapshot.body, source.url), key: snapshot.contentHash, at: now };
+    this.#remember(cacheKey, loaded);
+    return loaded;
+  }
+
+  /**
+   * The contract violations of `response` that `previous` (the monitor's newest snapshot) did not
+   * have: a violation is reported by the first check whose response has it.
+   */
+  async check(monitor: MonitorRecord, response: FetchResponse, previous: SnapshotRecord | null, signal?: AbortSignal): Promise<ContractOutcome> {
+    if (monitor.contract == null) return { ok: true, violations: [], count: 0 };
+    if (response.size > MAX_VALIDATED_BYTES) return { ok: true, violations: [], count: 0 };
+    let loaded: LoadedDocument;
+    try {
+      loaded = await this.#document(monitor, signal);
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      return { ok: false, message: `The contract's OpenAPI document cannot be read: ${openApiFailure(error)}` };
+    }
+    const compiled = this.compiler.get(loaded.key, loaded.doc, monitor.contract, response.status);
+    if (isOpenApiError(compiled)) return { ok: false, message: `The contract cannot be applied: ${compiled.message}` };
+    let data: unknown;
+    try {
+      data = JSON.parse(response.body);
+    } catch {
+      return { ok: true, violations: [], count: 0 }; // not JSON: the comparison reports it
+    }
+    const found = { ok: true as const, ...validateAgainst(compiled, data, loaded.doc.url) };
+    if (found.count === 0 || previous?.body == null || previous.status !== response.status) return found;
+    let before: unknown;
+    try {
+      before = JSON.parse(previous.body);
+    } catch {
+      return found;
+    }
+    const had = new Set(validateAgainst(compiled, before, loaded.doc.url).violations.map((violation) => violation.key));
+    const fresh = found.violations.filter((violation) => !had.has(violation.key));
+    return { ok: true, violations: fresh, count: fresh.length };
+  }
+}
+
+/**
+ * A check's diff with the new contract violations added: appended to the content's diff (its
+ * top severity and fingerprint cover them), or a diff of their own (`contract_violation`) when
+ * the content's diff is empty, the first check's included.
+ */
+export function withViolations(
+  diff: NewDiff | null,
+  violations: readonly Violation[],
+  base: { id: string; previousSnapshotId: string | null; requestId: string; status: number; latencyMs: number; createdAt: string },
+): NewDiff | null {
+  if (violations.length === 0) return diff;
+  const changes: Change[] = violations.map((violation) => violation.change);
+  const hash = createHash("sha256");
+  hash.update(diff?.diffFingerprint ?? "");
+  for (const violation of violations) hash.update(`\u0001${violation.key}`);
+  const fingerprint = `sha256:${hash.digest("hex")}`;
+  const top = maxSeverity(changes.map((change) => change.severity))!;
+  if (diff === null) {
+    return { ...base, classification: "contract_violation", schemaChanges: changes.length, valueChanges: 0, topSeverity: top, diffFingerprint: fingerprint, changes };
+  }
+  if (diff.classification === "content_change") return diff;
+  return {
+    ...diff,
+    changes: [...changes, ...diff.changes],
+    topSeverity: maxSeverity([diff.topSeverity, top])!,
+    diffFingerprint: fingerprint,
+  };
+}

@@ -1,0 +1,400 @@
+import { createHash } from "node:crypto";
+import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError } from "@driftwatch/openapi";
+import type { Change, Contract, Severity } from "@driftwatch/schema";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+
+// ajv-formats is CommonJS: its default export is the function under ESM and CJS alike only through `.default` in some loaders
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** Most `$ref` targets one response schema may pull in (each becomes one `$defs` entry). */
+export const MAX_SCHEMA_DEFS = 5000;
+/** Most violations one response reports (all are counted). */
+export const MAX_VIOLATIONS = 100;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The response schema a contract names, where it is in the document, and the operation as `METHOD /path`. */
+export interface ResponseSchema {
+  readonly location: Location;
+  readonly operation: string;
+  /** The response key used (`200`, `2XX`, `default`). */
+  readonly status: string;
+}
+
+/** The operation a contract names (by `operationId`, or method and path), or an error saying why there is none. */
+export function findOperation(doc: OpenApiDocument, operation: Contract["operation"]): { location: Location; name: string } {
+  const paths = doc.root.paths;
+  if (!isObject(paths)) throw new OpenApiError("invalid_document", "the document has no paths");
+  for (const [path, rawItem] of Object.entries(paths)) {
+    const item = deref(doc, { doc: doc.url, pointer: childPointer("/paths", path), value: rawItem });
+    if (!isObject(item.value)) continue;
+    for (const method of METHODS) {
+      const op = item.value[method];
+      if (!isObject(op)) continue;
+      const matches = typeof operation === "string" ? op.operationId === operation : operation.method.toLowerCase() === method && operation.path === path;
+      if (matches) return { location: { doc: item.doc, pointer: childPointer(item.pointer, method), value: op }, name: `${method.toUpperCase()} ${path}` };
+    }
+  }
+  const wanted = typeof operation === "string" ? `operationId ${JSON.stringify(operation)}` : `${operation.method} ${operation.path}`;
+  throw new OpenApiError("invalid_document", `the document has no operation ${wanted}`);
+}
+
+/** The status keys to try for an answer: the contract's, else the exact status, its range, then `default`. */
+function statusKeys(status: number, wanted: Contract["status"]): string[] {
+  if (wanted !== undefined) return [String(wanted)];
+  const exact = String(status);
+  return [exact, `${exact[0]!}XX`, `${exact[0]!}xx`, "default"];
+}
+
+/** A JSON media type of a response's `content` (`application/json`, `application/vnd.github+json`, `*\/*`). */
+function jsonMediaType(content: JsonObject): string | undefined {
+  const keys = Object.keys(content);
+  return (
+    keys.find((key) => key.split(";")[0]!.trim() === "application/json") ??
+    keys.find((key) => /[/+]json(\s*;|$)/i.test(key)) ??
+    keys.find((key) => key === "*/*" || key === "application/*")
+  );
+}
+
+/**
+ * The schema of the response a contract names for an answer with `status`. Throws an
+ * `OpenApiError` saying what is missing (operation, response, JSON content, schema).
+ */
+export function findResponseSchema(doc: OpenApiDocument, contract: Contract, status: number): ResponseSchema {
+  const op = findOperation(doc, contract.operation);
+  const responses = deref(doc, { doc: op.location.doc, pointer: childPointer(op.location.pointer, "responses"), value: (op.location.value as JsonObject).responses });
+  if (!isObject(responses.value)) throw new OpenApiError("invalid_document", `${op.name} documents no responses`);
+  const keys = statusKeys(status, contract.status);
+  const key = keys.find((candidate) => Object.hasOwn(responses.value as JsonObject, candidate));
+  if (key === undefined) throw new OpenApiError("invalid_document", `${op.name} documents no response for ${keys.join(", ")}`);
+  const response = deref(doc, { doc: responses.doc, pointer: childPointer(responses.pointer, key), value: (responses.value as JsonObject)[key] });
+  const content = isObject(response.value) ? response.value.content : undefined;
+  const media = isObject(content) ? jsonMediaType(content) : undefined;
+  if (media === undefined) throw new OpenApiError("invalid_document", `${op.name} response ${key} documents no JSON content`);
+  const mediaObject = (content as JsonObject)[media];
+  const schema = isObject(mediaObject) ? mediaObject.schema : undefined;
+  if (schema === undefined) throw new OpenApiError("invalid_document", `${op.name} response ${key} (${media}) has no schema`);
+  const pointer = childPointer(childPointer(childPointer(response.pointer, "content"), media), "schema");
+  return { location: { doc: response.doc, pointer, value: schema }, operation: op.name, status: key };
+}
+
+/** Keywords whose values are data, not schemas: copied as they are. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "example", "examples", "required", "type", "discriminator", "xml", "externalDocs"]);
+
+/** A standalone JSON Schema (2020-12) of a response schema, and where each `$defs` entry came from. */
+export interface StandaloneSchema {
+  readonly schema: JsonObject;
+  /** `$defs` key -> `document#pointer` of the schema it copies. */
+  readonly origins: ReadonlyMap<string, string>;
+  /** `document#pointer` of the root schema. */
+  readonly rootOrigin: string;
+  /** Each copied schema object -> `document#pointer` of the schema it copies (Ajv's `parentSchema` is one of them). */
+  readonly objects: WeakMap<object, string>;
+}
+
+/**
+ * Copies a response schema into one JSON Schema 2020-12 document: every `$ref` (within the
+ * document or to another one) becomes `#/$defs/<n>`, each target copied once (cycles stay
+ * cycles). OpenAPI 3.0's dialect is converted on the way: `nullable` becomes a `null` type or enum
+ * member, boolean `exclusiveMinimum`/`exclusiveMaximum` become numbers, a `writeOnly` property is
+ * not required in a response. OpenAPI 3.1 schemas are JSON Schema 2020-12 already.
+ */
+export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSchema {
+  const defs: Record<string, unknown> = {};
+  const keys = new Map<string, string>();
+  const origins = new Map<string, string>();
+  const pending: Array<{ key: string; location: Location }> = [];
+  const objects = new WeakMap<object, string>();
+  const legacy = doc.version === "3.0";
+
+  const refKey = (location: Location, ref: string): string => {
+    const target = deref(doc, { doc: location.doc, pointer: location.pointer, value: { $ref: ref } });
+    const id = `${target.doc}#${target.pointer}`;
+    let key = keys.get(id);
+    if (key === undefined) {
+      if (keys.size >= MAX_SCHEMA_DEFS) throw new OpenApiError("too_complex", `the response schema refers to more than ${MAX_SCHEMA_DEFS} schemas`);
+      key = `s${String(keys.size)}`;
+      keys.set(id, key);
+      origins.set(key, id);
+      pending.push({ key, location: target });
+    }
+    return key;
+  };
+
+  const copy = (location: Location, depth: number): unknown => {
+    if (depth > doc.limits.maxDepth) throw new OpenApiError("too_deep", `the response schema nests deeper than ${doc.limits.maxDepth} levels`);
+    const value = location.value;
+    if (Array.isArray(value)) return value.map((item, i) => copy({ doc: location.doc, pointer: childPointer(location.pointer, i), value: item }, depth + 1));
+    if (!isObject(value)) return value;
+    if (typeof value.$ref === "string") {
+      const target = { $ref: `#/$defs/${refKey(location, value.$ref)}` };
+      // 3.0 ignores a $ref's siblings; 3.1 (JSON Schema 2020-12) applies them alongside
+      if (legacy) return target;
+      const { $ref: _ref, ...rest } = value;
+      return Object.keys(rest).length === 0 ? target : { ...(copySchema({ ...location, value: rest }, depth) as JsonObject), ...target };
+    }
+    return copySchema(location, depth);
+  };
+
+  const copySchema = (location: Location, depth: number): unknown => {
+    const value = location.value as JsonObject;
+    const out: JsonObject = {};
+    for (const [key, child] of Object.entries(value)) {
+      if (key.startsWith("x-") || key === "$schema" || key === "$id" || key === "$anchor" || key === "$dynamicAnchor") continue;
+      if (DATA_KEYWORDS.has(key)) out[key] = child;
+      else if ((key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" || key === "dependentSchemas") && isObject(child)) {
+        const map: JsonObject = {};
+        for (const [name, sub] of Object.entries(child)) map[name] = copy({ doc: location.doc, pointer: childPointer(childPointer(location.pointer, key), name), value: sub }, depth + 1);
+        out[key] = map;
+      } else out[key] = copy({ doc: location.doc, pointer: childPointer(location.pointer, key), value: child }, depth + 1);
+    }
+    if (legacy) convertLegacy(out, value);
+    objects.set(out, `${location.doc}#${location.pointer}`);
+    return out;
+  };
+
+  const schema = copy(root, 0) as JsonObject;
+  while (pending.length > 0) {
+    const next = pending.shift()!;
+    defs[next.key] = copy(next.location, 0);
+  }
+  const standalone: JsonObject = typeof schema === "boolean" ? { allOf: [schema] } : { ...schema };
+  if (Object.keys(defs).length > 0) standalone.$defs = { ...(isObject(standalone.$defs) ? standalone.$defs : {}), ...defs };
+  return { schema: standalone, origins, rootOrigin: `${root.doc}#${root.pointer}`, objects };
+}
+
+/** OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). */
+function convertLegacy(out: JsonObject, original: JsonObject): void {
+  if (original.nullable === true) {
+    if (typeof out.type === "string") out.type = [out.type, "null"];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
+    if (out.type === undefined && (out.allOf !== undefined || out.oneOf !== undefined || out.anyOf !== undefined || out.$ref !== undefined)) {
+      const { nullable: _n, ...rest } = out;
+      for (const key of Object.keys(out)) delete out[key];
+      out.anyOf = [rest, { type: "null" }];
+      return;
+    }
+  }
+  delete out.nullable;
+  for (const [bound, exclusive] of [
+    ["minimum", "exclusiveMinimum"],
+    ["maximum", "exclusiveMaximum"],
+  ] as const) {
+    if (out[exclusive] === true && typeof out[bound] === "number") {
+      out[exclusive] = out[bound];
+      delete out[bound];
+    } else if (typeof out[exclusive] === "boolean") delete out[exclusive];
+  }
+  // a writeOnly property is never in a response: it cannot be missing from one
+  if (Array.isArray(out.required) && isObject(original.properties)) {
+    const props = original.properties;
+    out.required = (out.required as unknown[]).filter((name) => !(typeof name === "string" && isObject(props[name]) && props[name].writeOnly === true));
+  }
+}
+
+/** A compiled response schema, with what its violations report. */
+export interface CompiledContract {
+  readonly validate: ValidateFunction;
+  readonly schema: StandaloneSchema;
+  readonly operation: string;
+  readonly status: string;
+}
+
+/**
+ * Compiles response schemas with Ajv (JSON Schema 2020-12, formats checked), each once per
+ * document version, operation and status, keeping the most recent `maxEntries`.
+ */
+export class ContractCompiler {
+  readonly #ajv: Ajv2020;
+  readonly #cache = new Map<string, CompiledContract | OpenApiError>();
+  readonly #maxEntries: number;
+  compiled = 0;
+
+  constructor(options: { maxEntries?: number } = {}) {
+    this.#maxEntries = options.maxEntries ?? 64;
+    this.#ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, logger: false, verbose: true, code: { optimize: false } });
+    addFormats(this.#ajv);
+  }
+
+  /** The compiled schema for `documentKey` (a hash of the document version), or the reason there is none (cached too). */
+  get(documentKey: string, doc: OpenApiDocument, contract: Contract, status: number): CompiledContract | OpenApiError {
+    const statusKey = contract.status === undefined ? String(status) : String(contract.status);
+    const key = `${documentKey}\u0000${JSON.stringify(contract.operation)}\u0000${statusKey}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) {
+      this.#cache.delete(key); // most recently used last
+      this.#cache.set(key, hit);
+      return hit;
+    }
+    let entry: CompiledContract | OpenApiError;
+    try {
+      const found = findResponseSchema(doc, contract, status);
+      const schema = toJsonSchema(doc, found.location);
+      const validate = this.#ajv.compile(schema.schema);
+      // compiled functions are kept by the cache here, not by Ajv (whose own cache never forgets)
+      this.#ajv.removeSchema(schema.schema);
+      this.compiled++;
+      entry = { validate, schema, operation: found.operation, status: found.status };
+    } catch (error) {
+      entry = error instanceof OpenApiError ? error : new OpenApiError("invalid_document", `the response schema cannot be compiled: ${(error as Error).message}`);
+    }
+    this.#cache.set(key, entry);
+    while (this.#cache.size > this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value!);
+    return entry;
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+}
+
+/** RFC 6901 pointer tokens of an Ajv instance path. */
+function tokensOf(pointer: string): string[] {
+  return pointer === "" ? [] : pointer.slice(1).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function jsonPath(tokens: readonly string[]): string {
+  let out = "$";
+  for (const token of tokens) {
+    if (/^[0-9]+$/.test(token)) out += `[${token}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(token)) out += `.${token}`;
+    else out += `['${token.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}']`;
+  }
+  return out;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+/** A value small enough to show next to the violation: itself, or its type and size. */
+function excerpt(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  if (text === undefined || text.length <= 200) return value;
+  if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
+  if (isObject(value)) return `<object with ${String(Object.keys(value).length)} properties>`;
+  return `${text.slice(0, 200)}...`;
+}
+
+/** Severity by kind: a missing required property or a wrong type breaks a client (high); the rest is medium. */
+export function violationSeverity(keyword: string): Severity {
+  return keyword === "required" || keyword === "type" ? "high" : "medium";
+}
+
+/** Where in the OpenAPI document a violated keyword is (`document#pointer`, or a pointer in the monitor's own document). */
+function schemaOrigin(compiled: CompiledContract, error: ErrorObject, docUrl: string): string {
+  const parent = error.parentSchema;
+  const known = parent !== undefined && parent !== null && typeof parent === "object" ? compiled.schema.objects.get(parent) : undefined;
+  if (known !== undefined) {
+    const doc = known.slice(0, known.indexOf("#"));
+    const pointer = childPointer(known.slice(known.indexOf("#") + 1), error.keyword);
+    return doc === docUrl ? pointer : `${doc}#${pointer}`;
+  }
+  const schemaPath = error.schemaPath;
+  const tokens = tokensOf(schemaPath.startsWith("#") ? schemaPath.slice(1) : schemaPath);
+  let origin = compiled.schema.rootOrigin;
+  let rest = tokens;
+  if (tokens[0] === "$defs" && tokens[1] !== undefined && compiled.schema.origins.has(tokens[1])) {
+    origin = compiled.schema.origins.get(tokens[1])!;
+    rest = tokens.slice(2);
+  }
+  let pointer = origin.slice(origin.indexOf("#") + 1);
+  for (const token of rest) pointer = childPointer(pointer, token);
+  const doc = origin.slice(0, origin.indexOf("#"));
+  return doc === docUrl ? pointer : `${doc}#${pointer}`;
+}
+
+/** One violation as a driftwatch change of category `contract`, with the identity that says whether it is new. */
+export interface Violation {
+  readonly key: string;
+  readonly change: Change;
+}
+
+/** Ajv's errors as contract changes (at most `MAX_VIOLATIONS`, the total counted). */
+export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledContract, docUrl: string): { violations: Violation[]; count: number } {
+  const seen = new Set<string>();
+  const violations: Violation[] = [];
+  for (const error of errors) {
+    // the branches of a oneOf/anyOf that failed are reported by the oneOf/anyOf itself
+    let tokens = tokensOf(error.instancePath);
+    let op: Change["op"] = "replace";
+    let expected: unknown = error.schema;
+    let actual: unknown = error.data;
+    let detail: string;
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case "required":
+        tokens = [...tokens, String(params.missingProperty)];
+        op = "remove";
+        expected = "present";
+        actual = undefined;
+        detail = `required property ${JSON.stringify(params.missingProperty)} is missing`;
+        break;
+      case "type":
+        expected = params.type;
+        actual = excerpt(error.data);
+        detail = `is ${typeName(error.data)}, the schema says ${Array.isArray(params.type) ? params.type.join(" or ") : String(params.type)}`;
+        break;
+      case "additionalProperties":
+      case "unevaluatedProperties": {
+        const name = String(params.additionalProperty ?? params.unevaluatedProperty);
+        const parent = error.data;
+        tokens = [...tokens, name];
+        op = "add";
+        expected = false;
+        actual = isObject(parent) ? excerpt(parent[name]) : undefined;
+        detail = `property ${JSON.stringify(name)} is not allowed by the schema`;
+        break;
+      }
+      case "enum":
+        expected = params.allowedValues;
+        actual = excerpt(error.data);
+        detail = `${JSON.stringify(excerpt(error.data))} is not one of the documented values`;
+        break;
+      default:
+        expected = excerpt(error.schema);
+        actual = excerpt(error.data);
+        detail = `violates ${error.keyword}: ${error.message ?? ""}`.trim();
+    }
+    const path = jsonPath(tokens);
+    const schemaPath = schemaOrigin(compiled, error, docUrl);
+    const key = `${path}\u0000${error.keyword}\u0000${schemaPath}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    violations.push({
+      key,
+      change: {
+        path,
+        category: "contract",
+        op,
+        severity: violationSeverity(error.keyword),
+        detail,
+        operation: compiled.operation,
+        keyword: error.keyword,
+        expected,
+        ...(actual === undefined ? {} : { actual }),
+        schemaPath,
+      },
+    });
+  }
+  return { violations: violations.slice(0, MAX_VIOLATIONS), count: violations.length };
+}
+
+/** Validates one response body (parsed JSON) against a compiled contract. */
+export function validateAgainst(compiled: CompiledContract, data: unknown, docUrl: string): { violations: Violation[]; count: number } {
+  if (compiled.validate(data)) return { violations: [], count: 0 };
+  return violationsOf(compiled.validate.errors ?? [], compiled, docUrl);
+}
+
+/** A stable key of a document version (the stored text). */
+export function documentKey(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}

@@ -1,0 +1,140 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseOpenApi } from "@driftwatch/openapi";
+import type { Contract } from "@driftwatch/schema";
+import { describe, expect, it } from "vitest";
+import { ContractCompiler, documentKey, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+
+const real = path.join(import.meta.dirname, "../../openapi/test/real");
+const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
+const load = (file: string) => {
+  const text = fs.readFileSync(path.join(real, file), "utf8");
+  return { doc: parseOpenApi(text, { url: `file:///${file}` }), key: documentKey(text) };
+};
+const petstore = load("petstore/openapi-1.0.26.yaml");
+const museum = load("museum/openapi-2024-11-20.yaml");
+
+function check(target: { doc: ReturnType<typeof parseOpenApi>; key: string }, contract: Contract, status: number, body: unknown) {
+  const compiler = new ContractCompiler();
+  const compiled = compiler.get(target.key, target.doc, contract, status);
+  if (compiled instanceof Error) throw compiled;
+  return validateAgainst(compiled, body, target.doc.url);
+}
+
+describe("contract validation on recorded responses against their published schemas", () => {
+  it("Swagger Petstore (OpenAPI 3.0): recorded GET /pet/{id} and findByStatus answers conform", () => {
+    expect(check(petstore, { document: "https://x/openapi.yaml", operation: "getPetById" }, 200, recorded("petstore-get-pet.json"))).toEqual({ violations: [], count: 0 });
+    expect(check(petstore, { document: "https://x/openapi.yaml", operation: { method: "GET", path: "/pet/findByStatus" } }, 200, recorded("petstore-find-by-status.json")).count).toBe(0);
+  });
+
+  it("Redocly Museum (OpenAPI 3.1): the published GET /museum-hours answer conforms (formats and patterns checked)", () => {
+    expect(check(museum, { document: "https://x/openapi.yaml", operation: "getMuseumHours" }, 200, recorded("museum-hours.json")).count).toBe(0);
+    const hours = recorded("museum-hours.json") as Array<Record<string, unknown>>;
+    hours[1]!.timeOpen = "9 o'clock";
+    hours[2]!.date = "next tuesday";
+    const found = check(museum, { document: "https://x/openapi.yaml", operation: "getMuseumHours" }, 200, hours);
+    expect(found.violations.map((v) => [v.change.path, v.change.keyword, v.change.severity])).toEqual([
+      ["$[1].timeOpen", "pattern", "medium"],
+      ["$[2].date", "format", "medium"],
+    ]);
+    // the schema excerpt is found in the document: the violated keyword's pointer
+    expect(found.violations[0]!.change.schemaPath).toBe("/components/schemas/MuseumDailyHours/properties/timeOpen/pattern");
+  });
+
+  it("a missing required property and a wrong type are high, with path, keyword, expected and actual", () => {
+    const pet = recorded("petstore-get-pet.json") as Record<string, unknown>;
+    delete pet.name;
+    pet.photoUrls = "string";
+    (pet.tags as Array<Record<string, unknown>>)[0]!.id = "0";
+    const found = check(petstore, { document: "https://x/openapi.yaml", operation: "getPetById" }, 200, pet);
+    const byPath = Object.fromEntries(found.violations.map((v) => [v.change.path, v.change]));
+    expect(byPath["$.name"]).toMatchObject({ category: "contract", op: "remove", keyword: "required", severity: "high", expected: "present", operation: "GET /pet/{petId}" });
+    expect(byPath["$.name"]).not.toHaveProperty("actual");
+    expect(byPath["$.photoUrls"]).toMatchObject({ keyword: "type", severity: "high", expected: "array", actual: "string", op: "replace" });
+    expect(byPath["$.tags[0].id"]).toMatchObject({ keyword: "type", expected: "integer", actual: "0", schemaPath: "/components/schemas/Tag/properties/id/type" });
+    expect(found.count).toBe(3);
+  });
+
+  it("an enum value the document does not list is reported with the documented values", () => {
+    const pet = { ...(recorded("petstore-get-pet.json") as Record<string, unknown>), status: "adopted" };
+    const [violation] = check(petstore, { document: "https://x/openapi.yaml", operation: "getPetById" }, 200, pet).violations;
+    expect(violation!.change).toMatchObject({ path: "$.status", keyword: "enum", expected: ["available", "pending", "sold"], actual: "adopted" });
+  });
+
+  it("a response whose status the operation documents without JSON content is refused with the reason", () => {
+    const compiler = new ContractCompiler();
+    const result = compiler.get(petstore.key, petstore.doc, { document: "https://x/openapi.yaml", operation: "getPetById" }, 404);
+    expect(result).toBeInstanceOf(Error);
+    expect((result as Error).message).toBe("GET /pet/{petId} response 404 documents no JSON content");
+    expect(() => findResponseSchema(petstore.doc, { document: "https://x", operation: "nope" }, 200)).toThrow('the document has no operation operationId "nope"');
+  });
+});
+
+describe("OpenAPI schemas as JSON Schema", () => {
+  const doc30 = parseOpenApi(`openapi: 3.0.3
+info: { title: t, version: "1" }
+paths:
+  /things:
+    get:
+      operationId: things
+      responses:
+        "200":
+          description: ok
+          content:
+            application/vnd.example+json:
+              schema: { $ref: "#/components/schemas/Thing" }
+components:
+  schemas:
+    Thing:
+      type: object
+      additionalProperties: false
+      required: [id, secret, parent]
+      properties:
+        id: { type: integer, minimum: 0, exclusiveMinimum: true }
+        note: { type: string, nullable: true }
+        kind: { type: string, enum: [a, b], nullable: true }
+        secret: { type: string, writeOnly: true }
+        parent: { allOf: [{ $ref: "#/components/schemas/Thing" }], nullable: true }
+`);
+  const contract: Contract = { document: "https://x", operation: "things" };
+
+  it("converts 3.0 idioms: nullable, boolean exclusiveMinimum, writeOnly; $refs become $defs (cycles included)", () => {
+    const found = findResponseSchema(doc30, contract, 200);
+    const standalone = toJsonSchema(doc30, found.location);
+    expect(standalone.schema).toEqual({ $ref: "#/$defs/s0", $defs: expect.any(Object) });
+    const thing = (standalone.schema.$defs as Record<string, Record<string, any>>).s0!;
+    expect(thing.required).toEqual(["id", "parent"]);
+    expect(thing.properties.id).toEqual({ type: "integer", exclusiveMinimum: 0 });
+    expect(thing.properties.note).toEqual({ type: ["string", "null"] });
+    expect(thing.properties.kind).toEqual({ type: ["string", "null"], enum: ["a", "b", null] });
+    expect(thing.properties.parent).toEqual({ anyOf: [{ allOf: [{ $ref: "#/$defs/s0" }] }, { type: "null" }] });
+    expect(standalone.origins.get("s0")).toBe("memory:/openapi#/components/schemas/Thing");
+  });
+
+  it("validates with the converted schema: null where nullable, an additional property is medium, exclusiveMinimum holds", () => {
+    const compiled = new ContractCompiler().get("k", doc30, contract, 200);
+    if (compiled instanceof Error) throw compiled;
+    expect(validateAgainst(compiled, { id: 1, note: null, kind: null, parent: null }, doc30.url).count).toBe(0);
+    const found = validateAgainst(compiled, { id: 0, parent: { id: 2, parent: null, extra: true }, colour: "red" }, doc30.url);
+    expect(found.violations.map((v) => [v.change.path, v.change.keyword, v.change.severity, v.change.op])).toEqual(
+      expect.arrayContaining([
+        ["$.id", "exclusiveMinimum", "medium", "replace"],
+        ["$.colour", "additionalProperties", "medium", "add"],
+        ["$.parent.extra", "additionalProperties", "medium", "add"],
+      ]),
+    );
+    expect(found.violations.find((v) => v.change.path === "$.colour")!.change).toMatchObject({ expected: false, actual: "red", detail: 'property "colour" is not allowed by the schema' });
+  });
+
+  it("compiles once per document version, operation and status, and keeps at most maxEntries", () => {
+    const compiler = new ContractCompiler({ maxEntries: 2 });
+    const first = compiler.get("v1", doc30, contract, 200);
+    expect(compiler.get("v1", doc30, contract, 200)).toBe(first);
+    expect(compiler.compiled).toBe(1);
+    compiler.get("v2", doc30, contract, 200);
+    compiler.get("v3", doc30, contract, 200);
+    expect(compiler.size).toBe(2);
+    expect(compiler.get("v1", doc30, contract, 200)).not.toBe(first); // evicted: compiled again
+    expect(compiler.compiled).toBe(4);
+  });
+});
