@@ -15,7 +15,7 @@ import {
   type RecordCheckStage,
   type SnapshotRecord,
 } from "@driftwatch/core";
-import type { SqlContext } from "./adapter.js";
+import type { SqlContext } from "./context.js";
 import type { SqlExecutor } from "./dialect.js";
 import { snapshotInsertColumns } from "./rows.js";
 
