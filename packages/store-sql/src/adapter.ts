@@ -56,6 +56,7 @@ import {
 } from "@driftwatch/core";
 import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type SqlStatement, type TableName } from "./dialect.js";
 import { SqlMedia } from "./media.js";
+import type { SqlContext } from "./context.js";
 import { SqlPeopleAdapter } from "./people.js";
 import { SqlChannels } from "./channels.js";
 import { recordCheckRows } from "./record-check.js";
@@ -69,6 +70,8 @@ import {
   type IdRow,
   type Row,
 } from "./rows.js";
+
+export type { SqlContext } from "./context.js";
 
 /** The migration (4, `monitor_tags`) that adds `monitors.tags` in both SQL schemas. */
 export const MONITOR_TAGS_VERSION = 4;
@@ -102,18 +105,6 @@ export interface SqlStoreOptions {
   onDiffsDeleted?: ((ids: readonly string[] | null) => void) | undefined;
 }
 
-/** What the shared statements need: the driver or a transaction, tables, codecs, the clock. */
-export interface SqlContext {
-  readonly dialect: SqlDialect;
-  readonly rows: RowCodec;
-  readonly t: Readonly<Record<TableName, string>>;
-  readonly hooks: StoreHooks;
-  now(): string;
-  all<R extends Row>(db: SqlExecutor, sql: string, params: readonly unknown[]): Promise<R[]>;
-  run(db: SqlExecutor, sql: string, params: readonly unknown[]): Promise<number>;
-  /** `UPDATE <table> SET <patch> WHERE org_id AND id RETURNING *`; with nothing to set, the row as is (locked when `lock`). */
-  patchRow(db: SqlExecutor, table: "monitors" | "webhooks", orgId: string, id: string, patch: object, lock?: boolean): Promise<Row | undefined>;
-}
 
 /**
  * The one SQL implementation of the `Store` port, for every SQL database: statements are

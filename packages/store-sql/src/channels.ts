@@ -16,7 +16,7 @@ import {
   type NewChannelDelivery,
 } from "@driftwatch/core";
 import type { SqlDriver, SqlExecutor } from "./dialect.js";
-import type { SqlContext } from "./adapter.js";
+import type { SqlContext } from "./context.js";
 import type { ColumnKind, Row } from "./rows.js";
 
 /** Channel fields a patch may set: their column and kind. */

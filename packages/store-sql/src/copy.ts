@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { StoreError } from "@driftwatch/core";
-import { TABLE_NAMES, type SqlDialect, type SqlDriver, type SqlExecutor, type TableName } from "./dialect.js";
+import { TABLE_NAMES, type CopyColumn, type CopyColumnKind, type SqlDialect, type SqlDriver, type SqlExecutor, type TableName } from "./dialect.js";
 import type { Row } from "./rows.js";
 
 /** A migrated SQL database as the copy reads and writes it: its driver and its dialect. */
@@ -10,19 +10,7 @@ export interface SqlDatabase {
   close(): Promise<void>;
 }
 
-/**
- * How a column's values are compared and written across databases. A SQLite column only says
- * `text` or `int` where PostgreSQL says `time`, `bool` or `json`: the more specific kind of the
- * two sides wins (see `mergeColumnKinds`).
- */
-export type CopyColumnKind = "text" | "int" | "float" | "time" | "bool" | "json";
-
-export interface CopyColumn {
-  name: string;
-  kind: CopyColumnKind;
-  /** Position in the primary key (1-based), 0 when not part of it. */
-  pk: number;
-}
+export type { CopyColumn, CopyColumnKind } from "./dialect.js";
 
 export interface TableProgress {
   table: TableName;

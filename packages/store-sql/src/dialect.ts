@@ -1,5 +1,18 @@
 import type { ClaimDeliveriesInput, StoreError } from "@driftwatch/core";
-import type { CopyColumn } from "./copy.js";
+
+/**
+ * How a column's values are compared and written across databases. A SQLite column only says
+ * `text` or `int` where PostgreSQL says `time`, `bool` or `json`: the more specific kind of the
+ * two sides wins (see `mergeColumnKinds`).
+ */
+export type CopyColumnKind = "text" | "int" | "float" | "time" | "bool" | "json";
+
+export interface CopyColumn {
+  name: string;
+  kind: CopyColumnKind;
+  /** Position in the primary key (1-based), 0 when not part of it. */
+  pk: number;
+}
 
 /** The tables of people (users, memberships, sessions, invites, the audit log), added by migration 3. */
 export const PEOPLE_TABLE_NAMES = ["users", "memberships", "sessions", "invites", "audit_log"] as const;

@@ -1,5 +1,5 @@
 import { StoreError, type NewScreenshot, type NewSecret, type ScreenshotRecord, type SecretRecord } from "@driftwatch/core";
-import type { SqlContext } from "./adapter.js";
+import type { SqlContext } from "./context.js";
 import type { SqlDriver } from "./dialect.js";
 import type { Row } from "./rows.js";
 

@@ -1,7 +1,7 @@
 import { StoreError, encodeText, encodeTextOrNull, newId, type KeysetPage, type Role, type TimeKeysetPage } from "@driftwatch/core";
 import type { AuditRecord, InviteRecord, MemberRecord, MembershipRecord, NewAuditEntry, NewInvite, NewSession, NewUser } from "@driftwatch/core";
 import type { OrganizationPatch, OrganizationRecord, SessionPatch, SessionRecord, UserPatch, UserRecord } from "@driftwatch/core";
-import type { SqlContext } from "./adapter.js";
+import type { SqlContext } from "./context.js";
 import type { SqlDriver, SqlExecutor, TableName } from "./dialect.js";
 import type { Row } from "./rows.js";
 

@@ -17,7 +17,7 @@ import {
   type SnapshotRecord,
   TRACKED_VALUE_RETENTION,
 } from "@driftwatch/core";
-import type { SqlContext } from "./adapter.js";
+import type { SqlContext } from "./context.js";
 import type { SqlExecutor } from "./dialect.js";
 import { snapshotInsertColumns } from "./rows.js";
 import { encodeTextOrNull } from "@driftwatch/core";
