@@ -111,7 +111,7 @@ describe("channel delivery from the outbox", () => {
   }
 
   it("sends a channel's due messages as one, retries after the service's Retry-After (never sooner than the schedule), and a gone answer marks the channel failing", async () => {
-    const grouped = await store.createChannel(orgId, channel({ name: "grouped" }));
+    const grouped = await store.createChannel(orgId, channel({ name: "grouped", groupSeconds: 60 }));
     const gone = await store.createChannel(orgId, channel({ name: "gone" }));
     await enqueue(grouped.id, ["diff:a", "diff:b", "diff:c"]);
     await enqueue(gone.id, ["diff:a"]);
@@ -165,6 +165,10 @@ describe("channel delivery from the outbox", () => {
     expect(await service.deliverDue({ limit: 10 })).toEqual({ claimed: 1, attempted: 1, succeeded: 1, failed: 0 });
     expect(await service.deliverDue({ limit: 10, force: true })).toMatchObject({ claimed: 0 });
     expect(sent.filter((s) => JSON.stringify(s.payloads).includes("diff:crash"))).toHaveLength(1);
+    // a channel that does not group sends a backlog one message at a time
+    await enqueue(target.id, ["diff:x", "diff:y"]);
+    expect(await service.deliverDue({ limit: 10 })).toMatchObject({ claimed: 2, succeeded: 2 });
+    expect(sent.slice(-2).map((s) => s.payloads)).toEqual(expect.arrayContaining([[{ key: "diff:x" }], [{ key: "diff:y" }]]));
     // a message whose channel was deleted went with it
     await enqueue(target.id, ["diff:late"]);
     await store.deleteChannel(orgId, target.id);

@@ -67,8 +67,8 @@ function errorText(error: unknown): string {
  * claims are the store's leases (organizations in turn), the retry schedule is the webhooks'
  * (`DELIVERY_RETRY_DELAYS_MS` with jitter, a service's `Retry-After` / `retry_after` honoured but
  * never sooner than the schedule), and the claimed work waits in a fair queue (per channel and per
- * organization). The messages of one channel claimed together (a grouping window's, quiet hours'
- * held ones) go out as one message. A "gone" answer marks the channel failing with the service's
+ * organization). A channel with a grouping window or quiet hours gets its changes claimed together
+ * (the window's, or what quiet hours held) as one message; other channels get each on its own. A "gone" answer marks the channel failing with the service's
  * reason: its messages stay pending, unclaimed, until the channel is fixed.
  */
 export function createChannelDeliveryService(options: ChannelDeliveryServiceOptions): ChannelDeliveryService {
@@ -156,22 +156,25 @@ export function createChannelDeliveryService(options: ChannelDeliveryServiceOpti
     result.claimed = claimed.length;
     if (claimed.length === 0) return result;
 
-    // One message per channel for its claimed changes (oldest first); each health event on its own,
-    // so a message the service refuses never takes another one's outcome.
+    const channels = new Map<string, Promise<ChannelRecord | null>>();
+    for (const message of claimed) if (!channels.has(message.channelId)) channels.set(message.channelId, store.getChannel(message.orgId, message.channelId));
+    const channelOf = new Map<string, ChannelRecord | null>();
+    await Promise.all([...channels.entries()].map(async ([id, read]) => channelOf.set(id, await read)));
+    // A channel that groups (a grouping window, or quiet hours' summary) gets its claimed changes as
+    // one message, oldest first; otherwise each message goes on its own, and a health event always
+    // does, so a message the service refuses never takes another one's outcome.
     const batches = new Map<string, Batch>();
     for (const message of claimed) {
-      const key = `${message.channelId}\u0000${message.eventType === "diff.detected" ? "changes" : message.id}`;
+      const channel = channelOf.get(message.channelId) ?? null;
+      const groups = channel !== null && (channel.groupSeconds > 0 || channel.quietHours !== null);
+      const key = `${message.channelId}\u0000${groups && message.eventType === "diff.detected" ? "changes" : message.id}`;
       let batch = batches.get(key);
       if (batch === undefined) {
-        batch = { channel: null, channelId: message.channelId, orgId: message.orgId, messages: [] };
+        batch = { channel, channelId: message.channelId, orgId: message.orgId, messages: [] };
         batches.set(key, batch);
       }
       batch.messages.push(message);
     }
-    const channels = new Map<string, Promise<ChannelRecord | null>>();
-    for (const batch of batches.values()) if (!channels.has(batch.channelId)) channels.set(batch.channelId, store.getChannel(batch.orgId, batch.channelId));
-    await Promise.all([...batches.values()].map(async (batch) => (batch.channel = await channels.get(batch.channelId)!)));
-
     const waiting = createFairQueue<Batch>({ keyConcurrency: channelCap, orgSlots: orgSlots(concurrency, orgShare) });
     for (const batch of batches.values()) waiting.push(batch.orgId, batch.channelId, batch);
     const inFlight = new Set<Promise<void>>();
