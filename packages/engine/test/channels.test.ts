@@ -1,6 +1,6 @@
-import type { ChannelRecord, NewChannel, Store } from "@driftwatch/core";
+import type { ChannelRecord, MonitorRecord, NewChannel, Store } from "@driftwatch/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createChannelDeliveryService, createCheckService, createMetrics, FAILING_THRESHOLD, type ChannelSender, type ChannelSendResult } from "../src/index.js";
+import { channelMessagesFor, createChannelDeliveryService, createCheckService, createMetrics, FAILING_THRESHOLD, type ChannelSender, type ChannelSendResult } from "../src/index.js";
 import { createMonitor, manualClock, openTempStore, useCheckSetup } from "./fixtures.js";
 
 function channel(overrides: Partial<NewChannel> = {}): NewChannel {
@@ -146,6 +146,39 @@ describe("channel delivery from the outbox", () => {
     expect(await service.deliverDue({ limit: 100 })).toEqual({ claimed: 1, attempted: 1, succeeded: 1, failed: 0 });
     expect(await store.countPendingChannelDeliveries(orgId)).toBe(0);
     expect(await service.deliverDue({ limit: 100, force: true })).toEqual({ claimed: 0, attempted: 0, succeeded: 0, failed: 0 });
+  });
+
+  it("quiet hours hold a channel's changes to the end of the window, then send them as one summary; a repeat of a change adds nothing", async () => {
+    // 23:00 to 07:00 UTC, everything below critical held
+    const quiet = await store.createChannel(orgId, channel({ name: "quiet", quietHours: { timeZone: "UTC", windows: [{ start: "23:00", end: "07:00" }], minSeverity: "critical" } }));
+    clock.set(Date.parse("2026-01-13T23:30:00.000Z"));
+    const monitorOf = (id: string, name: string) => ({ id, orgId, name, url: "https://api.example.com/", tags: [] }) as unknown as MonitorRecord;
+    const notice = (monitorId: string, name: string, diffId: string) =>
+      channelMessagesFor(
+        store,
+        {
+          kind: "diff",
+          monitor: monitorOf(monitorId, name),
+          diff: { id: diffId, classification: "value_change", schemaChanges: 0, valueChanges: 1, topSeverity: "medium", changes: [{ path: "$.price", category: "value", op: "replace", severity: "medium", before: 1, after: 2 }] } as never,
+          snapshotId: "snp_1",
+          policyMinSeverity: undefined,
+        },
+        clock.now(),
+      );
+    const messages = [...(await notice("mon_a", "Orders", "dif_1")), ...(await notice("mon_b", "Prices", "dif_2")), ...(await notice("mon_a", "Orders", "dif_3"))];
+    expect(messages.map((m) => m.nextAttemptAt)).toEqual(["2026-01-14T07:00:00.000Z", "2026-01-14T07:00:00.000Z", "2026-01-14T07:00:00.000Z"]);
+    await store.enqueueChannelDeliveries(orgId, messages);
+    // the same change again (a retried check): nothing more
+    expect(await store.enqueueChannelDeliveries(orgId, await notice("mon_a", "Orders", "dif_1"))).toEqual([]);
+
+    const { sender, sent } = recordingSender();
+    const service = createChannelDeliveryService({ store, sender, now: clock.now, owner: "w3" });
+    expect((await service.deliverDue({ limit: 100 })).claimed).toBe(0);
+    clock.set(Date.parse("2026-01-14T07:00:00.000Z"));
+    expect(await service.deliverDue({ limit: 100 })).toEqual({ claimed: 3, attempted: 3, succeeded: 3, failed: 0 });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.channelId).toBe(quiet.id);
+    expect(sent[0]!.payloads.map((p) => (p as { diff: { id: string } }).diff.id)).toEqual(["dif_1", "dif_2", "dif_3"]);
   });
 
   it("a refused message fails at once; a worker that stopped mid-send is taken over once its lease expires, and nothing is sent twice", async () => {
