@@ -1,6 +1,7 @@
 import { newId, type CheckResult, type Fetcher, type MonitorRecord, type ScreenshotStorage, type Store, type WebhookRecord, type WorkerRunResult } from "@driftwatch/core";
 import { bootstrapStore, rotateWebhookSecret, type BootstrapOptions, type BootstrapResult } from "./accounts.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/delivery-worker.js";
+import { createChannelDeliveryService, type ChannelDeliveryService, type ChannelSender } from "./delivery/channel-delivery.js";
 import { createDeliveryService, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
 import { DEFAULT_ENGINE_LIMITS, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
 import { createMetrics, type EngineMetrics } from "./metrics.js";
@@ -72,6 +73,11 @@ export interface EngineOptions {
   deliveryPollMs?: number;
   /** Randomness of jitter (tests make it fixed). */
   random?: () => number;
+  /**
+   * Sends notification channels' messages (the server's: `@driftwatch/notify` with the secret key).
+   * Without it, checks still write channel messages to the outbox; this engine sends none.
+   */
+  channels?: ChannelSender;
 }
 
 export interface EngineStopOptions {
@@ -91,6 +97,8 @@ export interface Engine {
   readonly deliveries: EngineDeliveryService;
   readonly scheduler: Scheduler;
   readonly worker: DeliveryWorker;
+  /** Notification channels' outbox delivery (null without `EngineOptions.channels`). */
+  readonly channels: ChannelDeliveryService | null;
   readonly noise: NoiseLearner;
   /** The comparison worker pool the checks use; a host runs its own comparisons here too (the rules preview's batches, `GET /api/monitors/{id}/compare`), off the event loop. */
   readonly compare: ComparePool;
@@ -180,6 +188,22 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.deliveryPollMs === undefined ? {} : { pollIntervalMs: options.deliveryPollMs }),
     onError: (error) => logger.error({ err: error }, "delivery worker batch failed"),
   });
+  const channels =
+    options.channels === undefined
+      ? null
+      : createChannelDeliveryService({ store, sender: options.channels, now, ...random, ...(options.owner === undefined ? {} : { owner: `${options.owner}:channels` }), ...share });
+  const channelWorker =
+    channels === null
+      ? null
+      : createDeliveryWorker({
+          deliveries: channels,
+          ...(options.deliveryPollMs === undefined ? {} : { pollIntervalMs: options.deliveryPollMs }),
+          onError: (error) => logger.error({ err: error }, "channel delivery batch failed"),
+        });
+  const wake = (): void => {
+    worker.wake();
+    channelWorker?.wake();
+  };
   const scheduler = createScheduler({
     store,
     checks,
@@ -194,7 +218,7 @@ export function createEngine(options: EngineOptions): Engine {
     onError: (error: unknown) => logger.error({ err: error }, "scheduler tick failed"),
     // A check that wrote to the outbox wakes the delivery worker at once.
     onCheck: (outcome) => {
-      if (outcome.result === "changed") worker.wake();
+      if (outcome.result === "changed") wake();
     },
   });
 
@@ -203,7 +227,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   async function stop(stopOptions: EngineStopOptions = {}): Promise<void> {
     running = false;
-    const results = await Promise.allSettled([scheduler.stop(stopOptions), worker.stop(stopOptions)]);
+    const results = await Promise.allSettled([scheduler.stop(stopOptions), worker.stop(stopOptions), channelWorker?.stop(stopOptions)]);
     for (const result of results) {
       if (result.status === "rejected") logger.error({ err: result.reason }, "error while stopping");
     }
@@ -211,6 +235,7 @@ export function createEngine(options: EngineOptions): Engine {
     // is handed back now, for the other processes, instead of at lease expiry.
     try {
       await queue.releaseAll();
+      await channels?.releaseAll();
     } catch (error) {
       logger.error({ err: error }, "handing back claimed work failed");
     }
@@ -223,6 +248,7 @@ export function createEngine(options: EngineOptions): Engine {
     deliveries,
     scheduler,
     worker,
+    channels,
     noise,
     compare,
     queue,
@@ -231,12 +257,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
     async checkNow(orgId, monitorId, context = {}) {
       const result = await checks.checkNow(orgId, monitorId, { requestId: context.requestId ?? newId("request") });
-      if (result?.diff != null) worker.wake();
+      if (result?.diff != null) wake();
       return result;
     },
     async runCheck(monitor, context = {}) {
       const outcome = await checks.runCheck(monitor, { ...context, requestId: context.requestId ?? newId("request") });
-      if (outcome.result === "changed") worker.wake();
+      if (outcome.result === "changed") wake();
       return outcome;
     },
     runWorker: (orgId, runOptions = {}) => deliveries.runWorker(orgId, { webhookId: runOptions.webhookId, force: runOptions.force === true }),
@@ -248,6 +274,7 @@ export function createEngine(options: EngineOptions): Engine {
       running = true;
       scheduler.start();
       worker.start();
+      channelWorker?.start();
     },
     stop,
     close(stopOptions) {

@@ -81,6 +81,14 @@ export {
   type EngineDeliveryService,
 } from "./delivery/delivery.js";
 export { createFetchTransport } from "./delivery/fetch-transport.js";
+export {
+  createChannelDeliveryService,
+  type ChannelDeliveryService,
+  type ChannelDeliveryServiceOptions,
+  type ChannelSender,
+  type ChannelSendResult,
+} from "./delivery/channel-delivery.js";
+export { channelMessagesFor, notificationOf, CHANNEL_MESSAGE_MAX_CHANGES, type ChannelNotice } from "./pipeline/channel-messages.js";
 export { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions, type StopOptions } from "./delivery/delivery-worker.js";
 export {
   DELIVERY_JITTER_RATIO,

@@ -25,3 +25,4 @@ export { classifyAnswer, combineResults, retryAfter, retryAfterHeader, answerRea
 export { createDefaultTransport, type HttpAnswer, type HttpRequest, type HttpTransport } from "./transport.js";
 export { cleanText, escapeHtml, escapeMarkdown, escapeSlack, neutraliseMentions, oneLine, truncate } from "./text.js";
 export * from "./channels/index.js";
+export { groupDiffNotifications, groupNotifications, sendAll, GROUP_MAX_CHANGES } from "./group.js";

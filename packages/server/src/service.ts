@@ -11,6 +11,8 @@ import type { PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
+import { createNotifier } from "@driftwatch/notify";
+import { createChannelSender } from "./notify/channel-sender.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -36,6 +38,11 @@ import {
 export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, "limits">> {
   /** Limits to change; the rest keep their defaults (`DEFAULT_LIMITS`). */
   limits?: Partial<ServerLimits>;
+  /**
+   * Where notification channels read `DRIFTWATCH_<SERVICE>_API_URL` (a service's API base, e.g.
+   * `DRIFTWATCH_SLACK_API_URL`) from. Default `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /** A store you opened: used instead of `databaseUrl`, and not closed by `close()`. */
   store?: Store;
   /** Replaces the HTTP fetcher (yours: `close()` leaves it open). */
@@ -238,7 +245,16 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     logger.info({ monitors: jobs.installed.monitors, deliveries: jobs.installed.deliveries }, "job queue: enqueued work that had no job (upgrade from the lease queue, or repair)");
   }
 
+  // Notification channels: every request a channel sends passes the URL guard (as webhooks do).
+  const notifier = createNotifier({
+    env: options.env ?? process.env,
+    ...(config.publicUrl === null ? {} : { publicUrl: config.publicUrl }),
+    checkUrl: (url) => urlGuard.assertSafeUrl(url),
+    guard,
+  });
+
   const engine = createEngine({
+    channels: createChannelSender(notifier, secrets),
     ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
     fetchers: { http: httpFetcher, browser: browserFetcher, webhooks: webhookTransport },
@@ -289,6 +305,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     secrets,
     ...(screenshots === undefined ? {} : { screenshots }),
     ...(isBrowserFetcher(browserFetcher) ? { browser: browserFetcher } : {}),
+    notifier,
     metrics: engine.metrics,
     logger,
     events: liveHub,
@@ -338,6 +355,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
           options.httpFetcher === undefined ? httpFetcher.close() : undefined,
           options.browserFetcher === undefined ? browserFetcher.close() : undefined,
           webhookTransport.close(),
+          notifier.close(),
         ]);
         mailer?.close();
         await Promise.all([relay?.close(), poller?.close(), jobs?.close().catch((error: unknown) => logger.error({ err: error }, "error while stopping the job queue"))]);

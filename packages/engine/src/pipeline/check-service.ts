@@ -11,6 +11,7 @@ import {
   type MonitorPatch,
   type MonitorRecord,
   newId,
+  type NewChannelDelivery,
   type NewDiff,
   type NewSnapshot,
   type PendingDiffDetectedEvent,
@@ -34,6 +35,7 @@ import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 import { createVisualChecks, screenshotMaskOf, withVisual } from "./visual.js";
 import { bundleResponse } from "../openapi/bundle.js";
 import { ContractChecker, withViolations } from "../openapi/contract-checker.js";
+import { channelMessagesFor, withMessages } from "./channel-messages.js";
 
 /** Store errors a check passes on (not the content's doing): everything else is recorded on the monitor. */
 const INFRASTRUCTURE_CODES: ReadonlySet<string> = new Set(["stale_snapshot", "not_found", "store_closed", "store_unavailable"]);
@@ -244,8 +246,16 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       nextCheckAt: nextCheckTime(monitor.intervalSeconds, failures, at.getTime(), random),
       updatedAt: at.toISOString(),
     };
-    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, ...keep });
+    // Notification channels hear of the monitor turning failing (issue 27), in the same write.
+    const channelMessages = patch.state === "failing" ? await channelMessagesFor(store, { kind: "health", event: "monitor.failing", monitor, reason: errorMessage(error), consecutiveFailures: failures }, at) : [];
+    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, ...keep, ...withMessages(channelMessages) });
     return recorded.monitor;
+  }
+
+  /** Messages of a monitor that was failing and checks fine again: `monitor.recovered`. */
+  function recoveredMessages(monitor: MonitorRecord, at: Date): Promise<NewChannelDelivery[]> {
+    if (monitor.state !== "failing") return Promise.resolve([]);
+    return channelMessagesFor(store, { kind: "health", event: "monitor.recovered", monitor, reason: null, consecutiveFailures: monitor.consecutiveFailures }, at);
   }
 
   function successPatch(monitor: MonitorRecord, response: FetchResponse, at: Date, changed: boolean): MonitorPatch {
@@ -514,6 +524,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       event: null,
       ...record.keep,
       ...(judged !== null ? { tracked: judged.tracked } : {}),
+      ...withMessages(await recoveredMessages(monitor, at)),
     });
     return { monitor: recorded.monitor, result: "unchanged", snapshot: previous, diff: null, deliveries: 0, error: null };
   }
@@ -582,6 +593,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       previousSnapshotId: previous?.id ?? null,
       ...(judged !== null ? { tracked: judged.tracked } : {}),
     };
+    // Notification channels (issue 27): the diff where webhooks hear of it, and a recovery, in the same write.
+    const diffMessages = diff && notify ? await channelMessagesFor(store, { kind: "diff", monitor, diff, snapshotId: snapshot.id, policyMinSeverity: minSeverity }, at) : [];
+    Object.assign(input, withMessages([...diffMessages, ...(await recoveredMessages(monitor, at))]));
     const recorded = await store.recordCheck(monitor.orgId, input);
     if (response.screenshot !== undefined && recorded.snapshot !== null) {
       await visuals.keep(monitor, recorded.snapshot.id, response.screenshot, keep.retention ?? DEFAULT_SNAPSHOT_RETENTION, at);

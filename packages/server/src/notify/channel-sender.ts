@@ -1,0 +1,42 @@
+import type { ChannelSender, ChannelSendResult } from "@driftwatch/engine";
+import { groupNotifications, isNotifyError, sendAll, type Notifier } from "@driftwatch/notify";
+import { isDriftwatchError } from "@driftwatch/core";
+import type { ServerSecrets } from "../config/secret-key.js";
+import { channelSecretContext } from "../routes/channels.js";
+
+/**
+ * The engine's channel sender: opens the channel's sealed URL with the server key (in memory, for
+ * this send only; never logged), groups the message's notifications ("5 changes on 3 monitors")
+ * and sends them through `notifier` (its requests pass the app's URL guard).
+ */
+export function createChannelSender(notifier: Notifier, secrets: ServerSecrets): ChannelSender {
+  return {
+    async send(channel, payloads, signal): Promise<ChannelSendResult> {
+      if (secrets.box === null) {
+        // Kept for when a key is configured (retried on the schedule).
+        return { outcome: "retry", reason: `secret_key_missing: this server has no secret key to open the channel's URL (${secrets.missingReason ?? "set DRIFTWATCH_SECRET_KEY"})` };
+      }
+      let url: string;
+      try {
+        url = secrets.box.open(channel.urlSealed, channelSecretContext(channel.id));
+      } catch (error) {
+        return { outcome: "failed", reason: isDriftwatchError(error) ? `${error.code}: the channel's URL cannot be opened with this server's keys` : "the channel's URL cannot be opened" };
+      }
+      let notifications;
+      try {
+        notifications = groupNotifications(payloads);
+      } catch (error) {
+        return { outcome: "failed", reason: isNotifyError(error) ? `${error.code}: ${error.message}` : "the message is not a notification" };
+      }
+      const result = await sendAll(notifications, (notification) => notifier.send(url, notification, { template: channel.template ?? undefined, signal }));
+      switch (result.outcome) {
+        case "delivered":
+          return { outcome: "delivered", status: result.status };
+        case "retry":
+          return { outcome: "retry", status: result.status, afterSeconds: result.afterSeconds, reason: result.reason };
+        default:
+          return { outcome: result.outcome, status: result.status, reason: result.reason };
+      }
+    },
+  };
+}
