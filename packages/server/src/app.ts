@@ -22,6 +22,7 @@ import { registerEventRoutes } from "./routes/events.js";
 import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
 import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
+import { registerAlertPreviewRoutes } from "./routes/alert-preview.js";
 import { registerCompareRoutes } from "./routes/compare.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
@@ -211,6 +212,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerInviteRoutes(app, people);
   registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
+  registerAlertPreviewRoutes(app, deps);
   registerCompareRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
   registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });
