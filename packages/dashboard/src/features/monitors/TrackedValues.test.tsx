@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeClient, meAs, monitor, renderPage } from "../../test-support";
 import { MonitorDetailPage } from "./MonitorDetailPage";
-import { describeAlert, formatValue, presetSettings, valueStats } from "./TrackedValues";
+import { conditionOf, describeAlert, formatValue, presetSettings, valueStats } from "./TrackedValues";
 
 const MON = monitor(1, { type: "website", url: "https://shop.example/kettle", lastChangedAt: "2026-11-25T09:00:00.000Z" });
 const SETTINGS: Settings = {
@@ -70,6 +70,24 @@ function serve(settings: Settings = SETTINGS) {
         },
       };
     }
+    if (path === `/api/monitors/${MON.id}/alert/preview`) {
+      const body = call.body as { alert: { conditions: { value: string; to?: unknown }[] } };
+      const to = body.alert.conditions.find((c) => c.value === "price")?.to;
+      if (typeof to !== "number") {
+        return { status: 422, body: { type: "about:blank", title: "Invalid alert conditions", status: 422, detail: "alert is invalid: alert.conditions[1].to: price is a price; compare it with a number", code: "invalid_conditions", requestId: "req_prev", errors: [{ path: "alert.conditions[1].to", message: "price is a price; compare it with a number" }] } };
+      }
+      const alerted = to > 180;
+      return {
+        body: {
+          monitorId: MON.id,
+          checks: [
+            { at: "2026-11-25T09:00:00.000Z", matched: alerted, alerted, results: [] },
+            { at: "2026-11-25T08:00:00.000Z", matched: false, alerted: false, results: [] },
+          ],
+          alerts: alerted ? 1 : 0,
+        },
+      };
+    }
     if (path === `/api/monitors/${MON.id}/values`) {
       const name = new URL(`http://x${call.path}`).searchParams.get("name");
       return { body: { data: name === "price" ? PRICES : name === "stock" ? STOCK : [], nextCursor: null } };
@@ -121,6 +139,7 @@ describe("tracked values on the monitor page", () => {
     expect(screen.getByText("the alert conditions became true (no change to report)")).toBeInTheDocument();
     // a viewer cannot change the conditions
     expect(screen.queryByRole("button", { name: "Notify me when back in stock" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Edit the alert conditions" })).toBeNull();
   });
 
   it("a member sets the price-below preset: the settings are sent and shown", async () => {
@@ -131,5 +150,33 @@ describe("tracked values on the monitor page", () => {
     await user.click(screen.getByRole("button", { name: "Notify me" }));
     await waitFor(() => expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([{ track: SETTINGS.track, alert: { when: "all", conditions: [{ value: "price", op: "lt", to: 149.9 }] } }]));
     expect(await screen.findByText("price < 149.9")).toBeInTheDocument();
+  });
+
+  it("turns typed rows into conditions: numbers for numbers and prices, texts otherwise, forChecks above 1", () => {
+    expect(conditionOf({ value: "price", op: "lt", to: "149,90", forChecks: "" }, SETTINGS.track)).toEqual({ value: "price", op: "lt", to: 149.9 });
+    expect(conditionOf({ value: "stock", op: "changed_to", to: "in_stock", forChecks: "3" }, SETTINGS.track)).toEqual({ value: "stock", op: "changed_to", to: "in_stock", forChecks: 3 });
+    expect(conditionOf({ value: "price", op: "changed", to: "ignored", forChecks: "1" }, SETTINGS.track)).toEqual({ value: "price", op: "changed" });
+    expect(conditionOf({ value: "diff.topSeverity", op: "gte", to: "high", forChecks: "" }, SETTINGS.track)).toEqual({ value: "diff.topSeverity", op: "gte", to: "high" });
+  });
+
+  it("a member edits the conditions with a live preview of the past checks, and saves them", async () => {
+    const { client, calls } = serve();
+    renderPage(<MonitorDetailPage />, client, `/monitors/${MON.id}`, "/monitors/:monitorId", meAs("member"));
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Edit the alert conditions" }));
+    const preview = await screen.findByRole("status", { name: "Preview" });
+    expect(await within(preview).findByText(/would have alerted 1 time/)).toBeInTheDocument();
+    const operand = screen.getByRole("textbox", { name: "Operand 2" });
+    await user.clear(operand);
+    expect(await within(preview).findByText(/compare it with a number/)).toBeInTheDocument();
+    await user.type(operand, "150");
+    expect(await within(preview).findByText(/would have alerted 0 times/)).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save conditions" }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([
+        { alert: { when: "all", conditions: [{ value: "stock", op: "eq", to: "in_stock" }, { value: "price", op: "lt", to: 150 }] } },
+      ]),
+    );
+    expect(await screen.findByText('stock = "in_stock" and price < 150')).toBeInTheDocument();
   });
 });

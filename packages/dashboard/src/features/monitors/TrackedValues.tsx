@@ -1,4 +1,4 @@
-import type { Alert, Monitor, Settings, TrackedValue, TrackedValueReading, TrackedValueSpec } from "@driftwatch/client";
+import type { Alert, Condition, Monitor, Settings, TrackedValue, TrackedValueReading, TrackedValueSpec } from "@driftwatch/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { useClient } from "../../api/context";
@@ -62,6 +62,121 @@ export function presetSettings(settings: Settings, preset: { kind: "restock" } |
   }
   const price = nameFor("price", "price");
   return { track, alert: { when: "all", conditions: [{ value: price, op: "lt", to: preset.amount }] } };
+}
+
+const OPS: Condition["op"][] = ["lt", "lte", "gt", "gte", "eq", "ne", "contains", "matches", "changed", "changed_to", "dropped_by_percent", "rose_by_percent", "appeared", "disappeared"];
+const NO_OPERAND = new Set<string>(["changed", "appeared", "disappeared"]);
+const NUMERIC_OPS = new Set<string>(["lt", "lte", "gt", "gte", "dropped_by_percent", "rose_by_percent"]);
+
+/** One row of the condition editor, as typed. */
+export interface DraftCondition {
+  value: string;
+  op: Condition["op"];
+  to: string;
+  forChecks: string;
+}
+
+/** A typed row as the API takes it: `to` a number for numbers and prices (and order ops), else the text. */
+export function conditionOf(draft: DraftCondition, track: readonly TrackedValueSpec[]): Condition {
+  const condition: Condition = { value: draft.value, op: draft.op };
+  if (!NO_OPERAND.has(draft.op)) {
+    const spec = track.find((t) => t.name === draft.value);
+    const numeric = draft.value !== "diff.topSeverity" && (NUMERIC_OPS.has(draft.op) || spec?.extract === "number" || spec?.extract === "price");
+    const number = Number(draft.to.replace(",", "."));
+    condition.to = numeric && draft.to.trim() !== "" && Number.isFinite(number) ? number : draft.to === "true" ? true : draft.to === "false" ? false : draft.to;
+  }
+  const times = Number(draft.forChecks);
+  if (draft.forChecks.trim() !== "" && Number.isInteger(times) && times > 1) condition.forChecks = times;
+  return condition;
+}
+
+function draftOf(condition: Condition): DraftCondition {
+  return { value: condition.value, op: condition.op, to: condition.to === undefined ? "" : String(condition.to), forChecks: condition.forChecks === undefined ? "" : String(condition.forChecks) };
+}
+
+/**
+ * Edits the alert conditions, previewing them live on the monitor's recorded values
+ * (`POST /api/monitors/{id}/alert/preview`): which past checks they would have alerted on.
+ */
+function ConditionEditor({ monitorId, settings, onSave }: { monitorId: string; settings: Settings; onSave: (alert: Alert | null) => void }): ReactNode {
+  const client = useClient();
+  const names = [...settings.track.map((t) => t.name), "text", "diff.topSeverity"];
+  const [when, setWhen] = useState<"all" | "any">(settings.alert?.when ?? "all");
+  const [rows, setRows] = useState<DraftCondition[]>(settings.alert?.conditions.map(draftOf) ?? [{ value: names[0]!, op: "lt", to: "", forChecks: "" }]);
+  const alert: Alert = { when, conditions: rows.map((row) => conditionOf(row, settings.track)) };
+  const preview = useQuery({
+    queryKey: [...monitorKeys.detail(monitorId), "alert-preview", JSON.stringify(alert)],
+    queryFn: async () => await client.monitors.previewAlert(monitorId, { alert, limit: CHART_READINGS }),
+    retry: false,
+  });
+  const update = (index: number, patch: Partial<DraftCondition>): void => setRows(rows.map((row, i) => (i === index ? { ...row, ...patch } : row)));
+  return (
+    <form
+      className="condition-editor"
+      aria-label="Alert conditions"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSave(alert);
+      }}
+    >
+      <label>
+        Alert when{" "}
+        <select value={when} onChange={(event) => setWhen(event.target.value as "all" | "any")} aria-label="When">
+          <option value="all">all of</option>
+          <option value="any">any of</option>
+        </select>{" "}
+        these hold:
+      </label>
+      {rows.map((row, index) => (
+        <div className="condition-row" key={index}>
+          <select aria-label={`Value ${String(index + 1)}`} value={row.value} onChange={(event) => update(index, { value: event.target.value })}>
+            {names.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+          <select aria-label={`Operator ${String(index + 1)}`} value={row.op} onChange={(event) => update(index, { op: event.target.value as Condition["op"] })}>
+            {OPS.map((op) => (
+              <option key={op} value={op}>
+                {op.replaceAll("_", " ")}
+              </option>
+            ))}
+          </select>
+          {NO_OPERAND.has(row.op) ? null : <input aria-label={`Operand ${String(index + 1)}`} value={row.to} size={10} onChange={(event) => update(index, { to: event.target.value })} />}
+          <input aria-label={`For checks ${String(index + 1)}`} placeholder="checks" inputMode="numeric" value={row.forChecks} size={4} onChange={(event) => update(index, { forChecks: event.target.value })} />
+          <button type="button" onClick={() => setRows(rows.filter((_, i) => i !== index))} disabled={rows.length === 1} aria-label={`Remove condition ${String(index + 1)}`}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <p>
+        <button type="button" onClick={() => setRows([...rows, { value: names[0]!, op: "changed", to: "", forChecks: "" }])}>
+          Add a condition
+        </button>{" "}
+        <button type="submit" className="primary">
+          Save conditions
+        </button>{" "}
+        {settings.alert !== null ? (
+          <button type="button" onClick={() => onSave(null)}>
+            Remove all conditions
+          </button>
+        ) : null}
+      </p>
+      <div role="status" aria-label="Preview">
+        {preview.isPending ? (
+          <span className="muted">Previewing…</span>
+        ) : preview.isError ? (
+          <ErrorState error={preview.error} />
+        ) : (
+          <p>
+            On the last {preview.data.checks.length} checks these conditions would have alerted {preview.data.alerts} {preview.data.alerts === 1 ? "time" : "times"}
+            {preview.data.alerts > 0 ? `: ${preview.data.checks.filter((c) => c.alerted).map((c) => new Date(c.at).toLocaleString()).join(", ")}` : ""}.
+          </p>
+        )}
+      </div>
+    </form>
+  );
 }
 
 /** A line of the numeric readings, oldest left; a band of availability states. */
@@ -139,6 +254,7 @@ export function TrackedValues({ monitor }: { monitor: Monitor }): ReactNode {
   const queryClient = useQueryClient();
   const canWrite = useCan("monitors:write");
   const [amount, setAmount] = useState("");
+  const [editing, setEditing] = useState(false);
   const settings = useQuery({ queryKey: monitorKeys.settings(monitor.id), queryFn: async () => await client.settings.get(monitor.id) });
   const apply = useMutation({
     mutationFn: async (body: { track: TrackedValueSpec[]; alert: Alert }) => await client.settings.update(monitor.id, body),
@@ -146,6 +262,10 @@ export function TrackedValues({ monitor }: { monitor: Monitor }): ReactNode {
       queryClient.setQueryData(monitorKeys.settings(monitor.id), updated);
       void queryClient.invalidateQueries({ queryKey: [...monitorKeys.detail(monitor.id), "values"] });
     },
+  });
+  const save = useMutation({
+    mutationFn: async (alert: Alert | null) => await client.settings.update(monitor.id, { alert }),
+    onSuccess: (updated) => queryClient.setQueryData(monitorKeys.settings(monitor.id), updated),
   });
   if (settings.isPending || settings.isError) return null;
   const s = settings.data;
@@ -189,7 +309,16 @@ export function TrackedValues({ monitor }: { monitor: Monitor }): ReactNode {
           </form>
         </div>
       ) : null}
+      {canWrite && s.track.length > 0 ? (
+        <div className="conditions">
+          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            {editing ? "Close the condition editor" : "Edit the alert conditions"}
+          </button>
+          {editing ? <ConditionEditor key={JSON.stringify(s.alert)} monitorId={monitor.id} settings={s} onSave={(alert) => save.mutate(alert)} /> : null}
+        </div>
+      ) : null}
       {apply.error ? <ErrorState error={apply.error} /> : null}
+      {save.error ? <ErrorState error={save.error} /> : null}
     </>
   );
 }
