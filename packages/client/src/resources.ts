@@ -32,6 +32,8 @@ import type {
   Token,
   TokenCreate,
   TrackedValueReading,
+  AlertPreview,
+  AlertPreviewRequest,
   Webhook,
   WebhookCreate,
   WebhookUpdate,
@@ -140,6 +142,13 @@ export class Monitors extends Resource {
    */
   values(monitorId: string, name: string, params?: ListParams, options?: RequestOptions): PagePromise<TrackedValueReading> {
     return this.paged<TrackedValueReading>(`/api/monitors/${seg(monitorId)}/values`, { ...params, name }, options);
+  }
+  /**
+   * Which past checks `alert` (default: the stored conditions) would have alerted on, replayed over
+   * the recorded tracked values of the newest `limit` checks (default 100); newest first. Nothing is stored.
+   */
+  previewAlert(monitorId: string, body: AlertPreviewRequest = {}, options?: RequestOptions): APIPromise<AlertPreview> {
+    return this.http.request({ method: "POST", path: `/api/monitors/${seg(monitorId)}/alert/preview`, body, options });
   }
 }
 

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { DiffDetectedEventSchema, type Alert, type TrackedValueSpec } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { createCheckService } from "../src/index.js";
@@ -181,5 +183,48 @@ describe("tracked values and alert conditions in the check pipeline (SQLite, loo
       [10, null],
     ]);
     expect(await setup.store.getAlertState(setup.orgId, monitor.id)).toBeNull();
+  });
+
+  it("a 304 Not Modified reads the values from the stored content, and counts for forChecks", async () => {
+    let body = JSON.stringify({ status: "degraded" });
+    let notModified = 0;
+    const server = http.createServer((req, res) => {
+      const etag = `"${String(body.length)}-${body.slice(12, 20)}"`;
+      if (req.headers["if-none-match"] === etag) {
+        notModified++;
+        res.writeHead(304, { etag }).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", etag }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/status`;
+      const monitor = await createMonitor(setup.store, setup.orgId, { url });
+      await configure(monitor.id, [{ name: "status", path: "$.status" }], { when: "all", conditions: [{ value: "status", op: "eq", to: "degraded", forChecks: 2 }] });
+      const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/etag", monitorIds: [monitor.id] });
+      const checks = service();
+      const first = await checks.runCheck(monitor, { requestId: "req_e1" });
+      expect(first.result).toBe("new_snapshot");
+      expect(first.deliveries).toBe(0);
+      clock.advance(60_000);
+      const second = await checks.runCheck(first.monitor, { requestId: "req_e2" });
+      expect(notModified).toBe(1);
+      // the second consecutive check (a 304): the alert, on a copy of the stored content
+      expect(second.diff).toMatchObject({ alertOnly: true, status: 200, alert: { matched: true } });
+      expect(second.snapshot?.contentHash).toBe(first.snapshot?.contentHash);
+      expect(second.deliveries).toBe(1);
+      expect(await values(monitor.id, "status")).toEqual(["degraded", "degraded"]);
+      expect((await setup.store.listTrackedValues(setup.orgId, monitor.id, "status", { limit: 10 })).data.map((r) => r.snapshotId)).toEqual([second.snapshot!.id, first.snapshot!.id]);
+      expect(await pendingPayloads(hook.id)).toHaveLength(1);
+      body = JSON.stringify({ status: "fine" });
+      clock.advance(60_000);
+      const third = await checks.runCheck(second.monitor, { requestId: "req_e3" });
+      expect(third.diff?.alert?.matched).toBe(false);
+      expect(third.deliveries).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

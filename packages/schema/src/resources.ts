@@ -890,3 +890,35 @@ export const TrackedValueListQuerySchema = PageQuerySchema.extend({
   name: TrackedNameSchema,
 });
 export type TrackedValueListQuery = z.input<typeof TrackedValueListQuerySchema>;
+
+/** Most past checks `POST /api/monitors/{id}/alert/preview` replays. */
+export const MAX_ALERT_PREVIEW_CHECKS = 1000;
+
+/** Body of `POST /api/monitors/{id}/alert/preview`: conditions to try (default: the stored ones) on the monitor's recorded values. */
+export const AlertPreviewRequestSchema = z.strictObject({
+  /** The conditions to try; absent: the stored `settings.alert`. */
+  alert: AlertSchema.optional(),
+  /** The newest past checks to replay (default 100). */
+  limit: z.number().int().min(1).max(MAX_ALERT_PREVIEW_CHECKS).optional(),
+});
+export type AlertPreviewRequest = z.input<typeof AlertPreviewRequestSchema>;
+
+/** One past check of an alert preview: what the conditions say about it, and whether it would have alerted. */
+export const AlertPreviewCheckSchema = z.object({
+  at: TimestampSchema,
+  matched: z.boolean(),
+  /** The conditions hold on this check and did not on the check before. */
+  alerted: z.boolean(),
+  results: z.array(AlertResultSchema.shape.results.element),
+});
+export type AlertPreviewCheck = z.infer<typeof AlertPreviewCheckSchema>;
+
+/** `POST /api/monitors/{id}/alert/preview`: the conditions replayed on the recorded values, newest check first. */
+export const AlertPreviewSchema = z.object({
+  monitorId: z.string(),
+  /** The past checks replayed (the newest `limit` that recorded values), newest first. */
+  checks: z.array(AlertPreviewCheckSchema),
+  /** How many of them would have alerted. */
+  alerts: z.number().int(),
+});
+export type AlertPreview = z.infer<typeof AlertPreviewSchema>;

@@ -23,6 +23,7 @@ import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
 import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
 import { registerBrowserRoutes } from "./routes/browser.js";
+import { registerAlertPreviewRoutes } from "./routes/alert-preview.js";
 import { registerCompareRoutes } from "./routes/compare.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
@@ -220,6 +221,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerInviteRoutes(app, people);
   registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
+  registerAlertPreviewRoutes(app, deps);
   registerCompareRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
   registerBrowserRoutes(app, deps, now);

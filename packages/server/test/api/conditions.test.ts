@@ -131,3 +131,58 @@ describe("GET /api/monitors/{id}/values", () => {
     expectProblem(await h.request(h.b.admin, { method: "GET", url: `/api/monitors/${apiId}/values?name=price` }), 404, "not_found");
   });
 });
+
+describe("POST /api/monitors/{id}/alert/preview", () => {
+  it("replays conditions over the recorded values: which past checks would have alerted, newest first", async () => {
+    const monitorId = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, name: "preview" } })).id;
+    const track = [
+      { name: "price", path: "$.price", extract: "price" },
+      { name: "stock", path: "$.stock", extract: "availability" },
+    ];
+    expect((await patch(monitorId, { track, alert: { conditions: [{ value: "price", op: "lt", to: 200 }] } })).statusCode).toBe(200);
+    const seeded = await seedCheck(h.store, h.a.orgId, monitorId, { at: new Date("2026-06-01T00:00:00.000Z") });
+    const history: [number | null, string][] = [
+      [219, "out_of_stock"],
+      [189, "out_of_stock"],
+      [189, "in_stock"],
+      [249, "in_stock"],
+      [179, "in_stock"],
+      [null, "in_stock"],
+      [175, "in_stock"],
+    ];
+    for (const [i, [amount, stock]] of history.entries()) {
+      const at = new Date(Date.UTC(2026, 5, 1, 1, i)).toISOString();
+      await h.store.recordCheck(h.a.orgId, {
+        monitorId,
+        monitor: { lastCheckedAt: at },
+        snapshot: null,
+        diff: null,
+        event: null,
+        tracked: {
+          at,
+          snapshotId: seeded.snapshotId,
+          readings: [amount === null ? { name: "price", value: null, reason: "no price" } : { name: "price", value: { amount, currency: "EUR" } }, { name: "stock", value: stock }],
+        },
+      });
+    }
+    const reader = (await h.a.token(["monitors:read"], "reader")).secret;
+    const preview = (payload: unknown) => h.request(reader, { method: "POST", url: `/api/monitors/${monitorId}/alert/preview`, payload: payload as Record<string, unknown> });
+    // the stored conditions: price below 200
+    const stored = json(await preview({}));
+    expect(stored.checks.map((c: { at: string }) => c.at)[0]).toBe("2026-06-01T01:06:00.000Z");
+    expect(stored.checks.map((c: { alerted: boolean }) => c.alerted).reverse()).toEqual([false, true, false, false, true, false, true]);
+    expect(stored.alerts).toBe(3);
+    expect(stored.checks[1].results).toEqual([{ index: 0, matched: false, reason: "price is missing on this check" }]);
+    // back in stock under 200, tried without storing it
+    const tried = json(await preview({ alert: { conditions: [{ value: "stock", op: "eq", to: "in_stock" }, { value: "price", op: "lt", to: 200 }] }, limit: 5 }));
+    expect(tried.checks).toHaveLength(5);
+    expect(tried.checks.map((c: { alerted: boolean }) => c.alerted).reverse()).toEqual([true, false, true, false, true]);
+    expect((await h.store.getSettings(h.a.orgId, monitorId))!.alert).toEqual({ when: "all", conditions: [{ value: "price", op: "lt", to: 200 }] });
+    // conditions that do not fit are refused as on the settings
+    const bad = expectProblem(await preview({ alert: { conditions: [{ value: "cost", op: "lt", to: 1 }] } }), 422, "invalid_conditions");
+    expect(bad.errors[0].path).toBe("alert.conditions[0].value");
+    expect((await patch(monitorId, { alert: null })).statusCode).toBe(200);
+    expectProblem(await preview({}), 422, "invalid_conditions");
+    expectProblem(await h.request(h.b.admin, { method: "POST", url: `/api/monitors/${monitorId}/alert/preview`, payload: {} }), 404, "not_found");
+  });
+});

@@ -56,6 +56,7 @@ const ACCESS: Record<string, Access> = {
   "GET /api/monitors/{id}/settings": "monitors:read",
   "PATCH /api/monitors/{id}/settings": "monitors:write",
   "POST /api/monitors/{id}/settings/preview": "monitors:read",
+  "POST /api/monitors/{id}/alert/preview": "monitors:read",
   "GET /api/monitors/{id}/noise": "monitors:read",
   "GET /api/monitors/{id}/compare": "monitors:read",
   "GET /api/monitors/{id}/snapshots/{snapshotId}/screenshot": "monitors:read",
