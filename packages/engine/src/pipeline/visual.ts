@@ -5,6 +5,7 @@ import {
   fingerprintValidChanges,
   isDriftwatchError,
   visualDiffOptions,
+  type FetchError,
   type FetchResponse,
   type FetchScreenshot,
   type MonitorRecord,
@@ -35,6 +36,8 @@ export interface VisualChecks {
   ): Promise<VisualComparison | null>;
   /** Keeps the render's screenshot for the snapshot just recorded, then applies the monitor's retention. */
   keep(monitor: MonitorRecord, snapshotId: string, screenshot: FetchScreenshot, retention: number, at: Date): Promise<void>;
+  /** Keeps the page of a failed browser step (the error's screenshot) as the monitor's failure screenshot. */
+  keepFailure(monitor: MonitorRecord, error: FetchError, at: Date): Promise<void>;
 }
 
 export function createVisualChecks(options: { storage: ScreenshotStorage; maxStoredBytes?: number; onError?: (error: unknown, monitor: MonitorRecord) => void }): VisualChecks {
@@ -83,6 +86,23 @@ export function createVisualChecks(options: { storage: ScreenshotStorage; maxSto
       }
     },
     keep,
+    async keepFailure(monitor, error, at) {
+      const screenshot = error.screenshot;
+      if (error.code !== "browser_step_failed" || screenshot === undefined || error.step === undefined) return;
+      if (screenshot.data.byteLength > maxStoredBytes) return;
+      try {
+        await options.storage.putFailureScreenshot(monitor.orgId, monitor.id, {
+          type: screenshot.type,
+          data: screenshot.data,
+          width: screenshot.width,
+          height: screenshot.height,
+          createdAt: at.toISOString(),
+          step: error.step,
+        });
+      } catch (cause) {
+        report(cause, monitor);
+      }
+    },
   };
 }
 

@@ -79,6 +79,29 @@ export function screenshotCases(ctx: ContractContext): void {
       expect(await store.getScreenshot(orgId, monitorId, more[1]!.snapshot!.id)).toBeNull();
     });
 
+    it("keeps the latest failed step's page per monitor, with its step, gone with the monitor", async () => {
+      const store = await ctx.store();
+      const { a, b } = await twoOrganizations(store);
+      const at = new Date().toISOString();
+      expect(await store.getFailureScreenshot(a.orgId, a.monitorId)).toBeNull();
+      const first = pngLike(80, 3);
+      await store.putFailureScreenshot(a.orgId, a.monitorId, { type: "image/png", data: first, width: 10, height: 20, createdAt: at, step: { index: 2, action: "click", selector: "#go" } });
+      const got = await store.getFailureScreenshot(a.orgId, a.monitorId);
+      expect(got).toMatchObject({ orgId: a.orgId, monitorId: a.monitorId, type: "image/png", width: 10, height: 20, bytes: 80, step: { index: 2, action: "click", selector: "#go" } });
+      expect(Buffer.from(got!.data).equals(Buffer.from(first))).toBe(true);
+      const second = pngLike(90, 4);
+      await store.putFailureScreenshot(a.orgId, a.monitorId, { type: "image/png", data: second, width: 11, height: 21, createdAt: at, step: { index: 0, action: "acceptCookies", selector: null } });
+      const replaced = await store.getFailureScreenshot(a.orgId, a.monitorId);
+      expect(replaced).toMatchObject({ width: 11, height: 21, step: { index: 0, action: "acceptCookies", selector: null } });
+      expect(Buffer.from(replaced!.data).equals(Buffer.from(second))).toBe(true);
+      expect(await store.getFailureScreenshot(b.orgId, a.monitorId)).toBeNull();
+      await expect(
+        store.putFailureScreenshot(b.orgId, a.monitorId, { type: "image/png", data: second, width: 1, height: 1, createdAt: at, step: { index: 0, action: "click", selector: "#x" } }),
+      ).rejects.toMatchObject({ code: "not_found" });
+      expect(await store.deleteMonitor(a.orgId, a.monitorId)).toBe(true);
+      expect(await store.getFailureScreenshot(a.orgId, a.monitorId)).toBeNull();
+    });
+
     it("deleteMonitorScreenshots removes the monitor's screenshots only", async () => {
       const store = await ctx.store();
       const { a, b } = await twoOrganizations(store);
