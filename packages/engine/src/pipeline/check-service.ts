@@ -202,6 +202,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const compare = options.compare ?? createComparePool();
   const visuals = createVisualChecks({
     storage: options.screenshots ?? store,
+    compare: (task) => compare.visual(task),
     ...(options.maxStoredScreenshotBytes === undefined ? {} : { maxStoredBytes: options.maxStoredScreenshotBytes }),
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
