@@ -122,6 +122,19 @@ describe("secrets, screenshots, the steps' dry run and the inspection", () => {
     expect(doc.paths["/api/monitors/inspect"].post.responses["200"].content["application/json"]).toBeDefined();
   });
 
+  it("limits the dry run and the inspection as expensive calls (per caller)", async () => {
+    const limited = await createHarness({ urlGuard: guard, config: { rateLimitExpensivePerCaller: 1 } });
+    try {
+      for (const url of ["/api/monitors/steps/run", "/api/monitors/inspect"]) {
+        expectProblem(await limited.request(limited.a.admin, { method: "POST", url, payload: {} }), 422, "validation_failed");
+        const second = expectProblem(await limited.request(limited.a.admin, { method: "POST", url, payload: {} }), 429, "rate_limited");
+        expect(second).toBeDefined();
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("answers 503 secret_key_missing when the server has no key", async () => {
     const keyless = await createHarness({ urlGuard: guard });
     try {
