@@ -132,6 +132,10 @@ export class Monitors extends Resource {
   runSteps(body: BrowserRunRequest, options?: RequestOptions): APIPromise<StepsRunResult> {
     return this.http.request({ method: "POST", path: "/api/monitors/steps/run", body, options });
   }
+  /** The page when the monitor's latest failed browser step failed (a 404 error when none failed). */
+  failureScreenshot(monitorId: string, options?: RequestOptions): APIPromise<BinaryBody> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/failure-screenshot`, responseType: "bytes", options });
+  }
   /** Renders `url` (steps included) and lists its visible blocks with unique selectors and boxes on the screenshot. */
   inspect(body: BrowserRunRequest, options?: RequestOptions): APIPromise<InspectResult> {
     return this.http.request({ method: "POST", path: "/api/monitors/inspect", body, options });

@@ -10,6 +10,7 @@ import type {
   MonitorRecord,
   OrganizationRecord,
   ScreenshotRecord,
+  FailureScreenshotRecord,
   SecretRecord,
   SessionRecord,
   SettingsRecord,
@@ -83,6 +84,8 @@ export class MemoryDatabase {
   readonly audit = new Map<string, AuditRecord>();
   /** Keyed by snapshot id. */
   readonly screenshots = new Map<string, ScreenshotRecord>();
+  /** Keyed by monitor id. */
+  readonly failureScreenshots = new Map<string, FailureScreenshotRecord>();
   readonly secrets = new Map<string, SecretRecord>();
 }
 

@@ -23,6 +23,8 @@ import {
   type MonitorRecord,
   type NewMonitor,
   type NewScreenshot,
+  type NewFailureScreenshot,
+  type FailureScreenshotRecord,
   type NewSecret,
   type ScreenshotRecord,
   type SecretRecord,
@@ -214,7 +216,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => {
       const db = this.#db;
       if (!db.organizations.delete(id)) return false;
-      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.trackedValues, db.alertStates, db.webhooks, db.screenshots, db.secrets];
+      const tables: Map<string, { orgId: string }>[] = [db.tokens, db.monitors, db.snapshots, db.diffs, db.settings, db.trackedValues, db.alertStates, db.webhooks, db.screenshots, db.failureScreenshots, db.secrets];
       for (const table of tables) {
         for (const [key, row] of table) if (row.orgId === id) table.delete(key);
       }
@@ -382,6 +384,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         if (d.monitorId === id) this.#db.diffs.delete(key);
       for (const [key, shot] of this.#db.screenshots)
         if (shot.monitorId === id) this.#db.screenshots.delete(key);
+      this.#db.failureScreenshots.delete(id);
       this.#db.settings.delete(id);
       for (const [key, r] of this.#db.trackedValues)
         if (r.monitorId === id) this.#db.trackedValues.delete(key);
@@ -928,6 +931,23 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
   deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
     return this.#call(() => {
       for (const [key, row] of this.#db.screenshots) if (row.orgId === orgId && row.monitorId === monitorId) this.#db.screenshots.delete(key);
+      if (this.#db.failureScreenshots.get(monitorId)?.orgId === orgId) this.#db.failureScreenshots.delete(monitorId);
+    });
+  }
+
+  putFailureScreenshot(orgId: string, monitorId: string, screenshot: NewFailureScreenshot): Promise<void> {
+    return this.#call(() => {
+      if (this.#monitor(orgId, monitorId) === undefined) throw new StoreError("not_found", `Monitor ${monitorId} not found.`);
+      const data = new Uint8Array(screenshot.data);
+      this.#db.failureScreenshots.set(monitorId, { ...screenshot, step: { ...screenshot.step }, data, orgId, monitorId, bytes: data.byteLength });
+    });
+  }
+
+  getFailureScreenshot(orgId: string, monitorId: string): Promise<FailureScreenshotRecord | null> {
+    return this.#call(() => {
+      const row = this.#db.failureScreenshots.get(monitorId);
+      if (row === undefined || row.orgId !== orgId) return null;
+      return { ...row, step: { ...row.step }, data: new Uint8Array(row.data) };
     });
   }
 

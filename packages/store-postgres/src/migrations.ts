@@ -371,6 +371,20 @@ CREATE TABLE {schema}.screenshots (
 );
 CREATE INDEX screenshots_monitor ON {schema}.screenshots (org_id, monitor_id, snapshot_id);
 
+-- The page of a monitor's latest failed browser step.
+CREATE TABLE {schema}.failure_screenshots (
+  monitor_id text PRIMARY KEY REFERENCES {schema}.monitors(id) ON DELETE CASCADE,
+  org_id text NOT NULL,
+  step jsonb NOT NULL,
+  type text NOT NULL CHECK (type IN ('image/png', 'image/webp')),
+  width integer NOT NULL,
+  height integer NOT NULL,
+  bytes integer NOT NULL,
+  data text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX failure_screenshots_org ON {schema}.failure_screenshots (org_id, monitor_id);
+
 -- Secrets browser steps use by name; only the sealed value (AES-256-GCM with the server key) is stored.
 CREATE TABLE {schema}.secrets (
   id text PRIMARY KEY,

@@ -24,6 +24,8 @@ import {
   type MonitorRecord,
   type NewMonitor,
   type NewScreenshot,
+  type NewFailureScreenshot,
+  type FailureScreenshotRecord,
   type NewSecret,
   type ScreenshotRecord,
   type SecretRecord,
@@ -362,6 +364,12 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   }
   deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
     return this.#media.deleteMonitorScreenshots(orgId, monitorId);
+  }
+  putFailureScreenshot(orgId: string, monitorId: string, screenshot: NewFailureScreenshot): Promise<void> {
+    return this.#media.putFailureScreenshot(orgId, monitorId, screenshot);
+  }
+  getFailureScreenshot(orgId: string, monitorId: string): Promise<FailureScreenshotRecord | null> {
+    return this.#media.getFailureScreenshot(orgId, monitorId);
   }
   createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {
     return this.#media.createSecret(orgId, input);

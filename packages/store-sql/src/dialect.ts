@@ -40,6 +40,7 @@ export const TABLE_NAMES = [
   ...CHANNEL_TABLE_NAMES,
   // migration 8: a snapshot's screenshot, and the secrets browser steps use
   "screenshots",
+  "failure_screenshots",
   "secrets",
 ] as const;
 export type TableName = (typeof TABLE_NAMES)[number];

@@ -1,4 +1,4 @@
-import { StoreError, type NewScreenshot, type NewSecret, type ScreenshotRecord, type SecretRecord } from "@driftwatch/core";
+import { StoreError, type FailureScreenshotRecord, type NewFailureScreenshot, type NewScreenshot, type NewSecret, type ScreenshotRecord, type SecretRecord } from "@driftwatch/core";
 import type { SqlContext } from "./context.js";
 import type { SqlDriver } from "./dialect.js";
 import type { Row } from "./rows.js";
@@ -13,6 +13,25 @@ function screenshotOf(ctx: SqlContext, row: Row): ScreenshotRecord {
     orgId: String(row.org_id),
     monitorId: String(row.monitor_id),
     snapshotId: String(row.snapshot_id),
+    type: row.type === "image/webp" ? "image/webp" : "image/png",
+    data: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+    width: Number(row.width),
+    height: Number(row.height),
+    bytes: Number(row.bytes),
+    createdAt: ctx.dialect.readTime(row.created_at),
+  };
+}
+
+function base64Of(data: Uint8Array): string {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
+}
+
+function failureScreenshotOf(ctx: SqlContext, row: Row): FailureScreenshotRecord {
+  const buffer = Buffer.from(String(row.data), "base64");
+  return {
+    orgId: String(row.org_id),
+    monitorId: String(row.monitor_id),
+    step: ctx.dialect.readJson<FailureScreenshotRecord["step"]>(row.step),
     type: row.type === "image/webp" ? "image/webp" : "image/png",
     data: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
     width: Number(row.width),
@@ -76,6 +95,26 @@ export class SqlMedia {
 
   async deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
     await this.ctx.run(this.driver, `DELETE FROM ${this.ctx.t.screenshots} WHERE org_id = ? AND monitor_id = ?`, [orgId, monitorId]);
+    await this.ctx.run(this.driver, `DELETE FROM ${this.ctx.t.failure_screenshots} WHERE org_id = ? AND monitor_id = ?`, [orgId, monitorId]);
+  }
+
+  async putFailureScreenshot(orgId: string, monitorId: string, shot: NewFailureScreenshot): Promise<void> {
+    const t = this.ctx.t;
+    const rows = await this.ctx.all(
+      this.driver,
+      `INSERT INTO ${t.failure_screenshots} (monitor_id, org_id, step, type, width, height, bytes, data, created_at)
+       SELECT id, org_id, ?, ?, ?, ?, ?, ?, ? FROM ${t.monitors} WHERE org_id = ? AND id = ?
+       ON CONFLICT (monitor_id) DO UPDATE SET step = excluded.step, type = excluded.type, width = excluded.width, height = excluded.height,
+         bytes = excluded.bytes, data = excluded.data, created_at = excluded.created_at
+       RETURNING monitor_id`,
+      [this.ctx.dialect.writeJson(shot.step), shot.type, shot.width, shot.height, shot.data.byteLength, base64Of(shot.data), shot.createdAt, orgId, monitorId],
+    );
+    if (rows.length === 0) throw new StoreError("not_found", `Monitor ${monitorId} not found.`);
+  }
+
+  async getFailureScreenshot(orgId: string, monitorId: string): Promise<FailureScreenshotRecord | null> {
+    const rows = await this.ctx.all(this.driver, `SELECT * FROM ${this.ctx.t.failure_screenshots} WHERE org_id = ? AND monitor_id = ?`, [orgId, monitorId]);
+    return rows[0] === undefined ? null : failureScreenshotOf(this.ctx, rows[0]);
   }
 
   async createSecret(orgId: string, input: NewSecret): Promise<SecretRecord> {

@@ -13,6 +13,7 @@ const ORGANIZATION_TABLES: readonly TableName[] = [
   "delivery_attempts",
   "deliveries",
   "screenshots",
+  "failure_screenshots",
   "diffs",
   "snapshots",
   "settings",

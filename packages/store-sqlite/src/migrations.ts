@@ -368,6 +368,20 @@ CREATE TABLE screenshots (
 ) STRICT;
 CREATE INDEX screenshots_monitor ON screenshots (org_id, monitor_id, snapshot_id);
 
+-- The page of a monitor's latest failed browser step (step: JSON { index, action, selector }).
+CREATE TABLE failure_screenshots (
+  monitor_id TEXT PRIMARY KEY REFERENCES monitors(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL,
+  step TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('image/png', 'image/webp')),
+  width INTEGER NOT NULL,
+  height INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX failure_screenshots_org ON failure_screenshots (org_id, monitor_id);
+
 -- Secrets browser steps use by name; only the sealed value (AES-256-GCM with the server key) is stored.
 CREATE TABLE secrets (
   id TEXT PRIMARY KEY,

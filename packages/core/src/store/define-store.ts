@@ -9,7 +9,7 @@ import type { NewInvite, NewSession, NewUser, SessionPatch, SessionRecord, UserP
 import type { IdempotencyClaim, IdempotencyClaimResult, IdempotentResponse, RateLimitHit } from "./requests.js";
 import type { SettingsPatch, SettingsRecord } from "./settings.js";
 import type { CheckBasis, DiffQuery, DiffRecord, RecordCheckInput, RecordCheckResult, SnapshotRecord, TrackedReadingRecord } from "./snapshots-diffs.js";
-import { checkNewScreenshot, type NewScreenshot, type ScreenshotRecord } from "./screenshots.js";
+import { checkNewScreenshot, type FailureScreenshotRecord, type NewFailureScreenshot, type NewScreenshot, type ScreenshotRecord } from "./screenshots.js";
 import { MAX_SECRETS_PER_ORGANIZATION, type NewSecret, type SecretRecord } from "./secrets.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
@@ -678,6 +678,20 @@ class DefinedStore implements Store {
   }
   deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void> {
     return this.#run(() => (requireIds(orgId, monitorId), this.#a.deleteMonitorScreenshots(orgId, monitorId)));
+  }
+  putFailureScreenshot(orgId: string, monitorId: string, screenshot: NewFailureScreenshot): Promise<void> {
+    return this.#run(() => {
+      requireIds(orgId, monitorId);
+      checkNewScreenshot({ ...screenshot, snapshotId: "failure" });
+      const { index, action, selector } = screenshot.step;
+      if (!Number.isInteger(index) || index < 0 || typeof action !== "string" || (selector !== null && typeof selector !== "string")) {
+        throw new StoreError("invariant_violation", "A failure screenshot needs its step: { index, action, selector }.");
+      }
+      return this.#a.putFailureScreenshot(orgId, monitorId, { ...screenshot, step: { index, action, selector }, createdAt: normalizeStoreTime(screenshot.createdAt) });
+    });
+  }
+  getFailureScreenshot(orgId: string, monitorId: string): Promise<FailureScreenshotRecord | null> {
+    return this.#run(() => (requireIds(orgId, monitorId), this.#a.getFailureScreenshot(orgId, monitorId)));
   }
 
   // secrets

@@ -52,6 +52,23 @@ describe("createDirectoryScreenshotStorage", () => {
     expect(await readdir(root)).toEqual([]);
   });
 
+  it("keeps the latest failed step's page beside the snapshots' files, out of their retention", async () => {
+    const storage = createDirectoryScreenshotStorage(root);
+    const snapshotId = newId("snapshot");
+    await storage.putScreenshot("org_a", "mon_1", shot(snapshotId));
+    const at = new Date().toISOString();
+    await storage.putFailureScreenshot("org_a", "mon_1", { type: "image/png", data: png(120, 7), width: 8, height: 9, createdAt: at, step: { index: 3, action: "fill", selector: "#pw" } });
+    await storage.putFailureScreenshot("org_a", "mon_1", { type: "image/png", data: png(130, 8), width: 5, height: 6, createdAt: at, step: { index: 1, action: "click", selector: null } });
+    const got = await storage.getFailureScreenshot("org_a", "mon_1");
+    expect(got).toMatchObject({ width: 5, height: 6, bytes: 130, step: { index: 1, action: "click", selector: null } });
+    expect(Buffer.from(got!.data).equals(Buffer.from(png(130, 8)))).toBe(true);
+    expect(await storage.pruneScreenshots("org_a", "mon_1", 0)).toBe(1);
+    expect(await storage.getFailureScreenshot("org_a", "mon_1")).not.toBeNull();
+    expect(await storage.getFailureScreenshot("org_b", "mon_1")).toBeNull();
+    await storage.deleteMonitorScreenshots("org_a", "mon_1");
+    expect(await storage.getFailureScreenshot("org_a", "mon_1")).toBeNull();
+  });
+
   it("prunes to the newest snapshots and deletes a monitor's screenshots", async () => {
     const storage = createDirectoryScreenshotStorage(root);
     const ids = [0, 1, 2, 3].map((i) => newId("snapshot", Date.now() + i));

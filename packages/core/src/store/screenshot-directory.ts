@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from "n
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { StoreError } from "./errors.js";
-import { checkNewScreenshot, type NewScreenshot, type ScreenshotRecord, type ScreenshotStorage, type ScreenshotType } from "./screenshots.js";
+import { checkNewScreenshot, type FailureScreenshotRecord, type NewFailureScreenshot, type NewScreenshot, type ScreenshotRecord, type ScreenshotStorage, type ScreenshotType } from "./screenshots.js";
 import { normalizeStoreTime } from "./time.js";
 
 /** Ids as they may appear in a path: no separators, no dots (so no `..`). */
@@ -10,6 +10,9 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 /** `<snapshotId>.<width>x<height>.<png|webp>` */
 const FILE_NAME = /^([A-Za-z0-9_-]{1,200})\.(\d{1,6})x(\d{1,6})\.(png|webp)$/;
 const EXTENSION: Record<ScreenshotType, string> = { "image/png": "png", "image/webp": "webp" };
+/** The latest failed step's page: `failure~<width>x<height>.<ext>`, its step in `failure~step.json` (never taken for a snapshot's file). */
+const FAILURE_NAME = /^failure~(\d{1,6})x(\d{1,6})\.(png|webp)$/;
+const FAILURE_STEP = "failure~step.json";
 
 function safe(...ids: string[]): void {
   for (const id of ids) {
@@ -90,6 +93,53 @@ export function createDirectoryScreenshotStorage(root: string): ScreenshotStorag
     async deleteMonitorScreenshots(orgId, monitorId) {
       safe(orgId, monitorId);
       await rm(dirOf(orgId, monitorId), { recursive: true, force: true });
+    },
+    async putFailureScreenshot(orgId, monitorId, screenshot: NewFailureScreenshot) {
+      safe(orgId, monitorId);
+      checkNewScreenshot({ ...screenshot, snapshotId: "failure" });
+      const dir = dirOf(orgId, monitorId);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const name = `failure~${String(screenshot.width)}x${String(screenshot.height)}.${EXTENSION[screenshot.type]}`;
+      const temporary = path.join(dir, `.tmp-${randomBytes(8).toString("hex")}`);
+      const stepFile = path.join(dir, `.tmp-${randomBytes(8).toString("hex")}`);
+      await writeFile(temporary, screenshot.data, { mode: 0o600 });
+      await writeFile(stepFile, JSON.stringify({ step: screenshot.step, createdAt: screenshot.createdAt }), { mode: 0o600 });
+      for (const old of await readdir(dir)) if (FAILURE_NAME.test(old) && old !== name) await unlink(path.join(dir, old)).catch(() => undefined);
+      await rename(stepFile, path.join(dir, FAILURE_STEP));
+      await rename(temporary, path.join(dir, name));
+    },
+    async getFailureScreenshot(orgId, monitorId): Promise<FailureScreenshotRecord | null> {
+      safe(orgId, monitorId);
+      const dir = dirOf(orgId, monitorId);
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (error) {
+        if (missing(error)) return null;
+        throw error;
+      }
+      const name = names.find((each) => FAILURE_NAME.test(each));
+      if (name === undefined) return null;
+      const match = FAILURE_NAME.exec(name)!;
+      try {
+        const [data, meta] = await Promise.all([readFile(path.join(dir, name)), readFile(path.join(dir, FAILURE_STEP), "utf8")]);
+        const parsed = JSON.parse(meta) as { step: FailureScreenshotRecord["step"]; createdAt: string };
+        const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        return {
+          orgId,
+          monitorId,
+          step: parsed.step,
+          type: match[3] === "png" ? "image/png" : "image/webp",
+          data: bytes,
+          width: Number(match[1]),
+          height: Number(match[2]),
+          bytes: bytes.byteLength,
+          createdAt: normalizeStoreTime(parsed.createdAt),
+        };
+      } catch (error) {
+        if (missing(error)) return null;
+        throw error;
+      }
     },
   };
 }

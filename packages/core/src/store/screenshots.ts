@@ -1,3 +1,4 @@
+import type { BrowserStepAction } from "@driftwatch/schema";
 import { StoreError } from "./errors.js";
 
 /** How a stored screenshot is encoded. */
@@ -21,6 +22,17 @@ export interface ScreenshotRecord extends NewScreenshot {
   bytes: number;
 }
 
+/** The page of a monitor when one of its browser steps failed (the latest such failure). */
+export interface NewFailureScreenshot extends Omit<NewScreenshot, "snapshotId"> {
+  step: { index: number; action: BrowserStepAction; selector: string | null };
+}
+
+export interface FailureScreenshotRecord extends NewFailureScreenshot {
+  orgId: string;
+  monitorId: string;
+  bytes: number;
+}
+
 /**
  * Where the screenshots of website monitors are kept, one per snapshot at most. The store is one
  * implementation (a table whose rows go with their snapshot: retention, monitor and organization
@@ -39,8 +51,14 @@ export interface ScreenshotStorage {
    * snapshots at most (the store: exactly those whose snapshot it still holds). Returns how many went.
    */
   pruneScreenshots(orgId: string, monitorId: string, keep: number): Promise<number>;
-  /** Removes every screenshot of a monitor (it was deleted). */
+  /** Removes every screenshot of a monitor (it was deleted), its failure screenshot included. */
   deleteMonitorScreenshots(orgId: string, monitorId: string): Promise<void>;
+  /**
+   * Keeps the page of the monitor's latest failed browser step (replacing the one before). The
+   * store refuses an unknown or foreign monitor (`not_found`).
+   */
+  putFailureScreenshot(orgId: string, monitorId: string, screenshot: NewFailureScreenshot): Promise<void>;
+  getFailureScreenshot(orgId: string, monitorId: string): Promise<FailureScreenshotRecord | null>;
 }
 
 /** The largest screenshot any storage keeps, in bytes (the engine's default cap is lower, see its options). */

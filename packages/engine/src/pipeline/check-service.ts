@@ -218,6 +218,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const compare = options.compare ?? createComparePool();
   const visuals = createVisualChecks({
     storage: options.screenshots ?? store,
+    compare: (task) => compare.visual(task),
     ...(options.maxStoredScreenshotBytes === undefined ? {} : { maxStoredBytes: options.maxStoredScreenshotBytes }),
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
@@ -406,7 +407,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         error instanceof FetchError || (isDriftwatchError(error) && error.name === "FetchError")
           ? (error as FetchError)
           : new FetchError("connection_failed", errorMessage(error), { cause: error });
-      const updated = await recordFailure(monitor, fetchError, null, now(), keep);
+      const failedAt = now();
+      const updated = await recordFailure(monitor, fetchError, null, failedAt, keep);
+      await visuals.keepFailure(updated, fetchError, failedAt);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: fetchError });
     }
     const at = now();

@@ -1,10 +1,10 @@
 import {
   classifyWebsiteChanges,
   compareSeverity,
-  diffScreenshots,
+  DriftwatchError,
   fingerprintValidChanges,
-  isDriftwatchError,
   visualDiffOptions,
+  type FetchError,
   type FetchResponse,
   type FetchScreenshot,
   type MonitorRecord,
@@ -15,6 +15,7 @@ import {
   type VisualComparison,
 } from "@driftwatch/core";
 import type { WebsiteDiff } from "@driftwatch/schema";
+import { compareScreenshots, type VisualResult, type VisualTask } from "../workers/compare.js";
 
 /** Default cap on a stored screenshot (bigger ones are compared but not kept). */
 export const DEFAULT_MAX_STORED_SCREENSHOT_BYTES = 4 * 1024 * 1024;
@@ -35,9 +36,20 @@ export interface VisualChecks {
   ): Promise<VisualComparison | null>;
   /** Keeps the render's screenshot for the snapshot just recorded, then applies the monitor's retention. */
   keep(monitor: MonitorRecord, snapshotId: string, screenshot: FetchScreenshot, retention: number, at: Date): Promise<void>;
+  /** Keeps the page of a failed browser step (the error's screenshot) as the monitor's failure screenshot. */
+  keepFailure(monitor: MonitorRecord, error: FetchError, at: Date): Promise<void>;
 }
 
-export function createVisualChecks(options: { storage: ScreenshotStorage; maxStoredBytes?: number; onError?: (error: unknown, monitor: MonitorRecord) => void }): VisualChecks {
+export interface VisualChecksOptions {
+  storage: ScreenshotStorage;
+  maxStoredBytes?: number;
+  onError?: (error: unknown, monitor: MonitorRecord) => void;
+  /** Compares two screenshots (the compare pool's `visual`, off the event loop for big ones); default inline. */
+  compare?: (task: VisualTask) => Promise<VisualResult>;
+}
+
+export function createVisualChecks(options: VisualChecksOptions): VisualChecks {
+  const compareScreens = options.compare ?? (async (task: VisualTask) => compareScreenshots(task));
   const maxStoredBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_SCREENSHOT_BYTES;
   const report = options.onError ?? (() => undefined);
   const keep: VisualChecks["keep"] = async (monitor, snapshotId, screenshot, retention, at) => {
@@ -71,18 +83,33 @@ export function createVisualChecks(options: { storage: ScreenshotStorage; maxSto
         return null;
       }
       if (before.type !== "image/png") return null;
-      try {
-        return diffScreenshots(before.data, screenshot.data, visualDiffOptions(policy.visual));
-      } catch (error) {
-        // An image too large to compare, or bytes that do not decode: no visual comparison this time.
-        if (isDriftwatchError(error)) {
-          report(error, monitor);
-          return null;
-        }
-        throw error;
+      const result = await compareScreens({ before: before.data, after: screenshot.data, options: visualDiffOptions(policy.visual) });
+      if (result.ok) {
+        const { ok: _ok, ...comparison } = result;
+        return comparison;
       }
+      // An image too large to compare, bytes that do not decode, a comparison out of time: no visual comparison this time.
+      report(new DriftwatchError("invalid_input", `The screenshots could not be compared (${result.code}): ${result.message}`), monitor);
+      return null;
     },
     keep,
+    async keepFailure(monitor, error, at) {
+      const screenshot = error.screenshot;
+      if (error.code !== "browser_step_failed" || screenshot === undefined || error.step === undefined) return;
+      if (screenshot.data.byteLength > maxStoredBytes) return;
+      try {
+        await options.storage.putFailureScreenshot(monitor.orgId, monitor.id, {
+          type: screenshot.type,
+          data: screenshot.data,
+          width: screenshot.width,
+          height: screenshot.height,
+          createdAt: at.toISOString(),
+          step: error.step,
+        });
+      } catch (cause) {
+        report(cause, monitor);
+      }
+    },
   };
 }
 

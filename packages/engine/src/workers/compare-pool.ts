@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { type CompareBatchTask, compareContent, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask } from "./compare.js";
+import { type CompareBatchTask, compareContent, compareScreenshots, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask, type VisualResult, type VisualTask } from "./compare.js";
 import {
   COMPARE_WORKER_IDLE_MS,
   COMPARE_WORKER_STACK_MB,
@@ -30,6 +30,12 @@ export interface ComparePool {
    * size threshold (suggestPolicy over ten big documents would hold the event loop). Never rejects.
    */
   learn(task: LearnTask): Promise<LearnResult>;
+  /**
+   * Compares two PNG screenshots (`diffScreenshots`): inline for small ones, in a worker thread
+   * above 1,000,000 pixels (decoding two full-page PNGs takes a second or more). Never rejects: a
+   * comparison that fails (too large, not a PNG, out of time) is `ok: false` with its code.
+   */
+  visual(task: VisualTask): Promise<VisualResult>;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
   close(): Promise<void>;
@@ -49,6 +55,16 @@ function workerEntry(): { filename: string; execArgv: string[] } {
     };
   }
   return { filename: new URL("./compare-worker.js", here).href, execArgv: [] };
+}
+
+/** Screenshots up to this many pixels (a 1280 x 780 viewport) are compared on the calling thread. */
+const VISUAL_INLINE_PIXELS = 1_000_000;
+
+/** Width x height from a PNG's header (0 when it is not one: compared inline, where it fails fast). */
+function pixelsOf(png: Uint8Array): number {
+  if (png.byteLength < 24) return 0;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  return view.getUint32(16) * view.getUint32(20);
 }
 
 function byteSize(text: string | null): number {
@@ -135,6 +151,16 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
         const timedOut = name === "AbortError" || name === "TimeoutError";
         // nothing learned: the check goes on with the user's policy
         return { ok: false, samples: task.bodies.length, message: timedOut ? "learning took too long and was stopped" : `the learning worker failed: ${error instanceof Error ? error.message : String(error)}`, expected: timedOut };
+      }
+    },
+    async visual(task): Promise<VisualResult> {
+      if (pixelsOf(task.before) <= VISUAL_INLINE_PIXELS && pixelsOf(task.after) <= VISUAL_INLINE_PIXELS) return compareScreenshots(task);
+      offloaded++;
+      try {
+        return (await getPool().run(task, { name: "visual", signal: AbortSignal.timeout(l.compareTimeoutMs) })) as VisualResult;
+      } catch (error) {
+        const failure = poolFailure(error, l.compareTimeoutMs, l.workerMemoryMb);
+        return { ok: false, code: failure.code, message: failure.message };
       }
     },
     async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { type DiffExplanation, diffHtml, diffJson, EvalBudget, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyEvidence, type PolicyRules, suggestPolicy } from "@driftwatch/core";
+import { type DiffExplanation, diffHtml, diffJson, diffScreenshots, type DiffScreenshotsOptions, EvalBudget, explainDiffHtml, explainDiffJson, isDriftwatchError, type PolicyEvidence, type PolicyRules, suggestPolicy, type VisualComparison } from "@driftwatch/core";
 import { isOpenApiError } from "@driftwatch/openapi";
 import type { Change } from "@driftwatch/schema";
 import { parseStoredDocument } from "../openapi/bundle.js";
@@ -275,5 +275,24 @@ export function learnContent(task: LearnTask): LearnResult {
     return { ok: true, samples, policy: suggestion.policy, evidence: suggestion.evidence };
   } catch (error) {
     return { ok: false, samples, message: error instanceof Error ? error.message : String(error), expected: isDriftwatchError(error) };
+  }
+}
+
+/** Two screenshots to compare (`diffScreenshots`), in the pool: off the event loop when big. */
+export interface VisualTask {
+  before: Uint8Array;
+  after: Uint8Array;
+  options: DiffScreenshotsOptions;
+}
+
+/** `diffScreenshots`' result, or why it could not compare (its error's code and message). */
+export type VisualResult = ({ ok: true } & VisualComparison) | { ok: false; code: string; message: string };
+
+export function compareScreenshots(task: VisualTask): VisualResult {
+  try {
+    return { ok: true, ...diffScreenshots(task.before, task.after, task.options) };
+  } catch (error) {
+    if (isDriftwatchError(error)) return { ok: false, code: error.code, message: error.message };
+    throw error;
   }
 }

@@ -74,8 +74,8 @@ const PROBLEM_DESCRIPTIONS: Record<string, string> = {
   "422": "validation_failed, invalid_browser_options, invalid_policy_rules, invalid_track, invalid_conditions, unsafe_url, weak_password, unknown_secret, invalid_channel_url or invalid_template",
   "429": "rate_limited (see Retry-After)",
   "500": "internal_error",
-  "502": "unavailable: the checked target failed (see reason)",
-  "503": "unavailable",
+  "502": "unavailable: the checked or rendered target failed (see reason; browser_step_failed also gives step)",
+  "503": "unavailable, or secret_key_missing (no server key to seal a secret)",
 };
 
 /**
@@ -86,6 +86,11 @@ const transform: SwaggerTransform = (input) => {
   const out = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]) as { schema: Record<string, unknown>; url: string };
   const response = out.schema?.response as Record<string, unknown> | undefined;
   if (response !== undefined) {
+    // Image routes (a snapshot's screenshot, a failed step's page) answer the image's bytes.
+    if (/\/(screenshot|failure-screenshot)$/.test(out.url) && response["200"] !== undefined) {
+      const binary = { schema: { type: "string", format: "binary" } };
+      response["200"] = { description: "The image", content: { "image/png": binary, "image/webp": binary } };
+    }
     for (const [status, schema] of Object.entries(response)) {
       if (Number(status) < 400) continue;
       response[status] = {

@@ -110,6 +110,36 @@ export function registerBrowserRoutes(app: FastifyInstance, deps: AppDependencie
     },
   );
 
+  r.get(
+    "/api/monitors/:id/failure-screenshot",
+    {
+      config: { scope: "monitors:read" },
+      schema: {
+        tags: ["monitors"],
+        security,
+        summary: "The page when the monitor's latest failed browser step failed (image/png)",
+        description:
+          "Kept when a check fails with reason browser_step_failed (the latest one only). Headers x-failed-step-index and x-failed-step-action name the step, " +
+          "x-taken-at when it failed. 404 when no step of the monitor has failed.",
+        params: z.strictObject({ id: idSchema("monitor") }),
+        response: { 200: z.any().describe("The image (image/png or image/webp)"), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = authOf(request);
+      const shot = await (deps.screenshots ?? store).getFailureScreenshot(orgId, request.params.id);
+      if (shot === null) throw notFound("failure screenshot");
+      return reply
+        .type(shot.type)
+        .header("cache-control", "private, no-cache")
+        .header("x-content-type-options", "nosniff")
+        .header("x-failed-step-index", String(shot.step.index))
+        .header("x-failed-step-action", shot.step.action)
+        .header("x-taken-at", shot.createdAt)
+        .send(Buffer.from(shot.data.buffer, shot.data.byteOffset, shot.data.byteLength));
+    },
+  );
+
   r.post(
     "/api/secrets",
     {

@@ -111,6 +111,30 @@ describe("secrets, screenshots, the steps' dry run and the inspection", () => {
     expect(logs).not.toContain("temp-value-123");
   });
 
+  it("documents the new routes in the OpenAPI document, the images as image/png and image/webp", async () => {
+    const doc = json(await h.request(null, { method: "GET", url: "/api/openapi.json" }));
+    for (const path of ["/api/monitors/{id}/snapshots/{snapshotId}/screenshot", "/api/monitors/{id}/failure-screenshot"]) {
+      expect(Object.keys(doc.paths[path].get.responses["200"].content).sort()).toEqual(["image/png", "image/webp"]);
+    }
+    expect(Object.keys(doc.paths["/api/secrets"]).sort()).toEqual(["get", "post"]);
+    expect(Object.keys(doc.paths["/api/secrets/{id}"])).toEqual(["delete"]);
+    expect(doc.paths["/api/monitors/steps/run"].post.responses["200"].content["application/json"]).toBeDefined();
+    expect(doc.paths["/api/monitors/inspect"].post.responses["200"].content["application/json"]).toBeDefined();
+  });
+
+  it("limits the dry run and the inspection as expensive calls (per caller)", async () => {
+    const limited = await createHarness({ urlGuard: guard, config: { rateLimitExpensivePerCaller: 1 } });
+    try {
+      for (const url of ["/api/monitors/steps/run", "/api/monitors/inspect"]) {
+        expectProblem(await limited.request(limited.a.admin, { method: "POST", url, payload: {} }), 422, "validation_failed");
+        const second = expectProblem(await limited.request(limited.a.admin, { method: "POST", url, payload: {} }), 429, "rate_limited");
+        expect(second).toBeDefined();
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("answers 503 secret_key_missing when the server has no key", async () => {
     const keyless = await createHarness({ urlGuard: guard });
     try {

@@ -152,6 +152,14 @@ describe("website monitors with steps, end to end (SQLite, the engine's checks, 
       const monitor = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}` }));
       expect(monitor.lastError).toMatch(new RegExp(`^browser_step_failed: Browser step ${String(item.index)} \\(${item.action}`));
       expect(monitor.consecutiveFailures).toBe(1);
+      // The page at the failure is kept, with the step.
+      const failure = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/failure-screenshot` });
+      expect(failure.statusCode, item.action).toBe(200);
+      expect(failure.headers["content-type"]).toBe("image/png");
+      expect(failure.headers["x-failed-step-index"]).toBe(String(item.index));
+      expect(failure.headers["x-failed-step-action"]).toBe(item.action);
+      expect(failure.rawPayload.subarray(1, 4).toString("latin1")).toBe("PNG");
+      expectProblem(await h.request(h.b.admin, { method: "GET", url: `/api/monitors/${id}/failure-screenshot` }), 404, "not_found");
     }
   });
 
@@ -161,6 +169,7 @@ describe("website monitors with steps, end to end (SQLite, the engine's checks, 
     const first = json(await h.request(h.a.admin, { method: "POST", url: `/api/monitors/${id}/check` }));
     const stored = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/snapshots/${String(first.snapshot.id)}` }));
     expect(stored.body).toContain("Today's story");
+    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/failure-screenshot` }), 404, "not_found");
     expect(stored.body).not.toContain("onetrust-banner-sdk");
   });
 

@@ -40,7 +40,15 @@ async function seed(store: Store): Promise<void> {
     acme.orgId,
     apiMonitor({ name: "odd \u0000 ✓ 😀", headers: { z: "1", a: "2" }, browserOptionsJson: { waitStrategy: "load", timeoutMs: 15000, viewport: { width: 360, height: 640 } }, type: "website" }),
   );
-  await store.recordCheck(acme.orgId, changedCheck(odd.id, { body: '<p>nul \u0000 and "quotes" ✓</p>', sequence: 7 }));
+  const oddCheck = changedCheck(odd.id, { body: '<p>nul \u0000 and "quotes" ✓</p>', sequence: 7 });
+  await store.recordCheck(acme.orgId, oddCheck);
+  // a screenshot with every byte value, a failure screenshot and a secret (migration 8)
+  const png = new Uint8Array(8 + 256);
+  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  for (let i = 0; i < 256; i++) png[8 + i] = i;
+  await store.putScreenshot(acme.orgId, odd.id, { snapshotId: oddCheck.snapshot!.id, type: "image/png", data: png, width: 16, height: 16, createdAt: "2026-01-02T03:04:05.678Z" });
+  await store.putFailureScreenshot(acme.orgId, odd.id, { type: "image/png", data: png, width: 4, height: 2, createdAt: "2026-01-02T03:04:06.000Z", step: { index: 3, action: "click", selector: "#go ✓" } });
+  await store.createSecret(acme.orgId, { id: "sec_01JD3Q8Z9K2M4N6P8R0T2V4X6Y", name: "shop.password", sealedValue: "dw1.abcdef01.sealed", createdAt: "2026-01-02T03:04:07.000Z", createdBy: null });
   await store.updateSettings(acme.orgId, acme.monitorId, {
     policyRulesJson: { rules: [{ path: "$.updatedAt", action: "ignore" }] } as never,
     snapshotRetention: 50,
@@ -119,6 +127,7 @@ async function dump(store: Store): Promise<unknown> {
       members: await all((cursor) => store.listMembers(org.id, { limit: 100, cursor })),
       invites: await all((cursor) => store.listInvites(org.id, { limit: 100, cursor })),
       audit: await all((cursor) => store.listAudit(org.id, { limit: 100, cursor })),
+      secrets: await store.listSecrets(org.id),
       monitors: await Promise.all(
         monitors.map(async (m) => {
           const snapshots = await all((cursor) => store.listSnapshots(org.id, m.id, { limit: 100, cursor }));
@@ -132,6 +141,8 @@ async function dump(store: Store): Promise<unknown> {
             ],
             alertState: await store.getAlertState(org.id, m.id),
             snapshots: await Promise.all(snapshots.map((s) => store.getSnapshot(org.id, m.id, s.id))),
+            screenshots: await Promise.all(snapshots.map(async (s) => Buffer.from((await store.getScreenshot(org.id, m.id, s.id))?.data ?? []).toString("hex"))),
+            failure: await store.getFailureScreenshot(org.id, m.id).then((f) => (f === null ? null : { ...f, data: Buffer.from(f.data).toString("hex") })),
             // parsed: PostgreSQL's jsonb keeps its own key order
             diffs: await Promise.all(diffs.map(async (d) => [d, JSON.parse((await store.getDiffJson(org.id, m.id, d.id))!) as unknown])),
           };

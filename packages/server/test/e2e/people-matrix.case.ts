@@ -60,6 +60,7 @@ const ACCESS: Record<string, Access> = {
   "GET /api/monitors/{id}/noise": "monitors:read",
   "GET /api/monitors/{id}/compare": "monitors:read",
   "GET /api/monitors/{id}/snapshots/{snapshotId}/screenshot": "monitors:read",
+  "GET /api/monitors/{id}/failure-screenshot": "monitors:read",
   "POST /api/monitors/steps/run": "monitors:write",
   "POST /api/monitors/inspect": "monitors:write",
   "POST /api/secrets": "monitors:write",

@@ -79,6 +79,73 @@ export function screenshotCases(ctx: ContractContext): void {
       expect(await store.getScreenshot(orgId, monitorId, more[1]!.snapshot!.id)).toBeNull();
     });
 
+    it("keeps the latest failed step's page per monitor, with its step, gone with the monitor", async () => {
+      const store = await ctx.store();
+      const { a, b } = await twoOrganizations(store);
+      const at = new Date().toISOString();
+      expect(await store.getFailureScreenshot(a.orgId, a.monitorId)).toBeNull();
+      const first = pngLike(80, 3);
+      await store.putFailureScreenshot(a.orgId, a.monitorId, { type: "image/png", data: first, width: 10, height: 20, createdAt: at, step: { index: 2, action: "click", selector: "#go" } });
+      const got = await store.getFailureScreenshot(a.orgId, a.monitorId);
+      expect(got).toMatchObject({ orgId: a.orgId, monitorId: a.monitorId, type: "image/png", width: 10, height: 20, bytes: 80, step: { index: 2, action: "click", selector: "#go" } });
+      expect(Buffer.from(got!.data).equals(Buffer.from(first))).toBe(true);
+      const second = pngLike(90, 4);
+      await store.putFailureScreenshot(a.orgId, a.monitorId, { type: "image/png", data: second, width: 11, height: 21, createdAt: at, step: { index: 0, action: "acceptCookies", selector: null } });
+      const replaced = await store.getFailureScreenshot(a.orgId, a.monitorId);
+      expect(replaced).toMatchObject({ width: 11, height: 21, step: { index: 0, action: "acceptCookies", selector: null } });
+      expect(Buffer.from(replaced!.data).equals(Buffer.from(second))).toBe(true);
+      expect(await store.getFailureScreenshot(b.orgId, a.monitorId)).toBeNull();
+      await expect(
+        store.putFailureScreenshot(b.orgId, a.monitorId, { type: "image/png", data: second, width: 1, height: 1, createdAt: at, step: { index: 0, action: "click", selector: "#x" } }),
+      ).rejects.toMatchObject({ code: "not_found" });
+      expect(await store.deleteMonitor(a.orgId, a.monitorId)).toBe(true);
+      expect(await store.getFailureScreenshot(a.orgId, a.monitorId)).toBeNull();
+    });
+
+    it("records a visual_change diff (a website diff with visual) and filters diffs by that classification", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, { type: "website", name: "w", url: "https://example.com/", method: "GET", headers: {}, body: null, intervalSeconds: 60, selector: null, browserOptionsJson: null, state: "active", nextCheckAt: null });
+      const [first] = await recordChanges(store, org.id, monitor.id, 1);
+      const at = new Date().toISOString();
+      const snapshotId = newId("snapshot");
+      const diffId = newId("diff");
+      const visual = { changedPercent: 12.406, regions: [{ x: 0, y: 112, width: 800, height: 408 }] };
+      const change = { path: "visual", category: "visual" as const, op: "replace" as const, severity: "high" as const, detail: "12.406% of the screenshot changed in 1 region" };
+      const recorded = await store.recordCheck(org.id, {
+        monitorId: monitor.id,
+        monitor: { lastCheckedAt: at, lastChangedAt: at, updatedAt: at },
+        snapshot: { ...first!.snapshot!, id: snapshotId, fetchedAt: at },
+        diff: {
+          id: diffId,
+          previousSnapshotId: first!.snapshot!.id,
+          classification: "visual_change",
+          diffFingerprint: `sha256:${"1".repeat(64)}`,
+          topSeverity: "high",
+          changes: [change],
+          requestId: newId("request"),
+          status: 200,
+          latencyMs: 10,
+          createdAt: at,
+          summary: { additions: 0, removals: 0, modifications: 0 },
+          changedTargets: [],
+          browserRender: true,
+          waitStrategy: "load",
+          selector: null,
+          visual,
+        },
+        event: null,
+        previousSnapshotId: first!.snapshot!.id,
+      });
+      expect(recorded.diff).toMatchObject({ classification: "visual_change", visual, changes: [change] });
+      expect(await store.getDiff(org.id, monitor.id, diffId)).toMatchObject({ classification: "visual_change", visual, summary: { additions: 0, removals: 0, modifications: 0 } });
+      expect(JSON.parse((await store.getDiffJson(org.id, monitor.id, diffId))!)).toMatchObject({ classification: "visual_change", visual });
+      const visualOnly = await store.listDiffs(org.id, monitor.id, { limit: 10, cursor: null, classification: "visual_change" });
+      expect(visualOnly.data.map((d) => d.id)).toEqual([diffId]);
+      const contentOnly = await store.listDiffs(org.id, monitor.id, { limit: 10, cursor: null, classification: "content_change" });
+      expect(contentOnly.data).toEqual([]);
+    });
+
     it("deleteMonitorScreenshots removes the monitor's screenshots only", async () => {
       const store = await ctx.store();
       const { a, b } = await twoOrganizations(store);

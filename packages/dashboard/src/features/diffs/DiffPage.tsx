@@ -44,7 +44,7 @@ export function groupBySeverity(changes: readonly Change[]): Array<[Severity, Ch
 }
 
 export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: string }): ReactNode {
-  const website = diff.classification === "content_change";
+  const website = diff.classification === "content_change" || diff.classification === "visual_change";
   const [layout, setLayout] = useState<"side" | "inline">("side");
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
   const visual = visualOf(diff);

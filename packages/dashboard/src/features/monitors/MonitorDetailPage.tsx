@@ -25,14 +25,14 @@ const plural = (n: number, what: string): string => `${String(n)} ${what}${n ===
 
 /** "1 schema change and 3 value changes", "2 added, 1 modified". */
 export function diffSummary(diff: Diff): string {
-  if (diff.classification === "content_change") {
+  if ("summary" in diff) {
     const s = diff.summary;
     const parts = [
       s.additions > 0 ? `${String(s.additions)} added` : "",
       s.removals > 0 ? `${String(s.removals)} removed` : "",
       s.modifications > 0 ? `${String(s.modifications)} modified` : "",
     ].filter(Boolean);
-    return parts.length === 0 ? "content changed" : parts.join(", ");
+    return parts.length === 0 ? (diff.classification === "visual_change" ? "looks different" : "content changed") : parts.join(", ");
   }
   const visual = (diff as { visual?: { changedPercent: number } | null }).visual;
   if ((diff.classification as string) === "visual_change" && visual) return `${visual.changedPercent.toFixed(2)} % of the page changed`;
