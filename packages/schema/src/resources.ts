@@ -840,3 +840,25 @@ export const CheckResultSchema = z.object({
   diff: DiffSchema.nullable(),
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The schema inferred from a monitor's responses (docs/contracts.md)
+
+/** `GET /api/monitors/{id}/schema`: the JSON Schema inferred from the newest snapshots. */
+export const InferredSchemaSchema = z.object({
+  monitorId: z.string(),
+  /** Snapshots (parsed JSON responses) inferred from. */
+  samples: z.number().int(),
+  /** JSONPaths marked `x-driftwatch-volatile: true` in the schema (learned or configured volatile members). */
+  volatile: z.array(z.string()),
+  /** True when the inference stopped at its size limit (deeper members are `{}`). */
+  truncated: z.boolean(),
+  /** A JSON Schema 2020-12 document. */
+  schema: z.record(z.string(), z.unknown()),
+});
+export type InferredSchema = z.infer<typeof InferredSchemaSchema>;
+
+export const InferredSchemaQuerySchema = z.strictObject({
+  /** `true`: the schema alone, as a file to save (`Content-Disposition: attachment`). */
+  download: z.enum(["true", "false"]).optional(),
+});

@@ -23,6 +23,7 @@ import { registerMonitorRoutes } from "./routes/monitors.js";
 import { registerMonitorDataRoutes } from "./routes/monitor-data.js";
 import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
 import { registerCompareRoutes } from "./routes/compare.js";
+import { registerSchemaRoutes } from "./routes/inferred-schema.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
@@ -212,6 +213,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuditRoutes(app, people);
   registerSettingsPreviewRoutes(app, deps);
   registerCompareRoutes(app, deps);
+  registerSchemaRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
   registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });
   await registerDashboard(app, resolveDashboardDir(deps.dashboardDir));

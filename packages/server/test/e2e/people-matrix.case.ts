@@ -57,6 +57,7 @@ const ACCESS: Record<string, Access> = {
   "POST /api/monitors/{id}/settings/preview": "monitors:read",
   "GET /api/monitors/{id}/noise": "monitors:read",
   "GET /api/monitors/{id}/compare": "monitors:read",
+  "GET /api/monitors/{id}/schema": "monitors:read",
   "POST /api/webhooks": "webhooks:write",
   "GET /api/webhooks": "webhooks:read",
   "GET /api/webhooks/{id}": "webhooks:read",
