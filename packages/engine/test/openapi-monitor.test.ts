@@ -239,3 +239,31 @@ describe("openapi monitors (SQLite, a local document server)", () => {
     expect(pointerToJsonPath("/components/schemas/Pet's")).toBe("$.components.schemas['Pet\\'s']");
   });
 });
+
+describe("webhook events of API changes", () => {
+  it("carry each change's rule, level, operation and keyword", async () => {
+    const { buildPendingDiffDetectedEvent } = await import("@driftwatch/core");
+    const event = buildPendingDiffDetectedEvent(
+      {
+        id: "dif_1",
+        monitorId: "mon_1",
+        snapshotId: "snp_1",
+        classification: "api_change",
+        schemaChanges: 1,
+        valueChanges: 0,
+        changes: [
+          { path: "$.paths['/pets'].get", category: "api", op: "remove", severity: "critical", rule: "api-path-removed-without-deprecation", level: "breaking", operation: "GET /pets" },
+          { path: "$.name", category: "contract", op: "remove", severity: "high", keyword: "required", operation: "GET /pets/{id}" },
+          { path: "$.price", category: "value", op: "replace", severity: "info" },
+        ],
+      },
+      { occurredAt: new Date("2026-01-01T00:00:00Z") },
+    );
+    expect(event.data.changes).toEqual([
+      { path: "$.paths['/pets'].get", category: "api", op: "remove", severity: "critical", rule: "api-path-removed-without-deprecation", level: "breaking", operation: "GET /pets" },
+      { path: "$.name", category: "contract", op: "remove", severity: "high", keyword: "required", operation: "GET /pets/{id}" },
+      { path: "$.price", category: "value", op: "replace", severity: "info" },
+    ]);
+    expect(event.data).toMatchObject({ classification: "api_change", schemaChanges: 1, valueChanges: 0 });
+  });
+});

@@ -739,6 +739,13 @@ export const EventChangeSchema = z.object({
   /** `move` only: the old path. */
   from: z.string().optional(),
   severity: SeveritySchema,
+  /** `api` changes: the rule id and level (docs/contracts.md). */
+  rule: z.string().optional(),
+  level: ApiChangeLevelSchema.optional(),
+  /** `api` and `contract` changes: the operation, `GET /pets/{id}`. */
+  operation: z.string().optional(),
+  /** `contract` changes: the JSON Schema keyword violated. */
+  keyword: z.string().optional(),
 });
 export type EventChange = z.infer<typeof EventChangeSchema>;
 
