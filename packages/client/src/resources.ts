@@ -11,6 +11,7 @@ import type {
   DeliveryDetail,
   Diff,
   DiffListQuery,
+  InferredSchema,
   Monitor,
   MonitorCreate,
   MonitorListQuery,
@@ -153,6 +154,17 @@ export class Monitors extends Resource {
    */
   previewAlert(monitorId: string, body: AlertPreviewRequest = {}, options?: RequestOptions): APIPromise<AlertPreview> {
     return this.http.request({ method: "POST", path: `/api/monitors/${seg(monitorId)}/alert/preview`, body, options });
+  }
+  /**
+   * The JSON Schema inferred from an api monitor's newest responses, its learned volatile members
+   * marked `x-driftwatch-volatile: true` (docs/contracts.md).
+   */
+  schema(monitorId: string, options?: RequestOptions): APIPromise<InferredSchema> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/schema`, options });
+  }
+  /** The inferred JSON Schema alone, as the download (`?download=true`) serves it: a document to save or hand to a validator. */
+  schemaDocument(monitorId: string, options?: RequestOptions): APIPromise<Record<string, unknown>> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/schema`, query: { download: "true" }, options });
   }
 }
 

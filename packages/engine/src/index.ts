@@ -17,6 +17,8 @@ export {
   type BootstrapResult,
 } from "./accounts.js";
 export { generateTokenSecret, hashTokenSecret, isWellFormedToken, TOKEN_PREFIX, tokenHashesEqual } from "./tokens.js";
+export { inferJsonSchema, normalizeJsonPath, VOLATILE_KEYWORD, type InferredSchema } from "./openapi/infer-schema.js";
+export { ContractChecker, type ContractCheckerOptions } from "./openapi/contract-checker.js";
 export {
   boundEvent,
   CheckError,

@@ -239,3 +239,50 @@ describe("openapi monitors (SQLite, a local document server)", () => {
     expect(pointerToJsonPath("/components/schemas/Pet's")).toBe("$.components.schemas['Pet\\'s']");
   });
 });
+
+describe("openapi comparison in a worker thread", () => {
+  it("compares two versions in the compare pool's worker thread (dist build), and refuses an unreadable one there", async () => {
+    const { createComparePool } = await import("../src/workers/compare-pool.js");
+    const pool = createComparePool({ workerThresholdBytes: 0 });
+    try {
+      const previous = 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\npaths:\n  /a:\n    get:\n      responses: { "200": { description: ok } }\n  /b:\n    get:\n      responses: { "200": { description: ok } }\n';
+      const body = 'openapi: 3.1.0\ninfo: { title: t, version: "2" }\npaths:\n  /a:\n    get:\n      responses: { "200": { description: ok } }\n';
+      const result = await pool.compare({ type: "openapi", url: "https://x/openapi.yaml", body, previousBody: previous, policy: { rules: [] }, selector: null });
+      if (!result.ok || result.diff === null) throw new Error(`expected a diff: ${JSON.stringify(result)}`);
+      expect(result.diff.classification).toBe("api_change");
+      expect(result.diff.changes.map((change) => change.rule)).toEqual(["api-path-removed-without-deprecation"]);
+      const broken = await pool.compare({ type: "openapi", url: "https://x/openapi.yaml", body: '{"swagger":"2.0"}', previousBody: previous, policy: { rules: [] }, selector: null });
+      expect(broken).toMatchObject({ ok: false, code: "invalid_body" });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe("webhook events of API changes", () => {
+  it("carry each change's rule, level, operation and keyword", async () => {
+    const { buildPendingDiffDetectedEvent } = await import("@driftwatch/core");
+    const event = buildPendingDiffDetectedEvent(
+      {
+        id: "dif_1",
+        monitorId: "mon_1",
+        snapshotId: "snp_1",
+        classification: "api_change",
+        schemaChanges: 1,
+        valueChanges: 0,
+        changes: [
+          { path: "$.paths['/pets'].get", category: "api", op: "remove", severity: "critical", rule: "api-path-removed-without-deprecation", level: "breaking", operation: "GET /pets" },
+          { path: "$.name", category: "contract", op: "remove", severity: "high", keyword: "required", operation: "GET /pets/{id}" },
+          { path: "$.price", category: "value", op: "replace", severity: "info" },
+        ],
+      },
+      { occurredAt: new Date("2026-01-01T00:00:00Z") },
+    );
+    expect(event.data.changes).toEqual([
+      { path: "$.paths['/pets'].get", category: "api", op: "remove", severity: "critical", rule: "api-path-removed-without-deprecation", level: "breaking", operation: "GET /pets" },
+      { path: "$.name", category: "contract", op: "remove", severity: "high", keyword: "required", operation: "GET /pets/{id}" },
+      { path: "$.price", category: "value", op: "replace", severity: "info" },
+    ]);
+    expect(event.data).toMatchObject({ classification: "api_change", schemaChanges: 1, valueChanges: 0 });
+  });
+});

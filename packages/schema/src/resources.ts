@@ -760,6 +760,13 @@ export const EventChangeSchema = z.object({
   /** `move` only: the old path. */
   from: z.string().optional(),
   severity: SeveritySchema,
+  /** `api` changes: the rule id and level (docs/contracts.md). */
+  rule: z.string().optional(),
+  level: ApiChangeLevelSchema.optional(),
+  /** `api` and `contract` changes: the operation, `GET /pets/{id}`. */
+  operation: z.string().optional(),
+  /** `contract` changes: the JSON Schema keyword violated. */
+  keyword: z.string().optional(),
 });
 export type EventChange = z.infer<typeof EventChangeSchema>;
 
@@ -922,3 +929,24 @@ export const AlertPreviewSchema = z.object({
   alerts: z.number().int(),
 });
 export type AlertPreview = z.infer<typeof AlertPreviewSchema>;
+
+// The schema inferred from a monitor's responses (docs/contracts.md)
+
+/** `GET /api/monitors/{id}/schema`: the JSON Schema inferred from the newest snapshots. */
+export const InferredSchemaSchema = z.object({
+  monitorId: z.string(),
+  /** Snapshots (parsed JSON responses) inferred from. */
+  samples: z.number().int(),
+  /** JSONPaths marked `x-driftwatch-volatile: true` in the schema (learned or configured volatile members). */
+  volatile: z.array(z.string()),
+  /** True when the inference stopped at its size limit (deeper members are `{}`). */
+  truncated: z.boolean(),
+  /** A JSON Schema 2020-12 document. */
+  schema: z.record(z.string(), z.unknown()),
+});
+export type InferredSchema = z.infer<typeof InferredSchemaSchema>;
+
+export const InferredSchemaQuerySchema = z.strictObject({
+  /** `true`: the schema alone, as a file to save (`Content-Disposition: attachment`). */
+  download: z.enum(["true", "false"]).optional(),
+});

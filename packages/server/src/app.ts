@@ -25,6 +25,7 @@ import { registerSettingsPreviewRoutes } from "./routes/settings-preview.js";
 import { registerBrowserRoutes } from "./routes/browser.js";
 import { registerAlertPreviewRoutes } from "./routes/alert-preview.js";
 import { registerCompareRoutes } from "./routes/compare.js";
+import { registerSchemaRoutes } from "./routes/inferred-schema.js";
 import { registerSystemRoutes } from "./routes/system.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
@@ -223,6 +224,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerSettingsPreviewRoutes(app, deps);
   registerAlertPreviewRoutes(app, deps);
   registerCompareRoutes(app, deps);
+  registerSchemaRoutes(app, deps);
   registerDeliveryDetailRoutes(app, deps);
   registerBrowserRoutes(app, deps, now);
   registerEventRoutes(app, deps.events ?? createEventHub(), { stillAllowed: (auth, at) => authenticator.stillValid(auth, at), now });

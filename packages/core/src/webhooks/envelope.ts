@@ -22,7 +22,7 @@ export interface DiffForEvent {
   monitorId?: string;
   snapshotId?: string;
   classification: Classification;
-  changes: readonly Pick<Change, "path" | "category" | "op" | "severity" | "from">[];
+  changes: readonly Pick<Change, "path" | "category" | "op" | "severity" | "from" | "rule" | "level" | "operation" | "keyword">[];
   /** API diffs: the stored counts. Derived from `changes` when absent. */
   schemaChanges?: number;
   valueChanges?: number;
@@ -81,9 +81,14 @@ export function buildPendingDiffDetectedEvent(diff: DiffForEvent, options: Pendi
   if (diff === null || typeof diff !== "object" || !Array.isArray(diff.changes)) {
     throw new DriftwatchError("invalid_input", "buildDiffDetectedEvent needs a diff with a changes array");
   }
-  const changes: EventChange[] = diff.changes.map(({ path, category, op, severity, from }) =>
-    op === "move" && from !== undefined ? { path, category, op, from, severity } : { path, category, op, severity },
-  );
+  const changes: EventChange[] = diff.changes.map(({ path, category, op, severity, from, rule, level, operation, keyword }) => ({
+    ...(op === "move" && from !== undefined ? { path, category, op, from, severity } : { path, category, op, severity }),
+    // API changes and contract violations say which rule, operation and keyword (absent on other changes)
+    ...(rule === undefined ? {} : { rule }),
+    ...(level === undefined ? {} : { level }),
+    ...(operation === undefined ? {} : { operation }),
+    ...(keyword === undefined ? {} : { keyword }),
+  }));
   let schemaChanges: number;
   let valueChanges: number;
   if (diff.classification === "content_change" || diff.classification === "visual_change") {

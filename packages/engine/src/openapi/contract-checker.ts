@@ -9,6 +9,8 @@ import { ContractCompiler, documentKey, validateAgainst, type Violation } from "
 export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
 /** Parsed contract documents kept (by URL or stored version), most recently used. */
 export const CONTRACT_DOCUMENTS_KEPT = 32;
+/** Monitors whose last contract version is remembered (the oldest forgotten first: they report all their violations again once). */
+export const CONTRACT_MONITORS_KEPT = 10_000;
 /** Bytes of a response validated at most: a bigger body is not validated (the check says so). */
 export const MAX_VALIDATED_BYTES = 8 * 1024 * 1024;
 
@@ -39,6 +41,8 @@ export type ContractOutcome = { ok: true; violations: Violation[]; count: number
 export class ContractChecker {
   readonly #options: ContractCheckerOptions;
   readonly #documents = new Map<string, LoadedDocument>();
+  /** The contract (document version, operation, status) each monitor's last response was validated against. */
+  readonly #lastContract = new Map<string, string>();
   readonly compiler: ContractCompiler;
 
   constructor(options: ContractCheckerOptions) {
@@ -101,7 +105,14 @@ export class ContractChecker {
       return { ok: true, violations: [], count: 0 }; // not JSON: the comparison reports it
     }
     const found = { ok: true as const, ...validateAgainst(compiled, data, loaded.doc.url) };
-    if (found.count === 0 || previous?.body == null || previous.status !== response.status) return found;
+    // the previous response was validated against this same contract version (by this process):
+    // only what it did not have is new. Otherwise (a new document version, a restart) all is reported.
+    const contractKey = `${loaded.key}\u0000${JSON.stringify(monitor.contract)}`;
+    const sameContract = this.#lastContract.get(monitor.id) === contractKey;
+    this.#lastContract.delete(monitor.id);
+    this.#lastContract.set(monitor.id, contractKey);
+    while (this.#lastContract.size > CONTRACT_MONITORS_KEPT) this.#lastContract.delete(this.#lastContract.keys().next().value!);
+    if (!sameContract || found.count === 0 || previous?.body == null || previous.status !== response.status) return found;
     let before: unknown;
     try {
       before = JSON.parse(previous.body);

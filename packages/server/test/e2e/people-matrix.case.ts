@@ -66,6 +66,7 @@ const ACCESS: Record<string, Access> = {
   "POST /api/secrets": "monitors:write",
   "GET /api/secrets": "monitors:read",
   "DELETE /api/secrets/{id}": "monitors:write",
+  "GET /api/monitors/{id}/schema": "monitors:read",
   "POST /api/webhooks": "webhooks:write",
   "GET /api/webhooks": "webhooks:read",
   "GET /api/webhooks/{id}": "webhooks:read",

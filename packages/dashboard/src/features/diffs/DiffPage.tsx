@@ -43,6 +43,27 @@ export function groupBySeverity(changes: readonly Change[]): Array<[Severity, Ch
   return SEVERITIES.filter((s) => groups.has(s)).map((s) => [s, groups.get(s)!]);
 }
 
+const LEVEL_RANK: Record<string, number> = { breaking: 0, "potentially-breaking": 1, "non-breaking": 2 };
+
+/**
+ * An OpenAPI diff's changes by operation (document-wide changes under "Whole document"): the
+ * operations with a breaking change first, then potentially breaking, then the rest; within one,
+ * breaking changes first.
+ */
+export function groupByOperation(changes: readonly Change[]): Array<{ operation: string; worst: number; changes: Change[] }> {
+  const groups = new Map<string, Change[]>();
+  for (const change of changes) {
+    const key = change.operation ?? "Whole document";
+    const list = groups.get(key);
+    if (list) list.push(change);
+    else groups.set(key, [change]);
+  }
+  const rank = (change: Change): number => LEVEL_RANK[change.level ?? "non-breaking"] ?? 2;
+  return [...groups]
+    .map(([operation, list]) => ({ operation, worst: Math.min(...list.map(rank)), changes: [...list].sort((a, b) => rank(a) - rank(b)) }))
+    .sort((a, b) => a.worst - b.worst || a.operation.localeCompare(b.operation));
+}
+
 export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: string }): ReactNode {
   const website = diff.classification === "content_change" || diff.classification === "visual_change";
   const [layout, setLayout] = useState<"side" | "inline">("side");
@@ -119,9 +140,23 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
       ) : null}
       <WithoutLearned diff={diff} />
       {visual ? <VisualCompare monitorId={diff.monitorId} beforeId={diff.previousSnapshotId} afterId={diff.snapshotId} visual={visual} /> : null}
-      {groups.map(([severity, changes]) => (
-        <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
-      ))}
+      {diff.classification === "api_change"
+        ? groupByOperation(diff.changes).map((group) => (
+            <section key={group.operation} className="sev-group" aria-label={group.operation}>
+              <h2>
+                <code>{group.operation}</code> {group.changes.length} change{group.changes.length === 1 ? "" : "s"}
+                {group.worst === 0 ? <span className="muted"> · breaking</span> : group.worst === 1 ? <span className="muted"> · potentially breaking</span> : null}
+              </h2>
+              <ol className="changes">
+                {group.changes.map((change, i) => (
+                  <ChangeItem key={`${change.rule ?? ""}:${change.path}:${String(i)}`} change={change} website={false} layout={layout} busy={changePolicy.isPending} onRule={addRule} />
+                ))}
+              </ol>
+            </section>
+          ))
+        : groups.map(([severity, changes]) => (
+            <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
+          ))}
     </Page>
   );
 }
@@ -203,8 +238,29 @@ const ChangeItem = memo(function ChangeItem({
           </span>
         ) : null}
         <span className="muted"> · {change.category}</span>
+        {change.level ? <span className="muted"> · {change.level}</span> : null}
+        {change.rule ? (
+          <span className="muted">
+            {" "}
+            · <code>{change.rule}</code>
+          </span>
+        ) : null}
       </div>
       {change.detail ? <p className="detail">{change.detail}</p> : null}
+      {change.category === "contract" ? (
+        <div className={layout === "side" ? "values side" : "values inline"}>
+          <div className="before">
+            <span className="label">
+              Schema ({change.keyword}){change.schemaPath ? <code title={change.schemaPath}> {change.schemaPath}</code> : null}
+            </span>
+            <pre>{valueText(change.expected)}</pre>
+          </div>
+          <div className="after">
+            <span className="label">Value{change.operation ? ` (${change.operation})` : ""}</span>
+            <pre>{"actual" in change && change.actual !== undefined ? valueText(change.actual) : "(missing)"}</pre>
+          </div>
+        </div>
+      ) : null}
       {hasBefore || hasAfter ? (
         <div className={layout === "side" ? "values side" : "values inline"}>
           {hasBefore ? (

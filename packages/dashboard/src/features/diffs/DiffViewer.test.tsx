@@ -100,3 +100,44 @@ describe("the diff viewer", () => {
     await waitFor(() => expect(screen.getAllByText(/^\$\.items\[\d+\]$/)).toHaveLength(400));
   });
 });
+
+describe("the diff viewer of API changes and contract violations", () => {
+  it("groups an openapi diff's changes by operation, the operations with breaking changes first", () => {
+    const apiDiff: Diff = {
+      ...diff,
+      classification: "api_change",
+      schemaChanges: 2,
+      valueChanges: 2,
+      changes: [
+        { path: "$.paths['/pets'].get", category: "api", op: "remove", severity: "critical", rule: "api-path-removed-without-deprecation", level: "breaking", operation: "GET /pets", detail: "removed" },
+        { path: "$.paths['/pets/{id}'].get", category: "api", op: "add", severity: "info", rule: "new-optional-request-parameter", level: "non-breaking", operation: "GET /pets/{id}" },
+        { path: "$.paths['/pets/{id}'].get.responses", category: "api", op: "remove", severity: "medium", rule: "response-optional-property-removed", level: "potentially-breaking", operation: "GET /pets/{id}" },
+        { path: "$.info", category: "api", op: "add", severity: "info", rule: "api-tag-added", level: "non-breaking" },
+      ],
+    };
+    const { client } = fakeClient(() => undefined);
+    renderPage(<DiffViewer diff={apiDiff} monitorName="Pets spec" />, client);
+    const headings = screen.getAllByRole("heading", { level: 2 }).map((h) => h.textContent);
+    expect(headings).toEqual(["GET /pets 1 change · breaking", "GET /pets/{id} 2 changes · potentially breaking", "Whole document 1 change"]);
+    const second = within(screen.getByRole("region", { name: "GET /pets/{id}" }));
+    const rules = second.getAllByText(/^(response-optional-property-removed|new-optional-request-parameter)$/).map((node) => node.textContent);
+    expect(rules).toEqual(["response-optional-property-removed", "new-optional-request-parameter"]);
+  });
+
+  it("shows a contract violation's schema excerpt next to the value", () => {
+    const violation: Diff = {
+      ...diff,
+      classification: "contract_violation",
+      changes: [
+        { path: "$.id", category: "contract", op: "replace", severity: "high", keyword: "type", expected: "integer", actual: "1", operation: "GET /pets/{id}", schemaPath: "/components/schemas/Pet/properties/id/type", detail: "is string, the schema says integer" },
+        { path: "$.name", category: "contract", op: "remove", severity: "high", keyword: "required", expected: "present", operation: "GET /pets/{id}" },
+      ],
+    };
+    const { client } = fakeClient(() => undefined);
+    renderPage(<DiffViewer diff={violation} monitorName="Pet" />, client);
+    expect(screen.getByText("/components/schemas/Pet/properties/id/type")).toBeInTheDocument();
+    expect(screen.getByText("integer")).toBeInTheDocument();
+    expect(screen.getByText("1")).toBeInTheDocument();
+    expect(screen.getByText("(missing)")).toBeInTheDocument();
+  });
+});
