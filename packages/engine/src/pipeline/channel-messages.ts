@@ -63,8 +63,9 @@ export function notificationOf(notice: ChannelNotice, at: Date): { event: Channe
       .sort((a, b) => severityRank(b.change.severity) - severityRank(a.change.severity) || a.index - b.index)
       .slice(0, CHANNEL_MESSAGE_MAX_CHANGES)
       .map(({ change }) => messageChange(change));
-    const counts = diff.classification === "content_change" ? {} : { schemaChanges: diff.schemaChanges, valueChanges: diff.valueChanges };
-    const total = diff.classification === "content_change" ? diff.changes.length : Math.max(diff.changes.length, diff.schemaChanges + diff.valueChanges);
+    // website diffs (content or visual changes) have no schema/value counts
+    const counts = "schemaChanges" in diff ? { schemaChanges: diff.schemaChanges, valueChanges: diff.valueChanges } : {};
+    const total = "schemaChanges" in diff ? Math.max(diff.changes.length, diff.schemaChanges + diff.valueChanges) : diff.changes.length;
     const payload = {
       event: "diff.detected",
       id: diff.id,
