@@ -97,7 +97,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
 
     it("upgrades a version 2 schema with data in every table: every row is kept, and people work on its organization", async () => {
       const schema = freshSchema();
-      const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "secrets"] as readonly string[]).includes(table));
+      const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "failure_screenshots", "secrets"] as readonly string[]).includes(table));
       const client = await admin.connect();
       try {
         expect(await migratePostgres(client, schema, POSTGRES_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);

@@ -151,7 +151,7 @@ describe("opening a file", () => {
 
   it("upgrades a version 2 file with data in every table: every row is kept, and people work on its organization", async () => {
     const file = path.join(dir, "v2.db");
-    const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "secrets"] as readonly string[]).includes(table));
+    const tables = TABLE_NAMES.filter((table) => !([...PEOPLE_TABLE_NAMES, ...CHANNEL_TABLE_NAMES, ...TRACKED_TABLE_NAMES, "screenshots", "failure_screenshots", "secrets"] as readonly string[]).includes(table));
     const old = new BetterSqlite3(file);
     old.pragma("foreign_keys = ON");
     expect(migrateSqlite(old, SQLITE_MIGRATIONS.filter((m) => m.version <= 2))).toEqual([1, 2]);
