@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useCan } from "../../auth/session-context";
 import { Fact } from "../../ui/Fact";
@@ -10,7 +10,9 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { TagList } from "../../ui/Tags";
 import { useChannel, useChannelDeliveries, useDeleteChannel, useReplayChannelDelivery, useTestChannel, useUpdateChannel, type ChannelTestResult } from "./api";
 import { MessagePreview, previewStyleOf } from "./MessagePreview";
+import { ChannelOptionsFields, optionsBody, optionsOf } from "./ChannelOptions";
 import { ChannelStatus } from "./NotificationsPage";
+import type { Channel } from "./api";
 import { serviceOf } from "./services";
 
 function TestAnswer({ result }: { result: ChannelTestResult }): ReactNode {
@@ -98,6 +100,7 @@ export function ChannelDetailPage(): ReactNode {
         </Fact>
         <Fact label="Template">{c.template ? <code className="break">{c.template}</code> : "the service's default message"}</Fact>
       </dl>
+      {canWrite ? <EditChannel key={c.updatedAt ?? c.id} channel={c} /> : null}
       {style ? (
         <details>
           <summary>How a message looks in {service}</summary>
@@ -150,5 +153,39 @@ export function ChannelDetailPage(): ReactNode {
         </ol>
       )}
     </Page>
+  );
+}
+
+/** Name, URL (a new one replaces the stored secret; empty keeps it) and options, saved with PATCH. */
+function EditChannel({ channel: c }: { channel: Channel }): ReactNode {
+  const update = useUpdateChannel(c.id);
+  const [name, setName] = useState(c.name);
+  const [url, setUrl] = useState("");
+  const [options, setOptions] = useState(() => optionsOf(c));
+  const [saved, setSaved] = useState(false);
+  function submit(event: FormEvent): void {
+    event.preventDefault();
+    setSaved(false);
+    update.mutate({ name: name.trim(), ...(url.trim() === "" ? {} : { url: url.trim() }), ...optionsBody(options) }, { onSuccess: () => setSaved(true) });
+  }
+  return (
+    <details className="edit-channel">
+      <summary>Edit the channel</summary>
+      <form className="form card" onSubmit={submit} aria-label="Edit the channel">
+        <label htmlFor="e-name">Name</label>
+        <input id="e-name" required value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+        <label htmlFor="e-url">New URL</label>
+        <input id="e-url" value={url} autoComplete="off" spellCheck={false} placeholder="keep the stored one" aria-describedby="e-url-hint" onChange={(e) => setUrl(e.target.value)} />
+        <p className="hint" id="e-url-hint">
+          The stored URL holds secrets and is never shown whole; type a new one to replace it.
+        </p>
+        <ChannelOptionsFields value={options} onChange={setOptions} />
+        <MutationError error={update.error} />
+        <div aria-live="polite">{saved ? <p className="state ok">Saved.</p> : null}</div>
+        <button type="submit" className="primary" disabled={update.isPending}>
+          {update.isPending ? "Saving…" : "Save changes"}
+        </button>
+      </form>
+    </details>
   );
 }

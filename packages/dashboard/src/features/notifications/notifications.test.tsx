@@ -179,6 +179,38 @@ describe("a channel's page", () => {
   });
 });
 
+describe("editing a channel", () => {
+  it("shows the stored options and saves the changed ones with PATCH, the URL only when a new one is typed", async () => {
+    const stored = channel("chn_5", { name: "night desk", tags: ["web"], groupSeconds: 300, quietHours: { timeZone: "Europe/Berlin", windows: [{ start: "21:00", end: "06:30" }], minSeverity: "high" } });
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === "/api/channels/chn_5" && call.method === "GET") return { body: stored };
+      if (call.path === "/api/channels/chn_5" && call.method === "PATCH") return { body: { ...stored, ...(call.body as object), updatedAt: "2026-11-28T00:00:00.000Z" } };
+      if (call.path.startsWith("/api/channels/chn_5/deliveries")) return { body: { data: [], nextCursor: null } };
+      return undefined;
+    });
+    renderPage(<ChannelDetailPage />, client, "/notifications/chn_5", "/notifications/:channelId", meAs("member"));
+    const user = userEvent.setup();
+    await user.click(await screen.findByText("Edit the channel"));
+    const form = screen.getByRole("form", { name: "Edit the channel" });
+    expect(within(form).getByLabelText<HTMLInputElement>("Monitors with these tags").value).toBe("web");
+    expect(within(form).getByLabelText<HTMLInputElement>("From").value).toBe("21:00");
+    expect(within(form).getByLabelText<HTMLSelectElement>("Send anyway from").value).toBe("high");
+    await user.clear(within(form).getByLabelText("Group changes for (seconds)"));
+    await user.click(within(form).getByLabelText(/Quiet hours/));
+    await user.click(within(form).getByRole("button", { name: "Save changes" }));
+    await within(form).findByText("Saved.");
+    expect(calls.find((c) => c.method === "PATCH")!.body).toEqual({
+      name: "night desk",
+      minSeverity: "info",
+      tags: ["web"],
+      events: ["diff.detected"],
+      groupSeconds: null,
+      quietHours: null,
+      template: null,
+    });
+  });
+});
+
 describe("which channels get a monitor's changes", () => {
   it("routes by tags (none: every monitor) and only channels that take changes", () => {
     const health = channel("chn_4", { events: ["monitor.failing"] });
