@@ -13,21 +13,26 @@ import { MessagePreview, previewStyleOf } from "./MessagePreview";
 import { ChannelOptionsFields, optionsBody, optionsOf } from "./ChannelOptions";
 import { ChannelStatus } from "./NotificationsPage";
 import type { Channel } from "./api";
-import { serviceOf } from "./services";
+import { serviceLabel } from "./services";
 
 function TestAnswer({ result }: { result: ChannelTestResult }): ReactNode {
-  const said = result.response ?? result.reason ?? result.error ?? null;
+  const ok = result.outcome === "delivered";
+  const headline = ok
+    ? "Delivered."
+    : result.outcome === "gone"
+      ? "The service says this hook is gone."
+      : result.outcome === "retry"
+        ? "The service asked to try again later."
+        : "Not delivered.";
   return (
-    <div className={`state ${result.ok ? "ok" : "error"}`} role="status">
+    <div className={`state ${ok ? "ok" : "error"}`} role="status">
       <p>
-        <strong>{result.ok ? "Delivered." : result.outcome === "gone" ? "The service says this hook is gone." : "Not delivered."}</strong>{" "}
-        {result.status != null ? `HTTP ${String(result.status)}` : ""}
-        {result.durationMs !== undefined ? ` in ${String(result.durationMs)} ms` : ""}
+        <strong>{headline}</strong> {result.status != null ? `HTTP ${String(result.status)}` : "No HTTP answer"}
         {result.retryAfterSeconds != null ? `, retry after ${String(result.retryAfterSeconds)} s` : ""}
       </p>
-      {said ? (
+      {result.reason ? (
         <p>
-          The service answered: <code className="break">{said}</code>
+          The service answered: <code className="break">{result.reason}</code>
         </p>
       ) : null}
     </div>
@@ -47,7 +52,7 @@ export function ChannelDetailPage(): ReactNode {
   if (channel.isPending) return <Loading what="the channel" />;
   if (channel.isError) return <ErrorState error={channel.error} retry={() => void channel.refetch()} />;
   const c = channel.data;
-  const service = c.service ?? serviceOf(c.url);
+  const service = serviceLabel(c);
   const style = previewStyleOf(service);
   return (
     <Page
@@ -92,7 +97,7 @@ export function ChannelDetailPage(): ReactNode {
         </Fact>
         <Fact label="Monitors">{c.tags.length === 0 ? "all" : <TagList tags={c.tags} />}</Fact>
         <Fact label="Events">{c.events.join(", ")}</Fact>
-        <Fact label="Grouping">{c.groupSeconds ? `${String(c.groupSeconds)} s` : "none"}</Fact>
+        <Fact label="Grouping">{c.groupSeconds > 0 ? `${String(c.groupSeconds)} s` : "none"}</Fact>
         <Fact label="Quiet hours">
           {c.quietHours
             ? `${c.quietHours.windows.map((w) => `${w.start}–${w.end}`).join(", ")} ${c.quietHours.timeZone}${c.quietHours.minSeverity ? `, ${c.quietHours.minSeverity} and above sent anyway` : ""}`

@@ -29,14 +29,14 @@ export function defaultOptions(): ChannelOptionValues {
 }
 
 /** The options of a stored channel, as the form shows them. */
-export function optionsOf(c: { minSeverity: Severity; tags: string[]; events: ChannelEvent[]; groupSeconds: number | null; quietHours: QuietHours | null; template: string | null }): ChannelOptionValues {
+export function optionsOf(c: { minSeverity: Severity; tags: string[]; events: ChannelEvent[]; groupSeconds: number; quietHours: QuietHours | null; template: string | null }): ChannelOptionValues {
   const base = defaultOptions();
   const window = c.quietHours?.windows[0];
   return {
     minSeverity: c.minSeverity,
     tags: c.tags.join(", "),
     events: c.events,
-    groupSeconds: c.groupSeconds ? String(c.groupSeconds) : "",
+    groupSeconds: c.groupSeconds > 0 ? String(c.groupSeconds) : "",
     quiet: c.quietHours !== null,
     timeZone: c.quietHours?.timeZone ?? base.timeZone,
     quietStart: window?.start ?? base.quietStart,
@@ -53,7 +53,7 @@ export function optionsBody(o: ChannelOptionValues): Omit<ChannelCreate, "name" 
     minSeverity: o.minSeverity,
     tags: parseTags(o.tags),
     events: o.events,
-    groupSeconds: o.groupSeconds.trim() === "" ? null : Number(o.groupSeconds),
+    groupSeconds: o.groupSeconds.trim() === "" ? 0 : Number(o.groupSeconds),
     quietHours,
     template: o.template.trim() === "" ? null : o.template,
   };

@@ -78,8 +78,11 @@ export interface StepFailure {
   step: { index: number; action: string; selector?: string | null };
 }
 
-/** The fetcher's message of a failed step: `Browser step 2 (click on #go) failed: timeout`. */
-const STEP_MESSAGE = /^Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
+/**
+ * The fetcher's message of a failed step, as `lastError` records it (with the code first):
+ * `browser_step_failed: Browser step 2 (click on #go) failed: timeout`.
+ */
+const STEP_MESSAGE = /^(?:browser_step_failed: )?Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
 
 /**
  * The step failure in a monitor's `lastError` (an object with `reason` and `step`, its JSON text,

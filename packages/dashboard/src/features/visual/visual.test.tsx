@@ -115,7 +115,7 @@ describe("the monitor page of a website with screenshots", () => {
   }));
 
   it("shows the screenshot timeline, newest first, and which browser step failed", async () => {
-    const failing = { ...WEB, state: "failing", lastError: "Browser step 2 (click on #accept-all) failed: Timeout 10000ms exceeded." };
+    const failing = { ...WEB, state: "failing", lastError: "browser_step_failed: Browser step 2 (click on #accept-all) failed: Timeout 10000ms exceeded." };
     const { client } = fakeClient((call) => {
       if (call.path === `/api/monitors/${WEB.id}`) return { body: failing };
       if (call.path.endsWith("snp_1/screenshot")) return { status: 404, body: { type: "about:blank", title: "Not found", status: 404, code: "not_found" } };
@@ -144,6 +144,11 @@ describe("the monitor page of a website with screenshots", () => {
     expect(stepFailureOf({ reason: "browser_step_failed", step: { index: 0, action: "fill", selector: "#user" } })?.step.selector).toBe("#user");
     expect(stepFailureOf(JSON.stringify({ reason: "browser_step_failed", step: { index: 4, action: "goto", selector: null } }))?.step.index).toBe(4);
     expect(stepFailureOf("Browser step 1 (acceptCookies) failed: no banner")).toEqual({ reason: "browser_step_failed", message: "no banner", step: { index: 1, action: "acceptCookies", selector: null } });
+    expect(stepFailureOf("browser_step_failed: Browser step 3 (fill on form > input[name='q']) failed: timeout")).toEqual({
+      reason: "browser_step_failed",
+      message: "timeout",
+      step: { index: 3, action: "fill", selector: "form > input[name='q']" },
+    });
     expect(stepFailureOf("HTTP 500")).toBeNull();
     expect(stepFailureOf({ reason: "timeout" })).toBeNull();
   });
