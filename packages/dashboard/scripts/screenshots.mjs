@@ -187,6 +187,7 @@ if (hasBrowserTools) {
     });
   }
   for (shopVersion = 0; shopVersion < SHOP_PRICES.length; shopVersion++) await api("POST", `/api/monitors/${web.id}/check`);
+  shopVersion = SHOP_PRICES.length - 1; // the page as the last check saw it (for the picker)
   const visual = (await api("GET", `/api/monitors/${web.id}/diffs?limit=5`)).data.find((d) => d.visual);
   extra.push(["website", `/monitors/${web.id}`, "Northwind grinder G-3"]);
   if (visual) extra.push(["visual-diff", `/monitors/${web.id}/diffs/${visual.id}`, "Change to Northwind grinder G-3", async (tab) => {
