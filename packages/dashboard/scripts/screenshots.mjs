@@ -153,6 +153,7 @@ await api("POST", "/api/webhooks/worker/run", { force: true });
 const has = async (p) => (await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token}` } })).status !== 404;
 const hasChannels = await has("/api/channels");
 const hasBrowserTools = await has("/api/secrets");
+const hasTrack = "track" in (await api("GET", `/api/monitors/${shop.id}/settings`));
 const extra = [];
 let web = null;
 if (hasChannels) {
@@ -166,18 +167,17 @@ if (hasChannels) {
     await tab.getByText(/hook is gone/).waitFor();
   }]);
 }
-if (hasBrowserTools) {
+if (hasBrowserTools || hasTrack) {
   web = await api("POST", "/api/monitors", {
     type: "website",
     name: "Northwind grinder G-3",
     url: shopUrl,
     intervalSeconds: 3600,
     tags: ["shop"],
-    browserOptions: { waitStrategy: "load", timeoutMs: 30000, screenshot: "viewport", viewport: { width: 900, height: 560 } },
+    ...(hasBrowserTools ? { browserOptions: { waitStrategy: "load", timeoutMs: 30000, screenshot: "viewport", viewport: { width: 900, height: 560 } } } : {}),
   });
-  await api("POST", "/api/secrets", { name: "shop-password", value: "screenshots only" });
-  const settings = await api("GET", `/api/monitors/${web.id}/settings`);
-  if ("track" in settings) {
+  if (hasBrowserTools) await api("POST", "/api/secrets", { name: "shop-password", value: "screenshots only" });
+  if (hasTrack) {
     await api("PATCH", `/api/monitors/${web.id}/settings`, {
       track: [
         { name: "price", extract: "price" },
@@ -190,16 +190,16 @@ if (hasBrowserTools) {
   shopVersion = SHOP_PRICES.length - 1; // the page as the last check saw it (for the picker)
   const visual = (await api("GET", `/api/monitors/${web.id}/diffs?limit=5`)).data.find((d) => d.visual);
   extra.push(["website", `/monitors/${web.id}`, "Northwind grinder G-3"]);
-  if (visual) extra.push(["visual-diff", `/monitors/${web.id}/diffs/${visual.id}`, "Change to Northwind grinder G-3", async (tab) => {
+  if (hasBrowserTools && visual) extra.push(["visual-diff", `/monitors/${web.id}/diffs/${visual.id}`, "Change to Northwind grinder G-3", async (tab) => {
     await tab.getByRole("heading", { name: "Screenshots" }).scrollIntoViewIfNeeded();
   }]);
-  extra.push(["selector-picker", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
+  if (hasBrowserTools) extra.push(["selector-picker", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
     await tab.getByRole("button", { name: "Pick on the page" }).click();
     await tab.getByRole("img", { name: "The rendered page" }).waitFor({ timeout: 60_000 });
     await tab.locator("#pick-list").selectOption("#price");
     await tab.getByRole("img", { name: "The rendered page" }).scrollIntoViewIfNeeded();
   }]);
-  extra.push(["browser-steps", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
+  if (hasBrowserTools) extra.push(["browser-steps", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
     await tab.getByLabel(/Render in a browser/).check();
     for (const [i, action, selector] of [[1, "acceptCookies", null], [2, "click", "#add"], [3, "click", "#login"]]) {
       await tab.getByRole("button", { name: "Add step" }).click();
@@ -210,7 +210,7 @@ if (hasBrowserTools) {
     await tab.getByRole("list", { name: "Dry run results" }).waitFor({ timeout: 90_000 });
     await tab.getByRole("group", { name: "Browser steps" }).scrollIntoViewIfNeeded();
   }]);
-  if ("track" in settings) extra.push(["alerts", `/monitors/${web.id}/alerts`, "Alerts of Northwind grinder G-3"]);
+  if (hasTrack) extra.push(["alerts", `/monitors/${web.id}/alerts`, "Alerts of Northwind grinder G-3"]);
 }
 extra.push(["message-preview", "/notifications/preview", "Message preview"]);
 
