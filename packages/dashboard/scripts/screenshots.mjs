@@ -1,6 +1,9 @@
 // Screenshots of the dashboard's main pages for the docs (docs/images/dashboard-*.png), desktop and
 // 360 px wide: the built server (packages/server/dist) serving the built dashboard, with monitors,
-// diffs, rules, a webhook and members made through the API against local targets. Run after a build:
+// diffs, rules, a webhook and members made through the API against local targets; and, where the
+// server has their routes, notification channels (with local stand-ins for Slack and Discord), a
+// website monitor with screenshots, browser steps and the selector picker, tracked values and alert
+// conditions. The message preview needs no server. Run after a build:
 //   npm run build -w @driftwatch/dashboard && npm run screenshots -w @driftwatch/dashboard
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -12,7 +15,8 @@ import { pino } from "pino";
 import { chromium } from "playwright-core";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const out = path.join(root, "docs", "images");
+// DRIFTWATCH_SCREENSHOTS_DIR: somewhere else than docs/images (to look before replacing them)
+const out = process.env.DRIFTWATCH_SCREENSHOTS_DIR ?? path.join(root, "docs", "images");
 mkdirSync(out, { recursive: true });
 
 let version = 0;
@@ -44,6 +48,37 @@ const receiver = createServer((req, res) => {
   req.on("end", () => res.writeHead(204).end());
 });
 await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+
+// a product page (JSON-LD price and availability) whose price, stock and banner change
+let shopVersion = 0;
+const SHOP_PRICES = [249, 219, 189, 179];
+const SHOP_STOCK = ["OutOfStock", "InStock", "OutOfStock", "InStock"];
+const shopPage = () => {
+  const v = shopVersion;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Burr grinder G-3</title><style>
+body{font-family:sans-serif;margin:0;background:#fafafa} header{background:#123;color:#fff;padding:16px 24px;font-size:22px}
+main{display:flex;gap:24px;padding:24px} .photo{width:240px;height:200px;background:linear-gradient(135deg,#c9d6e3,#8aa4bf);border-radius:8px}
+h1{margin:0 0 8px} #price{font-size:28px;font-weight:700} .stock{display:inline-block;padding:4px 8px;border-radius:4px;background:${SHOP_STOCK[v] === "InStock" ? "#e8f5ec" : "#fdecea"}}
+.banner{margin:0 24px;padding:12px;border-radius:6px;background:${v >= 3 ? "#ffe08a" : "#eef"}}
+</style></head><body><header>Northwind Coffee</header><div class="banner">${v >= 3 ? "Black Friday: 20 % off grinders" : "Free shipping from 50 €"}</div>
+<main><div class="photo"></div><div class="info"><h1>Burr grinder G-3</h1><p id="price">${SHOP_PRICES[v]},00 €</p><p class="stock">${SHOP_STOCK[v] === "InStock" ? "In stock" : "Out of stock"}</p>
+<p>Conical steel burrs, 40 settings.</p><button id="add">Add to cart</button></div></main>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Burr grinder G-3","offers":{"@type":"Offer","price":"${SHOP_PRICES[v]}.00","priceCurrency":"EUR","availability":"https://schema.org/${SHOP_STOCK[v]}"}}</script></body></html>`;
+};
+const shopServer = createServer((req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(shopPage()));
+await new Promise((resolve) => shopServer.listen(0, "127.0.0.1", resolve));
+const shopUrl = `http://127.0.0.1:${shopServer.address().port}/grinder`;
+// stand-ins for Slack (accepts) and Discord (the webhook was deleted), for the channels' tests
+const services = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    if (req.url?.startsWith("/api/webhooks/")) res.writeHead(404, { "content-type": "application/json" }).end('{"message": "Unknown Webhook", "code": 10015}');
+    else res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+  });
+});
+await new Promise((resolve) => services.listen(0, "127.0.0.1", resolve));
+process.env.DRIFTWATCH_SLACK_API_URL = `http://127.0.0.1:${services.address().port}`;
+process.env.DRIFTWATCH_DISCORD_API_URL = `http://127.0.0.1:${services.address().port}`;
 
 const dir = mkdtempSync(path.join(tmpdir(), "dw-shots-"));
 const token = generateTokenSecret();
@@ -114,6 +149,71 @@ const diffs = (await api("GET", `/api/monitors/${shop.id}/diffs?limit=1`)).data;
 const hooks = (await api("GET", "/api/webhooks")).data;
 await api("POST", "/api/webhooks/worker/run", { force: true });
 
+// what this server has of notification channels (issue 27), screenshots and steps (28), tracked values (29)
+const has = async (p) => (await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token}` } })).status !== 404;
+const hasChannels = await has("/api/channels");
+const hasBrowserTools = await has("/api/secrets");
+const hasTrack = "track" in (await api("GET", `/api/monitors/${shop.id}/settings`));
+const extra = [];
+let web = null;
+if (hasChannels) {
+  await api("POST", "/api/channels", { name: "#shop-alerts", url: "https://hooks.slack.com/services/T0001/B0002/abcdefabcdef", minSeverity: "medium", tags: ["shop"], groupSeconds: 120, quietHours: { timeZone: "Europe/Berlin", windows: [{ start: "22:00", end: "07:00" }], minSeverity: "critical" } });
+  const discord = await api("POST", "/api/channels", { name: "Ops Discord", url: "https://discord.com/api/webhooks/1234567890/secret-token-value", minSeverity: "high", events: ["diff.detected", "monitor.failing", "monitor.recovered"] });
+  const mail = await api("POST", "/api/channels", { name: "Pricing team", url: "mailtos://alerts:password@smtp.example.com?to=pricing@example.com", tags: ["shop"], groupSeconds: 3600 });
+  await api("PATCH", `/api/channels/${mail.id}`, { paused: true });
+  extra.push(["notifications", "/notifications", "Notifications"]);
+  extra.push(["channel", `/notifications/${discord.id}`, "Ops Discord", async (tab) => {
+    await tab.getByRole("button", { name: "Send a test" }).click();
+    await tab.getByText(/hook is gone/).waitFor();
+  }]);
+}
+if (hasBrowserTools || hasTrack) {
+  web = await api("POST", "/api/monitors", {
+    type: "website",
+    name: "Northwind grinder G-3",
+    url: shopUrl,
+    intervalSeconds: 3600,
+    tags: ["shop"],
+    ...(hasBrowserTools ? { browserOptions: { waitStrategy: "load", timeoutMs: 30000, screenshot: "viewport", viewport: { width: 900, height: 560 } } } : {}),
+  });
+  if (hasBrowserTools) await api("POST", "/api/secrets", { name: "shop-password", value: "screenshots only" });
+  if (hasTrack) {
+    await api("PATCH", `/api/monitors/${web.id}/settings`, {
+      track: [
+        { name: "price", extract: "price" },
+        { name: "availability", extract: "availability" },
+      ],
+      alert: { when: "all", conditions: [{ value: "price", op: "lt", to: 200 }, { value: "availability", op: "eq", to: "in_stock" }] },
+    });
+  }
+  for (shopVersion = 0; shopVersion < SHOP_PRICES.length; shopVersion++) await api("POST", `/api/monitors/${web.id}/check`);
+  shopVersion = SHOP_PRICES.length - 1; // the page as the last check saw it (for the picker)
+  const visual = (await api("GET", `/api/monitors/${web.id}/diffs?limit=5`)).data.find((d) => d.visual);
+  extra.push(["website", `/monitors/${web.id}`, "Northwind grinder G-3"]);
+  if (hasBrowserTools && visual) extra.push(["visual-diff", `/monitors/${web.id}/diffs/${visual.id}`, "Change to Northwind grinder G-3", async (tab) => {
+    await tab.getByRole("heading", { name: "Screenshots" }).scrollIntoViewIfNeeded();
+  }]);
+  if (hasBrowserTools) extra.push(["selector-picker", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
+    await tab.getByRole("button", { name: "Pick on the page" }).click();
+    await tab.getByRole("img", { name: "The rendered page" }).waitFor({ timeout: 60_000 });
+    await tab.locator("#pick-list").selectOption("#price");
+    await tab.getByRole("img", { name: "The rendered page" }).scrollIntoViewIfNeeded();
+  }]);
+  if (hasBrowserTools) extra.push(["browser-steps", `/monitors/${web.id}/edit`, `Edit Northwind grinder G-3`, async (tab) => {
+    await tab.getByLabel(/Render in a browser/).check();
+    for (const [i, action, selector] of [[1, "acceptCookies", null], [2, "click", "#add"], [3, "click", "#login"]]) {
+      await tab.getByRole("button", { name: "Add step" }).click();
+      await tab.getByLabel(`Step ${String(i)}`, { exact: true }).selectOption(action);
+      if (selector) await tab.locator(`#step-${String(i - 1)}-selector`).fill(selector);
+    }
+    await tab.getByRole("button", { name: "Dry run" }).click();
+    await tab.getByRole("list", { name: "Dry run results" }).waitFor({ timeout: 90_000 });
+    await tab.getByRole("group", { name: "Browser steps" }).scrollIntoViewIfNeeded();
+  }]);
+  if (hasTrack) extra.push(["alerts", `/monitors/${web.id}/alerts`, "Alerts of Northwind grinder G-3"]);
+}
+extra.push(["message-preview", "/notifications/preview", "Message preview"]);
+
 const profile = mkdtempSync(path.join(tmpdir(), "dw-shots-chromium-"));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.DRIFTWATCH_CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -131,6 +231,7 @@ const shots = [
   ["rules", `/monitors/${shop.id}/rules`, "Rules of Northwind catalogue"],
   ["webhook", `/webhooks/${hooks[0].id}`, "Ops alerts"],
   ["members", "/members", "Members"],
+  ...extra,
 ];
 const written = [];
 for (const [width, height, suffix] of [
@@ -138,7 +239,7 @@ for (const [width, height, suffix] of [
   [360, 780, "mobile"],
 ]) {
   await tab.setViewportSize({ width, height });
-  for (const [name, p, heading] of shots) {
+  for (const [name, p, heading, act] of shots) {
     if (name === "signin") {
       if (suffix !== "desktop") continue;
       await tab.goto(`${base}/`);
@@ -156,11 +257,17 @@ for (const [width, height, suffix] of [
       await tab.getByRole("heading", { level: 1, name: heading }).waitFor();
       // every loading state settled (the event stream keeps the network busy, so no "networkidle")
       for (let i = 0; i < 100 && (await tab.getByText(/^Loading /).count()) > 0; i++) await tab.waitForTimeout(100);
+      if (act) {
+        await act(tab);
+        for (let i = 0; i < 100 && (await tab.getByText(/^Loading /).count()) > 0; i++) await tab.waitForTimeout(100);
+      }
       await tab.waitForTimeout(300);
     }
     const file = path.join(out, `dashboard-${name}-${suffix}.png`);
-    await tab.screenshot({ path: file, fullPage: suffix === "mobile" ? false : name !== "diff" });
+    await tab.screenshot({ path: file, fullPage: suffix === "mobile" || act ? false : name !== "diff" });
     written.push(path.relative(root, file));
+    const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    if (overflow > 0) console.warn(`${name} (${suffix}) scrolls sideways by ${String(overflow)} px`);
   }
 }
 // one page in the dark theme
@@ -176,6 +283,8 @@ await context.close();
 await server.close();
 target.close();
 receiver.close();
+shopServer.close();
+services.close();
 rmSync(dir, { recursive: true, force: true });
 rmSync(profile, { recursive: true, force: true });
 console.log(`wrote\n  ${written.join("\n  ")}`);

@@ -11,7 +11,7 @@ import { RelativeTime } from "../../ui/RelativeTime";
 import { SEVERITIES } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
-import { AVAILABILITIES, EXTRACTS, OPS, useSaveTracking, useTracking, useValueHistories, type Alert, type Condition, type Extract, type Op, type TrackSpec, type TrackingSettings } from "./api";
+import { AVAILABILITIES, EXTRACTS, OPS, useSaveTracking, useTracking, useValueHistories, type Alert, type Condition, type Extract, type Op, type TrackSpec, type TrackingSettings, type ValuePoint } from "./api";
 import { previewAlert, type PastCheck } from "./evaluate";
 import { TrackedValues } from "./ValueChart";
 
@@ -242,21 +242,32 @@ function cleanSpec(spec: TrackSpec): TrackSpec {
   return out;
 }
 
-/** Joins the values' histories (and the diffs' severities) into past checks, oldest first. */
-export function pastChecks(histories: ReadonlyArray<[string, ReadonlyArray<{ at: string; value: PastCheck["values"][string]; snapshotId: string | null }>]>, severities: ReadonlyMap<string, Severity>): PastCheck[] {
+/**
+ * Joins the values' histories into past checks, oldest first. A check is its time (`at`): checks
+ * that found no new content share their `snapshotId`, so a diff's severity goes to the first check
+ * of its snapshot only (the check that recorded the diff).
+ */
+export function pastChecks(histories: ReadonlyArray<readonly [string, readonly ValuePoint[]]>, severities: ReadonlyMap<string, Severity>): PastCheck[] {
   const byCheck = new Map<string, PastCheck>();
   for (const [name, points] of histories) {
     for (const p of points) {
-      const key = p.snapshotId ?? p.at;
-      let check = byCheck.get(key);
+      let check = byCheck.get(p.at);
       if (!check) {
-        check = { at: p.at, snapshotId: p.snapshotId, values: {}, topSeverity: p.snapshotId ? (severities.get(p.snapshotId) ?? null) : null };
-        byCheck.set(key, check);
+        check = { at: p.at, snapshotId: p.snapshotId, values: {}, reasons: {}, topSeverity: null };
+        byCheck.set(p.at, check);
       }
       check.values[name] = p.value;
+      if (p.value === null && p.reason) check.reasons![name] = p.reason;
     }
   }
-  return [...byCheck.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const checks = [...byCheck.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const seen = new Set<string>();
+  for (const check of checks) {
+    if (check.snapshotId === null || seen.has(check.snapshotId)) continue;
+    seen.add(check.snapshotId);
+    check.topSeverity = severities.get(check.snapshotId) ?? null;
+  }
+  return checks;
 }
 
 /** Which of the monitor's past checks the edited conditions would have alerted on, as you type. */

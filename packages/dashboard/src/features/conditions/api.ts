@@ -51,10 +51,13 @@ export interface TrackingSettings {
   alert?: Alert | null;
 }
 
+/** One reading: `snapshotId` is the content it was read from (the same for checks that found no new content). */
 export interface ValuePoint {
   at: string;
   value: TrackedValue | null;
   snapshotId: string | null;
+  /** Why there is no value (when `value` is null). */
+  reason?: string;
 }
 
 const settingsPath = (monitorId: string): string => `/api/monitors/${seg(monitorId)}/settings`;
@@ -87,14 +90,24 @@ export async function applyTracking(client: ReturnType<typeof useClient>, monito
   return body === null ? null : await apiRequest<TrackingSettings>(client, "PATCH", settingsPath(monitorId), { body });
 }
 
-/** Most points a chart or the preview reads per value. */
+/** Most points a chart or the preview reads per value (the API pages 100 at a time). */
 export const HISTORY = 200;
+const PAGE = 100;
 
 function valuesQuery(client: ReturnType<typeof useClient>, monitorId: string, name: string) {
   return {
     queryKey: [...monitorKeys.detail(monitorId), "values", name],
     // newest first, as the API answers
-    queryFn: async () => (await apiRequest<{ data: ValuePoint[] }>(client, "GET", `/api/monitors/${seg(monitorId)}/values`, { query: { name, limit: HISTORY } })).data,
+    queryFn: async () => {
+      const points: ValuePoint[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { data: ValuePoint[]; nextCursor?: string | null } = await apiRequest(client, "GET", `/api/monitors/${seg(monitorId)}/values`, { query: { name, limit: PAGE, cursor } });
+        points.push(...page.data);
+        cursor = page.nextCursor ?? null;
+      } while (cursor !== null && points.length < HISTORY);
+      return points.slice(0, HISTORY);
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { fakeClient, meAs, monitor, renderPage } from "../../test-support";
 import { MonitorDetailPage } from "../monitors/MonitorDetailPage";
 import { MonitorFormPage } from "../monitors/MonitorFormPage";
 import type { ValuePoint } from "./api";
-import { AlertsPage } from "./AlertsPage";
+import { AlertsPage, pastChecks } from "./AlertsPage";
 import { previewAlert, type PastCheck } from "./evaluate";
 import { presetSettings } from "./presets";
 
@@ -52,6 +52,34 @@ describe("the preview's evaluation", () => {
     expect(out.map((e) => e.alerted)).toEqual([false, false, true, false]);
     expect(out[2]!.results[0]!.reason).toBe("price dropped by 15.79 % (95 EUR to 80 EUR), at least 10 %");
     expect(out[3]!.results[0]!.reason).toContain("changed currency");
+  });
+});
+
+describe("past checks from the values' histories", () => {
+  it("joins readings by check time, keeps why a value was missing, and gives a diff's severity to the check that recorded it only", () => {
+    const price: ValuePoint[] = [
+      { at: at(2), value: 10, snapshotId: "snp_b" },
+      { at: at(1), value: 12, snapshotId: "snp_b" },
+      { at: at(0), value: null, snapshotId: "snp_a", reason: "no element matches #price" },
+    ];
+    const stock: ValuePoint[] = [
+      { at: at(2), value: "in_stock", snapshotId: "snp_b" },
+      { at: at(1), value: "out_of_stock", snapshotId: "snp_b" },
+    ];
+    const out = pastChecks(
+      [
+        ["price", price],
+        ["stock", stock],
+      ],
+      new Map([["snp_b", "high" as const]]),
+    );
+    expect(out.map((c) => [c.at, c.values, c.topSeverity])).toEqual([
+      [at(0), { price: null }, null],
+      [at(1), { price: 12, stock: "out_of_stock" }, "high"],
+      [at(2), { price: 10, stock: "in_stock" }, null],
+    ]);
+    const preview = previewAlert({ when: "all", conditions: [{ value: "price", op: "lt", to: 11 }] }, out);
+    expect(preview[0]!.results[0]!.reason).toBe("price is missing: no element matches #price");
   });
 });
 
@@ -111,8 +139,10 @@ function shopServer() {
     if (call.path === `/api/monitors/${SHOP.id}/settings` && call.method === "GET") return { body: SETTINGS };
     if (call.path === `/api/monitors/${SHOP.id}/settings` && call.method === "PATCH")
       return { status: 422, body: { type: "about:blank", title: "Invalid conditions", status: 422, code: "invalid_conditions", detail: "1 problem", errors: [{ path: "alert.conditions[1].to", message: "must be a number" }] } };
-    if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=200`) return { body: { data: PRICES, nextCursor: null } };
-    if (call.path === `/api/monitors/${SHOP.id}/values?name=availability&limit=200`) return { body: { data: STOCK, nextCursor: null } };
+    // two pages of the price history
+    if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100`) return { body: { data: PRICES.slice(0, 4), nextCursor: "c2" } };
+    if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100&cursor=c2`) return { body: { data: PRICES.slice(4), nextCursor: null } };
+    if (call.path === `/api/monitors/${SHOP.id}/values?name=availability&limit=100`) return { body: { data: STOCK, nextCursor: null } };
     if (call.path.startsWith(`/api/monitors/${SHOP.id}/`)) return { body: { data: [], nextCursor: null } };
     if (call.path.startsWith("/api/channels")) return { body: { data: [], nextCursor: null } };
     return undefined;
@@ -183,7 +213,7 @@ describe("tracked values on the monitor page", () => {
     const rects = [...stock.querySelectorAll("rect")].map((r) => r.getAttribute("class"));
     expect(rects).toEqual(["band-out_of_stock", "band-out_of_stock", "band-in_stock", "band-in_stock", "band-out_of_stock", "band-in_stock"]);
     expect(within(stock).getAllByRole("definition")[0]!.textContent).toMatch(/^in stock/);
-    expect(calls.some((c) => c.path === `/api/monitors/${SHOP.id}/values?name=price&limit=200`)).toBe(true);
+    expect(calls.some((c) => c.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100`)).toBe(true);
     expect(container.querySelector(".state.error")).toBeNull();
     expect(screen.getByRole("link", { name: "Alerts" })).toHaveAttribute("href", `/monitors/${SHOP.id}/alerts`);
   });

@@ -15,6 +15,8 @@ export interface PastCheck {
   at: string;
   snapshotId: string | null;
   values: Record<string, TrackedValue | null | undefined>;
+  /** Why a value is missing, when the check said. */
+  reasons?: Record<string, string>;
   topSeverity?: Severity | null;
   text?: string | null;
 }
@@ -67,7 +69,9 @@ function resolve(name: string, check: PastCheck): Resolved {
   if (name === "diff.topSeverity")
     return typeof check.topSeverity === "string" ? { present: true, value: check.topSeverity } : { present: false, reason: "the check found no change, so there is no diff severity" };
   const v = check.values[name];
-  return v === undefined || v === null ? { present: false, reason: `${name} is missing on this check` } : { present: true, value: v };
+  if (v !== undefined && v !== null) return { present: true, value: v };
+  const why = check.reasons?.[name];
+  return { present: false, reason: why ? `${name} is missing: ${why}` : `${name} is missing on this check` };
 }
 
 function evaluate(c: Condition, current: Resolved, previous: Resolved | null): { matched: boolean; reason: string } {

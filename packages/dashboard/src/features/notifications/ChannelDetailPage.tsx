@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useCan } from "../../auth/session-context";
 import { Fact } from "../../ui/Fact";
@@ -10,22 +10,29 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { TagList } from "../../ui/Tags";
 import { useChannel, useChannelDeliveries, useDeleteChannel, useReplayChannelDelivery, useTestChannel, useUpdateChannel, type ChannelTestResult } from "./api";
 import { MessagePreview, previewStyleOf } from "./MessagePreview";
+import { ChannelOptionsFields, optionsBody, optionsOf } from "./ChannelOptions";
 import { ChannelStatus } from "./NotificationsPage";
-import { serviceOf } from "./services";
+import type { Channel } from "./api";
+import { serviceLabel } from "./services";
 
 function TestAnswer({ result }: { result: ChannelTestResult }): ReactNode {
-  const said = result.response ?? result.reason ?? result.error ?? null;
+  const ok = result.outcome === "delivered";
+  const headline = ok
+    ? "Delivered."
+    : result.outcome === "gone"
+      ? "The service says this hook is gone."
+      : result.outcome === "retry"
+        ? "The service asked to try again later."
+        : "Not delivered.";
   return (
-    <div className={`state ${result.ok ? "ok" : "error"}`} role="status">
+    <div className={`state ${ok ? "ok" : "error"}`} role="status">
       <p>
-        <strong>{result.ok ? "Delivered." : result.outcome === "gone" ? "The service says this hook is gone." : "Not delivered."}</strong>{" "}
-        {result.status != null ? `HTTP ${String(result.status)}` : ""}
-        {result.durationMs !== undefined ? ` in ${String(result.durationMs)} ms` : ""}
+        <strong>{headline}</strong> {result.status != null ? `HTTP ${String(result.status)}` : "No HTTP answer"}
         {result.retryAfterSeconds != null ? `, retry after ${String(result.retryAfterSeconds)} s` : ""}
       </p>
-      {said ? (
+      {result.reason ? (
         <p>
-          The service answered: <code className="break">{said}</code>
+          The service answered: <code className="break">{result.reason}</code>
         </p>
       ) : null}
     </div>
@@ -45,7 +52,7 @@ export function ChannelDetailPage(): ReactNode {
   if (channel.isPending) return <Loading what="the channel" />;
   if (channel.isError) return <ErrorState error={channel.error} retry={() => void channel.refetch()} />;
   const c = channel.data;
-  const service = c.service ?? serviceOf(c.url);
+  const service = serviceLabel(c);
   const style = previewStyleOf(service);
   return (
     <Page
@@ -90,7 +97,7 @@ export function ChannelDetailPage(): ReactNode {
         </Fact>
         <Fact label="Monitors">{c.tags.length === 0 ? "all" : <TagList tags={c.tags} />}</Fact>
         <Fact label="Events">{c.events.join(", ")}</Fact>
-        <Fact label="Grouping">{c.groupSeconds ? `${String(c.groupSeconds)} s` : "none"}</Fact>
+        <Fact label="Grouping">{c.groupSeconds > 0 ? `${String(c.groupSeconds)} s` : "none"}</Fact>
         <Fact label="Quiet hours">
           {c.quietHours
             ? `${c.quietHours.windows.map((w) => `${w.start}–${w.end}`).join(", ")} ${c.quietHours.timeZone}${c.quietHours.minSeverity ? `, ${c.quietHours.minSeverity} and above sent anyway` : ""}`
@@ -98,6 +105,7 @@ export function ChannelDetailPage(): ReactNode {
         </Fact>
         <Fact label="Template">{c.template ? <code className="break">{c.template}</code> : "the service's default message"}</Fact>
       </dl>
+      {canWrite ? <EditChannel key={c.updatedAt ?? c.id} channel={c} /> : null}
       {style ? (
         <details>
           <summary>How a message looks in {service}</summary>
@@ -150,5 +158,39 @@ export function ChannelDetailPage(): ReactNode {
         </ol>
       )}
     </Page>
+  );
+}
+
+/** Name, URL (a new one replaces the stored secret; empty keeps it) and options, saved with PATCH. */
+function EditChannel({ channel: c }: { channel: Channel }): ReactNode {
+  const update = useUpdateChannel(c.id);
+  const [name, setName] = useState(c.name);
+  const [url, setUrl] = useState("");
+  const [options, setOptions] = useState(() => optionsOf(c));
+  const [saved, setSaved] = useState(false);
+  function submit(event: FormEvent): void {
+    event.preventDefault();
+    setSaved(false);
+    update.mutate({ name: name.trim(), ...(url.trim() === "" ? {} : { url: url.trim() }), ...optionsBody(options) }, { onSuccess: () => setSaved(true) });
+  }
+  return (
+    <details className="edit-channel">
+      <summary>Edit the channel</summary>
+      <form className="form card" onSubmit={submit} aria-label="Edit the channel">
+        <label htmlFor="e-name">Name</label>
+        <input id="e-name" required value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+        <label htmlFor="e-url">New URL</label>
+        <input id="e-url" value={url} autoComplete="off" spellCheck={false} placeholder="keep the stored one" aria-describedby="e-url-hint" onChange={(e) => setUrl(e.target.value)} />
+        <p className="hint" id="e-url-hint">
+          The stored URL holds secrets and is never shown whole; type a new one to replace it.
+        </p>
+        <ChannelOptionsFields value={options} onChange={setOptions} />
+        <MutationError error={update.error} />
+        <div aria-live="polite">{saved ? <p className="state ok">Saved.</p> : null}</div>
+        <button type="submit" className="primary" disabled={update.isPending}>
+          {update.isPending ? "Saving…" : "Save changes"}
+        </button>
+      </form>
+    </details>
   );
 }

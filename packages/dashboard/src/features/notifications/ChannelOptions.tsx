@@ -28,6 +28,24 @@ export function defaultOptions(): ChannelOptionValues {
   return { minSeverity: "info", tags: "", events: ["diff.detected"], groupSeconds: "", quiet: false, timeZone, quietStart: "22:00", quietEnd: "07:00", quietMinSeverity: "critical", template: "" };
 }
 
+/** The options of a stored channel, as the form shows them. */
+export function optionsOf(c: { minSeverity: Severity; tags: string[]; events: ChannelEvent[]; groupSeconds: number; quietHours: QuietHours | null; template: string | null }): ChannelOptionValues {
+  const base = defaultOptions();
+  const window = c.quietHours?.windows[0];
+  return {
+    minSeverity: c.minSeverity,
+    tags: c.tags.join(", "),
+    events: c.events,
+    groupSeconds: c.groupSeconds > 0 ? String(c.groupSeconds) : "",
+    quiet: c.quietHours !== null,
+    timeZone: c.quietHours?.timeZone ?? base.timeZone,
+    quietStart: window?.start ?? base.quietStart,
+    quietEnd: window?.end ?? base.quietEnd,
+    quietMinSeverity: c.quietHours?.minSeverity ?? base.quietMinSeverity,
+    template: c.template ?? "",
+  };
+}
+
 /** The request fields of the options (left out when empty). */
 export function optionsBody(o: ChannelOptionValues): Omit<ChannelCreate, "name" | "url"> {
   const quietHours: QuietHours | null = o.quiet ? { timeZone: o.timeZone.trim(), windows: [{ start: o.quietStart, end: o.quietEnd }], minSeverity: o.quietMinSeverity } : null;
@@ -35,7 +53,7 @@ export function optionsBody(o: ChannelOptionValues): Omit<ChannelCreate, "name" 
     minSeverity: o.minSeverity,
     tags: parseTags(o.tags),
     events: o.events,
-    groupSeconds: o.groupSeconds.trim() === "" ? null : Number(o.groupSeconds),
+    groupSeconds: o.groupSeconds.trim() === "" ? 0 : Number(o.groupSeconds),
     quietHours,
     template: o.template.trim() === "" ? null : o.template,
   };

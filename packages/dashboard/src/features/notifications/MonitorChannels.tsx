@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import { SeverityBadge } from "../../ui/severity";
 import { ErrorState, Loading } from "../../ui/states";
 import { useChannels, type Channel } from "./api";
-import { serviceOf } from "./services";
+import { serviceLabel } from "./services";
 
 /**
  * The channels that get a monitor's changes, as the server routes them: a channel naming no tags
@@ -30,7 +30,7 @@ export function MonitorChannels({ tags }: { tags: readonly string[] }): ReactNod
     <ul className="channel-list" aria-label="Channels that get its changes">
       {routed.map((c) => (
         <li key={c.id}>
-          <Link to={`/notifications/${c.id}`}>{c.name}</Link> <span className="muted">({c.service ?? serviceOf(c.url)})</span>: changes from{" "}
+          <Link to={`/notifications/${c.id}`}>{c.name}</Link> <span className="muted">({serviceLabel(c)})</span>: changes from{" "}
           <SeverityBadge severity={c.minSeverity} />
           {c.tags.length === 0 ? " (all monitors)" : ` (tag ${c.tags.filter((t) => tags.includes(t)).join(", ")})`}
           {c.paused ? <span className="tag state-paused"> paused</span> : c.status === "failing" ? <span className="tag state-failed"> failing</span> : null}

@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { TagList } from "../../ui/Tags";
 import { useChannels, useCreateChannel, type Channel } from "./api";
 import { ChannelOptionsFields, defaultOptions, optionsBody, type ChannelOptionValues } from "./ChannelOptions";
-import { buildServiceUrl, FORM_FIELDS, SERVICE_FORMS, serviceOf, type ServiceForm } from "./services";
+import { buildServiceUrl, FORM_FIELDS, SERVICE_FORMS, serviceLabel, serviceOf, type ServiceForm } from "./services";
 
 export function ChannelStatus({ channel: c }: { channel: Channel }): ReactNode {
   if (c.paused) return <span className="tag state-paused">paused</span>;
@@ -17,7 +17,7 @@ export function ChannelStatus({ channel: c }: { channel: Channel }): ReactNode {
     return (
       <>
         <span className="tag state-failed">failing</span>
-        {c.failingReason ? <span className="break"> {c.failingReason}</span> : null}
+        {c.statusReason ? <span className="break"> {c.statusReason}</span> : null}
       </>
     );
   return <span className="tag state-succeeded">ok</span>;
@@ -52,12 +52,12 @@ export function NotificationsPage(): ReactNode {
                 <Link to={`/notifications/${c.id}`}>{c.name}</Link>
               </h2>
               <p>
-                <span className="badge">{c.service ?? serviceOf(c.url)}</span> <ChannelStatus channel={c} />
+                <span className="badge">{serviceLabel(c)}</span> <ChannelStatus channel={c} />
               </p>
               <p className="break muted">{c.url}</p>
               <div className="channel-facts">
                 from <SeverityBadge severity={c.minSeverity} /> · {c.tags.length === 0 ? "all monitors" : <TagList tags={c.tags} />} ·{" "}
-                {c.groupSeconds ? `grouped by ${String(c.groupSeconds)} s · ` : ""}
+                {c.groupSeconds > 0 ? `grouped by ${String(c.groupSeconds)} s · ` : ""}
                 {c.quietHours ? "quiet hours · " : ""}created <RelativeTime value={c.createdAt} />
               </div>
             </li>

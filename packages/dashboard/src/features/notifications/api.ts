@@ -5,8 +5,10 @@ import { channelKeys } from "../../api/keys";
 import { apiRequest, seg } from "../../api/raw";
 
 /*
- * Notification channels (issue 27): the shapes the issue states. The typed client has no
- * `channels` resource yet; every call goes through `apiRequest` here, and only here.
+ * Notification channels (issue 27): the shapes the issue states, with the field names of the
+ * server being built for it (branch i27: `service`, `statusReason`, `groupSeconds` 0 = no
+ * grouping, the test answer's `outcome`). The typed client has no `channels` resource yet here;
+ * every call goes through `apiRequest` here, and only here (switch to `client.channels` at merge).
  */
 
 export type ChannelEvent = "diff.detected" | "monitor.failing" | "monitor.recovered";
@@ -15,7 +17,7 @@ export interface QuietHours {
   /** An IANA time zone, e.g. `Europe/Berlin`. */
   timeZone: string;
   /** Windows as `HH:MM` local times; a window may run past midnight (`22:00`–`07:00`). */
-  windows: Array<{ start: string; end: string; days?: number[] }>;
+  windows: Array<{ start: string; end: string; days?: Array<"mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun"> }>;
   /** Messages at or above this severity are sent during quiet hours anyway. */
   minSeverity?: Severity;
 }
@@ -25,17 +27,18 @@ export interface Channel {
   name: string;
   /** The Apprise URL with its secrets masked. */
   url: string;
-  /** The service the URL names (`slack`, `discord`, ...), when the server says it. */
+  /** The service the URL names (`slack`, `discord`, `email`, `msteams`, ...). */
   service?: string;
   minSeverity: Severity;
   tags: string[];
   events: ChannelEvent[];
-  groupSeconds: number | null;
+  /** Changes within this many seconds go out as one message (0: each at once). */
+  groupSeconds: number;
   quietHours: QuietHours | null;
   template: string | null;
-  /** `failing` once the service said the hook is gone (with `failingReason`). */
+  /** `failing` once the service said the hook is gone (with `statusReason`). */
   status: "ok" | "failing";
-  failingReason?: string | null;
+  statusReason?: string | null;
   paused: boolean;
   createdAt: string;
   updatedAt?: string;
@@ -47,7 +50,7 @@ export interface ChannelCreate {
   minSeverity?: Severity;
   tags?: string[];
   events?: ChannelEvent[];
-  groupSeconds?: number | null;
+  groupSeconds?: number;
   quietHours?: QuietHours | null;
   template?: string | null;
 }
@@ -56,22 +59,19 @@ export type ChannelUpdate = Partial<ChannelCreate> & { paused?: boolean };
 
 /** What the service answered to a test message. */
 export interface ChannelTestResult {
-  ok: boolean;
-  /** `delivered`, `retry` or `gone`, as the channel classified the answer. */
-  outcome?: string;
-  status?: number | null;
-  /** The service's answer (body or reason), as text. */
-  response?: string | null;
-  error?: string | null;
-  reason?: string | null;
-  retryAfterSeconds?: number | null;
-  durationMs?: number;
+  /** How the channel classified the service's answer. */
+  outcome: "delivered" | "retry" | "gone" | "failed";
+  status: number | null;
+  /** The service's reason (its error text), null when delivered. */
+  reason: string | null;
+  /** Seconds the service asked to wait (a 429), or null. */
+  retryAfterSeconds: number | null;
 }
 
 export interface ChannelDelivery {
   id: string;
   channelId: string;
-  eventType: string;
+  eventType: ChannelEvent;
   state: "pending" | "succeeded" | "failed";
   attempts: number;
   lastAttemptAt: string | null;

@@ -17,15 +17,16 @@ function channel(id: string, patch: Partial<Channel> = {}): Channel {
   return {
     id,
     name: `Channel ${id}`,
-    url: "slack://T000/B000/****",
+    service: "slack",
+    url: "slack://T000/B000/***",
     minSeverity: "info",
     tags: [],
     events: ["diff.detected"],
-    groupSeconds: null,
+    groupSeconds: 0,
     quietHours: null,
     template: null,
     status: "ok",
-    failingReason: null,
+    statusReason: null,
     paused: false,
     createdAt: "2026-11-20T00:00:00.000Z",
     ...patch,
@@ -33,8 +34,8 @@ function channel(id: string, patch: Partial<Channel> = {}): Channel {
 }
 
 const SLACK = channel("chn_1", { name: "#alerts" });
-const DISCORD = channel("chn_2", { name: "ops discord", url: "discord://1234/****", status: "failing", failingReason: "Discord answered 404: Unknown Webhook", tags: ["payments"], minSeverity: "high" });
-const MAIL = channel("chn_3", { name: "mail", url: "mailtos://alerts:****@smtp.example.com?to=team@example.com", paused: true, tags: ["web"] });
+const DISCORD = channel("chn_2", { name: "ops discord", service: "discord", url: "discord://1234/***", status: "failing", statusReason: "Discord answered 404: Unknown Webhook", tags: ["payments"], minSeverity: "high" });
+const MAIL = channel("chn_3", { name: "mail", service: "email", url: "mailtos://alerts:***@smtp.example.com?to=team@example.com", paused: true, tags: ["web"] });
 
 describe("services", () => {
   it("names the service of a URL from its scheme or the provider's own URL", () => {
@@ -77,7 +78,7 @@ describe("the Notifications page", () => {
 
   it("adds a Telegram channel from its form with routing options, after refusing a bad bot token", async () => {
     const { client, calls } = fakeClient((call) => {
-      if (call.method === "POST" && call.path === "/api/channels") return { status: 201, body: channel("chn_9", { name: "Telegram", url: "tgram://****/-100" }) };
+      if (call.method === "POST" && call.path === "/api/channels") return { status: 201, body: channel("chn_9", { name: "Telegram", service: "telegram", url: "tgram://***/-100" }) };
       if (call.path.startsWith("/api/channels")) return { body: { data: [], nextCursor: null } };
       return undefined;
     });
@@ -155,7 +156,7 @@ describe("a channel's page", () => {
         current = { ...current, ...(call.body as Partial<Channel>) };
         return { body: current };
       }
-      if (call.path === `/api/channels/${DISCORD.id}/test`) return { body: { ok: false, outcome: "gone", status: 404, response: '{"message": "Unknown Webhook", "code": 10015}', durationMs: 87 } };
+      if (call.path === `/api/channels/${DISCORD.id}/test`) return { body: { outcome: "gone", status: 404, reason: 'Discord answered 404: {"message": "Unknown Webhook", "code": 10015}', retryAfterSeconds: null } };
       if (call.path.startsWith(`/api/channels/${DISCORD.id}/deliveries?`)) return { body: { data: [delivery], nextCursor: null } };
       if (call.path === `/api/channels/${DISCORD.id}/deliveries/cdl_1/retry`) return { body: { ...delivery, state: "pending" } };
       return undefined;
@@ -165,7 +166,7 @@ describe("a channel's page", () => {
     await screen.findByRole("heading", { name: "ops discord" });
     await user.click(screen.getByRole("button", { name: "Send a test" }));
     const answer = await screen.findByText(/The service says this hook is gone/);
-    expect(answer.closest("[role=status]")!.textContent).toContain('HTTP 404 in 87 ms');
+    expect(answer.closest("[role=status]")!.textContent).toContain("HTTP 404");
     expect(answer.closest("[role=status]")!.textContent).toContain('"Unknown Webhook", "code": 10015');
 
     await user.click(screen.getByRole("button", { name: "Pause" }));
@@ -176,6 +177,38 @@ describe("a channel's page", () => {
     await waitFor(() => expect(calls.some((c) => c.method === "POST" && c.path === `/api/channels/${DISCORD.id}/deliveries/cdl_1/retry`)).toBe(true));
     // the message as Discord shows it
     expect(screen.getByText("How a message looks in Discord")).toBeInTheDocument();
+  });
+});
+
+describe("editing a channel", () => {
+  it("shows the stored options and saves the changed ones with PATCH, the URL only when a new one is typed", async () => {
+    const stored = channel("chn_5", { name: "night desk", tags: ["web"], groupSeconds: 300, quietHours: { timeZone: "Europe/Berlin", windows: [{ start: "21:00", end: "06:30" }], minSeverity: "high" } });
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === "/api/channels/chn_5" && call.method === "GET") return { body: stored };
+      if (call.path === "/api/channels/chn_5" && call.method === "PATCH") return { body: { ...stored, ...(call.body as object), updatedAt: "2026-11-28T00:00:00.000Z" } };
+      if (call.path.startsWith("/api/channels/chn_5/deliveries")) return { body: { data: [], nextCursor: null } };
+      return undefined;
+    });
+    renderPage(<ChannelDetailPage />, client, "/notifications/chn_5", "/notifications/:channelId", meAs("member"));
+    const user = userEvent.setup();
+    await user.click(await screen.findByText("Edit the channel"));
+    const form = screen.getByRole("form", { name: "Edit the channel" });
+    expect(within(form).getByLabelText<HTMLInputElement>("Monitors with these tags").value).toBe("web");
+    expect(within(form).getByLabelText<HTMLInputElement>("From").value).toBe("21:00");
+    expect(within(form).getByLabelText<HTMLSelectElement>("Send anyway from").value).toBe("high");
+    await user.clear(within(form).getByLabelText("Group changes for (seconds)"));
+    await user.click(within(form).getByLabelText(/Quiet hours/));
+    await user.click(within(form).getByRole("button", { name: "Save changes" }));
+    await within(form).findByText("Saved.");
+    expect(calls.find((c) => c.method === "PATCH")!.body).toEqual({
+      name: "night desk",
+      minSeverity: "info",
+      tags: ["web"],
+      events: ["diff.detected"],
+      groupSeconds: 0,
+      quietHours: null,
+      template: null,
+    });
   });
 });
 

@@ -51,6 +51,32 @@ export function serviceOf(url: string): string {
   return SCHEMES[scheme] ?? scheme;
 }
 
+/** The server's service ids (`Channel.service`) as people name them. */
+const SERVICE_NAMES: Record<string, string> = {
+  slack: "Slack",
+  discord: "Discord",
+  msteams: "Microsoft Teams",
+  telegram: "Telegram",
+  email: "E-mail",
+  ntfy: "ntfy",
+  gotify: "Gotify",
+  pushover: "Pushover",
+  matrix: "Matrix",
+  gchat: "Google Chat",
+  mattermost: "Mattermost",
+  rocketchat: "Rocket.Chat",
+  pagerduty: "PagerDuty",
+  opsgenie: "Opsgenie",
+  json: "JSON",
+  webhook: "Signed webhook",
+};
+
+/** A channel's service for people: the server's id named, else read from its URL. */
+export function serviceLabel(channel: { service?: string; url: string }): string {
+  if (channel.service) return SERVICE_NAMES[channel.service] ?? channel.service;
+  return serviceOf(channel.url);
+}
+
 export type ServiceForm = "slack" | "discord" | "teams" | "telegram" | "email" | "ntfy" | "json";
 
 export const SERVICE_FORMS: Array<{ id: ServiceForm; label: string }> = [

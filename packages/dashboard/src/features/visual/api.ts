@@ -1,5 +1,4 @@
 import { useMutation, useQuery, type UseQueryResult } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
 import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
 import { apiBlob, apiRequest, seg } from "../../api/raw";
@@ -78,8 +77,11 @@ export interface StepFailure {
   step: { index: number; action: string; selector?: string | null };
 }
 
-/** The fetcher's message of a failed step: `Browser step 2 (click on #go) failed: timeout`. */
-const STEP_MESSAGE = /^Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
+/**
+ * The fetcher's message of a failed step, as `lastError` records it (with the code first):
+ * `browser_step_failed: Browser step 2 (click on #go) failed: timeout`.
+ */
+const STEP_MESSAGE = /^(?:browser_step_failed: )?Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
 
 /**
  * The step failure in a monitor's `lastError` (an object with `reason` and `step`, its JSON text,
@@ -112,17 +114,27 @@ export function visualOf(diff: object): VisualDiff | null {
 
 export const screenshotPath = (monitorId: string, snapshotId: string): string => `/api/monitors/${seg(monitorId)}/snapshots/${seg(snapshotId)}/screenshot`;
 
+/** A blob as a `data:` URL (bytes in base64), built in chunks so a large image does not overflow the stack. */
+export async function dataUrlOf(blob: Blob): Promise<string> {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return `data:${blob.type || "image/png"};base64,${btoa(binary)}`;
+}
+
 /**
- * A snapshot's screenshot as an object URL (revoked when no longer shown), fetched with the
- * session or token like every other call; `null` data when none was taken (404).
+ * A snapshot's screenshot, fetched with the session or token like every other call (an `<img>`
+ * cannot send the bearer token), as a `data:` URL: the dashboard's Content-Security-Policy allows
+ * images from `'self'` and `data:` only, so an object (`blob:`) URL would not show. `url` is null
+ * and `missing` true when none was taken (404).
  */
 export function useScreenshot(monitorId: string, snapshotId: string | null): { url: string | null; isPending: boolean; error: unknown; missing: boolean } {
   const client = useClient();
-  const blob = useQuery({
+  const shot = useQuery({
     queryKey: [...monitorKeys.detail(monitorId), "screenshot", snapshotId],
-    queryFn: async ({ signal }): Promise<Blob | null> => {
+    queryFn: async ({ signal }): Promise<string | null> => {
       try {
-        return await apiBlob(client, screenshotPath(monitorId, snapshotId!), signal);
+        return await dataUrlOf(await apiBlob(client, screenshotPath(monitorId, snapshotId!), signal));
       } catch (error) {
         if ((error as { status?: number }).status === 404) return null;
         throw error;
@@ -130,18 +142,10 @@ export function useScreenshot(monitorId: string, snapshotId: string | null): { u
     },
     enabled: snapshotId !== null,
     staleTime: Infinity,
+    // screenshots are large: keep only those on screen, and briefly
+    gcTime: 60_000,
   });
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!blob.data) {
-      setUrl(null);
-      return;
-    }
-    const objectUrl = URL.createObjectURL(blob.data);
-    setUrl(objectUrl);
-    return () => URL.revokeObjectURL(objectUrl);
-  }, [blob.data]);
-  return { url, isPending: blob.isPending && snapshotId !== null, error: blob.error, missing: blob.data === null };
+  return { url: shot.data ?? null, isPending: shot.isPending && snapshotId !== null, error: shot.error, missing: shot.data === null };
 }
 
 export function useSecrets(): UseQueryResult<SecretEntry[]> {

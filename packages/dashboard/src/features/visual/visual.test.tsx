@@ -3,29 +3,15 @@
 import type { Diff } from "@driftwatch/client";
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Blob as NodeBlob } from "node:buffer";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeClient, meAs, monitor, renderPage, type Call } from "../../test-support";
 import { DiffViewer } from "../diffs/DiffPage";
 import { MonitorDetailPage } from "../monitors/MonitorDetailPage";
 import { MonitorFormPage } from "../monitors/MonitorFormPage";
-import { stepFailureOf } from "./api";
+import { dataUrlOf, stepFailureOf } from "./api";
 
 const PNG = (n: number): Uint8Array => new Uint8Array([0x89, 0x50, 0x4e, 0x47, n]);
-let objectUrls: Map<string, Blob>;
-let revoked: string[];
-
-beforeEach(() => {
-  objectUrls = new Map();
-  revoked = [];
-  let n = 0;
-  // jsdom has no object URLs: hand out names and remember what each one holds
-  URL.createObjectURL = vi.fn((blob: Blob) => {
-    const url = `blob:dw/${String(++n)}`;
-    objectUrls.set(url, blob);
-    return url;
-  });
-  URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
-});
 afterEach(() => vi.restoreAllMocks());
 
 const WEB = monitor(7, { type: "website", url: "https://shop.example.com/", browserOptionsJson: { waitStrategy: "networkidle", timeoutMs: 30000, screenshot: "viewport" } });
@@ -51,9 +37,23 @@ const visualDiff = {
   visual: { changedPercent: 3.5, regions: [{ x: 100, y: 50, width: 200, height: 100 }] },
 } as unknown as Diff;
 
+/** The bytes an image shows: its `src` is a data URL (the CSP allows no `blob:` images). */
 async function bytesOf(img: HTMLElement): Promise<number[]> {
-  return [...new Uint8Array(await objectUrls.get(img.getAttribute("src")!)!.arrayBuffer())];
+  const src = img.getAttribute("src")!;
+  expect(src.startsWith("data:image/png;base64,")).toBe(true);
+  return [...atob(src.slice("data:image/png;base64,".length))].map((c) => c.charCodeAt(0));
 }
+
+describe("screenshots as data URLs", () => {
+  it("encodes every byte of a large image, with its type", async () => {
+    const bytes = new Uint8Array(100_000).map((_, i) => (i * 7) % 256);
+    // the Blob a fetch Response gives (jsdom's own Blob has no arrayBuffer())
+    const url = await dataUrlOf(new NodeBlob([bytes], { type: "image/webp" }) as unknown as Blob);
+    expect(url.startsWith("data:image/webp;base64,")).toBe(true);
+    const back = Uint8Array.from(atob(url.slice("data:image/webp;base64,".length)), (c) => c.charCodeAt(0));
+    expect(back).toEqual(bytes);
+  });
+});
 
 describe("a visual diff", () => {
   it("shows before and after, fetched with the token, side by side with the changed regions outlined, and a slider", async () => {
@@ -115,7 +115,7 @@ describe("the monitor page of a website with screenshots", () => {
   }));
 
   it("shows the screenshot timeline, newest first, and which browser step failed", async () => {
-    const failing = { ...WEB, state: "failing", lastError: "Browser step 2 (click on #accept-all) failed: Timeout 10000ms exceeded." };
+    const failing = { ...WEB, state: "failing", lastError: "browser_step_failed: Browser step 2 (click on #accept-all) failed: Timeout 10000ms exceeded." };
     const { client } = fakeClient((call) => {
       if (call.path === `/api/monitors/${WEB.id}`) return { body: failing };
       if (call.path.endsWith("snp_1/screenshot")) return { status: 404, body: { type: "about:blank", title: "Not found", status: 404, code: "not_found" } };
@@ -144,6 +144,11 @@ describe("the monitor page of a website with screenshots", () => {
     expect(stepFailureOf({ reason: "browser_step_failed", step: { index: 0, action: "fill", selector: "#user" } })?.step.selector).toBe("#user");
     expect(stepFailureOf(JSON.stringify({ reason: "browser_step_failed", step: { index: 4, action: "goto", selector: null } }))?.step.index).toBe(4);
     expect(stepFailureOf("Browser step 1 (acceptCookies) failed: no banner")).toEqual({ reason: "browser_step_failed", message: "no banner", step: { index: 1, action: "acceptCookies", selector: null } });
+    expect(stepFailureOf("browser_step_failed: Browser step 3 (fill on form > input[name='q']) failed: timeout")).toEqual({
+      reason: "browser_step_failed",
+      message: "timeout",
+      step: { index: 3, action: "fill", selector: "form > input[name='q']" },
+    });
     expect(stepFailureOf("HTTP 500")).toBeNull();
     expect(stepFailureOf({ reason: "timeout" })).toBeNull();
   });
