@@ -74,7 +74,7 @@ export function AlertsPage(): ReactNode {
   return <AlertsEditor monitorId={monitorId} name={monitor.data.name} type={monitor.data.type} saved={tracking.data} />;
 }
 
-function AlertsEditor({ monitorId, name, type, saved }: { monitorId: string; name: string; type: "api" | "website"; saved: TrackingSettings }): ReactNode {
+function AlertsEditor({ monitorId, name, type, saved }: { monitorId: string; name: string; type: "api" | "website" | "openapi"; saved: TrackingSettings }): ReactNode {
   const canWrite = useCan("monitors:write");
   const save = useSaveTracking(monitorId);
   const [track, setTrack] = useState<TrackSpec[]>(saved.track ?? []);
@@ -113,17 +113,17 @@ function AlertsEditor({ monitorId, name, type, saved }: { monitorId: string; nam
                 <input value={spec.name} onChange={(e) => setSpec(i, { name: e.target.value })} />
               </label>
               <label>
-                {type === "api" ? "JSONPath" : "Selector (optional for price and availability)"}
+                {type !== "website" ? "JSONPath" : "Selector (optional for price and availability)"}
                 <input
-                  value={(type === "api" ? spec.path : spec.selector) ?? ""}
-                  placeholder={type === "api" ? "$.price" : "#price"}
-                  onChange={(e) => setSpec(i, type === "api" ? { path: e.target.value } : { selector: e.target.value })}
+                  value={(type !== "website" ? spec.path : spec.selector) ?? ""}
+                  placeholder={type !== "website" ? "$.price" : "#price"}
+                  onChange={(e) => setSpec(i, type !== "website" ? { path: e.target.value } : { selector: e.target.value })}
                 />
               </label>
               <label>
                 Read
                 <select value={spec.extract ?? ""} onChange={(e) => setSpec(i, { extract: e.target.value === "" ? undefined : (e.target.value as Extract) })}>
-                  <option value="">{type === "api" ? "the JSON value" : "text"}</option>
+                  <option value="">{type !== "website" ? "the JSON value" : "text"}</option>
                   {EXTRACTS.map((x) => (
                     <option key={x}>{x}</option>
                   ))}

@@ -13,11 +13,11 @@ export interface PresetValues {
 export const NO_PRESET: PresetValues = { kind: "none", below: "", where: "" };
 
 /** What is wrong with the preset's fields, or null. */
-export function presetProblem(p: PresetValues, type: "api" | "website"): string | null {
+export function presetProblem(p: PresetValues, type: "api" | "website" | "openapi"): string | null {
   if (p.kind === "none") return null;
   if (p.kind === "price_below" && !(Number(p.below) > 0)) return "Type the price to fall below (a positive number).";
-  if (type === "api" && p.kind === "restock") return "Back in stock reads a page's availability: choose it for a web page monitor.";
-  if (type === "api" && p.where.trim() === "") return "Type the JSONPath of the price (for example $.price).";
+  if (type !== "website" && p.kind === "restock") return "Back in stock reads a page's availability: choose it for a web page monitor.";
+  if (type !== "website" && p.where.trim() === "") return "Type the JSONPath of the price (for example $.price).";
   return null;
 }
 
@@ -26,13 +26,13 @@ export function presetProblem(p: PresetValues, type: "api" | "website"): string 
  * availability and alerts when it becomes `in_stock`; "when the price falls below X" tracks the
  * price and alerts when its amount is below X. Other tracked values are kept; the alert is replaced.
  */
-export function presetSettings(p: PresetValues, type: "api" | "website", existing: readonly TrackSpec[] = []): TrackingSettings | null {
+export function presetSettings(p: PresetValues, type: "api" | "website" | "openapi", existing: readonly TrackSpec[] = []): TrackingSettings | null {
   if (p.kind === "none") return null;
   const name = p.kind === "restock" ? "availability" : "price";
   const where = p.where.trim();
   // a JSON price is a number at its path; a page's price is parsed with its currency
-  const extract = p.kind === "restock" ? "availability" : type === "api" ? "number" : "price";
-  const spec: TrackSpec = { name, extract, ...(where === "" ? {} : type === "api" ? { path: where } : { selector: where }) };
+  const extract = p.kind === "restock" ? "availability" : type !== "website" ? "number" : "price";
+  const spec: TrackSpec = { name, extract, ...(where === "" ? {} : type !== "website" ? { path: where } : { selector: where }) };
   const condition: Condition = p.kind === "restock" ? { value: name, op: "changed_to", to: "in_stock" } : { value: name, op: "lt", to: Number(p.below) };
   const alert: Alert = { when: "all", conditions: [condition] };
   return { track: [...existing.filter((s) => s.name !== name), spec], alert };
