@@ -258,27 +258,6 @@ export class HttpCore {
   }
 
   /**
-   * A GET whose answer is not JSON (a screenshot): its body as a `Blob`, with the same
-   * authentication, timeout and problem errors as `request` (no retries).
-   */
-  async requestBlob(path: string, options: RequestOptions = {}): Promise<Blob> {
-    const headers: Record<string, string> = {
-      accept: "*/*",
-      ...this.#authHeaders("GET"),
-      "driftwatch-version": API_VERSION,
-      ...this.#headers,
-      ...(options.headers ?? {}),
-    };
-    const response = await this.#fetchOnce(
-      this.buildUrl(path),
-      { method: "GET", headers, signal: options.signal ?? null, ...this.#credentialsInit() },
-      options.timeoutMs ?? this.#timeoutMs,
-    );
-    if (!response.ok) throw await this.#toApiError(response);
-    return await response.blob();
-  }
-
-  /**
    * Opens a long-lived GET (an event stream): no timeout and no retries, the caller reads the body.
    * A non-2xx answer is thrown as `DriftwatchApiError`.
    */

@@ -355,27 +355,6 @@ describe("the default fetch", () => {
   });
 });
 
-describe("requestBlob", () => {
-  it("GETs a binary body with the bearer token and gives it as a Blob", async () => {
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
-    const { fetch, calls } = scripted([new Response(png, { status: 200, headers: { "content-type": "image/png" } })]);
-    const { dw } = client(fetch);
-    const blob = await dw.http.requestBlob("/api/monitors/mon_1/snapshots/snp_1/screenshot");
-    expect(blob.type).toBe("image/png");
-    expect(new Uint8Array(await blob.arrayBuffer())).toEqual(png);
-    expect(calls[0]!.url).toBe("http://api.test/api/monitors/mon_1/snapshots/snp_1/screenshot");
-    expect((calls[0]!.init.headers as Record<string, string>).authorization).toBe("Bearer dw_secret");
-  });
-
-  it("throws the problem of a non-2xx answer, without retrying", async () => {
-    const { fetch, calls } = scripted([problem(404, "not_found"), problem(404, "not_found")]);
-    const { dw } = client(fetch);
-    const error = await dw.http.requestBlob("/api/monitors/mon_1/snapshots/snp_1/screenshot").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NotFoundError);
-    expect(calls).toHaveLength(1);
-  });
-});
-
 describe("screenshots, secrets and the browser tools", () => {
   it("snapshots.screenshot resolves the image's bytes and type; a 404 is NotFoundError", async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 255]);

@@ -1,4 +1,4 @@
-import type { Driftwatch } from "@driftwatch/client";
+import type { BinaryBody, Driftwatch } from "@driftwatch/client";
 
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
 type Query = Record<string, string | number | boolean | undefined | null>;
@@ -13,9 +13,9 @@ export function apiRequest<T>(client: Driftwatch, method: Method, path: string, 
   return client.http.request<T>({ method, path, ...(init.query ? { query: init.query } : {}), ...(init.body !== undefined ? { body: init.body } : {}) }).then((data) => data);
 }
 
-/** A binary GET (an image) with the client's credentials. */
-export function apiBlob(client: Driftwatch, path: string, signal?: AbortSignal): Promise<Blob> {
-  return client.http.requestBlob(path, signal ? { signal } : {});
+/** A binary GET (an image) with the client's credentials: its bytes and content type. */
+export function apiImage(client: Driftwatch, path: string, signal?: AbortSignal): Promise<BinaryBody> {
+  return client.http.request<BinaryBody>({ method: "GET", path, responseType: "bytes", ...(signal ? { options: { signal } } : {}) }).then((image) => image);
 }
 
 /** A path segment, encoded. */

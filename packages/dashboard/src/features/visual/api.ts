@@ -1,12 +1,13 @@
 import { useMutation, useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
-import { apiBlob, apiRequest, seg } from "../../api/raw";
+import { apiImage, apiRequest, seg } from "../../api/raw";
+import type { BinaryBody } from "@driftwatch/client";
 
 /*
  * Screenshots, visual diffs, browser steps, secrets and the selector picker (issue 28): the
  * shapes the issue states. The typed client has none of these routes yet; every call goes
- * through `apiRequest` / `apiBlob` here, and only here.
+ * through `apiRequest` / `apiImage` here, and only here.
  */
 
 export interface Region {
@@ -114,12 +115,12 @@ export function visualOf(diff: object): VisualDiff | null {
 
 export const screenshotPath = (monitorId: string, snapshotId: string): string => `/api/monitors/${seg(monitorId)}/snapshots/${seg(snapshotId)}/screenshot`;
 
-/** A blob as a `data:` URL (bytes in base64), built in chunks so a large image does not overflow the stack. */
-export async function dataUrlOf(blob: Blob): Promise<string> {
-  const bytes = new Uint8Array(await blob.arrayBuffer());
+/** An image's bytes as a `data:` URL (base64), built in chunks so a large image does not overflow the stack. */
+export function dataUrlOf(image: BinaryBody): string {
+  const bytes = image.data;
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return `data:${blob.type || "image/png"};base64,${btoa(binary)}`;
+  return `data:${image.type || "image/png"};base64,${btoa(binary)}`;
 }
 
 /**
@@ -134,7 +135,7 @@ export function useScreenshot(monitorId: string, snapshotId: string | null): { u
     queryKey: [...monitorKeys.detail(monitorId), "screenshot", snapshotId],
     queryFn: async ({ signal }): Promise<string | null> => {
       try {
-        return await dataUrlOf(await apiBlob(client, screenshotPath(monitorId, snapshotId!), signal));
+        return dataUrlOf(await apiImage(client, screenshotPath(monitorId, snapshotId!), signal));
       } catch (error) {
         if ((error as { status?: number }).status === 404) return null;
         throw error;

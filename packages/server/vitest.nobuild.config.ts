@@ -1,2 +1,0 @@
-import { defineDriftwatchVitest } from "../../tooling/vitest";
-export default defineDriftwatchVitest(import.meta.dirname, { test: { testTimeout: 300_000 } });
