@@ -74,3 +74,19 @@ describe("monitor tags in the form and on the monitor page", () => {
     expect(screen.getByText("Tags").nextElementSibling).toHaveTextContent("none");
   });
 });
+
+describe("an OpenAPI document monitor", () => {
+  it("is created from the form with type openapi", async () => {
+    const { client, calls } = fakeClient((call) => {
+      if (call.method === "POST" && call.path === "/api/monitors") return { status: 201, body: monitor(9, { type: "openapi", url: "https://api.example.com/openapi.yaml" }) };
+      return undefined;
+    });
+    renderPage(<MonitorFormPage />, client, "/monitors/new", "/monitors/new");
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("radio", { name: /An OpenAPI document/ }));
+    await user.type(screen.getByRole("textbox", { name: "URL" }), "https://api.example.com/openapi.yaml");
+    await user.click(screen.getByRole("button", { name: "Create monitor" }));
+    await waitFor(() => expect(calls.filter((c) => c.method === "POST")).toHaveLength(1));
+    expect(calls.find((c) => c.method === "POST")!.body).toMatchObject({ type: "openapi", url: "https://api.example.com/openapi.yaml", selector: null });
+  });
+});

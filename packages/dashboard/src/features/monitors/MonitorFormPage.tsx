@@ -86,6 +86,9 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
           <label className="inline">
             <input type="radio" name="type" value="website" checked={v.type === "website"} onChange={() => set("type", "website")} /> A web page
           </label>
+          <label className="inline">
+            <input type="radio" name="type" value="openapi" checked={v.type === "openapi"} onChange={() => set("type", "openapi")} /> An OpenAPI document (breaking API changes)
+          </label>
           {editing ? <p className="hint">The type of a monitor cannot change; create another monitor instead.</p> : null}
         </fieldset>
         <label htmlFor="f-url">URL</label>
