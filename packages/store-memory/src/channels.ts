@@ -126,25 +126,7 @@ export function enqueueChannelDeliveries(db: MemoryDatabase, orgId: string, mess
     const key = `${m.channelId}\u0000${m.dedupKey}`;
     if (taken.has(key)) continue;
     taken.add(key);
-    const row: ChannelDeliveryRow = {
-      id: newId("channelDelivery"),
-      orgId,
-      channelId: m.channelId,
-      dedupKey: m.dedupKey,
-      eventType: m.eventType,
-      monitorId: m.monitorId,
-      diffId: m.diffId,
-      payload: m.payload,
-      state: "pending",
-      attempts: 0,
-      nextAttemptAt: m.nextAttemptAt,
-      lastAttemptAt: null,
-      lastResponseStatus: null,
-      lastError: null,
-      createdAt: m.createdAt,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    };
+    const row = newChannelDeliveryRow(orgId, m);
     db.channelDeliveries.set(row.id, row);
     added.push(toChannelDeliveryRecord(row));
   }
@@ -240,4 +222,27 @@ export function countPendingChannelDeliveries(db: MemoryDatabase, orgId?: string
   let n = 0;
   for (const d of db.channelDeliveries.values()) if (d.state === "pending" && (orgId === undefined || d.orgId === orgId)) n++;
   return n;
+}
+
+/** The outbox row of a new channel message: pending, never attempted, unleased. */
+export function newChannelDeliveryRow(orgId: string, m: NewChannelDelivery): ChannelDeliveryRow {
+  return {
+    id: newId("channelDelivery"),
+    orgId,
+    channelId: m.channelId,
+    dedupKey: m.dedupKey,
+    eventType: m.eventType,
+    monitorId: m.monitorId,
+    diffId: m.diffId,
+    payload: m.payload,
+    state: "pending",
+    attempts: 0,
+    nextAttemptAt: m.nextAttemptAt,
+    lastAttemptAt: null,
+    lastResponseStatus: null,
+    lastError: null,
+    createdAt: m.createdAt,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  };
 }

@@ -19,8 +19,8 @@ import {
   type TrackedCheck,
   TRACKED_VALUE_RETENTION,
 } from "@driftwatch/core";
-import { transaction, type ChannelDeliveryRow, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
-import { toChannelDeliveryRecord } from "./channels.js";
+import { transaction, type DeliveryRow, type Journal, type MemoryDatabase, type MonitorRow } from "./database.js";
+import { newChannelDeliveryRow, toChannelDeliveryRecord } from "./channels.js";
 import { copy } from "./helpers.js";
 
 /** Monitor fields a patch may set; everything else in a patch (id, type, orgId, createdAt) is ignored, as in the SQL adapters. */
@@ -191,25 +191,7 @@ function addChannelMessages(db: MemoryDatabase, journal: Journal, orgId: string,
     const key = `${m.channelId}\u0000${m.dedupKey}`;
     if (channel === undefined || channel.orgId !== orgId || taken.has(key)) continue;
     taken.add(key);
-    const row: ChannelDeliveryRow = {
-      id: newId("channelDelivery"),
-      orgId,
-      channelId: m.channelId,
-      dedupKey: m.dedupKey,
-      eventType: m.eventType,
-      monitorId: m.monitorId,
-      diffId: m.diffId,
-      payload: m.payload,
-      state: "pending",
-      attempts: 0,
-      nextAttemptAt: m.nextAttemptAt,
-      lastAttemptAt: null,
-      lastResponseStatus: null,
-      lastError: null,
-      createdAt: m.createdAt,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    };
+    const row = newChannelDeliveryRow(orgId, m);
     journal.set(db.channelDeliveries, row.id, row);
     added.push(toChannelDeliveryRecord(row));
   }
