@@ -63,8 +63,8 @@ describe("@driftwatch/core exports", () => {
     expect(typeof (core[name] as { safeParse?: unknown }).safeParse).toBe("function");
   });
   it("exposes the enums of the resources", () => {
-    expect(core.ClassificationSchema.options).toEqual(["schema_change", "value_change", "content_change", "visual_change"]);
-    expect(core.CategorySchema.options).toEqual(["schema", "value", "visual"]);
+    expect(core.ClassificationSchema.options).toEqual(["schema_change", "value_change", "content_change", "visual_change", "api_change", "contract_violation"]);
+    expect(core.CategorySchema.options).toEqual(["schema", "value", "visual", "api", "contract"]);
     expect(core.OpSchema.options).toEqual(["add", "remove", "replace", "move"]);
     expect(core.SeveritySchema.options).toEqual(["info", "low", "medium", "high", "critical"]);
   });
