@@ -193,7 +193,14 @@ export const AUDIT_ACTIONS = [
   "token.revoked",
   "secret.created",
   "secret.deleted",
+  "channel.created",
+  "channel.updated",
+  "channel.deleted",
+  "channel.tested",
 ] as const;
+
+/** Audit actions of the people domain (the others: browser-step secrets, notification channels). */
+export const PEOPLE_AUDIT_ACTIONS = AUDIT_ACTIONS.filter((action) => !action.startsWith("secret.") && !action.startsWith("channel."));
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditEntrySchema = z.object({
