@@ -64,20 +64,9 @@ export interface NewChannel {
   id?: string;
 }
 
-export interface ChannelRecord {
+export interface ChannelRecord extends Omit<NewChannel, "id"> {
   id: string;
   orgId: string;
-  name: string;
-  service: string;
-  urlSealed: string;
-  urlMasked: string;
-  minSeverity: Severity;
-  tags: string[];
-  events: ChannelEvent[];
-  groupSeconds: number;
-  quietHours: QuietHours | null;
-  template: string | null;
-  paused: boolean;
   status: ChannelStatus;
   statusReason: string | null;
   createdAt: string;
