@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import { createDirectoryScreenshotStorage, createSecretResolver, type Fetcher, type FetchRequest, type FetchResponse, type Store } from "@driftwatch/core";
 import { createBrowserFetcher, type BrowserFetcher } from "@driftwatch/fetcher-browser";
 import { ALL_SCOPES, type BootstrapResult, createEngine, DELIVERY_TIMEOUT_MS, type EngineMetrics, type UrlGuard, type WorkQueueContext } from "@driftwatch/engine";
@@ -9,6 +10,7 @@ import { createSmtpMailer } from "./people/mailer.js";
 import { createEventHub, observeStore } from "./live/events.js";
 import type { PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";
+import { startMetricsListener, type MetricsListener } from "./http/metrics-listener.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import { createNotifier } from "@driftwatch/notify";
@@ -84,6 +86,8 @@ export interface DriftwatchServer {
    * `adminToken` when set, else a new secret returned once). No-op otherwise.
    */
   bootstrap(): Promise<BootstrapResult>;
+  /** Where `/metrics` listens when it has an address of its own (`metricsListen`), once listening; else null. */
+  metricsAddress(): AddressInfo | null;
   /** Listens on `host:port`, then starts the scheduler and the delivery worker. Resolves with the base URL. */
   listen(): Promise<string>;
   /**
@@ -121,6 +125,13 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     trustProxy: options.trustProxy ?? false,
     smtp: options.smtp ?? null,
     secretKey: options.secretKey ?? null,
+    // the optional settings pass through as given (a config from `resolveServeConfig` included)
+    ...(options.trustProxyHops === undefined ? {} : { trustProxyHops: options.trustProxyHops }),
+    ...(options.webhookEndpointConcurrency === undefined ? {} : { webhookEndpointConcurrency: options.webhookEndpointConcurrency }),
+    ...(options.logFormat === undefined ? {} : { logFormat: options.logFormat }),
+    metricsToken: options.metricsToken ?? null,
+    metricsListen: options.metricsListen ?? null,
+    screenshotDir: options.screenshotDir ?? null,
   };
 }
 
@@ -300,6 +311,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       trustProxy: config.trustProxy,
       ...(config.trustProxyHops === undefined ? {} : { trustProxyHops: config.trustProxyHops }),
       metricsToken: config.metricsToken ?? null,
+      metricsListen: config.metricsListen ?? null,
     },
     mailer,
     secrets,
@@ -317,6 +329,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   await relay?.start();
 
   let closing: Promise<void> | null = null;
+  let metricsListener: MetricsListener | null = null;
 
   return {
     app,
@@ -326,12 +339,24 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     metrics: engine.metrics,
     logger,
 
+    metricsAddress() {
+      return metricsListener?.address ?? null;
+    },
+
     bootstrap() {
       return engine.bootstrap({ adminToken: config.adminToken });
     },
 
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
+      if (config.metricsListen !== undefined && config.metricsListen !== null && metricsListener === null) {
+        try {
+          metricsListener = await startMetricsListener({ ...config.metricsListen, metrics: engine.metrics, token: config.metricsToken, logger });
+        } catch (error) {
+          await app.close();
+          throw new Error(`cannot listen for /metrics on ${config.metricsListen.host}:${config.metricsListen.port}: ${(error as Error).message}`, { cause: error });
+        }
+      }
       if (background && runsBackgroundWork(config.role)) engine.start();
       return address;
     },
@@ -345,7 +370,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
         // every connection once the grace period is over.
         const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
         const deadline = setTimeout(() => app.server.closeAllConnections(), graceMs);
-        const results = await Promise.allSettled([app.close(), engine.close({ graceMs })]);
+        const results = await Promise.allSettled([app.close(), engine.close({ graceMs }), metricsListener?.close()]);
         clearInterval(sweeper);
         clearTimeout(deadline);
         for (const result of results) {

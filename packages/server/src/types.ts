@@ -63,6 +63,8 @@ export interface ServerConfig {
   trustProxyHops?: number;
   /** When set, `/metrics` answers only `Authorization: Bearer <metricsToken>` (`DRIFTWATCH_METRICS_TOKEN`). */
   metricsToken?: string | null;
+  /** `/metrics` has a listen address of its own (`DRIFTWATCH_METRICS_LISTEN`): the API answers 404 there. */
+  metricsListen?: { host: string; port: number } | null;
 }
 
 export interface AppDependencies {

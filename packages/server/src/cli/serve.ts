@@ -149,6 +149,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       queue: config.queue,
       privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
       openapi: `${baseUrl}/api/openapi.json`,
+      metrics: metricsUrl(running, baseUrl),
     };
     running.logger.info(summary, "driftwatch listening");
     if (logFormat === "pretty" && demo === null) io.stdout(startupSummary(summary));
@@ -186,7 +187,14 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   return code;
 }
 
-function startupSummary(summary: { url: string; dashboard: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
+function metricsUrl(server: DriftwatchServer, baseUrl: string): string {
+  const own = server.metricsAddress();
+  if (own === null) return `${baseUrl}/metrics`;
+  const host = own.address === "0.0.0.0" || own.address === "::" ? "127.0.0.1" : own.family === "IPv6" ? `[${own.address}]` : own.address;
+  return `http://${host}:${own.port}/metrics`;
+}
+
+function startupSummary(summary: { url: string; metrics: string; dashboard: string; database: string; roles: string[]; privateNetworks: string; openapi: string }): string {
   return `
 driftwatch is running
   Dashboard ${summary.dashboard}   (sign in with your account, or an API token)
@@ -194,7 +202,7 @@ driftwatch is running
   Store     ${summary.database}
   Roles     ${summary.roles.join(", ")}
   Egress    private networks ${summary.privateNetworks}
-  Health    ${summary.url}/readyz   metrics: ${summary.url}/metrics
+  Health    ${summary.url}/readyz   metrics: ${summary.metrics}
 
 Stop with Ctrl-C (in-flight work finishes or stays pending).
 

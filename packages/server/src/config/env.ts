@@ -29,6 +29,7 @@ export const ENV = {
   trustProxy: "DRIFTWATCH_TRUST_PROXY",
   trustProxyHops: "DRIFTWATCH_TRUST_PROXY_HOPS",
   metricsToken: "DRIFTWATCH_METRICS_TOKEN",
+  metricsListen: "DRIFTWATCH_METRICS_LISTEN",
   smtpUrl: "DRIFTWATCH_SMTP_URL",
   smtpFrom: "DRIFTWATCH_SMTP_FROM",
   userPassword: "DRIFTWATCH_USER_PASSWORD",

@@ -78,6 +78,11 @@ export interface DriftwatchConfig {
   trustProxyHops?: number;
   /** `/metrics` needs `Authorization: Bearer <it>` when set (a secret: never logged). */
   metricsToken?: string | null;
+  /**
+   * Serve `/metrics` on a listen address of its own (`DRIFTWATCH_METRICS_LISTEN`: `9464`,
+   * `127.0.0.1:9464` or `[::1]:9464`) instead of the API's port, which then answers 404 there.
+   */
+  metricsListen?: { host: string; port: number } | null;
   /** SMTP server and From address for invitation mail; null: links only in the API answer. */
   smtp: SmtpSettings | null;
   /**
@@ -217,6 +222,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     trustProxy: trustProxy === undefined || trustProxy === "" ? hops !== undefined : parseBoolean(trustProxy, ENV.trustProxy),
     ...(hops === undefined ? {} : { trustProxyHops: hops }),
     metricsToken: metricsToken === undefined || metricsToken === "" ? null : parseMetricsToken(metricsToken),
+    metricsListen: parseMetricsListen(env[ENV.metricsListen]),
     smtp: resolveSmtp(env),
     secretKey: env[ENV.secretKey] === undefined || env[ENV.secretKey]!.trim() === "" ? null : checkSecretKey(env[ENV.secretKey]!),
     screenshotDir: env[ENV.screenshotDir] === undefined || env[ENV.screenshotDir]!.trim() === "" ? null : env[ENV.screenshotDir]!.trim(),
@@ -238,6 +244,18 @@ export function resolveSmtp(env: Env): SmtpSettings | null {
   if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") throw new ConfigError("invalid_value", `${ENV.smtpUrl} must be an smtp:// or smtps:// URL.`);
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(from)) throw new ConfigError("invalid_value", `${ENV.smtpFrom} must be an email address ("driftwatch <noreply@example.com>" or "noreply@example.com").`);
   return { url, from };
+}
+
+/** `9464`, `127.0.0.1:9464`, `0.0.0.0:9464` or `[::1]:9464` (a port alone listens on 127.0.0.1). */
+export function parseMetricsListen(value: string | undefined): { host: string; port: number } | null {
+  const v = value?.trim() ?? "";
+  if (v === "") return null;
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):)?(\d{1,5})$/.exec(v);
+  if (match === null) {
+    throw new ConfigError("invalid_value", `${ENV.metricsListen} must be a port or host:port, such as 9464 or 127.0.0.1:9464 (got ${JSON.stringify(value)}).`);
+  }
+  const host = match[1] === undefined ? DEFAULT_HOST : match[1].replace(/^\[|\]$/g, "");
+  return { host: parseHost(host, ENV.metricsListen), port: parseInteger(match[2]!, ENV.metricsListen, 1, 65_535) };
 }
 
 /** A metrics token: 16 to 512 printable ASCII characters without spaces (it goes in a header). */

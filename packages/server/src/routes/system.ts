@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { metricsAuthorizer, metricsUnauthenticated } from "../http/metrics-listener.js";
 import { ApiError } from "../http/problem.js";
 import type { AppDependencies } from "../types.js";
 
@@ -29,18 +29,12 @@ export function registerSystemRoutes(app: FastifyInstance, deps: AppDependencies
   );
 
   // With a metrics token, /metrics answers only `Authorization: Bearer <token>` (its counters name
-  // organization ids); compared by hash in constant time.
-  const metricsToken = deps.config.metricsToken ?? null;
-  const metricsHash = metricsToken === null || metricsToken === "" ? null : createHash("sha256").update(metricsToken).digest();
+  // organization ids). With a listen address of its own, it is not served here at all.
+  const authorized = metricsAuthorizer(deps.config.metricsToken);
+  const elsewhere = deps.config.metricsListen !== undefined && deps.config.metricsListen !== null;
   r.get("/metrics", { schema: { tags: ["system"], summary: "Prometheus metrics (text exposition format)" } }, async (request, reply) => {
-    if (metricsHash !== null) {
-      const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.authorization ?? "")?.[1];
-      if (given === undefined || !timingSafeEqual(createHash("sha256").update(given).digest(), metricsHash)) {
-        throw new ApiError("unauthenticated", "/metrics needs the metrics token: Authorization: Bearer <DRIFTWATCH_METRICS_TOKEN>.", {
-          headers: { "www-authenticate": 'Bearer realm="driftwatch-metrics"' },
-        });
-      }
-    }
+    if (elsewhere) throw new ApiError("not_found", "/metrics is served on its own listen address (DRIFTWATCH_METRICS_LISTEN).");
+    if (!authorized(request.headers.authorization)) throw metricsUnauthenticated();
     if (deps.metrics === undefined) return reply.type("text/plain; version=0.0.4; charset=utf-8").send("");
     const text = await deps.metrics.render();
     return reply.type(deps.metrics.contentType).send(text);

@@ -221,6 +221,16 @@ describe("serve configuration: people", () => {
     expect(() => resolveServeConfig([], { DRIFTWATCH_METRICS_TOKEN: "short" })).toThrow(/DRIFTWATCH_METRICS_TOKEN/);
     expect(() => resolveServeConfig([], { DRIFTWATCH_METRICS_TOKEN: "with a space in it here" })).toThrow(ConfigError);
   });
+
+  it("reads a listen address of its own for /metrics: a port, host:port or [v6]:port", () => {
+    expect(resolveServeConfig([], {}).metricsListen).toBeNull();
+    expect(resolveServeConfig([], { DRIFTWATCH_METRICS_LISTEN: "9464" }).metricsListen).toEqual({ host: "127.0.0.1", port: 9464 });
+    expect(resolveServeConfig([], { DRIFTWATCH_METRICS_LISTEN: "0.0.0.0:9100" }).metricsListen).toEqual({ host: "0.0.0.0", port: 9100 });
+    expect(resolveServeConfig([], { DRIFTWATCH_METRICS_LISTEN: "[::1]:9464" }).metricsListen).toEqual({ host: "::1", port: 9464 });
+    for (const bad of ["0", "70000", "host:", "http://127.0.0.1:9464", "a b:1", "::1:9464"]) {
+      expect(() => resolveServeConfig([], { DRIFTWATCH_METRICS_LISTEN: bad }), bad).toThrow(/DRIFTWATCH_METRICS_LISTEN/);
+    }
+  });
 });
 
 describe("leases, polling and the org share", () => {
