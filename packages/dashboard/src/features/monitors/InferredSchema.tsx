@@ -45,8 +45,9 @@ export function InferredSchema({ monitorId }: { monitorId: string }): ReactNode 
   });
   if (schema.isPending) return <Loading what="the inferred schema" />;
   if (schema.isError) return <ErrorState error={schema.error} retry={() => void schema.refetch()} />;
-  const s = schema.data;
-  const root = s.schema as SchemaNode;
+  // an answer missing a part (an older server) shows what it has rather than failing the monitor's page
+  const s = { samples: schema.data.samples ?? 0, volatile: schema.data.volatile ?? [], truncated: schema.data.truncated === true };
+  const root = (schema.data.schema ?? {}) as SchemaNode;
   return (
     <section className="card inferred-schema" aria-labelledby="schema-heading">
       <div className="schema-head">
