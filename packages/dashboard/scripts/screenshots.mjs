@@ -279,9 +279,14 @@ if ("contract" in shop) {
   }]);
   extra.push(["inferred-schema", `/monitors/${petMonitor.id}`, "Pet 1", async (tab) => {
     await tab.getByRole("list", { name: "Inferred schema" }).waitFor();
-    await tab.getByRole("heading", { name: "Inferred schema" }).evaluate((h) => h.scrollIntoView({ block: "start" }));
+    // the facts (the contract among them) and the schema under them
+    await tab.locator("dl.summary").evaluate((dl) => dl.scrollIntoView({ block: "start" }));
   }]);
-  if (violation) extra.push(["contract-violation", `/monitors/${petMonitor.id}/diffs/${violation.id}`, "Change to Pet 1"]);
+  if (violation) extra.push(["contract-violation", `/monitors/${petMonitor.id}/diffs/${violation.id}`, "Change to Pet 1", async (tab) => {
+    // the violations, each with the schema around the violated keyword next to the value
+    await tab.getByLabel("Schema excerpt for $.id").waitFor();
+    await tab.locator("#g-high").evaluate((h) => h.scrollIntoView({ block: "start" }));
+  }]);
 }
 // DRIFTWATCH_SCREENSHOTS_ONLY=contract-form,inferred-schema: only these (and no dark theme unless "diff-dark" is named)
 const only = process.env.DRIFTWATCH_SCREENSHOTS_ONLY ? new Set(process.env.DRIFTWATCH_SCREENSHOTS_ONLY.split(",")) : null;

@@ -266,7 +266,7 @@ const ChangeItem = memo(function ChangeItem({
             {excerpt !== undefined ? (
               <>
                 <span className="label">In the schema{schemaParent ? <code> {schemaParent}</code> : null}</span>
-                <pre className="schema-excerpt" aria-label={`Schema excerpt for ${change.path}`}>
+                <pre className="schema-excerpt" role="region" tabIndex={0} aria-label={`Schema excerpt for ${change.path}`}>
                   {JSON.stringify(shallow(excerpt), null, 2)}
                 </pre>
               </>

@@ -83,7 +83,7 @@ export function InferredSchema({ monitorId }: { monitorId: string }): ReactNode 
           <SchemaRow name="(response)" node={root} required depth={0} />
         </ul>
       ) : (
-        <pre className="schema-json" aria-label="Inferred schema as JSON">
+        <pre className="schema-json" role="region" tabIndex={0} aria-label="Inferred schema as JSON">
           <JsonWithVolatile value={root} />
         </pre>
       )}

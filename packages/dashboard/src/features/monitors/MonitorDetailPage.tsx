@@ -142,7 +142,7 @@ export function MonitorDetailPage(): ReactNode {
         </Fact>
         {m.type === "api" ? (
           <Fact label="Contract" valueClass="break">
-            {m.contract ? contractText(m.contract) : <span className="muted">none</span>}
+            {m.contract ? <ContractFact contract={m.contract} /> : <span className="muted">none</span>}
           </Fact>
         ) : null}
         <Fact label="Every">{formatInterval(m.intervalSeconds)}</Fact>
@@ -272,12 +272,23 @@ function SilencedEntry({ monitorId, snapshot }: { monitorId: string; snapshot: S
   );
 }
 
-/** "getPet (200) in https://api.example.com/openapi.yaml": a contract as read. */
-export function contractText(contract: NonNullable<Monitor["contract"]>): string {
+/** The contract, its stored OpenAPI document by the monitor's name (a link to it). */
+function ContractFact({ contract }: { contract: NonNullable<Monitor["contract"]> }): ReactNode {
+  const client = useClient();
+  const documentId = typeof contract.document === "string" ? null : contract.document.monitorId;
+  const source = useQuery({ queryKey: monitorKeys.detail(documentId ?? ""), queryFn: async () => await client.monitors.get(documentId!), enabled: documentId !== null });
+  return (
+    <>
+      {contractOperation(contract)} in{" "}
+      {documentId === null ? contract.document as string : <Link to={`/monitors/${documentId}`}>{source.data?.name ?? documentId}</Link>}
+    </>
+  );
+}
+
+/** "getPet (200)", "GET /pets/{id}": a contract's operation and status as read. */
+export function contractOperation(contract: NonNullable<Monitor["contract"]>): string {
   const op = typeof contract.operation === "string" ? contract.operation : `${contract.operation.method} ${contract.operation.path}`;
-  const status = contract.status === undefined ? "" : ` (${String(contract.status)})`;
-  const doc = typeof contract.document === "string" ? contract.document : `the OpenAPI monitor ${contract.document.monitorId}`;
-  return `${op}${status} in ${doc}`;
+  return contract.status === undefined ? op : `${op} (${String(contract.status)})`;
 }
 
 export function formatInterval(seconds: number): string {
