@@ -66,6 +66,7 @@ export const QUICK_SUITE_LEAVES_OUT: Readonly<Record<string, readonly LeftOut[]>
     { file: "test/e2e/dashboard.test.ts", reason: "the built dashboard in Chromium: browser behaviour; the server it talks to runs in the server suite" },
     { file: "test/e2e/people.test.ts", reason: "the built dashboard in Chromium: browser behaviour; the server it talks to runs in the server suite" },
     { file: "test/e2e/safety.test.ts", reason: "the built dashboard in Chromium: browser behaviour; the server it talks to runs in the server suite" },
+    { file: "test/e2e/contracts.test.ts", reason: "the built dashboard in Chromium: browser behaviour; the server it talks to runs in the server suite" },
   ],
   "packages/fetcher-browser": [
     {

@@ -34,7 +34,50 @@ const page = () =>
   `<!doctype html><html><body><main><h1>Status</h1><p class="state">All systems ${version >= 1 ? "degraded: payments slow" : "operational"}</p><ul><li>API</li><li>Payments</li>${
     version >= 2 ? "<li>Search</li>" : ""
   }</ul></main></body></html>`;
+// an OpenAPI document (3.1) and a live answer of its GET /pets/{id} that breaks it from version 1 on
+const PETSTORE = {
+  openapi: "3.1.0",
+  info: { title: "Petstore", version: "1.0.0" },
+  paths: {
+    "/pets/{id}": {
+      get: {
+        operationId: "getPet",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+        responses: { 200: { description: "A pet", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Pet: {
+        type: "object",
+        required: ["id", "name", "status"],
+        additionalProperties: false,
+        properties: {
+          id: { type: "integer" },
+          name: { type: "string" },
+          status: { type: "string", enum: ["available", "pending", "sold"] },
+          tags: { type: "array", items: { type: "string" } },
+          checkedAt: { type: "string", format: "date-time" },
+        },
+      },
+    },
+  },
+};
+let petVersion = 0;
+const pet = () =>
+  petVersion === 0
+    ? { id: 1, name: "Rex", status: "available", tags: ["dog"], checkedAt: new Date(Date.UTC(2026, 10, 25, 9, petVersion)).toISOString() }
+    : { id: "1", status: "adopted", tags: ["dog"], nickname: "Rexy", checkedAt: new Date(Date.UTC(2026, 10, 25, 9, petVersion)).toISOString() };
 const target = createServer((req, res) => {
+  if (req.url?.startsWith("/openapi.json")) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(PETSTORE));
+    return;
+  }
+  if (req.url?.startsWith("/pets/")) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(pet()));
+    return;
+  }
   if (req.url?.startsWith("/status")) {
     res.writeHead(200, { "content-type": "text/html" }).end(page());
     return;
@@ -213,6 +256,40 @@ if (hasBrowserTools || hasTrack) {
   if (hasTrack) extra.push(["alerts", `/monitors/${web.id}/alerts`, "Alerts of Northwind grinder G-3"]);
 }
 extra.push(["message-preview", "/notifications/preview", "Message preview"]);
+// API contracts (issue 30): an openapi monitor, an api monitor checked against it, its inferred schema
+if ("contract" in shop) {
+  const petstore = await api("POST", "/api/monitors", { type: "openapi", name: "Petstore API document", url: `${targetUrl}/openapi.json`, intervalSeconds: 3600 });
+  await api("POST", `/api/monitors/${petstore.id}/check`);
+  const petMonitor = await api("POST", "/api/monitors", {
+    name: "Pet 1",
+    url: `${targetUrl}/pets/1`,
+    intervalSeconds: 3600,
+    contract: { document: { monitorId: petstore.id }, operation: "getPet", status: 200 },
+  });
+  await api("PATCH", `/api/monitors/${petMonitor.id}/settings`, { policyRules: { volatile: [{ path: "$.checkedAt" }] } });
+  await api("POST", `/api/monitors/${petMonitor.id}/check`);
+  for (petVersion = 1; petVersion <= 2; petVersion++) await api("POST", `/api/monitors/${petMonitor.id}/check`);
+  const violation = (await api("GET", `/api/monitors/${petMonitor.id}/diffs?limit=10`)).data.find((d) => d.changes.some((c) => c.category === "contract"));
+  extra.push(["contract-form", `/monitors/${petMonitor.id}/edit`, "Edit Pet 1", async (tab) => {
+    // a status the server refuses: its 422 shows at the field
+    await tab.getByLabel("Response status").fill("2XY");
+    await tab.getByRole("button", { name: "Save changes" }).click();
+    await tab.locator("#f-contract-status-error").waitFor();
+    await tab.getByRole("group", { name: "API contract" }).scrollIntoViewIfNeeded();
+  }]);
+  extra.push(["inferred-schema", `/monitors/${petMonitor.id}`, "Pet 1", async (tab) => {
+    await tab.getByRole("list", { name: "Inferred schema" }).waitFor();
+    // the facts (the contract among them) and the schema under them
+    await tab.locator("dl.summary").evaluate((dl) => dl.scrollIntoView({ block: "start" }));
+  }]);
+  if (violation) extra.push(["contract-violation", `/monitors/${petMonitor.id}/diffs/${violation.id}`, "Change to Pet 1", async (tab) => {
+    // the violations, each with the schema around the violated keyword next to the value
+    await tab.getByLabel("Schema excerpt for $.id").waitFor();
+    await tab.locator("#g-high").evaluate((h) => h.scrollIntoView({ block: "start" }));
+  }]);
+}
+// DRIFTWATCH_SCREENSHOTS_ONLY=contract-form,inferred-schema: only these (and no dark theme unless "diff-dark" is named)
+const only = process.env.DRIFTWATCH_SCREENSHOTS_ONLY ? new Set(process.env.DRIFTWATCH_SCREENSHOTS_ONLY.split(",")) : null;
 
 const profile = mkdtempSync(path.join(tmpdir(), "dw-shots-chromium-"));
 const context = await chromium.launchPersistentContext(profile, {
@@ -240,7 +317,18 @@ for (const [width, height, suffix] of [
 ]) {
   await tab.setViewportSize({ width, height });
   for (const [name, p, heading, act] of shots) {
+    if (only !== null && !only.has(name) && !(name === "signin" && only.size > 0)) continue;
     if (name === "signin") {
+      if (only !== null && !only.has("signin")) {
+        if (suffix !== "desktop") continue;
+        // signed in once, for the pages that follow
+        await tab.goto(`${base}/`);
+        await tab.getByLabel("Email").fill("ada@example.com");
+        await tab.getByLabel("Password").fill(password);
+        await tab.getByRole("button", { name: "Sign in", exact: true }).click();
+        await tab.getByRole("heading", { level: 1, name: "Monitors" }).waitFor();
+        continue;
+      }
       if (suffix !== "desktop") continue;
       await tab.goto(`${base}/`);
       await tab.getByLabel("Email").waitFor();
@@ -271,6 +359,7 @@ for (const [width, height, suffix] of [
   }
 }
 // one page in the dark theme
+if (only === null || only.has("diff-dark")) {
 await tab.setViewportSize({ width: 1280, height: 860 });
 await tab.emulateMedia({ colorScheme: "dark" });
 await tab.goto(`${base}/monitors/${shop.id}/diffs/${diffs[0].id}`);
@@ -278,6 +367,7 @@ await tab.getByRole("heading", { level: 1 }).waitFor();
 await tab.waitForTimeout(300);
 await tab.screenshot({ path: path.join(out, "dashboard-diff-dark.png") });
 written.push("docs/images/dashboard-diff-dark.png");
+}
 
 await context.close();
 await server.close();

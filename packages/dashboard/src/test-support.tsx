@@ -14,7 +14,9 @@ export interface Call {
   readonly headers: Record<string, string>;
 }
 
-export type Handler = (call: Call) => { status?: number; body?: unknown; headers?: Record<string, string> } | undefined;
+export type Answer = { status?: number; body?: unknown; headers?: Record<string, string> };
+/** The server's answer to a call; a promise holds the request in flight until it settles. */
+export type Handler = (call: Call) => Answer | undefined | Promise<Answer | undefined>;
 
 /** A client whose fetch answers from `handler` (and records every call), as the server would. */
 export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[] } {
@@ -24,7 +26,7 @@ export function fakeClient(handler: Handler): { client: Driftwatch; calls: Call[
     const call = { method: init.method ?? "GET", path: url.pathname + url.search, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined } as Call;
     Object.defineProperty(call, "headers", { value: { ...(init.headers as Record<string, string> | undefined) }, enumerable: false });
     calls.push(call);
-    const answer = handler(call) ?? {
+    const answer = (await handler(call)) ?? {
       status: 404,
       body: { type: "about:blank", title: "Not found", status: 404, detail: `no fake for ${call.method} ${call.path}`, code: "not_found", requestId: "req_fake404" },
     };

@@ -20,3 +20,20 @@ export function MutationError({ error }: { error: unknown }): ReactNode {
     </>
   );
 }
+
+/** The field errors of a 422 whose path is `path` or lies inside it (`contract.operation` holds `contract.operation.path`). */
+export function fieldErrorsAt(error: unknown, path: string): string[] {
+  if (error == null) return [];
+  const fields = (error as { errors?: Array<{ path: string; message: string }> }).errors ?? [];
+  return fields.filter((f) => f.path === path || f.path.startsWith(`${path}.`) || f.path.startsWith(`${path}[`)).map((f) => f.message);
+}
+
+/** A 422's messages for one field, shown at the field (its id is `id`, for the input's aria-describedby). */
+export function FieldError({ id, messages }: { id: string; messages: readonly string[] }): ReactNode {
+  if (messages.length === 0) return null;
+  return (
+    <p className="field-error" id={id} role="alert">
+      {messages.join("; ")}
+    </p>
+  );
+}

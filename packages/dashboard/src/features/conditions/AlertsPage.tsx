@@ -1,6 +1,6 @@
 import type { Severity } from "@driftwatch/client";
 import { useQuery } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
@@ -270,10 +270,126 @@ export function pastChecks(histories: ReadonlyArray<readonly [string, readonly V
   return checks;
 }
 
-/** Which of the monitor's past checks the edited conditions would have alerted on, as you type. */
-function AlertPreview({ monitorId, alert, names }: { monitorId: string; alert: Alert; names: readonly string[] }): ReactNode {
+/** Wait after the last edit before asking the server (the preview counts against the write rate limit). */
+export const PREVIEW_DEBOUNCE_MS = 600;
+/** Past checks the server replays. */
+const PREVIEW_CHECKS = 200;
+
+/** One past check of the preview, newest first, from the server or from the browser's evaluation. */
+interface PreviewRow {
+  at: string;
+  matched: boolean;
+  alerted: boolean;
+  results: ReadonlyArray<{ index: number; matched: boolean; reason: string }>;
+}
+
+type ServerPreview =
+  | { state: "idle" | "loading" }
+  | { state: "done"; key: string; rows: PreviewRow[]; alerts: number }
+  | { state: "invalid"; key: string; error: unknown }
+  | { state: "unavailable"; error: unknown };
+
+/**
+ * The server's preview (`POST /api/monitors/{id}/alert/preview`) of `alert`, asked 600 ms after the
+ * last edit with at most one request in flight (the newest conditions are sent when it returns).
+ * A 422 is the conditions' fault (shown by place); any other failure (an older server without the
+ * route, the rate limit, the network) makes the page evaluate in the browser from then on.
+ */
+function useServerPreview(monitorId: string, alert: Alert, enabled: boolean): ServerPreview & { pending: boolean } {
   const client = useClient();
+  const key = JSON.stringify(alert);
+  const [preview, setPreview] = useState<ServerPreview>({ state: "idle" });
+  const wanted = useRef(key);
+  const inFlight = useRef(false);
+  const mounted = useRef(true);
+  const first = useRef(true);
+  const send = useRef<() => void>(() => undefined);
+  send.current = () => {
+    if (inFlight.current || !mounted.current) return;
+    const asked = wanted.current;
+    inFlight.current = true;
+    setPreview((old) => (old.state === "idle" ? { state: "loading" } : old));
+    client.monitors.previewAlert(monitorId, { alert: JSON.parse(asked) as Alert, limit: PREVIEW_CHECKS }).then(
+      (answer) => {
+        inFlight.current = false;
+        if (!mounted.current) return;
+        if (!Array.isArray(answer.checks)) return void setPreview({ state: "unavailable", error: new Error("an answer without checks") });
+        setPreview({ state: "done", key: asked, rows: answer.checks, alerts: answer.alerts });
+        if (wanted.current !== asked) send.current();
+      },
+      (error: unknown) => {
+        inFlight.current = false;
+        if (!mounted.current) return;
+        if ((error as { status?: number }).status === 422) {
+          setPreview({ state: "invalid", key: asked, error });
+          if (wanted.current !== asked) send.current();
+        } else setPreview({ state: "unavailable", error });
+      },
+    );
+  };
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  useEffect(() => {
+    wanted.current = key;
+    if (!enabled || preview.state === "unavailable") return;
+    // the page's first preview at once, the next ones when the typing pauses
+    const timer = setTimeout(() => send.current(), first.current ? 0 : PREVIEW_DEBOUNCE_MS);
+    first.current = false;
+    return () => clearTimeout(timer);
+  }, [key, enabled, preview.state === "unavailable"]); // eslint-disable-line react-hooks/exhaustive-deps
+  const answered = preview.state === "done" || preview.state === "invalid" ? preview.key : null;
+  return { ...preview, pending: preview.state === "loading" || (answered !== null && answered !== key) };
+}
+
+/**
+ * Which of the monitor's past checks the edited conditions would have alerted on, as you type: the
+ * server replays them (the same evaluator as the checks). Conditions on the change's severity are
+ * evaluated in the browser, from the diffs' severities: the server's preview does not replay
+ * them. So is everything when the server's preview cannot answer (see `useServerPreview`).
+ */
+function AlertPreview({ monitorId, alert, names }: { monitorId: string; alert: Alert; names: readonly string[] }): ReactNode {
   const used = names.filter((n) => alert.conditions.some((c) => c.value === n));
+  const bySeverity = alert.conditions.some((c) => c.value === "diff.topSeverity");
+  const server = useServerPreview(monitorId, alert, used.length > 0 && !bySeverity);
+  const inBrowser = used.length > 0 && (bySeverity || server.state === "unavailable");
+  if (used.length === 0) return <p className="muted">The conditions name no recorded value yet: save tracked values and let the monitor check to see a preview.</p>;
+  if (inBrowser)
+    return (
+      <>
+        <p className="hint preview-source">
+          {bySeverity
+            ? "Evaluated in your browser: the server's preview does not replay the changes' severities."
+            : `Evaluated in your browser: the server's preview is not available (${errorText(server.state === "unavailable" ? server.error : null)}).`}
+        </p>
+        <BrowserPreview monitorId={monitorId} alert={alert} used={used} />
+      </>
+    );
+  if (server.state === "idle" || server.state === "loading") return <Loading what="the preview" />;
+  if (server.state === "invalid")
+    return (
+      <div aria-live="polite">
+        <p className="muted">{server.pending ? "Updating…" : "The conditions cannot be previewed yet:"}</p>
+        <MutationError error={server.error} />
+      </div>
+    );
+  if (server.state !== "done") return null;
+  return <PreviewList rows={server.rows} alerts={server.alerts} pending={server.pending} />;
+}
+
+function errorText(error: unknown): string {
+  const e = error as { status?: number; message?: string } | null;
+  if (e?.status === 429) return "too many requests, try again in a minute";
+  if (e?.status !== undefined) return `HTTP ${String(e.status)}`;
+  return e?.message ?? "no answer";
+}
+
+/** The browser's evaluation over the values' histories (and the diffs' severities when a condition reads them). */
+function BrowserPreview({ monitorId, alert, used }: { monitorId: string; alert: Alert; used: readonly string[] }): ReactNode {
+  const client = useClient();
   const histories = useValueHistories(monitorId, used);
   const diffs = useQuery({
     queryKey: [...monitorKeys.diffs(monitorId), "severities"],
@@ -286,24 +402,27 @@ function AlertPreview({ monitorId, alert, names }: { monitorId: string; alert: A
   // cheap (at most 200 checks of 20 conditions): computed on each edit, so the preview follows the typing
   const severities = new Map((diffs.data ?? []).map((d) => [d.snapshotId, d.topSeverity] as const));
   const entries = data.some((d) => d === undefined) ? [] : previewAlert(alert, pastChecks(used.map((n, i) => [n, data[i]!] as const), severities));
-  if (used.length === 0) return <p className="muted">The conditions name no recorded value yet: save tracked values and let the monitor check to see a preview.</p>;
   if (loading) return <Loading what="the history" />;
   if (failed) return <ErrorState error={failed.error} />;
-  if (entries.length === 0) return <EmptyState title="No history yet">The tracked values have not been recorded yet.</EmptyState>;
-  const alerted = entries.filter((e) => e.alerted);
-  const newest = [...entries].reverse().slice(0, 50);
+  const rows: PreviewRow[] = [...entries].reverse().map((e) => ({ at: e.check.at, matched: e.matched, alerted: e.alerted, results: e.results }));
+  return <PreviewList rows={rows} alerts={entries.filter((e) => e.alerted).length} pending={false} />;
+}
+
+function PreviewList({ rows, alerts, pending }: { rows: readonly PreviewRow[]; alerts: number; pending: boolean }): ReactNode {
+  if (rows.length === 0) return <EmptyState title="No history yet">The tracked values have not been recorded yet.</EmptyState>;
+  const newest = rows.slice(0, 50);
   return (
-    <div className="alert-preview" aria-live="polite">
+    <div className="alert-preview" aria-live="polite" aria-busy={pending}>
       <p>
         <strong>
-          {alerted.length} of {entries.length} past checks
+          {alerts} of {rows.length} past checks
         </strong>{" "}
-        would have alerted.
+        would have alerted.{pending ? <span className="muted"> Updating…</span> : null}
       </p>
       <ol className="preview-checks" aria-label="Past checks, newest first">
         {newest.map((e, i) => (
           <li key={i} className={e.alerted ? "alerted" : e.matched ? "held" : undefined}>
-            <span className={`tag ${e.alerted ? "state-failed" : ""}`}>{e.alerted ? "alert" : e.matched ? "still holds" : "quiet"}</span> <RelativeTime value={e.check.at} />
+            <span className={`tag ${e.alerted ? "state-failed" : ""}`}>{e.alerted ? "alert" : e.matched ? "still holds" : "quiet"}</span> <RelativeTime value={e.at} />
             <ul>
               {e.results.map((r) => (
                 <li key={r.index}>

@@ -143,7 +143,7 @@ function shopServer() {
     if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100`) return { body: { data: PRICES.slice(0, 4), nextCursor: "c2" } };
     if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100&cursor=c2`) return { body: { data: PRICES.slice(4), nextCursor: null } };
     if (call.path === `/api/monitors/${SHOP.id}/values?name=availability&limit=100`) return { body: { data: STOCK, nextCursor: null } };
-    if (call.path.startsWith(`/api/monitors/${SHOP.id}/`)) return { body: { data: [], nextCursor: null } };
+    if (call.method === "GET" && call.path.startsWith(`/api/monitors/${SHOP.id}/`)) return { body: { data: [], nextCursor: null } };
     if (call.path.startsWith("/api/channels")) return { body: { data: [], nextCursor: null } };
     return undefined;
   });
@@ -216,5 +216,96 @@ describe("tracked values on the monitor page", () => {
     expect(calls.some((c) => c.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100`)).toBe(true);
     expect(container.querySelector(".state.error")).toBeNull();
     expect(screen.getByRole("link", { name: "Alerts" })).toHaveAttribute("href", `/monitors/${SHOP.id}/alerts`);
+  });
+});
+
+describe("the alerts page's preview from the server", () => {
+  it("asks the server 600 ms after the typing stops, one request at a time, and shows its answer and its 422", async () => {
+    const held: Array<{ body: { alert: { conditions: Array<{ to?: unknown }> } }; release: (answer: { status?: number; body: unknown }) => void }> = [];
+    const { client, calls } = fakeClient((call) => {
+      if (call.method === "POST" && call.path === `/api/monitors/${SHOP.id}/alert/preview`) {
+        return new Promise((resolve) => held.push({ body: call.body as (typeof held)[number]["body"], release: resolve }));
+      }
+      if (call.path === `/api/monitors/${SHOP.id}`) return { body: SHOP };
+      if (call.path === `/api/monitors/${SHOP.id}/settings`) return { body: SETTINGS };
+      if (call.path.startsWith("/api/channels")) return { body: { data: [], nextCursor: null } };
+      return undefined;
+    });
+    const answer = (to: number, alerts: number) => ({
+      body: {
+        monitorId: SHOP.id,
+        alerts,
+        checks: [
+          { at: at(5), matched: true, alerted: alerts > 0, results: [{ index: 0, matched: true, reason: `price is 179 EUR, below ${String(to)}` }] },
+          { at: at(4), matched: false, alerted: false, results: [{ index: 0, matched: false, reason: `price is 209 EUR, not below ${String(to)}` }] },
+        ],
+      },
+    });
+    renderPage(<AlertsPage />, client, `/monitors/${SHOP.id}/alerts`, "/monitors/:monitorId/alerts", meAs("member"));
+    const previews = () => calls.filter((c) => c.path.endsWith("/alert/preview"));
+    // the page's first preview goes at once
+    await waitFor(() => expect(held).toHaveLength(1));
+    expect(held[0]!.body).toEqual({ alert: SETTINGS.alert, limit: 200 });
+    const user = userEvent.setup();
+    const threshold = await screen.findByLabelText("Value of condition 1");
+    await user.clear(threshold);
+    await user.type(threshold, "215");
+    // past the debounce: still one request, the first one is in flight
+    await new Promise((r) => setTimeout(r, 900));
+    expect(previews()).toHaveLength(1);
+    held[0]!.release(answer(200, 1));
+    // when it returns, the newest conditions go, once
+    await waitFor(() => expect(held).toHaveLength(2));
+    expect(held[1]!.body.alert.conditions[0]!.to).toBe(215);
+    expect(screen.getByText(/past checks/).parentElement!.textContent).toBe("1 of 2 past checks would have alerted. Updating…");
+    held[1]!.release(answer(215, 0));
+    await waitFor(() => expect(screen.getByText(/past checks/).parentElement!.textContent).toBe("0 of 2 past checks would have alerted."));
+    expect(screen.getByText("price is 179 EUR, below 215")).toBeInTheDocument();
+    expect(screen.queryByText(/Evaluated in your browser/)).toBeNull();
+
+    // typing fast sends once, after the pause
+    await user.type(threshold, "0");
+    await user.type(threshold, "0");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(previews()).toHaveLength(2);
+    await waitFor(() => expect(held).toHaveLength(3), { timeout: 2000 });
+    expect(held[2]!.body.alert.conditions[0]!.to).toBe(21500);
+    held[2]!.release({
+      status: 422,
+      body: { type: "about:blank", title: "Invalid conditions", status: 422, code: "invalid_conditions", detail: "1 problem", errors: [{ path: "alert.conditions[0].to", message: "is too large" }] },
+    });
+    expect((await screen.findByRole("list", { name: "What to fix" })).textContent).toBe("alert.conditions[0].to: is too large");
+    await new Promise((r) => setTimeout(r, 700));
+    expect(previews()).toHaveLength(3);
+  });
+
+  it("evaluates in the browser, and says why, when the server's preview cannot answer", async () => {
+    const { client, calls } = shopServer();
+    renderPage(<AlertsPage />, client, `/monitors/${SHOP.id}/alerts`, "/monitors/:monitorId/alerts", meAs("member"));
+    expect((await screen.findByText(/past checks/)).parentElement!.textContent).toBe("2 of 6 past checks would have alerted.");
+    expect(screen.getByText(/Evaluated in your browser: the server's preview is not available \(HTTP 404\)/)).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText("Value of condition 1"), "0");
+    await new Promise((r) => setTimeout(r, 800));
+    // after a failure the server is not asked again on each edit
+    expect(calls.filter((c) => c.path.endsWith("/alert/preview"))).toHaveLength(1);
+  });
+});
+
+describe("a condition on the change's severity", () => {
+  it("is previewed in the browser (the server does not replay severities), from the diffs", async () => {
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === `/api/monitors/${SHOP.id}`) return { body: SHOP };
+      if (call.path === `/api/monitors/${SHOP.id}/settings`)
+        return { body: { ...SETTINGS, alert: { when: "all", conditions: [{ value: "price", op: "lt", to: 200 }, { value: "diff.topSeverity", op: "eq", to: "high" }] } } };
+      if (call.path === `/api/monitors/${SHOP.id}/values?name=price&limit=100`) return { body: { data: PRICES, nextCursor: null } };
+      if (call.path.startsWith(`/api/monitors/${SHOP.id}/diffs`)) return { body: { data: [], nextCursor: null } };
+      if (call.path.startsWith("/api/channels")) return { body: { data: [], nextCursor: null } };
+      return undefined;
+    });
+    renderPage(<AlertsPage />, client, `/monitors/${SHOP.id}/alerts`, "/monitors/:monitorId/alerts", meAs("member"));
+    expect((await screen.findByText(/past checks/)).parentElement!.textContent).toBe("0 of 6 past checks would have alerted.");
+    expect(screen.getByText(/the server's preview does not replay the changes' severities/)).toBeInTheDocument();
+    expect(calls.some((c) => c.path.endsWith("/alert/preview"))).toBe(false);
   });
 });

@@ -19,6 +19,7 @@ import { Fact } from "../../ui/Fact";
 import { ComparisonResult, useComparison } from "./Comparison";
 import { visualOf } from "../visual/api";
 import { VisualCompare } from "../visual/VisualCompare";
+import { schemaExcerpt, shallow, useContractDocuments } from "./contract-excerpt";
 
 /** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
 const PAGE = 200;
@@ -69,6 +70,8 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
   const [layout, setLayout] = useState<"side" | "inline">("side");
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
   const visual = visualOf(diff);
+  const hasContract = useMemo(() => diff.changes.some((c) => c.category === "contract" && c.schemaPath !== undefined), [diff.changes]);
+  const contractDocs = useContractDocuments(diff, hasContract).data ?? null;
   const changePolicy = useChangePolicy(diff.monitorId);
   const [notice, setNotice] = useState<string | null>(null);
   const { mutate } = changePolicy;
@@ -149,13 +152,13 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
               </h2>
               <ol className="changes">
                 {group.changes.map((change, i) => (
-                  <ChangeItem key={`${change.rule ?? ""}:${change.path}:${String(i)}`} change={change} website={false} layout={layout} busy={changePolicy.isPending} onRule={addRule} />
+                  <ChangeItem key={`${change.rule ?? ""}:${change.path}:${String(i)}`} change={change} website={false} layout={layout} busy={changePolicy.isPending} onRule={addRule} contractDocs={contractDocs} />
                 ))}
               </ol>
             </section>
           ))
         : groups.map(([severity, changes]) => (
-            <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} />
+            <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} contractDocs={contractDocs} />
           ))}
     </Page>
   );
@@ -183,11 +186,12 @@ function SeverityGroup(props: {
   layout: "side" | "inline";
   busy: boolean;
   onRule: (rule: PolicyRule, what: string) => void;
+  contractDocs: ReadonlyMap<string, unknown> | null;
 }): ReactNode {
   const [limit, setLimit] = useState(PAGE);
   // the next changes render in a transition: the click paints at once, the list follows
   const [pending, startTransition] = useTransition();
-  const { severity, changes, website, layout, busy, onRule } = props;
+  const { severity, changes, website, layout, busy, onRule, contractDocs } = props;
   return (
     <section className="sev-group" aria-labelledby={`g-${severity}`}>
       <h2 id={`g-${severity}`}>
@@ -195,7 +199,7 @@ function SeverityGroup(props: {
       </h2>
       <ol className="changes">
         {changes.slice(0, limit).map((change, i) => (
-          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} website={website} layout={layout} busy={busy} onRule={onRule} />
+          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} website={website} layout={layout} busy={busy} onRule={onRule} contractDocs={contractDocs} />
         ))}
       </ol>
       {changes.length > limit ? (
@@ -213,12 +217,15 @@ const ChangeItem = memo(function ChangeItem({
   layout,
   onRule,
   busy,
+  contractDocs = null,
 }: {
   change: Change;
   website: boolean;
   layout: "side" | "inline";
   busy: boolean;
   onRule: (rule: PolicyRule, what: string) => void;
+  /** The contract's documents (a stored openapi monitor's), for the schema excerpt of a violation. */
+  contractDocs?: ReadonlyMap<string, unknown> | null;
 }): ReactNode {
   const [severity, setSeverity] = useState<Severity>(change.severity);
   const [copied, setCopied] = useState(false);
@@ -226,6 +233,8 @@ const ChangeItem = memo(function ChangeItem({
   const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
   const hasBefore = "before" in change && change.before !== undefined;
   const hasAfter = "after" in change && change.after !== undefined;
+  const excerpt = change.category === "contract" && change.schemaPath !== undefined && contractDocs !== null ? schemaExcerpt(contractDocs, change.schemaPath) : undefined;
+  const schemaParent = change.schemaPath?.replace(/\/[^/]*$/, "");
   return (
     <li className="change">
       <div className="change-head">
@@ -254,6 +263,14 @@ const ChangeItem = memo(function ChangeItem({
               Schema ({change.keyword}){change.schemaPath ? <code title={change.schemaPath}> {change.schemaPath}</code> : null}
             </span>
             <pre>{valueText(change.expected)}</pre>
+            {excerpt !== undefined ? (
+              <>
+                <span className="label">In the schema{schemaParent ? <code> {schemaParent}</code> : null}</span>
+                <pre className="schema-excerpt" role="region" tabIndex={0} aria-label={`Schema excerpt for ${change.path}`}>
+                  {JSON.stringify(shallow(excerpt), null, 2)}
+                </pre>
+              </>
+            ) : null}
           </div>
           <div className="after">
             <span className="label">Value{change.operation ? ` (${change.operation})` : ""}</span>

@@ -140,4 +140,48 @@ describe("the diff viewer of API changes and contract violations", () => {
     expect(screen.getByText("1")).toBeInTheDocument();
     expect(screen.getByText("(missing)")).toBeInTheDocument();
   });
+
+  it("shows the schema around the violated keyword when the contract's document is a stored openapi monitor's (a bundle too)", async () => {
+    const pet = { type: "object", required: ["id", "name"], properties: { id: { type: "integer" }, name: { type: "string" }, owner: { $ref: "owners.json#/Owner" } } };
+    const owners = { Owner: { type: "object", additionalProperties: false, properties: { email: { type: "string", format: "email" } } } };
+    const root = { openapi: "3.1.0", info: { title: "Pets", version: "1" }, paths: {}, components: { schemas: { Pet: pet } } };
+    const bundle = JSON.stringify({
+      "x-driftwatch-openapi-bundle": 1,
+      root: "https://api.example.com/openapi.json",
+      documents: { "https://api.example.com/openapi.json": JSON.stringify(root), "https://api.example.com/owners.json": JSON.stringify(owners) },
+    });
+    const violation: Diff = {
+      ...diff,
+      classification: "contract_violation",
+      changes: [
+        { path: "$.id", category: "contract", op: "replace", severity: "high", keyword: "type", expected: "integer", actual: "1", operation: "GET /pets/{id}", schemaPath: "/components/schemas/Pet/properties/id/type" },
+        { path: "$.owner.phone", category: "contract", op: "add", severity: "medium", keyword: "additionalProperties", expected: false, actual: "555", operation: "GET /pets/{id}", schemaPath: "https://api.example.com/owners.json#/Owner/additionalProperties" },
+      ],
+    };
+    const { client, calls } = fakeClient((call) => {
+      if (call.path === "/api/monitors/mon_1") return { body: { id: "mon_1", type: "api", contract: { document: { monitorId: "mon_doc" }, operation: "getPet" } } };
+      if (call.path === "/api/monitors/mon_doc/snapshots?limit=25")
+        return {
+          body: {
+            data: [
+              { id: "snp_new", monitorId: "mon_doc", fetchedAt: "2026-11-26T09:00:00.000Z" },
+              { id: "snp_then", monitorId: "mon_doc", fetchedAt: "2026-11-24T09:00:00.000Z" },
+            ],
+            nextCursor: null,
+          },
+        };
+      if (call.path === "/api/monitors/mon_doc/snapshots/snp_then") return { body: { id: "snp_then", body: bundle } };
+      return undefined;
+    });
+    renderPage(<DiffViewer diff={violation} monitorName="Pet" />, client);
+    const idExcerpt = await screen.findByLabelText("Schema excerpt for $.id");
+    expect(JSON.parse(idExcerpt.textContent!)).toEqual({ type: "integer" });
+    const ownerExcerpt = screen.getByLabelText("Schema excerpt for $.owner.phone");
+    expect(JSON.parse(ownerExcerpt.textContent!)).toEqual(owners.Owner);
+    // next to the offending value, in the same change
+    expect(within(idExcerpt.closest("li")!).getByText("1")).toBeInTheDocument();
+    // the document version the check read: the newest snapshot at or before the diff
+    expect(calls.some((c) => c.path.endsWith("/snp_new"))).toBe(false);
+  });
 });
+

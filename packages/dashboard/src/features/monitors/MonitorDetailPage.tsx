@@ -1,4 +1,4 @@
-import type { Diff, Snapshot } from "@driftwatch/client";
+import type { Diff, Monitor, Snapshot } from "@driftwatch/client";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useState, type ReactNode } from "react";
 import { Link, useNavigate, useParams } from "react-router";
@@ -18,6 +18,7 @@ import { stepFailureOf } from "../visual/api";
 import { useTracking } from "../conditions/api";
 import { TrackedValues } from "../conditions/ValueChart";
 import { ScreenshotTimeline, StepFailureNote } from "../visual/ScreenshotTimeline";
+import { InferredSchema } from "./InferredSchema";
 
 type TimelineEntry = { kind: "diff"; at: string; diff: Diff } | { kind: "snapshot"; at: string; snapshot: Snapshot };
 
@@ -130,7 +131,7 @@ export function MonitorDetailPage(): ReactNode {
         <Fact label="URL" wide valueClass="break">
           {m.url}
         </Fact>
-        <Fact label="Type">{m.type === "api" ? "API (JSON)" : m.browserOptionsJson ? "Website (browser)" : "Website"}</Fact>
+        <Fact label="Type">{m.type === "api" ? "API (JSON)" : m.type === "openapi" ? "OpenAPI document" : m.browserOptionsJson ? "Website (browser)" : "Website"}</Fact>
         <Fact label="Status">
           <span className={`dot state-${m.state}`} aria-hidden="true" />
           {m.state}
@@ -139,6 +140,11 @@ export function MonitorDetailPage(): ReactNode {
         <Fact label="Tags">
           <TagList tags={m.tags} empty={<span className="muted">none</span>} />
         </Fact>
+        {m.type === "api" ? (
+          <Fact label="Contract" valueClass="break">
+            {m.contract ? <ContractFact contract={m.contract} /> : <span className="muted">none</span>}
+          </Fact>
+        ) : null}
         <Fact label="Every">{formatInterval(m.intervalSeconds)}</Fact>
         <Fact label="Last check">
           <RelativeTime value={m.lastCheckedAt} />
@@ -166,6 +172,12 @@ export function MonitorDetailPage(): ReactNode {
         <>
           <h2>Screenshots</h2>
           {snapshots.data ? <ScreenshotTimeline monitorId={m.id} snapshots={snapshots.data} /> : <Loading what="the checks" />}
+        </>
+      ) : null}
+      {m.type === "api" ? (
+        <>
+          <h2>Inferred schema</h2>
+          <InferredSchema monitorId={m.id} />
         </>
       ) : null}
       <h2>Notifications</h2>
@@ -258,6 +270,25 @@ function SilencedEntry({ monitorId, snapshot }: { monitorId: string; snapshot: S
       </details>
     </li>
   );
+}
+
+/** The contract, its stored OpenAPI document by the monitor's name (a link to it). */
+function ContractFact({ contract }: { contract: NonNullable<Monitor["contract"]> }): ReactNode {
+  const client = useClient();
+  const documentId = typeof contract.document === "string" ? null : contract.document.monitorId;
+  const source = useQuery({ queryKey: monitorKeys.detail(documentId ?? ""), queryFn: async () => await client.monitors.get(documentId!), enabled: documentId !== null });
+  return (
+    <>
+      {contractOperation(contract)} in{" "}
+      {documentId === null ? contract.document as string : <Link to={`/monitors/${documentId}`}>{source.data?.name ?? documentId}</Link>}
+    </>
+  );
+}
+
+/** "getPet (200)", "GET /pets/{id}": a contract's operation and status as read. */
+export function contractOperation(contract: NonNullable<Monitor["contract"]>): string {
+  const op = typeof contract.operation === "string" ? contract.operation : `${contract.operation.method} ${contract.operation.path}`;
+  return contract.status === undefined ? op : `${op} (${String(contract.status)})`;
 }
 
 export function formatInterval(seconds: number): string {

@@ -12,6 +12,7 @@ import { NO_PRESET, presetProblem, presetSettings, type PresetValues } from "../
 import { SelectorPicker } from "../visual/SelectorPicker";
 import { StepsEditor } from "../visual/StepsEditor";
 import type { BrowserRequest } from "../visual/api";
+import { ContractFields } from "./ContractFields";
 import { BLOCKABLE, initialValues, isCredentialHeader, METHODS, SCREENSHOT_MODES, toRequest, WAIT_STRATEGIES, type MonitorFormValues } from "./form";
 
 export function MonitorFormPage(): ReactNode {
@@ -185,6 +186,7 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }): ReactNode {
             <textarea id="f-body" rows={4} value={v.body} onChange={(e) => set("body", e.target.value)} />
           </>
         ) : null}
+        {v.type === "api" ? <ContractFields value={v.contract} onChange={(contract) => set("contract", contract)} error={save.error} /> : null}
         {v.type === "website" ? (
           <fieldset>
             <legend>Web page</legend>

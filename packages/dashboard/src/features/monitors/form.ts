@@ -45,6 +45,52 @@ export interface MonitorFormValues {
   blockResources: Array<(typeof BLOCKABLE)[number]>;
   screenshot: (typeof SCREENSHOT_MODES)[number][0];
   steps: BrowserStep[];
+  contract: ContractValues;
+}
+
+/** An `api` monitor's contract as the form edits it (docs/contracts.md, "Contract checks"). */
+export interface ContractValues {
+  on: boolean;
+  /** The OpenAPI document: a URL, or a stored `openapi` monitor. */
+  source: "url" | "monitor";
+  documentUrl: string;
+  documentMonitorId: string;
+  /** The operation: by its operationId, or by method and path as the document writes it. */
+  by: "operationId" | "path";
+  operationId: string;
+  method: (typeof CONTRACT_METHODS)[number];
+  path: string;
+  /** Empty: the status the target answered (then its range, then `default`). */
+  status: string;
+}
+
+export const CONTRACT_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+
+export function contractValues(contract: Monitor["contract"] | undefined): ContractValues {
+  const c = contract ?? null;
+  const op = c?.operation;
+  return {
+    on: c !== null,
+    source: c !== null && typeof c.document !== "string" ? "monitor" : "url",
+    documentUrl: typeof c?.document === "string" ? c.document : "",
+    documentMonitorId: c !== null && typeof c.document !== "string" ? c.document.monitorId : "",
+    by: op !== undefined && typeof op !== "string" ? "path" : "operationId",
+    operationId: typeof op === "string" ? op : "",
+    method: op !== undefined && typeof op !== "string" ? op.method : "GET",
+    path: op !== undefined && typeof op !== "string" ? op.path : "",
+    status: c?.status === undefined ? "" : String(c.status),
+  };
+}
+
+/** The contract as the API takes it (null: none); the server validates it and names the field at fault. */
+export function toContract(c: ContractValues): NonNullable<Monitor["contract"]> | null {
+  if (!c.on) return null;
+  const status = c.status.trim();
+  return {
+    document: c.source === "url" ? c.documentUrl.trim() : { monitorId: c.documentMonitorId },
+    operation: c.by === "operationId" ? c.operationId.trim() : { method: c.method, path: c.path.trim() },
+    ...(status === "" ? {} : { status: /^[0-9]+$/.test(status) ? Number(status) : status.replace(/xx$/i, "XX") }),
+  };
 }
 
 export function initialValues(monitor?: Monitor): MonitorFormValues {
@@ -71,6 +117,7 @@ export function initialValues(monitor?: Monitor): MonitorFormValues {
     blockResources: b?.blockResources ?? [],
     screenshot: b?.screenshot ?? "off",
     steps: (b?.steps ?? []) as BrowserStep[],
+    contract: contractValues(monitor?.contract),
   };
 }
 
@@ -112,6 +159,8 @@ export function toRequest(v: MonitorFormValues, editing: boolean): MonitorCreate
         }
       : null;
   }
+  // a create of another type leaves the contract out (the server's default, none)
+  if (v.type === "api" && (editing || v.contract.on)) body.contract = toContract(v.contract);
   return editing ? body : { ...body, type: v.type };
 }
 
