@@ -8,3 +8,9 @@ export function valueText(value: unknown): string {
     return String(value);
   }
 }
+
+/** A JSON value as JSON (strings keep their quotes), for places where its type matters. */
+export function jsonText(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  return valueText(value);
+}

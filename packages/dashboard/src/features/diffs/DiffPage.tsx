@@ -10,7 +10,7 @@ import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { SEVERITIES, SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { ErrorState, Loading } from "../../ui/states";
-import { valueText } from "../../ui/value";
+import { jsonText, valueText } from "../../ui/value";
 import { useMonitor } from "../monitors/api";
 import { diffSummary } from "../monitors/MonitorDetailPage";
 import { useChangePolicy, withRuleFirst, type PolicyRule } from "../rules/api";
@@ -274,7 +274,8 @@ const ChangeItem = memo(function ChangeItem({
           </div>
           <div className="after">
             <span className="label">Value{change.operation ? ` (${change.operation})` : ""}</span>
-            <pre>{"actual" in change && change.actual !== undefined ? valueText(change.actual) : "(missing)"}</pre>
+            {/* the value as JSON: a string "1" where the schema wants an integer shows its quotes */}
+            <pre>{"actual" in change && change.actual !== undefined ? jsonText(change.actual) : "(missing)"}</pre>
           </div>
         </div>
       ) : null}

@@ -137,7 +137,8 @@ describe("the diff viewer of API changes and contract violations", () => {
     renderPage(<DiffViewer diff={violation} monitorName="Pet" />, client);
     expect(screen.getByText("/components/schemas/Pet/properties/id/type")).toBeInTheDocument();
     expect(screen.getByText("integer")).toBeInTheDocument();
-    expect(screen.getByText("1")).toBeInTheDocument();
+    // the string shows its quotes: the schema wants an integer
+    expect(screen.getByText('"1"')).toBeInTheDocument();
     expect(screen.getByText("(missing)")).toBeInTheDocument();
   });
 
@@ -179,7 +180,7 @@ describe("the diff viewer of API changes and contract violations", () => {
     const ownerExcerpt = screen.getByLabelText("Schema excerpt for $.owner.phone");
     expect(JSON.parse(ownerExcerpt.textContent!)).toEqual(owners.Owner);
     // next to the offending value, in the same change
-    expect(within(idExcerpt.closest("li")!).getByText("1")).toBeInTheDocument();
+    expect(within(idExcerpt.closest("li")!).getByText('"1"')).toBeInTheDocument();
     // the document version the check read: the newest snapshot at or before the diff
     expect(calls.some((c) => c.path.endsWith("/snp_new"))).toBe(false);
   });
