@@ -76,6 +76,30 @@ export function evaluateAlert(compiled: CompiledAlert, observation: CheckObserva
   return { matched, results, newlyMatched: matched && !(usable?.matched ?? false), state: next };
 }
 
+/**
+ * The conditions on a check that failed (the target did not answer, an error status, a body that
+ * does not parse): the check has no values, so no condition holds on it and every `forChecks`
+ * streak starts again (three good checks, a failure, then one good check is a streak of one).
+ * The previous check's values stay those of the last check that had values, so `changed` and
+ * `*_by_percent` compare across the failure; and a failure does not end a match: when the next
+ * check holds again without needing a streak, it is not newly matched (no second alert for a
+ * transient failure).
+ */
+export function evaluateFailedCheck(compiled: CompiledAlert, reason: string, state?: AlertState | null): AlertEvaluation {
+  const key = alertKey(compiled);
+  const count = compiled.alert.conditions.length;
+  const usable = state !== undefined && state !== null && state.key === key && state.streaks.length === count ? state : null;
+  const previous = state !== undefined && state !== null ? state.previous : null;
+  const results: ConditionResult[] = compiled.alert.conditions.map((condition, index) => {
+    const held = usable?.streaks[index] ?? 0;
+    const needed = condition.forChecks ?? 1;
+    const restart = needed > 1 && held > 0 ? `; the streak of ${held} consecutive checks starts again` : "";
+    return { index, matched: false, reason: `the check failed (${reason}), so ${condition.value} has no value${restart}` };
+  });
+  const next: AlertState = { key, previous, streaks: new Array<number>(count).fill(0), matched: usable?.matched ?? false };
+  return { matched: false, results, newlyMatched: false, state: next };
+}
+
 /** One entry of a preview: a past check and what the conditions said about it. */
 export interface AlertPreviewEntry extends AlertResult {
   /** Position in the history given (0 = oldest). */
