@@ -1,6 +1,6 @@
-import { severityRank, type AlertResult, type Condition, type ConditionResult, type Price, type Severity, type TrackedValue } from "@driftwatch/schema";
+import type { AlertResult, Condition, ConditionResult, Price, Severity, TrackedValue } from "@driftwatch/schema";
 import type { TrackedReading } from "../track/extract.js";
-import type { CompiledAlert } from "./validate.js";
+import type { CompiledAlert, PatternMatcher } from "./validate.js";
 
 /** Longest text `contains` and `matches` read (and the state keeps for `changed`); the rest is ignored. */
 export const MAX_CONDITION_INPUT = 100_000;
@@ -202,9 +202,16 @@ function equalsOperand(value: TrackedValue, to: number | string | boolean): bool
   return null;
 }
 
-const SEVERITY_NAMES = new Set(["info", "low", "medium", "high", "critical"]);
+/**
+ * Severities in ascending order, as @driftwatch/schema's SEVERITIES (a test keeps them equal).
+ * Kept here so that this module imports nothing at run time: it is `@driftwatch/core/conditions`,
+ * which a browser bundle imports without zod (see browser.ts).
+ */
+export const SEVERITY_ORDER: readonly Severity[] = ["info", "low", "medium", "high", "critical"];
+const SEVERITY_NAMES = new Set<string>(SEVERITY_ORDER);
+const severityRank = (severity: Severity): number => SEVERITY_ORDER.indexOf(severity);
 
-function evaluateCondition(condition: Condition, pattern: { matcher(input: string): { find(): boolean } } | undefined, current: Resolved, previous: Resolved | null): Outcome {
+function evaluateCondition(condition: Condition, pattern: PatternMatcher | undefined, current: Resolved, previous: Resolved | null): Outcome {
   const { op, to, value: name } = condition;
   const first = (): Outcome => ({ matched: false, reason: `first check: no previous value of ${name} to compare with` });
   switch (op) {
@@ -254,7 +261,7 @@ function evaluateCondition(condition: Condition, pattern: { matcher(input: strin
     }
     case "matches": {
       if (typeof value !== "string") return { matched: false, reason: `${name} is ${typeName(value)}, not a text` };
-      if (pattern === undefined) return { matched: false, reason: "the pattern was not compiled (validate the alert first)" };
+      if (pattern === undefined) return { matched: false, reason: `the pattern ${JSON.stringify(to)} is not valid (or the alert was not validated)` };
       const holds = pattern.matcher(capped(value)).find();
       return { matched: holds, reason: `${name} ${holds ? "matches" : "does not match"} ${JSON.stringify(to)}` };
     }
