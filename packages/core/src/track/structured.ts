@@ -358,7 +358,10 @@ function hasRegion(locale: string | undefined): boolean {
   return locale !== undefined && /^[a-z]{2,3}[-_][a-z]{2}\b/i.test(locale);
 }
 
-const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head", "nav", "footer"]);
+const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head", "nav"]);
+
+/** Elements that hold a page's content: a `footer` inside one is the content's (a product card's buy button), not the page's. */
+const CONTENT = new Set(["main", "article"]);
 
 /** Landmark roles of a page's chrome (menus, footers), whose words are not about the product. */
 const CHROME_ROLES = new Set(["navigation", "menu", "menubar", "contentinfo"]);
@@ -372,13 +375,15 @@ const HIDDEN_CLASS = /^(?:hidden|hide|d-none|is-hidden|u-hidden|js-hidden)$/i;
 /**
  * Whether an element's text is left out of the stock-phrase search: hidden (the `hidden`
  * attribute, an inline `display: none` or `visibility: hidden`, a hiding class), a disabled
- * button, the page's menus and footers, or another product's box (recommendations, carousels).
+ * button, the page's menus and footer (a `footer` outside `main` and `article`), or another
+ * product's box (recommendations, carousels).
  * A message that a page renders hidden ("this product is sold out", shown by a script when a
  * size runs out) says nothing about the product as the page shows it.
  */
-function leftOut(element: Element): boolean {
+function leftOut(element: Element, inContent: boolean): boolean {
   const attribs = element.attribs;
   if (HIDDEN_TEXT.has(element.name)) return true;
+  if (element.name === "footer" && !inContent) return true;
   if (attribs["hidden"] !== undefined) return true;
   if (element.name === "button" && attribs["disabled"] !== undefined) return true;
   const style = attribs["style"];
@@ -420,17 +425,20 @@ function visibleAvailability($: CheerioAPI): Availability | null {
 function visibleText($: CheerioAPI): string {
   const parts: string[] = [];
   let length = 0;
-  const stack: AnyNode[] = [$.root()[0]!];
+  // Each node with whether it sits inside the page's content (`main`, `article`).
+  const stack: Array<[AnyNode, boolean]> = [[$.root()[0]!, false]];
   while (stack.length > 0 && length < MAX_AVAILABILITY_TEXT) {
-    const node = stack.pop()!;
+    const [node, outer] = stack.pop()!;
     if (node.type === "text") {
       parts.push(node.data);
       length += node.data.length + 1;
       continue;
     }
     if (node.type !== "tag" && node.type !== "root") continue;
+    let inContent = outer;
     if (node.type === "tag") {
-      if (leftOut(node)) continue;
+      if (leftOut(node, outer)) continue;
+      inContent ||= CONTENT.has(node.name);
       const words = buttonWords(node);
       if (words !== undefined) {
         const text = words.slice(0, PRODUCT_LIMITS.maxPriceText);
@@ -439,7 +447,7 @@ function visibleText($: CheerioAPI): string {
       }
     }
     const children = (node as ParentNode).children;
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, inContent]);
   }
   return parts.join(" ");
 }

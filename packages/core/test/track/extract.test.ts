@@ -106,6 +106,8 @@ describe("product price and availability from structured data", () => {
     const chrome = `<body><div id="navigation"><a>Pre-order</a></div><nav><a>Sold out</a></nav><ul role="menu"><li>Out of stock deals</li></ul>
       <h1>Puzzle</h1><button>Aggiungi al carrello</button><footer>Articoli esauriti</footer></body>`;
     expect(product(chrome).stock).toBe("in_stock");
+    // A footer inside the content is the content's: a product card's buy button.
+    expect(product(`<body><main><article><h1>Lamp</h1><footer><button>Add to cart</button></footer></article></main><footer>Sold out? Ask us</footer></body>`).stock).toBe("in_stock");
     // A disabled buy button is no buy button; another product's "sold out" badge is another product's.
     expect(product(`<body><h1>Kettle</h1><button disabled>Add to cart</button></body>`).stock).toBe("unknown");
     expect(product(`<body><h1>Kettle</h1><button>Add to cart</button><div class="related-products"><span>Sold out</span></div></body>`).stock).toBe("in_stock");
