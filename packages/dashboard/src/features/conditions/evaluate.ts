@@ -43,13 +43,15 @@ export function showValue(v: TrackedValue): string {
 
 /**
  * `matches` in the browser: a JavaScript RegExp. The service compiles the same pattern with RE2,
- * which refuses lookarounds and backreferences when the alert is saved; a pattern RegExp cannot
- * compile makes its condition false in the preview.
+ * which refuses lookarounds and backreferences when the alert is saved. RE2's leading flag group
+ * (`(?i)`, `(?s)`, `(?m)`, as in docs/conditions.md's recipes) becomes the RegExp's flags; a
+ * pattern RegExp cannot compile makes its condition false in the preview.
  */
-function compileRegExp(pattern: string): PatternMatcher | undefined {
+export function compileRegExp(pattern: string): PatternMatcher | undefined {
+  const flags = /^\(\?([ims]+)\)/.exec(pattern);
   let compiled: RegExp;
   try {
-    compiled = new RegExp(pattern, "u");
+    compiled = new RegExp(flags === null ? pattern : pattern.slice(flags[0].length), `u${flags === null ? "" : [...new Set(flags[1])].join("")}`);
   } catch {
     return undefined;
   }
