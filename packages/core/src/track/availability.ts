@@ -88,6 +88,8 @@ const OUT_OF_STOCK = [
   "nema na stanju",
   "rasprodano",
   "stoc epuizat",
+  "nu este în stoc",
+  "indisponibil",
   "nincs raktáron",
   "elfogyott",
   "tükendi",
@@ -204,7 +206,7 @@ const IN_STOCK = [
  * "nicht auf lager", "nie je skladom", and "back in stock" / "in stock again" as in "we don't know when it will be
  * back in stock" (a restock notice, which an in-stock page does not need).
  */
-const NEGATION = /(?:^|\s)(?:not|nicht|non|no|kein|pas|back|again|ni|nie|ne|není|nije|nema|nincs|ei|ej|ikke|inte|nu|nėra|nav|не|немає|לא)(?:\s+je)?\s$/;
+const NEGATION = /(?:^|\s)(?:not|nicht|non|no|kein|pas|back|again|ni|nie|není|nije|nema|nincs|ei|ej|ikke|inte|nėra|nav|не|немає|לא)(?:\s+je)?\s$/;
 
 /** Longest text the phrase search reads. */
 export const MAX_AVAILABILITY_TEXT = 300_000;

@@ -128,6 +128,10 @@ describe("product price and availability from structured data", () => {
     expect(product(`<body><h1>牛排</h1><button>加入購物車</button></body>`).stock).toBe("in_stock");
     expect(product(`<body><h1>牛排</h1><span>已售完</span></body>`).stock).toBe("out_of_stock");
     expect(product(`<body><h1>Kurtka</h1><span>Ikke på lager</span></body>`).stock).toBe("out_of_stock");
+    // "nu" is Dutch for "now": "nu op voorraad" is in stock, not negated.
+    expect(product(`<body><h1>Fiets</h1><span>Nu op voorraad</span></body>`).stock).toBe("in_stock");
+    // A Romanian "nu este în stoc" holds the in-stock "în stoc": phrases of two kinds, unknown rather than a guess.
+    expect(product(`<body><h1>Bicicletă</h1><span>Produsul nu este în stoc</span></body>`).stock).toBe("unknown");
   });
 
   it("never reads a price of 0: a placeholder or an empty cart's total is no price", () => {
