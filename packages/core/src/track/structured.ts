@@ -391,7 +391,8 @@ function leftOut(element: Element, inContent: boolean): boolean {
   const role = attribs["role"];
   if (role !== undefined && CHROME_ROLES.has(role.trim().toLowerCase())) return true;
   const classes = (attribs["class"] ?? "").split(/\s+/).filter((token) => token !== "");
-  if (classes.some((token) => HIDDEN_CLASS.test(token))) return true;
+  // Tailwind's `hidden md:block` shows the element on wider screens: hidden only without such a token.
+  if (classes.some((token) => HIDDEN_CLASS.test(token)) && !classes.some((token) => /^[a-z0-9-]+:(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)$/i.test(token))) return true;
   const id = attribs["id"] ?? "";
   if (CHROME_TOKEN.test(id) || classes.some((token) => CHROME_TOKEN.test(token))) return true;
   return OTHER_PRODUCTS.test(`${attribs["class"] ?? ""} ${id}`);

@@ -102,6 +102,8 @@ describe("product price and availability from structured data", () => {
     // A sold-out message the page renders hidden (a script shows it when a size runs out).
     const hidden = `<body><h1>Montre</h1><p style="display:none">Ce produit est épuisé</p><p hidden>Sold out</p><p class="d-none">Out of stock</p><p>En stock</p></body>`;
     expect(product(hidden).stock).toBe("in_stock");
+    // Tailwind's "hidden md:block" is shown on wider screens.
+    expect(product(`<body><h1>Lamp</h1><p class="hidden md:block">Sold out</p><p>In stock</p></body>`).stock).toBe("unknown");
     // A menu's "Pre-order" category and a footer's "sold out" link say nothing about this product.
     const chrome = `<body><div id="navigation"><a>Pre-order</a></div><nav><a>Sold out</a></nav><ul role="menu"><li>Out of stock deals</li></ul>
       <h1>Puzzle</h1><button>Aggiungi al carrello</button><footer>Articoli esauriti</footer></body>`;
