@@ -185,6 +185,35 @@ describe("tracked values and alert conditions in the check pipeline (SQLite, loo
     expect(await setup.store.getAlertState(setup.orgId, monitor.id)).toBeNull();
   });
 
+  it("a failed check breaks a forChecks streak: ok, ok, failed, ok, ok does not alert with forChecks 3", async () => {
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/flaky` });
+    await configure(monitor.id, [{ name: "status", path: "$.status" }], { when: "all", conditions: [{ value: "status", op: "eq", to: "degraded", forChecks: 3 }] });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/flaky", monitorIds: [monitor.id] });
+    const checks = service();
+    setup.target.setJson({ status: "degraded" });
+    const results: string[] = [];
+    let current = monitor;
+    for (const step of ["ok", "ok", "fail", "ok", "ok", "ok"] as const) {
+      setup.target.setStatus(step === "ok" ? 200 : 503);
+      const outcome = await checks.runCheck(current, { requestId: `req_f${results.length}` });
+      if (step === "fail") expect(outcome.result).toBe("failed");
+      const state = (await setup.store.getAlertState(setup.orgId, monitor.id)) as { streaks: number[] } | null;
+      results.push(`${outcome.result} streak ${String(state?.streaks[0])} deliveries ${outcome.deliveries}`);
+      current = outcome.monitor;
+      clock.advance(60_000);
+    }
+    expect(results).toEqual([
+      "new_snapshot streak 1 deliveries 0",
+      "unchanged streak 2 deliveries 0",
+      "failed streak 0 deliveries 0",
+      "unchanged streak 1 deliveries 0",
+      "unchanged streak 2 deliveries 0",
+      "changed streak 3 deliveries 1",
+    ]);
+    expect(await values(monitor.id, "status")).toEqual(["degraded", "degraded", "degraded", "degraded", "degraded"]);
+    expect(await pendingPayloads(hook.id)).toHaveLength(1);
+  });
+
   it("a 304 Not Modified reads the values from the stored content, and counts for forChecks", async () => {
     let body = JSON.stringify({ status: "degraded" });
     let notModified = 0;

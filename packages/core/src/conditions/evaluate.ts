@@ -1,6 +1,6 @@
-import { severityRank, type AlertResult, type Condition, type ConditionResult, type Price, type Severity, type TrackedValue } from "@driftwatch/schema";
+import type { AlertResult, Condition, ConditionResult, Price, Severity, TrackedValue } from "@driftwatch/schema";
 import type { TrackedReading } from "../track/extract.js";
-import type { CompiledAlert } from "./validate.js";
+import type { CompiledAlert, PatternMatcher } from "./validate.js";
 
 /** Longest text `contains` and `matches` read (and the state keeps for `changed`); the rest is ignored. */
 export const MAX_CONDITION_INPUT = 100_000;
@@ -74,6 +74,30 @@ export function evaluateAlert(compiled: CompiledAlert, observation: CheckObserva
   const matched = alert.when === "any" ? results.some((r) => r.matched) : results.every((r) => r.matched);
   const next: AlertState = { key, previous: remember(compiled, observation), streaks, matched };
   return { matched, results, newlyMatched: matched && !(usable?.matched ?? false), state: next };
+}
+
+/**
+ * The conditions on a check that failed (the target did not answer, an error status, a body that
+ * does not parse): the check has no values, so no condition holds on it and every `forChecks`
+ * streak starts again (three good checks, a failure, then one good check is a streak of one).
+ * The previous check's values stay those of the last check that had values, so `changed` and
+ * `*_by_percent` compare across the failure; and a failure does not end a match: when the next
+ * check holds again without needing a streak, it is not newly matched (no second alert for a
+ * transient failure).
+ */
+export function evaluateFailedCheck(compiled: CompiledAlert, reason: string, state?: AlertState | null): AlertEvaluation {
+  const key = alertKey(compiled);
+  const count = compiled.alert.conditions.length;
+  const usable = state !== undefined && state !== null && state.key === key && state.streaks.length === count ? state : null;
+  const previous = state !== undefined && state !== null ? state.previous : null;
+  const results: ConditionResult[] = compiled.alert.conditions.map((condition, index) => {
+    const held = usable?.streaks[index] ?? 0;
+    const needed = condition.forChecks ?? 1;
+    const restart = needed > 1 && held > 0 ? `; the streak of ${held} consecutive checks starts again` : "";
+    return { index, matched: false, reason: `the check failed (${reason}), so ${condition.value} has no value${restart}` };
+  });
+  const next: AlertState = { key, previous, streaks: new Array<number>(count).fill(0), matched: usable?.matched ?? false };
+  return { matched: false, results, newlyMatched: false, state: next };
 }
 
 /** One entry of a preview: a past check and what the conditions said about it. */
@@ -178,9 +202,16 @@ function equalsOperand(value: TrackedValue, to: number | string | boolean): bool
   return null;
 }
 
-const SEVERITY_NAMES = new Set(["info", "low", "medium", "high", "critical"]);
+/**
+ * Severities in ascending order, as @driftwatch/schema's SEVERITIES (a test keeps them equal).
+ * Kept here so that this module imports nothing at run time: it is `@driftwatch/core/conditions`,
+ * which a browser bundle imports without zod (see browser.ts).
+ */
+export const SEVERITY_ORDER: readonly Severity[] = ["info", "low", "medium", "high", "critical"];
+const SEVERITY_NAMES = new Set<string>(SEVERITY_ORDER);
+const severityRank = (severity: Severity): number => SEVERITY_ORDER.indexOf(severity);
 
-function evaluateCondition(condition: Condition, pattern: { matcher(input: string): { find(): boolean } } | undefined, current: Resolved, previous: Resolved | null): Outcome {
+function evaluateCondition(condition: Condition, pattern: PatternMatcher | undefined, current: Resolved, previous: Resolved | null): Outcome {
   const { op, to, value: name } = condition;
   const first = (): Outcome => ({ matched: false, reason: `first check: no previous value of ${name} to compare with` });
   switch (op) {
@@ -230,7 +261,7 @@ function evaluateCondition(condition: Condition, pattern: { matcher(input: strin
     }
     case "matches": {
       if (typeof value !== "string") return { matched: false, reason: `${name} is ${typeName(value)}, not a text` };
-      if (pattern === undefined) return { matched: false, reason: "the pattern was not compiled (validate the alert first)" };
+      if (pattern === undefined) return { matched: false, reason: `the pattern ${JSON.stringify(to)} is not valid (or the alert was not validated)` };
       const holds = pattern.matcher(capped(value)).find();
       return { matched: holds, reason: `${name} ${holds ? "matches" : "does not match"} ${JSON.stringify(to)}` };
     }

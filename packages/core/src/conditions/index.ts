@@ -1,5 +1,6 @@
 export {
   evaluateAlert,
+  evaluateFailedCheck,
   MAX_CONDITION_INPUT,
   previewAlert,
   type AlertEvaluation,

@@ -14,11 +14,16 @@ import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
 /** What a condition's `value` names, as far as validation can tell. */
 export type ConditionValueKind = "number" | "price" | "text" | "availability" | "severity" | "any";
 
+/** A compiled `matches` pattern, as the evaluator uses it (an RE2JS pattern is one). */
+export interface PatternMatcher {
+  matcher(input: string): { find(): boolean };
+}
+
 /** A validated alert: the conditions with their compiled patterns. */
 export interface CompiledAlert {
   alert: Alert;
-  /** Per condition, the compiled `matches` pattern (undefined for other ops). */
-  patterns: ReadonlyArray<RE2JS | undefined>;
+  /** Per condition, the compiled `matches` pattern (undefined for other ops); validateAlert compiles them with re2js. */
+  patterns: ReadonlyArray<PatternMatcher | undefined>;
 }
 
 /** Ops that compare with a number (or, for `diff.topSeverity`, a severity). */

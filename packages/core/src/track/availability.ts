@@ -79,6 +79,40 @@ const OUT_OF_STOCK = [
   "售完",
   "нет в наличии",
   "품절",
+  "vypredané",
+  "nie je skladom",
+  "vyprodáno",
+  "není skladem",
+  "ni na zalogi",
+  "razprodano",
+  "nema na stanju",
+  "rasprodano",
+  "stoc epuizat",
+  "nu este în stoc",
+  "indisponibil",
+  "nincs raktáron",
+  "elfogyott",
+  "tükendi",
+  "stokta yok",
+  "loppunut varastosta",
+  "ei varastossa",
+  "ikke på lager",
+  "tillfälligt slut",
+  "ej i lager",
+  "fora de estoque",
+  "produto esgotado",
+  "немає в наявності",
+  "išparduota",
+  "nėra sandėlyje",
+  "izpārdots",
+  "nav noliktavā",
+  "缺貨",
+  "已售完",
+  "補貨中",
+  "在庫なし",
+  "אזל מהמלאי",
+  "نفذت الكمية",
+  "غير متوفر حاليا",
 ];
 const PREORDER = ["pre-order now", "preorder now", "pre-order", "available for pre-order", "vorbestellen", "précommander", "précommande", "preordina", "reserva ya", "prenotazione"];
 const IN_STOCK = [
@@ -113,14 +147,66 @@ const IN_STOCK = [
   "在庫あり",
   "加入购物车",
   "장바구니",
+  "do košíka",
+  "pridať do košíka",
+  "vložiť do košíka",
+  "skladom",
+  "na sklade",
+  "do košíku",
+  "přidat do košíku",
+  "vložit do košíku",
+  "skladem",
+  "na skladě",
+  "v košarico",
+  "dodaj v košarico",
+  "na zalogi",
+  "u košaricu",
+  "dodaj u košaricu",
+  "na stanju",
+  "adaugă în coș",
+  "adauga in cos",
+  "în stoc",
+  "kosárba",
+  "raktáron",
+  "készleten",
+  "sepete ekle",
+  "lisää ostoskoriin",
+  "varastossa",
+  "på lager",
+  "lägg i kundvagnen",
+  "legg i handlekurven",
+  "in den einkaufswagen",
+  "jetzt kaufen",
+  "acheter maintenant",
+  "acquista ora",
+  "comprar ahora",
+  "añadir a la bolsa",
+  "comprar agora",
+  "adicionar à sacola",
+  "в наявності",
+  "в кошик",
+  "į krepšelį",
+  "pievienot grozam",
+  "ielikt grozā",
+  "lisa ostukorvi",
+  "加入購物車",
+  "立即購買",
+  "直接購買",
+  "立即购买",
+  "カートに追加",
+  "구매하기",
+  "바로구매",
+  "הוסף לסל",
+  "במלאי",
+  "أضف إلى السلة",
 ];
 
 /**
  * Words that turn an in-stock phrase around when they come right before it: "not in stock",
- * "nicht auf lager", and "back in stock" / "in stock again" as in "we don't know when it will be
+ * "nicht auf lager", "nie je skladom", and "back in stock" / "in stock again" as in "we don't know when it will be
  * back in stock" (a restock notice, which an in-stock page does not need).
  */
-const NEGATION = /(?:^|\s)(?:not|nicht|non|no|kein|pas|back|again)\s$/;
+const NEGATION = /(?:^|\s)(?:not|nicht|non|no|kein|pas|back|again|ni|nie|není|nije|nema|nincs|ei|ej|ikke|inte|nėra|nav|не|немає|לא)(?:\s+je)?\s$/;
 
 /** Longest text the phrase search reads. */
 export const MAX_AVAILABILITY_TEXT = 300_000;
@@ -143,7 +229,7 @@ function containsPhrase(haystack: string, phrase: string, negation?: RegExp): bo
     const before = haystack.charAt(at - 1);
     const after = haystack.charAt(at + phrase.length);
     if (/[\p{L}\p{N}]/u.test(before) || /[\p{L}\p{N}]/u.test(after)) continue;
-    if (negation !== undefined && negation.test(haystack.slice(Math.max(0, at - 8), at))) continue;
+    if (negation !== undefined && negation.test(haystack.slice(Math.max(0, at - 10), at))) continue;
     return true;
   }
   return false;

@@ -232,12 +232,14 @@ function priceOf(value: unknown, currency: string | undefined, locale: string | 
   let iso = currency !== undefined && /^[A-Za-z]{3}$/.test(currency) ? currency.toUpperCase() : null;
   // RUR, the rouble's code before 1998, is still what some Russian shops write.
   if (iso === "RUR") iso = "RUB";
-  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? { amount: value, currency: iso } : null;
+  // A price of 0 is what markup says when there is no price ("call for price", no buy box, a
+  // template's placeholder): no price, rather than a wrong one.
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? { amount: value, currency: iso } : null;
   const text = scalarText(value);
   if (text === undefined || text === "") return null;
-  if (/^\d+(?:\.\d+)?$/.test(text)) return { amount: Number(text), currency: iso };
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text) > 0 ? { amount: Number(text), currency: iso } : null;
   const parsed = parsePrice(text, { currency: iso, locale });
-  if (parsed === null) return null;
+  if (parsed === null || parsed.amount <= 0) return null;
   return { amount: parsed.amount, currency: iso ?? parsed.currency };
 }
 
@@ -317,7 +319,8 @@ function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
       // The text must be the price, not a sentence that mentions one.
       if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
       const parsed = parsePrice(text, { locale });
-      if (parsed === null || parsed.currency === null) continue;
+      // A 0 next to a price class is an empty cart's total or a placeholder, not the product's price.
+      if (parsed === null || parsed.currency === null || parsed.amount <= 0) continue;
       // `$1.299` on a page that does not say which dollar: 1.299 or 1299? Unknown beats a guess.
       if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
       return parsed;
@@ -355,29 +358,97 @@ function hasRegion(locale: string | undefined): boolean {
   return locale !== undefined && /^[a-z]{2,3}[-_][a-z]{2}\b/i.test(locale);
 }
 
-const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head"]);
+const HIDDEN_TEXT = new Set(["script", "style", "noscript", "template", "select", "option", "head", "nav"]);
+
+/** Elements that hold a page's content: a `footer` inside one is the content's (a product card's buy button), not the page's. */
+const CONTENT = new Set(["main", "article"]);
+
+/** Landmark roles of a page's chrome (menus, footers), whose words are not about the product. */
+const CHROME_ROLES = new Set(["navigation", "menu", "menubar", "contentinfo"]);
+
+/** Class or id tokens of menus and footers: `nav`, `main-menu`, `submenu`, `navbar`, `site-footer`. */
+const CHROME_TOKEN = /^(?:(?:main|site|top|mega|sub|primary|global)[-_]?)?(?:nav|navigation|navbar|menu)$|^(?:site[-_]?|page[-_]?|global[-_]?)?footer$/i;
+
+/** Class tokens that hide an element (`hidden`, Bootstrap's `d-none`); screen-reader text (`visually-hidden`, `sr-only`) is not hidden. */
+const HIDDEN_CLASS = /^(?:hidden|hide|d-none|is-hidden|u-hidden|js-hidden)$/i;
+
+/**
+ * Whether an element's text is left out of the stock-phrase search: hidden (the `hidden`
+ * attribute, an inline `display: none` or `visibility: hidden`, a hiding class), a disabled
+ * button, the page's menus and footer (a `footer` outside `main` and `article`), or another
+ * product's box (recommendations, carousels).
+ * A message that a page renders hidden ("this product is sold out", shown by a script when a
+ * size runs out) says nothing about the product as the page shows it.
+ */
+function leftOut(element: Element, inContent: boolean): boolean {
+  const attribs = element.attribs;
+  if (HIDDEN_TEXT.has(element.name)) return true;
+  if (element.name === "footer" && !inContent) return true;
+  if (attribs["hidden"] !== undefined) return true;
+  if (element.name === "button" && attribs["disabled"] !== undefined) return true;
+  const style = attribs["style"];
+  if (style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i.test(style)) return true;
+  const role = attribs["role"];
+  if (role !== undefined && CHROME_ROLES.has(role.trim().toLowerCase())) return true;
+  const classes = (attribs["class"] ?? "").split(/\s+/).filter((token) => token !== "");
+  // Tailwind's `hidden md:block` shows the element on wider screens: hidden only without such a token.
+  if (classes.some((token) => HIDDEN_CLASS.test(token)) && !classes.some((token) => /^[a-z0-9-]+:(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)$/i.test(token))) return true;
+  const id = attribs["id"] ?? "";
+  if (CHROME_TOKEN.test(id) || classes.some((token) => CHROME_TOKEN.test(token))) return true;
+  return OTHER_PRODUCTS.test(`${attribs["class"] ?? ""} ${id}`);
+}
+
+/** Words a page puts in attributes of its buttons: a submit button's `value`, an image button's `alt` or `title`. */
+function buttonWords(element: Element): string | undefined {
+  const attribs = element.attribs;
+  const type = (attribs["type"] ?? "").toLowerCase();
+  if (element.name === "input") {
+    if (attribs["disabled"] !== undefined) return undefined;
+    if (type === "submit" || type === "button") return attribs["value"];
+    if (type === "image") return attribs["alt"] ?? attribs["title"];
+    return undefined;
+  }
+  // An image used as a buy button: its id or class says so (`addToCartButton`, `buy-now`).
+  if (element.name === "img" && /cart|basket|buy/i.test(`${attribs["id"] ?? ""} ${attribs["class"] ?? ""}`)) return attribs["alt"] ?? attribs["title"];
+  return undefined;
+}
 
 function visibleAvailability($: CheerioAPI): Availability | null {
   const availability = availabilityFromText(visibleText($));
   return availability === "unknown" ? null : availability;
 }
 
-/** The page's text outside scripts, styles, templates and pickers, in document order, up to MAX_AVAILABILITY_TEXT characters. */
+/**
+ * The page's text as a shopper sees it, in document order, up to MAX_AVAILABILITY_TEXT
+ * characters: outside scripts, styles, templates and pickers, hidden elements, menus, footers and
+ * other products' boxes (see leftOut), with the words of its buttons (see buttonWords).
+ */
 function visibleText($: CheerioAPI): string {
   const parts: string[] = [];
   let length = 0;
-  const stack: AnyNode[] = [$.root()[0]!];
+  // Each node with whether it sits inside the page's content (`main`, `article`).
+  const stack: Array<[AnyNode, boolean]> = [[$.root()[0]!, false]];
   while (stack.length > 0 && length < MAX_AVAILABILITY_TEXT) {
-    const node = stack.pop()!;
+    const [node, outer] = stack.pop()!;
     if (node.type === "text") {
       parts.push(node.data);
       length += node.data.length + 1;
       continue;
     }
     if (node.type !== "tag" && node.type !== "root") continue;
-    if (node.type === "tag" && HIDDEN_TEXT.has(node.name)) continue;
+    let inContent = outer;
+    if (node.type === "tag") {
+      if (leftOut(node, outer)) continue;
+      inContent ||= CONTENT.has(node.name);
+      const words = buttonWords(node);
+      if (words !== undefined) {
+        const text = words.slice(0, PRODUCT_LIMITS.maxPriceText);
+        parts.push(text);
+        length += text.length + 1;
+      }
+    }
     const children = (node as ParentNode).children;
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, inContent]);
   }
   return parts.join(" ");
 }

@@ -1,6 +1,6 @@
 import type { AlertInput, TrackedValueSpec } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { evaluateAlert, isDriftwatchError, previewAlert, validateAlert, type AlertState, type CheckObservation } from "../../src/index.js";
+import { evaluateAlert, evaluateFailedCheck, isDriftwatchError, previewAlert, validateAlert, type AlertState, type CheckObservation } from "../../src/index.js";
 
 const TRACK: TrackedValueSpec[] = [
   { name: "price", extract: "price" },
@@ -209,6 +209,40 @@ describe("when, forChecks and state", () => {
     expect(results.map((r) => r.matched)).toEqual([false, false, false, false, true, true, false, false]);
     expect(results[3]!.reason).toBe('status is "degraded", not equal to "operational"; held 2 of 3 consecutive checks');
     expect(results[4]!.reason).toBe('status is "degraded", not equal to "operational"; held 3 consecutive checks (3 needed)');
+  });
+
+  it("a failed check breaks a forChecks streak: flapping between values and failures never reaches N consecutive checks", () => {
+    const compiled = validateAlert({ conditions: [{ value: "status", op: "ne", to: "operational", forChecks: 3 }] }, TRACK);
+    // degraded, degraded, (failed), degraded, degraded, (failed), degraded, degraded, degraded
+    const sequence: (string | null)[] = ["degraded", "degraded", null, "degraded", "degraded", null, "degraded", "degraded", "degraded"];
+    let state: AlertState | null = null;
+    const seen = sequence.map((status) => {
+      const evaluation = status === null ? evaluateFailedCheck(compiled, "the target answered 503", state) : evaluateAlert(compiled, { values: { status } }, state);
+      state = JSON.parse(JSON.stringify(evaluation.state)) as AlertState;
+      return { matched: evaluation.matched, newly: evaluation.newlyMatched, reason: evaluation.results[0]!.reason, streak: evaluation.state.streaks[0] };
+    });
+    expect(seen.map((s) => s.matched)).toEqual([false, false, false, false, false, false, false, false, true]);
+    expect(seen.map((s) => s.streak)).toEqual([1, 2, 0, 1, 2, 0, 1, 2, 3]);
+    expect(seen[8]!.newly).toBe(true);
+    expect(seen[2]!.reason).toBe("the check failed (the target answered 503), so status has no value; the streak of 2 consecutive checks starts again");
+    expect(seen[4]!.reason).toBe('status is "degraded", not equal to "operational"; held 2 of 3 consecutive checks');
+  });
+
+  it("a failed check keeps the last values for changed and percentages, and does not alert twice for a transient failure", () => {
+    const compiled = validateAlert({ conditions: [{ value: "price", op: "lt", to: 100 }] }, TRACK);
+    const a = evaluateAlert(compiled, price(90));
+    expect(a.newlyMatched).toBe(true);
+    const failed = evaluateFailedCheck(compiled, "timeout", a.state);
+    expect(failed).toMatchObject({ matched: false, newlyMatched: false, results: [{ index: 0, matched: false, reason: "the check failed (timeout), so price has no value" }] });
+    // still under 100 after the failure: the same episode, no second alert
+    const b = evaluateAlert(compiled, price(95), failed.state);
+    expect(b).toMatchObject({ matched: true, newlyMatched: false });
+    const drop = validateAlert({ conditions: [{ value: "price", op: "dropped_by_percent", to: 10 }] }, TRACK);
+    const before = evaluateAlert(drop, price(100));
+    const gap = evaluateFailedCheck(drop, "timeout", before.state);
+    expect(evaluateAlert(drop, price(80), gap.state).results[0]!.reason).toBe("price dropped by 20 % (100 EUR to 80 EUR), at least 10 %");
+    // a failure before any check, or with a state of other conditions, starts from nothing
+    expect(evaluateFailedCheck(drop, "timeout").state).toEqual({ key: before.state.key, previous: null, streaks: [0], matched: false });
   });
 
   it("is pure: the same input and state give the same output, and the state is plain JSON", () => {

@@ -98,6 +98,56 @@ describe("product price and availability from structured data", () => {
     expect(product(`<body><div class="price-info">Free delivery on orders over £50 in most of the United Kingdom</div></body>`).price).toMatchObject({ status: "missing" });
   });
 
+  it("reads stock phrases as a shopper sees the page: not hidden messages, menus, footers, disabled buttons or other products", () => {
+    // A sold-out message the page renders hidden (a script shows it when a size runs out).
+    const hidden = `<body><h1>Montre</h1><p style="display:none">Ce produit est épuisé</p><p hidden>Sold out</p><p class="d-none">Out of stock</p><p>En stock</p></body>`;
+    expect(product(hidden).stock).toBe("in_stock");
+    // Tailwind's "hidden md:block" is shown on wider screens.
+    expect(product(`<body><h1>Lamp</h1><p class="hidden md:block">Sold out</p><p>In stock</p></body>`).stock).toBe("unknown");
+    // A menu's "Pre-order" category and a footer's "sold out" link say nothing about this product.
+    const chrome = `<body><div id="navigation"><a>Pre-order</a></div><nav><a>Sold out</a></nav><ul role="menu"><li>Out of stock deals</li></ul>
+      <h1>Puzzle</h1><button>Aggiungi al carrello</button><footer>Articoli esauriti</footer></body>`;
+    expect(product(chrome).stock).toBe("in_stock");
+    // A footer inside the content is the content's: a product card's buy button.
+    expect(product(`<body><main><article><h1>Lamp</h1><footer><button>Add to cart</button></footer></article></main><footer>Sold out? Ask us</footer></body>`).stock).toBe("in_stock");
+    // A disabled buy button is no buy button; another product's "sold out" badge is another product's.
+    expect(product(`<body><h1>Kettle</h1><button disabled>Add to cart</button></body>`).stock).toBe("unknown");
+    expect(product(`<body><h1>Kettle</h1><button>Add to cart</button><div class="related-products"><span>Sold out</span></div></body>`).stock).toBe("in_stock");
+    // Buy buttons whose words are attributes: a submit input's value, an image button's alt.
+    expect(product(`<body><form><input type="submit" value="Add to Basket"></form></body>`).stock).toBe("in_stock");
+    expect(product(`<body><img id="addToCartButton" alt="Add to Cart" src="b.png"></body>`).stock).toBe("in_stock");
+    // An image that is not a button says nothing.
+    expect(product(`<body><img alt="Add to cart" src="banner.png"></body>`).stock).toBe("unknown");
+  });
+
+  it("knows stock phrases in more languages, with their negations", () => {
+    expect(product(`<body><h1>Notebook</h1><span>Skladom</span><button>Do košíka</button></body>`).stock).toBe("in_stock");
+    expect(product(`<body><h1>Notebook</h1><span>Tovar nie je skladom</span></body>`).stock).toBe("out_of_stock");
+    expect(product(`<body><h1>Uložak</h1><span>Nema na stanju</span></body>`).stock).toBe("out_of_stock");
+    expect(product(`<body><h1>Uložak</h1><span>Na stanju</span><button>Dodaj u košaricu</button></body>`).stock).toBe("in_stock");
+    expect(product(`<body><h1>Očala</h1><span>Ni na zalogi</span></body>`).stock).toBe("out_of_stock");
+    expect(product(`<body><h1>Kamera</h1><span>Nincs raktáron</span></body>`).stock).toBe("out_of_stock");
+    expect(product(`<body><h1>牛排</h1><button>加入購物車</button></body>`).stock).toBe("in_stock");
+    expect(product(`<body><h1>牛排</h1><span>已售完</span></body>`).stock).toBe("out_of_stock");
+    expect(product(`<body><h1>Kurtka</h1><span>Ikke på lager</span></body>`).stock).toBe("out_of_stock");
+    // "nu" is Dutch for "now": "nu op voorraad" is in stock, not negated.
+    expect(product(`<body><h1>Fiets</h1><span>Nu op voorraad</span></body>`).stock).toBe("in_stock");
+    // A Romanian "nu este în stoc" holds the in-stock "în stoc": phrases of two kinds, unknown rather than a guess.
+    expect(product(`<body><h1>Bicicletă</h1><span>Produsul nu este în stoc</span></body>`).stock).toBe("unknown");
+  });
+
+  it("never reads a price of 0: a placeholder or an empty cart's total is no price", () => {
+    const zero = jsonLd({ "@type": "Product", name: "Phone", offers: { "@type": "Offer", price: "0", priceCurrency: "ILS", availability: "InStock" } });
+    expect(product(zero).price).toMatchObject({ status: "missing" });
+    expect(product(jsonLd({ "@type": "Product", offers: { "@type": "Offer", price: 0.0, priceCurrency: "EUR" } })).price).toMatchObject({ status: "missing" });
+    // The structured price is 0, the page shows the real one: the next source has it.
+    const fallback = `<html><head><meta property="product:price:amount" content="0.00"><meta property="product:price:currency" content="EUR"></head>
+      <body><h1>Lamp</h1><span itemprop="price" content="0">0,00 €</span><div class="product-price">49,90 €</div></body></html>`;
+    expect(product(fallback).price).toEqual({ amount: 49.9, currency: "EUR" });
+    // The header's cart total comes first and is 0.
+    expect(product(`<body><div class="cart-price">0,00 €</div><h1>Lamp</h1><div class="price">49,90 €</div></body>`).price).toEqual({ amount: 49.9, currency: "EUR" });
+  });
+
   it("stays bounded on hostile pages", () => {
     const deep = `${"<div>".repeat(5000)}x${"</div>".repeat(5000)}`;
     const readings = extractTrackedValues("website", deep, PRODUCT);

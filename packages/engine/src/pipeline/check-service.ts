@@ -29,7 +29,7 @@ import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
 import { learnedOriginOf, mergeSuggestedPolicy, type NoiseLearner } from "./noise.js";
-import { alertNotifies, alertOnlyDiff, alertResultOf, type CheckConditions, judgeCheck, loadConditions, withAlert } from "./conditions.js";
+import { alertNotifies, alertOnlyDiff, alertResultOf, type CheckConditions, failedCheckTracked, judgeCheck, loadConditions, withAlert } from "./conditions.js";
 import type { HiddenChanges } from "../workers/compare.js";
 import { FAILING_THRESHOLD, nextCheckTime } from "./schedule.js";
 import { createVisualChecks, screenshotMaskOf, withVisual } from "./visual.js";
@@ -235,6 +235,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     status: number | null,
     at: Date,
     keep: RecordOptions,
+    conditions: CheckConditions | null = null,
+    latestSnapshotId: string | null = null,
   ): Promise<MonitorRecord> {
     const failures = monitor.consecutiveFailures + 1;
     const patch: MonitorPatch = {
@@ -249,7 +251,18 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     };
     // Notification channels hear of the monitor turning failing (issue 27), in the same write.
     const channelMessages = patch.state === "failing" ? await channelMessagesFor(store, { kind: "health", event: "monitor.failing", monitor, reason: errorMessage(error), consecutiveFailures: failures }, at) : [];
-    const recorded = await store.recordCheck(monitor.orgId, { monitorId: monitor.id, monitor: patch, snapshot: null, diff: null, event: null, ...keep, ...withMessages(channelMessages) });
+    // A failed check has no values: its alert conditions do not hold and their `forChecks` streaks start again.
+    const tracked = failedCheckTracked(conditions, errorMessage(error), at, latestSnapshotId);
+    const recorded = await store.recordCheck(monitor.orgId, {
+      monitorId: monitor.id,
+      monitor: patch,
+      snapshot: null,
+      diff: null,
+      event: null,
+      ...keep,
+      ...(tracked === null ? {} : { tracked }),
+      ...withMessages(channelMessages),
+    });
     return recorded.monitor;
   }
 
@@ -408,7 +421,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           ? (error as FetchError)
           : new FetchError("connection_failed", errorMessage(error), { cause: error });
       const failedAt = now();
-      const updated = await recordFailure(monitor, fetchError, null, failedAt, keep);
+      const updated = await recordFailure(monitor, fetchError, null, failedAt, keep, conditions, previous?.id ?? null);
       await visuals.keepFailure(updated, fetchError, failedAt);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: fetchError });
     }
@@ -417,14 +430,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, record));
     if (response.status < 200 || response.status >= 300) {
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
-      const updated = await recordFailure(monitor, error, response.status, at, keep);
+      const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     if (monitor.type === "openapi") {
       const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal });
       if (!bundled.ok) {
         const error = new CheckError("invalid_body", bundled.message, { cause: bundled.cause });
-        const updated = await recordFailure(monitor, error, response.status, at, keep);
+        const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
         return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
       }
       response = bundled.response;
@@ -451,7 +464,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         const explain = previous !== null && hasHidingEntries(policy);
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
         if (analyzed instanceof CheckError) {
-          const updated = await recordFailure(monitor, analyzed, response.status, at, keep);
+          const updated = await recordFailure(monitor, analyzed, response.status, at, keep, conditions, previous?.id ?? null);
           return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
         }
         diff = analyzed.diff;
@@ -464,7 +477,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           const checked = await contracts.check(monitor, response, previous, context.signal);
           if (!checked.ok) {
             const error = new CheckError("contract_failed", checked.message);
-            const updated = await recordFailure(monitor, error, response.status, at, keep);
+            const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
             return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
           }
           const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
@@ -492,7 +505,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         const failure = new CheckError("store_rejected", `The store refused the check's result: ${errorMessage(error)}`, { cause: error });
         let updated: MonitorRecord;
         try {
-          updated = await recordFailure(monitor, failure, response.status, at, keep);
+          updated = await recordFailure(monitor, failure, response.status, at, keep, conditions, previous?.id ?? null);
         } catch {
           throw error;
         }

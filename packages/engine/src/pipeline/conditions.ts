@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   evaluateAlert,
+  evaluateFailedCheck,
   extractTrackedValues,
   MAX_CONDITION_INPUT,
   validateAlert,
@@ -112,6 +113,18 @@ export function judgeCheck(
   const tracked: TrackedCheck = { at: input.at, snapshotId: input.snapshotId, readings: list };
   if (evaluation !== null) tracked.alertState = evaluation.state;
   return { tracked, evaluation };
+}
+
+/**
+ * What a failed check records for its conditions: no readings, and the alert state with every
+ * `forChecks` streak started again (core's `evaluateFailedCheck`). Null when the monitor has no
+ * alert or no state yet (nothing to start again). `latestSnapshotId` is the monitor's newest
+ * snapshot, which the record names (it holds no reading).
+ */
+export function failedCheckTracked(conditions: CheckConditions | null, reason: string, at: Date, latestSnapshotId: string | null): TrackedCheck | null {
+  if (conditions === null || conditions.alert === null || conditions.state === null || latestSnapshotId === null) return null;
+  const evaluation = evaluateFailedCheck(conditions.alert, reason, conditions.state);
+  return { at: at.toISOString(), snapshotId: latestSnapshotId, readings: [], alertState: evaluation.state };
 }
 
 /**

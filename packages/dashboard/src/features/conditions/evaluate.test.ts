@@ -1,0 +1,24 @@
+// The preview's `matches`: a JavaScript RegExp that reads RE2's leading flag group as the service does.
+import { describe, expect, it } from "vitest";
+import { compileRegExp, previewAlert, type PastCheck } from "./evaluate";
+
+const find = (pattern: string, input: string): boolean | undefined => compileRegExp(pattern)?.matcher(input).find();
+
+describe("matches in the preview", () => {
+  it("reads RE2's (?i), (?s) and (?m) as RegExp flags", () => {
+    expect(find("(?i)registration (is )?open", "Registration is OPEN")).toBe(true);
+    expect(find("registration (is )?open", "Registration is OPEN")).toBe(false);
+    expect(find("(?s)a.b", "a\nb")).toBe(true);
+    expect(find("a.b", "a\nb")).toBe(false);
+    expect(find("(?im)^open$", "closed\nOPEN")).toBe(true);
+  });
+
+  it("makes a pattern that does not compile false, with the reason", () => {
+    expect(compileRegExp("(")).toBeUndefined();
+    const checks: PastCheck[] = [{ at: "2026-11-28T09:00:00.000Z", snapshotId: null, values: { title: "Registration is open" } }];
+    const [entry] = previewAlert({ when: "all", conditions: [{ value: "title", op: "matches", to: "(" }] }, checks);
+    expect(entry!.results[0]).toEqual({ index: 0, matched: false, reason: 'the pattern "(" is not valid (or the alert was not validated)' });
+    const [open] = previewAlert({ when: "all", conditions: [{ value: "title", op: "matches", to: "(?i)REGISTRATION" }] }, checks);
+    expect(open!.matched).toBe(true);
+  });
+});
