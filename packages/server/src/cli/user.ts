@@ -1,9 +1,7 @@
 import { normalizeEmail, RoleSchema, type Role } from "@driftwatch/core";
 import { DisplayNameSchema, EmailSchema } from "@driftwatch/schema";
 import { DEFAULT_DATABASE_URL, ENV, parseArgs, resolveLimits } from "../config/index.js";
-import { hashPassword } from "../people/password.js";
-import { passwordProblem } from "../people/policy.js";
-import { newSecret } from "../people/secrets.js";
+import { hashPassword, newSecret, passwordProblem } from "@driftwatch/people";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { commandDatabaseUrl, parseOrgSlug, withCommandStore } from "./store-command.js";
 

@@ -13,7 +13,7 @@ import {
   TOKEN_CACHE_TTL_MS,
   TOUCH_INTERVAL_MS,
 } from "../config/limits.js";
-import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "../people/secrets.js";
+import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "@driftwatch/people";
 import { addressKey } from "./client-address.js";
 import { ApiError } from "./problem.js";
 

@@ -4,13 +4,23 @@ import type { AuditActorType, InviteRecord, MemberRecord, OrganizationRecord, St
 import type { Invite, Me, Member, Org, Session, User } from "@driftwatch/schema";
 import { ROLE_SCOPES } from "@driftwatch/schema";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "../config/limits.js";
 import { type AuthContext, requestOrigin, type SessionAuth } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { createLoginLimiter, createStoreLoginLimiter, type LoginLimiter } from "./login-limiter.js";
-import type { InviteMailer } from "./mailer.js";
-import type { ScryptParams } from "./password.js";
-import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
+import {
+  createLoginLimiter,
+  createStoreLoginLimiter,
+  csrfTokenOf,
+  DEFAULT_PEOPLE_LIMITS,
+  hashSecret,
+  type InviteMailer,
+  type LoginLimiter,
+  MAX_SESSIONS_PER_USER,
+  newSecret,
+  type PeopleLimits,
+  type ScryptParams,
+  SESSION_COOKIE,
+  SIGNED_IN_COOKIE,
+} from "@driftwatch/people";
 
 export interface PeopleContext {
   store: Store;

@@ -18,10 +18,7 @@ import { authOf, requireSession } from "../http/auth.js";
 import { addressKey } from "../http/client-address.js";
 import { ApiError } from "../http/problem.js";
 import { actorOf, assertNotCrossOrigin, audit, clearSessionCookie, type PeopleContext, presentMe, startSession } from "../people/context.js";
-import { hashPassword, needsRehash, verifyPassword } from "../people/password.js";
-import { assertPasswordPolicy } from "../people/policy.js";
-import { hashSecret, SESSION_COOKIE } from "../people/secrets.js";
-import { isSetupInvite } from "../people/setup.js";
+import { assertPasswordPolicy, hashPassword, hashSecret, isSetupInvite, needsRehash, SESSION_COOKIE, verifyPassword } from "@driftwatch/people";
 import { problems, security } from "./common.js";
 
 const tags = ["auth"];

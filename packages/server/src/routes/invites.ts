@@ -19,10 +19,7 @@ import { z } from "zod";
 import { authOf } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
 import { actorOf, assertNotCrossOrigin, audit, orgOf, type PeopleContext, presentInvite, linkBase, startSession } from "../people/context.js";
-import { hashPassword } from "../people/password.js";
-import { assertPasswordPolicy } from "../people/policy.js";
-import { hashSecret, isWellFormedSecret, newSecret } from "../people/secrets.js";
-import { isSetupInvite } from "../people/setup.js";
+import { assertPasswordPolicy, hashPassword, hashSecret, isSetupInvite, isWellFormedSecret, newSecret } from "@driftwatch/people";
 import { checkPassword } from "./auth.js";
 import { pageOf, problems, security } from "./common.js";
 

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { type AuthContext, authOf, requireOwnerSession } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
 import { actorOf, audit, orgOf, type PeopleContext, presentMember, presentOrg } from "../people/context.js";
-import { revokeBeyondRights } from "../people/rights.js";
+import { revokeBeyondRights } from "@driftwatch/people";
 import { pageOf, problems, security } from "./common.js";
 
 const OrgParams = z.strictObject({ orgId: idSchema("organization") });
