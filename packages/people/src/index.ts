@@ -10,3 +10,21 @@ export { assertPasswordPolicy, commonPasswords, PASSWORD_MAX_LENGTH, PASSWORD_MI
 export { revokeBeyondRights, type RightsSwept } from "./rights.js";
 export { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
 export { BOOTSTRAP_ORG, createSetupLink, isSetupInvite, SETUP_INVITE_EMAIL, type SetupLink } from "./setup.js";
+export { createPeople, type People, type PeopleOptions } from "./people.js";
+export { type Actor, audit, type Origin, SYSTEM_ACTOR, userActor } from "./audit.js";
+export { organizationsOf, presentInvite, presentMember, presentOrg, presentUser } from "./present.js";
+export { endSession, organizationOf, type SessionStart, type StartedSession, startSession, switchOrganization } from "./sessions.js";
+export { auditFailedSignIn, changePassword, checkPassword, type PasswordChange, type SignIn, signIn } from "./credentials.js";
+export { completeSetup, isSetupOpen, type Setup } from "./setup.js";
+export {
+  acceptInvitation,
+  type CreatedInvitation,
+  createInvitation,
+  type InvitationAcceptance,
+  type Inviter,
+  listInvitations,
+  type NewInvitation,
+  revokeInvitation,
+  usableInvitation,
+} from "./invitations.js";
+export { changeMemberRole, getMember, type MemberChangeOptions, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "./members.js";

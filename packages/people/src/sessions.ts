@@ -1,0 +1,76 @@
+// Browser sessions: a random secret handed out once (the store keeps its sha256), an absolute
+// expiry, and a cap on the sessions one account holds.
+import type { MembershipRecord, OrganizationRecord, SessionRecord, Store, UserRecord } from "@driftwatch/core";
+import { PeopleError } from "./errors.js";
+import { MAX_SESSIONS_PER_USER } from "./limits.js";
+import type { People } from "./people.js";
+import { hashSecret, newSecret } from "./secrets.js";
+
+export interface SessionStart {
+  user: UserRecord;
+  orgId: string;
+  /** The secret of a session the client carried: revoked, never reused. */
+  previousSecret?: string | undefined;
+  userAgent?: string | null | undefined;
+  ip?: string | null | undefined;
+}
+
+export interface StartedSession {
+  /** The session's secret (the cookie's value): shown only here. */
+  secret: string;
+  session: SessionRecord;
+  membership: MembershipRecord;
+  expiresAt: Date;
+}
+
+/**
+ * Signs `user` in to `orgId`: a new session with a new random secret (a previous one is revoked),
+ * and the oldest sessions of the account beyond `MAX_SESSIONS_PER_USER` ended.
+ */
+export async function startSession(people: People, start: SessionStart): Promise<StartedSession> {
+  const { store } = people;
+  const at = people.now();
+  const previous = start.previousSecret;
+  if (previous !== undefined && previous !== "") {
+    const old = await store.findSessionByHash(hashSecret(previous));
+    if (old !== null) await store.revokeSession(old.id, at.toISOString());
+  }
+  const membership = await store.getMembership(start.orgId, start.user.id);
+  if (membership === null) throw new PeopleError("not_found", "You are not a member of this organization.");
+  const secret = newSecret();
+  const expiresAt = new Date(at.getTime() + people.limits.sessionMaxAgeSeconds * 1000);
+  const userAgent = start.userAgent;
+  const session = await store.createSession({
+    userId: start.user.id,
+    sessionHash: hashSecret(secret),
+    orgId: start.orgId,
+    createdAt: at.toISOString(),
+    expiresAt: expiresAt.toISOString(),
+    userAgent: typeof userAgent === "string" ? userAgent.slice(0, 500) : null,
+    ip: start.ip ?? null,
+  });
+  // A cap on the sessions of one account: the oldest beyond it end (a script signing in on a loop
+  // cannot pile them up).
+  await store.trimUserSessions(start.user.id, MAX_SESSIONS_PER_USER, at.toISOString());
+  return { secret, session, membership, expiresAt };
+}
+
+/** Ends a session (sign-out). */
+export async function endSession(people: People, sessionId: string): Promise<void> {
+  await people.store.revokeSession(sessionId, people.now().toISOString());
+}
+
+/** Moves a session to another organization of its user; 404 when they are not a member of it. */
+export async function switchOrganization(people: People, session: { id: string; userId: string }, orgId: string): Promise<MembershipRecord> {
+  const membership = await people.store.getMembership(orgId, session.userId);
+  if (membership === null) throw new PeopleError("not_found", "No organization with this id exists among yours.");
+  await people.store.touchSession(session.id, { orgId: membership.orgId, lastSeenAt: people.now().toISOString() });
+  return membership;
+}
+
+/** An organization that must exist (the caller was just authenticated in it). */
+export async function organizationOf(store: Store, orgId: string): Promise<OrganizationRecord> {
+  const org = await store.getOrganization(orgId);
+  if (org === null) throw new PeopleError("not_found", "This organization no longer exists.");
+  return org;
+}
