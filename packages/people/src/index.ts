@@ -28,3 +28,4 @@ export {
   usableInvitation,
 } from "./invitations.js";
 export { changeMemberRole, getMember, type MemberChangeOptions, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "./members.js";
+export { type AddedMember, addMember, type NewMember } from "./users.js";

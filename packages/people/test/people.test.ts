@@ -5,6 +5,7 @@ import { createMemoryStore } from "@driftwatch/store-memory";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   acceptInvitation,
+  addMember,
   changeMemberRole,
   changePassword,
   completeSetup,
@@ -247,5 +248,39 @@ describe("members", () => {
     await removeMember(people, origin, formerOwner, orgId, owner);
     expect(await store.getMembership(orgId, owner)).toBeNull();
     expect((await refusal(removeMember(people, origin, formerOwner, orgId, owner))).code).toBe("not_found");
+  });
+});
+
+describe("users made outside invitations (addMember)", () => {
+  it("creates a user in an organization created for them, then changes an existing user's role and keeps their password", async () => {
+    const first = await addMember(people, { ip: null }, { email: "Ops@Example.com", displayName: "Ops", password: "an ops passphrase here", orgSlug: "acme", role: "member", via: "cli" });
+    expect(first.existed).toBe(false);
+    expect(first.previous).toBeNull();
+    expect(first.organization.slug).toBe("acme");
+    expect(first.user.email).toBe("ops@example.com");
+    const { user } = await signIn(people, origin, { email: "ops@example.com", password: "an ops passphrase here", address: "a" });
+    expect(user.id).toBe(first.user.id);
+
+    const second = await addMember(people, { ip: null }, { email: "ops@example.com", displayName: "Other", password: "a different passphrase", orgSlug: "acme", role: "admin" });
+    expect(second).toMatchObject({ existed: true, previous: { role: "member" } });
+    expect(second.user.displayName).toBe("Ops");
+    // the password did not change
+    expect((await refusal(signIn(people, origin, { email: "ops@example.com", password: "a different passphrase", address: "a" }))).code).toBe("invalid_credentials");
+    const systemEntries = async () => (await store.listAudit(first.organization.id, { limit: 10, cursor: null })).data.filter((e) => e.actorType === "system").reverse();
+    const entries = await systemEntries();
+    expect(entries.map((e) => [e.action, e.actorType, e.data])).toEqual([
+      ["member.added", "system", { via: "cli", role: "member" }],
+      ["member.role_changed", "system", { role: "admin", from: "member" }],
+    ]);
+    // the same role again changes nothing and records nothing
+    await addMember(people, { ip: null }, { email: "ops@example.com", displayName: "Ops", password: "a different passphrase", orgSlug: "acme", role: "admin" });
+    expect(await systemEntries()).toHaveLength(2);
+  });
+
+  it("refuses a weak password before writing anything", async () => {
+    const weak = await refusal(addMember(people, { ip: null }, { email: "w@example.com", displayName: "W", password: "short", orgSlug: "acme", role: "member" }));
+    expect(weak.code).toBe("weak_password");
+    expect(await store.getUserByEmail("w@example.com")).toBeNull();
+    expect(await store.getOrganizationBySlug("acme")).toBeNull();
   });
 });
