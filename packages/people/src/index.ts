@@ -13,7 +13,17 @@ export { BOOTSTRAP_ORG, createSetupLink, isSetupInvite, SETUP_INVITE_EMAIL, type
 export { createPeople, type People, type PeopleOptions } from "./people.js";
 export { type Actor, audit, type Origin, SYSTEM_ACTOR, userActor } from "./audit.js";
 export { organizationsOf, presentInvite, presentMember, presentOrg, presentUser } from "./present.js";
-export { endSession, organizationOf, type SessionStart, type StartedSession, startSession, switchOrganization } from "./sessions.js";
+export {
+  endSession,
+  organizationOf,
+  type ResumedSession,
+  resumeSession,
+  sessionEnded,
+  type SessionStart,
+  type StartedSession,
+  startSession,
+  switchOrganization,
+} from "./sessions.js";
 export { auditFailedSignIn, changePassword, checkPassword, type PasswordChange, type SignIn, signIn } from "./credentials.js";
 export { completeSetup, isSetupOpen, type Setup } from "./setup.js";
 export {

@@ -4,7 +4,7 @@ import type { MembershipRecord, OrganizationRecord, SessionRecord, Store, UserRe
 import { PeopleError } from "./errors.js";
 import { MAX_SESSIONS_PER_USER } from "./limits.js";
 import type { People } from "./people.js";
-import { hashSecret, newSecret } from "./secrets.js";
+import { hashSecret, isWellFormedSecret, newSecret } from "./secrets.js";
 
 export interface SessionStart {
   user: UserRecord;
@@ -73,4 +73,34 @@ export async function organizationOf(store: Store, orgId: string): Promise<Organ
   const org = await store.getOrganization(orgId);
   if (org === null) throw new PeopleError("not_found", "This organization no longer exists.");
   return org;
+}
+
+/** Whether a session is over: revoked, past its absolute expiry, or unused for longer than `idleMs`. */
+export function sessionEnded(session: SessionRecord, at: number, idleMs: number): boolean {
+  return session.revokedAt !== null || Date.parse(session.expiresAt) <= at || Date.parse(session.lastSeenAt) + idleMs <= at;
+}
+
+export interface ResumedSession {
+  session: SessionRecord;
+  /** The membership it acts in: the session's organization's, else (removed from it) the user's oldest. */
+  membership: MembershipRecord;
+}
+
+/**
+ * The live session of a secret at `at` (ms): null when the secret is malformed or unknown, the
+ * session ended (`sessionEnded` with `idleMs`), or its user belongs to no organization any more.
+ * A user removed from the session's organization continues in another one (`membership.orgId`
+ * differs from `session.orgId`: move the session there). Writes nothing.
+ */
+export async function resumeSession(store: Store, secret: string, at: number, idleMs: number): Promise<ResumedSession | null> {
+  if (!isWellFormedSecret(secret)) return null;
+  const session = await store.findSessionByHash(hashSecret(secret));
+  if (session === null || sessionEnded(session, at, idleMs)) return null;
+  let membership = await store.getMembership(session.orgId, session.userId);
+  if (membership === null) {
+    // Removed from the organization the session acted in: continue in another one, if any.
+    membership = (await store.listMembershipsOfUser(session.userId))[0] ?? null;
+    if (membership === null) return null;
+  }
+  return { session, membership };
 }

@@ -23,6 +23,7 @@ import {
   PeopleError,
   presentInvite,
   removeMember,
+  resumeSession,
   revokeInvitation,
   signIn,
   startSession,
@@ -282,5 +283,33 @@ describe("users made outside invitations (addMember)", () => {
     expect(weak.code).toBe("weak_password");
     expect(await store.getUserByEmail("w@example.com")).toBeNull();
     expect(await store.getOrganizationBySlug("acme")).toBeNull();
+  });
+});
+
+describe("resuming a session (what a request with the cookie gets)", () => {
+  it("is live until revoked, expired or idle, and follows the user to another organization when removed", async () => {
+    const { userId, orgId } = await setUpOwner();
+    const user = (await store.getUser(userId))!;
+    const idleMs = 60_000;
+    const { secret, session } = await startSession(people, { user, orgId });
+    expect(await resumeSession(store, "not a secret", clock, idleMs)).toBeNull();
+    expect(await resumeSession(store, "x".repeat(43), clock, idleMs)).toBeNull();
+    expect(await resumeSession(store, secret, clock + 1000, idleMs)).toMatchObject({ session: { id: session.id }, membership: { orgId, role: "owner" } });
+    // idle: unused for longer than idleMs
+    expect(await resumeSession(store, secret, clock + idleMs, idleMs)).toBeNull();
+
+    // removed from the session's organization: continues in another one of theirs
+    const other = await store.ensureOrganization("other");
+    await store.addMembership(other.id, userId, "viewer", new Date(clock).toISOString());
+    const newOwner = await addMember(people, origin, { email: "second@example.com", displayName: "Second", password: "a second passphrase", orgSlug: "default", role: "owner" });
+    await store.removeMembership(orgId, userId);
+    expect(await resumeSession(store, secret, clock + 1000, idleMs)).toMatchObject({ session: { orgId }, membership: { orgId: other.id, role: "viewer" } });
+    await store.removeMembership(other.id, userId);
+    expect(await resumeSession(store, secret, clock + 1000, idleMs)).toBeNull();
+    expect(newOwner.existed).toBe(false);
+
+    const again = await startSession(people, { user: newOwner.user, orgId });
+    await endSession(people, again.session.id);
+    expect(await resumeSession(store, again.secret, clock + 1000, idleMs)).toBeNull();
   });
 });
