@@ -50,8 +50,9 @@ export interface SignIn {
 }
 
 /**
- * Checks a sign-in: the user and the membership to start a session in. A wrong email or
- * password is `invalid_credentials` (the failure audited without delaying the answer).
+ * Checks a sign-in: the user and the membership to start a session in (`startSession`), audited
+ * as `auth.sign_in`. A wrong email or password is `invalid_credentials` (the failure audited
+ * without delaying the answer).
  */
 export async function signIn(people: People, origin: Origin, input: SignIn): Promise<{ user: UserRecord; membership: MembershipRecord }> {
   const user = await checkPassword(people, input.email, input.password, input.address);
@@ -67,6 +68,7 @@ export async function signIn(people: People, origin: Origin, input: SignIn): Pro
       ? new PeopleError("insufficient_scope", "Your account belongs to no organization: ask an admin for an invitation.")
       : new PeopleError("not_found", "You are not a member of this organization.");
   }
+  await audit(people, origin, target.orgId, userActor(user.id), "auth.sign_in", user.id, {});
   return { user, membership: target };
 }
 

@@ -37,5 +37,5 @@ export {
   revokeInvitation,
   usableInvitation,
 } from "./invitations.js";
-export { changeMemberRole, getMember, type MemberChangeOptions, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "./members.js";
+export { changeMemberRole, deleteOrganization, getMember, type MemberChangeOptions, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "./members.js";
 export { type AddedMember, addMember, type NewMember } from "./users.js";

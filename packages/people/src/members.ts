@@ -64,6 +64,11 @@ export async function updateOrganization(
   return org;
 }
 
+/** Deletes an organization and everything in it; 404 when it does not exist. */
+export async function deleteOrganization(people: People, orgId: string): Promise<void> {
+  if (!(await people.store.deleteOrganization(orgId))) throw new PeopleError("not_found", "No organization with this id exists.");
+}
+
 /** Changes a member's role (the last owner cannot be demoted: `last_owner`), audited, with what they may no longer hold revoked. */
 export async function changeMemberRole(
   people: People,

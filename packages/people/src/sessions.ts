@@ -1,6 +1,7 @@
 // Browser sessions: a random secret handed out once (the store keeps its sha256), an absolute
 // expiry, and a cap on the sessions one account holds.
 import type { MembershipRecord, OrganizationRecord, SessionRecord, Store, UserRecord } from "@driftwatch/core";
+import { audit, type Origin, userActor } from "./audit.js";
 import { PeopleError } from "./errors.js";
 import { MAX_SESSIONS_PER_USER } from "./limits.js";
 import type { People } from "./people.js";
@@ -55,9 +56,10 @@ export async function startSession(people: People, start: SessionStart): Promise
   return { secret, session, membership, expiresAt };
 }
 
-/** Ends a session (sign-out). */
-export async function endSession(people: People, sessionId: string): Promise<void> {
-  await people.store.revokeSession(sessionId, people.now().toISOString());
+/** Ends a session (sign-out), audited as `auth.sign_out` in its organization. */
+export async function endSession(people: People, origin: Origin, session: { id: string; userId: string; orgId: string }): Promise<void> {
+  await people.store.revokeSession(session.id, people.now().toISOString());
+  await audit(people, origin, session.orgId, userActor(session.userId), "auth.sign_out", session.userId, {});
 }
 
 /** Moves a session to another organization of its user; 404 when they are not a member of it. */

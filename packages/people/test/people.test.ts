@@ -12,6 +12,7 @@ import {
   createInvitation,
   createPeople,
   createSetupLink,
+  deleteOrganization,
   endSession,
   hashSecret,
   type InviteMail,
@@ -121,7 +122,8 @@ describe("sign-in and sessions", () => {
     const { user, membership } = await signIn(people, origin, { email: " OWNER@example.com", password: OWNER_PASSWORD, address: "a" });
     expect(user.id).toBe(userId);
     expect(membership).toMatchObject({ orgId, role: "owner" });
-    // the failed sign-in was audited (not awaited by signIn: wait for it)
+    // the sign-in was audited, and the failed one (not awaited by signIn: wait for it)
+    expect(await actions(orgId)).toContain("auth.sign_in");
     await expect.poll(() => actions(orgId)).toContain("auth.sign_in_failed");
     for (let i = 0; i < 3; i++) await refusal(signIn(people, origin, { email: "owner@example.com", password: "wrong", address: `b${i}` }));
     const limited = await refusal(signIn(people, origin, { email: "owner@example.com", password: OWNER_PASSWORD, address: "c" }));
@@ -148,7 +150,8 @@ describe("sign-in and sessions", () => {
     expect((await refusal(switchOrganization(people, second.session, other.id))).code).toBe("not_found");
     expect((await refusal(startSession(people, { user, orgId: other.id }))).code).toBe("not_found");
 
-    await endSession(people, second.session.id);
+    await endSession(people, origin, second.session);
+    expect((await actions(orgId)).at(-1)).toBe("auth.sign_out");
     expect((await store.findSessionByHash(hashSecret(second.secret)))?.revokedAt).not.toBeNull();
   });
 
@@ -163,7 +166,7 @@ describe("sign-in and sessions", () => {
     expect((await store.findSessionByHash(hashSecret(other.secret)))?.revokedAt).not.toBeNull();
     expect((await store.findSessionByHash(hashSecret(kept.secret)))?.revokedAt).toBeNull();
     await signIn(people, origin, { email: user.email, password: "another long passphrase", address: "a" });
-    expect(await actions(orgId)).toEqual(["auth.setup", "auth.password_change_failed", "auth.password_changed"]);
+    expect(await actions(orgId)).toEqual(["auth.setup", "auth.password_change_failed", "auth.password_changed", "auth.sign_in"]);
   });
 });
 
@@ -309,7 +312,17 @@ describe("resuming a session (what a request with the cookie gets)", () => {
     expect(newOwner.existed).toBe(false);
 
     const again = await startSession(people, { user: newOwner.user, orgId });
-    await endSession(people, again.session.id);
+    await endSession(people, origin, again.session);
     expect(await resumeSession(store, again.secret, clock + 1000, idleMs)).toBeNull();
+  });
+});
+
+describe("deleting an organization", () => {
+  it("deletes it with its memberships, once", async () => {
+    const { userId, orgId } = await setUpOwner();
+    await deleteOrganization(people, orgId);
+    expect(await store.getOrganization(orgId)).toBeNull();
+    expect(await store.listMembershipsOfUser(userId)).toEqual([]);
+    expect((await refusal(deleteOrganization(people, orgId))).code).toBe("not_found");
   });
 });

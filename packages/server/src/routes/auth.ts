@@ -24,7 +24,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { authOf, requireSession } from "../http/auth.js";
 import { addressKey } from "../http/client-address.js";
-import { actorOf, assertNotCrossOrigin, audit, clearSessionCookie, originOf, type PeopleContext, presentMe, startSession } from "../people/context.js";
+import { actorOf, assertNotCrossOrigin, clearSessionCookie, originOf, type PeopleContext, presentMe, startSession } from "../people/context.js";
 import { problems, security } from "./common.js";
 
 const tags = ["auth"];
@@ -76,9 +76,7 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
       const { email, password, orgId } = request.body;
       assertNotCrossOrigin(people, request);
       const { user, membership: target } = await signIn(people, originOf(request), { email, password, orgId, address: addressKey(request.ip) });
-      const session = await startSession(people, request, reply, user, target.orgId);
-      await audit(people, request, target.orgId, { actorType: "user", actorId: user.id }, "auth.sign_in", user.id, {});
-      return session;
+      return startSession(people, request, reply, user, target.orgId);
     },
   );
 
@@ -97,9 +95,8 @@ export function registerAuthRoutes(app: FastifyInstance, people: PeopleContext):
     async (request, reply) => {
       const auth = authOf(request);
       if (auth.via === "session") {
-        await endSession(people, auth.session.id);
         clearSessionCookie(request, reply);
-        await audit(people, request, auth.orgId, actorOf(auth), "auth.sign_out", auth.userId, {});
+        await endSession(people, originOf(request), { id: auth.session.id, userId: auth.userId, orgId: auth.orgId });
       }
       return reply.code(204).send(null);
     },

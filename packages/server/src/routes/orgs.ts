@@ -1,6 +1,6 @@
 // /api/orgs/{orgId}: the organization, its members and the transfer of ownership
 // (docs/people.md). `{orgId}` other than the caller's organization is 404, as every foreign id.
-import { changeMemberRole, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "@driftwatch/people";
+import { changeMemberRole, deleteOrganization, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "@driftwatch/people";
 import {
   idSchema,
   MemberSchema,
@@ -88,7 +88,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     async (request, reply) => {
       const auth = requireOwnerSession(authOf(request));
       const orgId = ownOrg(auth, request.params.orgId);
-      if (!(await store.deleteOrganization(orgId))) throw new ApiError("not_found", "No organization with this id exists.");
+      await deleteOrganization(people, orgId);
       onDeleted(orgId);
       request.log.info({ orgId, userId: auth.userId }, "organization deleted");
       return reply.code(204).send(null);
