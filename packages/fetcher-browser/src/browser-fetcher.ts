@@ -5,8 +5,6 @@ import {
   BrowserOptionsSchema,
   FetchError,
   type BrowserOptions,
-  type BrowserOptionsInput,
-  type Fetcher,
   type FetchRequest,
   type FetchResponse,
   type FetchScreenshot,
@@ -28,10 +26,13 @@ import {
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { findBrowserProcess, killProcessTree } from "./processes.js";
 import { startGuardProxy, type GuardProxy } from "./proxy.js";
-import { INSPECT_ELEMENTS, type InspectedElement, type InspectResult } from "./inspect.js";
+import { INSPECT_ELEMENTS } from "./inspect.js";
 import { createSemaphore } from "./semaphore.js";
-import { runSteps, stepsBudgetMs, type ResolveSecret, type StepOutcome } from "./steps.js";
+import { runSteps, stepsBudgetMs, type ResolveSecret } from "./steps.js";
 import { cleanStaleBrowserTmpDirs, makeBrowserTmpDir, recordOwned, removeBrowserTmpDir } from "./tmpdirs.js";
+import type { BrowserFetcher, InspectedElement, InspectResult, RenderExtras } from "./types.js";
+
+export type { BrowserFetcher, InspectExtras, RenderExtras } from "./types.js";
 
 export interface BrowserFetcherOptions extends GuardOptions {
   /** Chromium binary. Default `DRIFTWATCH_CHROMIUM_PATH`, else `/usr/bin/chromium`. Never a downloaded browser. */
@@ -67,30 +68,6 @@ export interface BrowserFetcherOptions extends GuardOptions {
    * a step naming a secret fails. The value is typed into the page only, never logged or returned.
    */
   resolveSecret?: ResolveSecret;
-}
-
-/** Options of one render beyond the request's. */
-export interface RenderExtras {
-  /** Selectors painted over (a solid box) before any screenshot: ads, clocks, carousels (`policyRules.visual.mask`). */
-  screenshotMask?: readonly string[];
-  /** Called after each browser step, with how it went. */
-  onStep?: (outcome: StepOutcome) => void;
-}
-
-/** Options of an inspection beyond the render's: a signal, and how steps' secrets resolve (see `FetchRequest.resolveSecret`). */
-export type InspectExtras = RenderExtras & { signal?: AbortSignal; resolveSecret?: FetchRequest["resolveSecret"] };
-
-/** A `Fetcher` that renders pages in Chromium, with a handle on the browser process. */
-export interface BrowserFetcher extends Fetcher {
-  /** PID of the launched browser process, or null when none is running (or the browser is yours). */
-  browserProcessId(): number | null;
-  /** Renders like `fetch`, with masks for the screenshot and a report of each browser step. */
-  fetchWith(request: FetchRequest, extras: RenderExtras): Promise<FetchResponse>;
-  /**
-   * Renders `url` (steps included) and lists its visible block elements, each with a unique
-   * selector and its box on the returned full-page screenshot (for a point-and-click selector).
-   */
-  inspect(url: string, browserOptions?: BrowserOptionsInput | null, extras?: InspectExtras): Promise<InspectResult>;
 }
 
 /** Default cap on each renderer's JavaScript heap, in MB. */

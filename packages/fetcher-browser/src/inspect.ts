@@ -1,30 +1,7 @@
-import type { Box, BrowserOptionsInput, FetchScreenshot } from "@driftwatch/core";
-import type { BrowserFetcher, InspectExtras } from "./browser-fetcher.js";
+import type { BrowserOptionsInput } from "@driftwatch/core";
+import type { BrowserFetcher, InspectExtras, InspectResult } from "./types.js";
 
-/** A visible block element of an inspected page. */
-export interface InspectedElement {
-  /**
-   * A selector that matches this element only: `#id` when the id is unique, else a chain of
-   * `tag:nth-of-type(n)` steps from the nearest ancestor with a unique id (or from `body`), the
-   * same form core's `PageSelectors` gives the changes of a website diff.
-   */
-  selector: string;
-  /** Where it is on the screenshot (document coordinates, CSS pixels). */
-  box: Box;
-  /** Its visible text, whitespace collapsed, at most 200 characters. */
-  text: string;
-}
-
-export interface InspectResult {
-  /** The URL the page ended on (after steps). */
-  url: string;
-  /** The full page (down to the fetcher's `maxScreenshotHeight`). */
-  screenshot: FetchScreenshot;
-  width: number;
-  height: number;
-  /** Visible block elements with text, in document order, at most 2,000. */
-  elements: InspectedElement[];
-}
+export type { InspectedElement, InspectResult } from "./types.js";
 
 /** Most elements an inspection lists. */
 export const MAX_INSPECTED_ELEMENTS = 2000;

@@ -6,7 +6,7 @@ import { assertSafeUrl, createHttpFetcher, createWebhookTransport, type GuardOpt
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { buildApp } from "./app.js";
-import { createSmtpMailer } from "./people/mailer.js";
+import { createSmtpMailer } from "@driftwatch/people";
 import { createEventHub, observeStore } from "./live/events.js";
 import type { PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";

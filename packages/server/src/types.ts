@@ -3,7 +3,7 @@ import type { BrowserFetcher } from "@driftwatch/fetcher-browser";
 import type { CheckService, ComparePool, DeliveryService, MetricsRegistry, NoiseLearner, UrlGuard } from "@driftwatch/engine";
 import type { Logger } from "pino";
 import type { PeopleLimits } from "./config/limits.js";
-import type { InviteMailer } from "./people/mailer.js";
+import type { InviteMailer } from "@driftwatch/people";
 import type { EventHub } from "./live/events.js";
 import type { ServerSecrets } from "./config/secret-key.js";
 import type { Notifier } from "@driftwatch/notify";

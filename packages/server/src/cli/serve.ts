@@ -5,7 +5,7 @@ import { startDemoReceiver, type DemoReceiver } from "../demo/receiver.js";
 import { seedDemo, type DemoSetup } from "../demo/seed.js";
 import { startDemoTarget, type DemoTarget } from "../demo/target.js";
 import { resolveDashboardDir } from "../http/dashboard.js";
-import { createSetupLink } from "../people/setup.js";
+import { createSetupLink } from "@driftwatch/people";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { createCliLogger, defaultLogFormat } from "./log.js";

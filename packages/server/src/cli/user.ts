@@ -1,9 +1,7 @@
 import { normalizeEmail, RoleSchema, type Role } from "@driftwatch/core";
 import { DisplayNameSchema, EmailSchema } from "@driftwatch/schema";
 import { DEFAULT_DATABASE_URL, ENV, parseArgs, resolveLimits } from "../config/index.js";
-import { hashPassword } from "../people/password.js";
-import { passwordProblem } from "../people/policy.js";
-import { newSecret } from "../people/secrets.js";
+import { addMember, createPeople, newSecret, passwordProblem } from "@driftwatch/people";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 import { commandDatabaseUrl, parseOrgSlug, withCommandStore } from "./store-command.js";
 
@@ -103,28 +101,8 @@ export async function runUser(args: readonly string[], io: CliIo, input: UserCom
     return EXIT_ERROR;
   }
   return withCommandStore("user create", databaseUrl, io, async (store) => {
-    const organization = await store.ensureOrganization(org);
-    const at = new Date().toISOString();
-    let user = await store.getUserByEmail(email);
-    const existed = user !== null;
-    user ??= await store.createUser({
-      email,
-      displayName: name,
-      passwordHash: await hashPassword(password, { logN: limits.scryptLogN, r: 8, p: 1 }),
-      createdAt: at,
-    });
-    const membership = await store.getMembership(organization.id, user.id);
-    if (membership === null) await store.addMembership(organization.id, user.id, role, at);
-    else if (membership.role !== role) await store.setMemberRole(organization.id, user.id, role);
-    if (membership === null || membership.role !== role) await store.appendAudit(organization.id, {
-      actorType: "system",
-      actorId: null,
-      action: membership === null ? "member.added" : "member.role_changed",
-      targetId: user.id,
-      data: { via: "cli", role, ...(membership === null ? {} : { from: membership.role }) },
-      ip: null,
-      at,
-    });
+    const people = createPeople({ store, limits: { scryptLogN: limits.scryptLogN } });
+    const { user, organization, existed } = await addMember(people, { ip: null, log: { error: (_, message) => io.stderr(`driftwatch user create: ${message}.\n`), warn: () => undefined } }, { email, displayName: name, password, orgSlug: org, role, via: "cli" });
     io.stderr(
       `${existed ? "Added existing user" : "Created user"} ${user.id} (${email}) as ${role} of organization ${organization.slug} (${organization.id}).\n`,
     );

@@ -1,44 +1,17 @@
 // The server's limits: the engine's (@driftwatch/engine) and the API's, each settable by an
 // environment variable within a range.
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from "@driftwatch/engine";
+import { DEFAULT_PEOPLE_LIMITS, type PeopleLimits } from "@driftwatch/people";
 import type { Env } from "./env.js";
 import { parseInteger } from "./values.js";
+
+export { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "@driftwatch/people";
 
 /** Bounds on what targets and tenants can make the server compute, store and send (docs/deployment.md, "Limits"). */
 export interface ServerLimits extends EngineLimits, PeopleLimits {
   /** A list response (diffs, snapshots, ...) stops early before passing this many bytes; `nextCursor` continues. */
   maxListResponseBytes: number;
 }
-
-/** Sessions, sign-in limits, invitations and password hashing (docs/people.md). */
-export interface PeopleLimits {
-  /** A session unused this long ends (each request moves it). */
-  sessionIdleSeconds: number;
-  /** A session ends this long after sign-in, used or not. */
-  sessionMaxAgeSeconds: number;
-  /** Failed sign-ins per account within `loginWindowSeconds` before it is answered 429. */
-  loginAccountLimit: number;
-  /** Failed sign-ins per client address within `loginWindowSeconds` before it is answered 429. */
-  loginAddressLimit: number;
-  loginWindowSeconds: number;
-  /** How long an invitation link stays valid. */
-  inviteTtlSeconds: number;
-  /** How long the first-run setup link stays valid. */
-  setupTtlSeconds: number;
-  /** scrypt's cost as log2(N) for new password hashes (r = 8, p = 1). */
-  scryptLogN: number;
-}
-
-export const DEFAULT_PEOPLE_LIMITS: PeopleLimits = {
-  sessionIdleSeconds: 7 * 24 * 3600,
-  sessionMaxAgeSeconds: 30 * 24 * 3600,
-  loginAccountLimit: 10,
-  loginAddressLimit: 30,
-  loginWindowSeconds: 15 * 60,
-  inviteTtlSeconds: 7 * 24 * 3600,
-  setupTtlSeconds: 24 * 3600,
-  scryptLogN: 17,
-};
 
 /** Default of `maxListResponseBytes`. */
 export const DEFAULT_MAX_LIST_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -87,8 +60,6 @@ export function resolveLimits(env: Env): ServerLimits {
 export const LIST_CHUNK = 10;
 /** Fixed one-minute rate-limit windows: the limits are configured per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
-/** Live sessions one user holds at most: a new sign-in revokes the oldest beyond it. */
-export const MAX_SESSIONS_PER_USER = 20;
 /** Rules previews (`POST /api/monitors/{id}/settings/preview`) per minute per caller (token or user). */
 export const EXPENSIVE_RATE_PER_CALLER = 10;
 /** Rules previews per minute per organization, all its callers together. */

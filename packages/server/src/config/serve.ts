@@ -8,7 +8,7 @@ import { checkSecretKey } from "./secret-key.js";
 import os from "node:os";
 import { SERVER_ROLES, type ServerRole } from "../roles.js";
 import { ConfigError, parseBoolean, parseHost, parseInteger, parsePublicUrl } from "./values.js";
-import type { SmtpSettings } from "../people/mailer.js";
+import type { SmtpSettings } from "@driftwatch/people";
 
 /**
  * Configuration of `driftwatch serve`: command-line flags win over environment

@@ -13,7 +13,7 @@ import {
   TOKEN_CACHE_TTL_MS,
   TOUCH_INTERVAL_MS,
 } from "../config/limits.js";
-import { CSRF_HEADER, csrfTokenOf, hashSecret, isWellFormedSecret, SESSION_COOKIE } from "../people/secrets.js";
+import { CSRF_HEADER, csrfTokenOf, hashSecret, resumeSession, SESSION_COOKIE, sessionEnded } from "@driftwatch/people";
 import { addressKey } from "./client-address.js";
 import { ApiError } from "./problem.js";
 
@@ -100,11 +100,6 @@ export interface AuthenticatorOptions {
 /** The origin a request was addressed to: its scheme and Host (forwarded ones when proxies are trusted). */
 export function requestOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
-}
-
-/** Whether a session is over: revoked, past its absolute expiry, or unused for longer than `idleMs`. */
-export function sessionEnded(session: SessionRecord, at: number, idleMs: number): boolean {
-  return session.revokedAt !== null || Date.parse(session.expiresAt) <= at || Date.parse(session.lastSeenAt) + idleMs <= at;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -252,17 +247,10 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
    */
   async function authenticateSession(request: FastifyRequest, secret: string, client: string, at: number): Promise<SessionAuth> {
     const ended = (): Promise<ApiError> => failed(client, at, new ApiError("unauthenticated", "Your session has ended: sign in again."));
-    if (!isWellFormedSecret(secret)) throw await ended();
-    const session = await store.findSessionByHash(hashSecret(secret));
-    if (session === null || sessionEnded(session, at, idleMs)) throw await ended();
-    let membership = await store.getMembership(session.orgId, session.userId);
-    let orgId = session.orgId;
-    if (membership === null) {
-      // Removed from the organization the session acted in: continue in another one, if any.
-      membership = (await store.listMembershipsOfUser(session.userId))[0] ?? null;
-      if (membership === null) throw await ended();
-      orgId = membership.orgId;
-    }
+    const resumed = await resumeSession(store, secret, at, idleMs);
+    if (resumed === null) throw await ended();
+    const { session, membership } = resumed;
+    const orgId = membership.orgId;
     if (!SAFE_METHODS.has(request.method)) assertSameOrigin(request, secret);
     const last = Math.max(sessionsTouched.get(session.id) ?? 0, Date.parse(session.lastSeenAt));
     if (orgId !== session.orgId || at - last >= touchEveryMs) {

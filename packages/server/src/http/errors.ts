@@ -1,4 +1,5 @@
 import { isDriftwatchError } from "@driftwatch/core";
+import { isPeopleError } from "@driftwatch/people";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, isApiError, problemBody, PROBLEM_CONTENT_TYPE } from "./problem.js";
 
@@ -8,6 +9,8 @@ import { ApiError, isApiError, problemBody, PROBLEM_CONTENT_TYPE } from "./probl
  */
 export function toApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
+  // The people domain refuses with the API's own codes: the same problem, status and headers.
+  if (isPeopleError(error)) return new ApiError(error.code, error.message, { errors: error.errors, headers: error.headers, cause: error.cause });
   const fastifyCode = typeof (error as FastifyError | undefined)?.code === "string" ? (error as FastifyError).code : undefined;
   switch (fastifyCode) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":

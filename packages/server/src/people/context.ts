@@ -1,50 +1,42 @@
-// What the people routes share: the store, the clock, the limits, the sign-in limiter, the
-// mailer, and the session, audit and presentation helpers.
-import type { AuditActorType, InviteRecord, MemberRecord, OrganizationRecord, Store, UserRecord } from "@driftwatch/core";
-import type { Invite, Me, Member, Org, Session, User } from "@driftwatch/schema";
+// The people domain (@driftwatch/people) as the HTTP API uses it: its context plus the public URL,
+// and what is HTTP's own: origins and links, the session cookie, the same-origin check of
+// sign-ins, the `Me` answer and audit entries of a request.
+import { type AuditActorType } from "@driftwatch/core";
+import {
+  audit as auditEntry,
+  createPeople,
+  csrfTokenOf,
+  organizationOf,
+  organizationsOf,
+  type Origin,
+  type People,
+  type PeopleOptions,
+  presentOrg,
+  presentUser,
+  SESSION_COOKIE,
+  SIGNED_IN_COOKIE,
+  startSession as openSession,
+} from "@driftwatch/people";
+import type { Me, Session } from "@driftwatch/schema";
 import { ROLE_SCOPES } from "@driftwatch/schema";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { DEFAULT_PEOPLE_LIMITS, MAX_SESSIONS_PER_USER, type PeopleLimits } from "../config/limits.js";
 import { type AuthContext, requestOrigin, type SessionAuth } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { createLoginLimiter, createStoreLoginLimiter, type LoginLimiter } from "./login-limiter.js";
-import type { InviteMailer } from "./mailer.js";
-import type { ScryptParams } from "./password.js";
-import { csrfTokenOf, hashSecret, newSecret, SESSION_COOKIE, SIGNED_IN_COOKIE } from "./secrets.js";
 
-export interface PeopleContext {
-  store: Store;
-  now: () => Date;
-  limits: PeopleLimits;
-  scrypt: ScryptParams;
-  limiter: LoginLimiter;
-  mailer: InviteMailer | null;
+export { presentInvite, presentMember, presentOrg, presentUser } from "@driftwatch/people";
+
+export interface PeopleContext extends People {
   /** `DRIFTWATCH_PUBLIC_URL` when set: the origin of links and of the same-origin check. */
   publicUrl: string | null;
 }
 
-export interface PeopleOptions {
-  store: Store;
+export interface PeopleContextOptions extends PeopleOptions {
   now: () => Date;
-  limits?: Partial<PeopleLimits>;
-  mailer?: InviteMailer | null;
   publicUrl?: string | null;
-  /** Sign-in limits counted in the store (shared by every process on the database) when it can. */
-  sharedCounters?: boolean;
 }
 
-export function createPeopleContext(options: PeopleOptions): PeopleContext {
-  const limits = { ...DEFAULT_PEOPLE_LIMITS, ...options.limits };
-  const limiterOptions = { accountLimit: limits.loginAccountLimit, addressLimit: limits.loginAddressLimit, windowMs: limits.loginWindowSeconds * 1000 };
-  return {
-    store: options.store,
-    now: options.now,
-    limits,
-    scrypt: { logN: limits.scryptLogN, r: 8, p: 1 },
-    limiter: (options.sharedCounters === true ? createStoreLoginLimiter(options.store, limiterOptions) : null) ?? createLoginLimiter(limiterOptions),
-    mailer: options.mailer ?? null,
-    publicUrl: options.publicUrl ?? null,
-  };
+export function createPeopleContext(options: PeopleContextOptions): PeopleContext {
+  return { ...createPeople(options), publicUrl: options.publicUrl ?? null };
 }
 
 /** The server's own origin: the public URL's, else the one the request was addressed to. */
@@ -57,60 +49,23 @@ export function linkBase(people: PeopleContext, request: FastifyRequest): string
   return people.publicUrl ?? requestOrigin(request);
 }
 
-export function presentUser(user: UserRecord): User {
-  return { id: user.id, email: user.email, displayName: user.displayName, createdAt: user.createdAt };
-}
-
-export function presentOrg(org: OrganizationRecord): Org {
-  return { id: org.id, slug: org.slug, name: org.name, learnNoiseByDefault: org.learnNoiseByDefault, createdAt: org.createdAt };
-}
-
-export function presentMember(member: MemberRecord): Member {
-  return { userId: member.userId, email: member.email, displayName: member.displayName, role: member.role, createdAt: member.createdAt };
-}
-
-/** An invite with its status at `at`. */
-export function presentInvite(invite: InviteRecord, at: Date): Invite {
-  const status =
-    invite.acceptedAt !== null ? "accepted" : invite.revokedAt !== null ? "revoked" : Date.parse(invite.expiresAt) <= at.getTime() ? "expired" : "pending";
-  return {
-    id: invite.id,
-    email: invite.email,
-    role: invite.role,
-    status,
-    createdAt: invite.createdAt,
-    expiresAt: invite.expiresAt,
-    invitedBy: invite.invitedBy,
-    acceptedAt: invite.acceptedAt,
-    revokedAt: invite.revokedAt,
-  };
+/** What the people domain records of a request: its client address, and its log. */
+export function originOf(request: FastifyRequest): Origin {
+  return { ip: request.ip, log: request.log };
 }
 
 /** The organization of the request (it exists: the caller was just authenticated in it). */
-export async function orgOf(store: Store, orgId: string): Promise<OrganizationRecord> {
-  const org = await store.getOrganization(orgId);
-  if (org === null) throw new ApiError("not_found", "This organization no longer exists.");
-  return org;
-}
+export const orgOf = organizationOf;
 
 /** `GET /api/auth/me` for any caller. */
-export async function presentMe(store: Store, auth: AuthContext): Promise<Me> {
+export async function presentMe(store: People["store"], auth: AuthContext): Promise<Me> {
   const org = presentOrg(await orgOf(store, auth.orgId));
   if (auth.via === "token") {
     return { via: "token", user: null, org, role: null, scopes: [...auth.scopes], orgs: [], csrfToken: null };
   }
   const user = await store.getUser(auth.userId);
   if (user === null) throw new ApiError("unauthenticated", "Your session has ended: sign in again.");
-  return { via: "session", user: presentUser(user), org, role: auth.role, scopes: [...auth.scopes], orgs: await orgsOf(store, user.id), csrfToken: csrfTokenOf(auth.secret) };
-}
-
-async function orgsOf(store: Store, userId: string): Promise<Me["orgs"]> {
-  const out: Me["orgs"] = [];
-  for (const membership of await store.listMembershipsOfUser(userId)) {
-    const org = await store.getOrganization(membership.orgId);
-    if (org !== null) out.push({ id: org.id, slug: org.slug, name: org.name, role: membership.role });
-  }
-  return out;
+  return { via: "session", user: presentUser(user), org, role: auth.role, scopes: [...auth.scopes], orgs: await organizationsOf(store, user.id), csrfToken: csrfTokenOf(auth.secret) };
 }
 
 /**
@@ -129,32 +84,21 @@ export function assertNotCrossOrigin(people: PeopleContext, request: FastifyRequ
  * Signs `user` in to `orgId`: a new session (a new random id: whatever session cookie the request
  * carried is revoked, never reused), its cookie, and the `Session` answer.
  */
-export async function startSession(people: PeopleContext, request: FastifyRequest, reply: FastifyReply, user: UserRecord, orgId: string): Promise<Session> {
-  const { store } = people;
+export async function startSession(
+  people: PeopleContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: Parameters<typeof openSession>[1]["user"],
+  orgId: string,
+): Promise<Session> {
   assertNotCrossOrigin(people, request);
-  const at = people.now();
-  const previous = request.cookies?.[SESSION_COOKIE];
-  if (previous !== undefined && previous !== "") {
-    const old = await store.findSessionByHash(hashSecret(previous));
-    if (old !== null) await store.revokeSession(old.id, at.toISOString());
-  }
-  const membership = await store.getMembership(orgId, user.id);
-  if (membership === null) throw new ApiError("not_found", "You are not a member of this organization.");
-  const secret = newSecret();
-  const expiresAt = new Date(at.getTime() + people.limits.sessionMaxAgeSeconds * 1000);
-  const userAgent = request.headers["user-agent"];
-  const session = await store.createSession({
-    userId: user.id,
-    sessionHash: hashSecret(secret),
+  const { secret, session, membership, expiresAt } = await openSession(people, {
+    user,
     orgId,
-    createdAt: at.toISOString(),
-    expiresAt: expiresAt.toISOString(),
-    userAgent: typeof userAgent === "string" ? userAgent.slice(0, 500) : null,
+    previousSecret: request.cookies?.[SESSION_COOKIE],
+    userAgent: request.headers["user-agent"],
     ip: request.ip,
   });
-  // A cap on the sessions of one account: the oldest beyond it end (a script signing in on a loop
-  // cannot pile them up).
-  await store.trimUserSessions(user.id, MAX_SESSIONS_PER_USER, at.toISOString());
   reply.setCookie(SESSION_COOKIE, secret, {
     httpOnly: true,
     sameSite: "lax",
@@ -173,7 +117,7 @@ export async function startSession(people: PeopleContext, request: FastifyReques
     session,
     secret,
   };
-  return { ...(await presentMe(store, auth)), expiresAt: session.expiresAt };
+  return { ...(await presentMe(people.store, auth)), expiresAt: session.expiresAt };
 }
 
 /** Clears the session cookie (same attributes as when it was set, so the browser drops it). */
@@ -189,8 +133,8 @@ export function actorOf(auth: AuthContext | null): { actorType: AuditActorType; 
 }
 
 /**
- * Appends an audit entry. The audit log records what happened: a failed write is logged and does
- * not undo or fail the request that did it.
+ * Appends an audit entry for a request (its address). The audit log records what happened: a
+ * failed write is logged and does not undo or fail the request that did it.
  */
 export async function audit(
   people: PeopleContext,
@@ -201,9 +145,5 @@ export async function audit(
   targetId: string | null,
   data: Record<string, unknown> = {},
 ): Promise<void> {
-  try {
-    await people.store.appendAudit(orgId, { ...actor, action, targetId, data, ip: request.ip, at: people.now().toISOString() });
-  } catch (error) {
-    request.log.error({ err: error, action }, "could not write the audit entry");
-  }
+  await auditEntry(people, originOf(request), orgId, actor, action, targetId, data);
 }

@@ -1,6 +1,6 @@
 // /api/orgs/{orgId}: the organization, its members and the transfer of ownership
 // (docs/people.md). `{orgId}` other than the caller's organization is 404, as every foreign id.
-import type { Role } from "@driftwatch/core";
+import { changeMemberRole, deleteOrganization, type OrgCaller, removeMember, transferOwnership, updateOrganization } from "@driftwatch/people";
 import {
   idSchema,
   MemberSchema,
@@ -11,13 +11,12 @@ import {
   pageSchema,
   TransferOwnershipRequestSchema,
 } from "@driftwatch/schema";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type AuthContext, authOf, requireOwnerSession } from "../http/auth.js";
 import { ApiError } from "../http/problem.js";
-import { actorOf, audit, orgOf, type PeopleContext, presentMember, presentOrg } from "../people/context.js";
-import { revokeBeyondRights } from "../people/rights.js";
+import { actorOf, orgOf, originOf, type PeopleContext, presentMember, presentOrg } from "../people/context.js";
 import { pageOf, problems, security } from "./common.js";
 
 const OrgParams = z.strictObject({ orgId: idSchema("organization") });
@@ -30,13 +29,11 @@ function ownOrg(auth: AuthContext, orgId: string): string {
   return orgId;
 }
 
-/** Owners are made, changed and removed only by an owner's session. */
-function assertMayTouchOwner(auth: AuthContext, currentRole: Role, nextRole: Role | null): void {
-  if (currentRole === "owner" || nextRole === "owner") {
-    if (auth.via !== "session" || auth.role !== "owner") {
-      throw new ApiError("insufficient_scope", "Only an owner's session can make, change or remove an owner.");
-    }
-  }
+/** The caller as the people domain judges it (a token has no user and no role). */
+function callerOf(auth: AuthContext): OrgCaller {
+  return auth.via === "session"
+    ? { actor: actorOf(auth), userId: auth.userId, role: auth.role, admin: auth.scopes.includes("admin") }
+    : { actor: actorOf(auth), userId: null, role: null, admin: auth.scopes.includes("admin") };
 }
 
 /**
@@ -71,17 +68,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     },
     async (request) => {
       const auth = authOf(request);
-      const before = await orgOf(store, ownOrg(auth, request.params.orgId));
-      const { name, learnNoiseByDefault } = request.body;
-      const org = await store.updateOrganization(before.id, {
-        ...(name !== undefined ? { name } : {}),
-        ...(learnNoiseByDefault !== undefined ? { learnNoiseByDefault } : {}),
-      });
-      if (org === null) throw new ApiError("not_found", "No organization with this id exists.");
-      const changes: Record<string, { from: unknown; to: unknown }> = {};
-      if (before.name !== org.name) changes.name = { from: before.name, to: org.name };
-      if (before.learnNoiseByDefault !== org.learnNoiseByDefault) changes.learnNoiseByDefault = { from: before.learnNoiseByDefault, to: org.learnNoiseByDefault };
-      await audit(people, request, org.id, actorOf(auth), "org.updated", org.id, changes);
+      const org = await updateOrganization(people, originOf(request), actorOf(auth), ownOrg(auth, request.params.orgId), request.body);
       return presentOrg(org);
     },
   );
@@ -101,7 +88,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     async (request, reply) => {
       const auth = requireOwnerSession(authOf(request));
       const orgId = ownOrg(auth, request.params.orgId);
-      if (!(await store.deleteOrganization(orgId))) throw new ApiError("not_found", "No organization with this id exists.");
+      await deleteOrganization(people, orgId);
       onDeleted(orgId);
       request.log.info({ orgId, userId: auth.userId }, "organization deleted");
       return reply.code(204).send(null);
@@ -137,15 +124,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     async (request) => {
       const auth = authOf(request);
       const orgId = ownOrg(auth, request.params.orgId);
-      const current = await store.getMembership(orgId, request.params.userId);
-      if (current === null) throw new ApiError("not_found", "No member with this id exists.");
-      assertMayTouchOwner(auth, current.role, request.body.role);
-      await store.setMemberRole(orgId, current.userId, request.body.role);
-      const member = await memberOf(orgId, current.userId);
-      if (current.role !== member.role) {
-        await audit(people, request, orgId, actorOf(auth), "member.role_changed", member.userId, { from: current.role, to: member.role });
-        await sweep(request, auth, orgId, member.userId, member.role);
-      }
+      const member = await changeMemberRole(people, originOf(request), callerOf(auth), orgId, request.params.userId, request.body.role, { onTokensRevoked: onDeleted });
       return presentMember(member);
     },
   );
@@ -165,14 +144,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     async (request, reply) => {
       const auth = authOf(request);
       const orgId = ownOrg(auth, request.params.orgId);
-      const self = auth.via === "session" && auth.userId === request.params.userId;
-      if (!self && !auth.scopes.includes("admin")) throw new ApiError("insufficient_scope", "Removing another member needs the admin role.");
-      const current = await store.getMembership(orgId, request.params.userId);
-      if (current === null) throw new ApiError("not_found", "No member with this id exists.");
-      if (!self) assertMayTouchOwner(auth, current.role, null);
-      if (!(await store.removeMembership(orgId, current.userId))) throw new ApiError("not_found", "No member with this id exists.");
-      await audit(people, request, orgId, actorOf(auth), "member.removed", current.userId, { role: current.role, self });
-      await sweep(request, auth, orgId, current.userId, null);
+      await removeMember(people, originOf(request), callerOf(auth), orgId, request.params.userId, { onTokensRevoked: onDeleted });
       return reply.code(204).send(null);
     },
   );
@@ -193,36 +165,7 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
     async (request) => {
       const auth = requireOwnerSession(authOf(request));
       const orgId = ownOrg(auth, request.params.orgId);
-      const target = await store.getMembership(orgId, request.body.userId);
-      if (target === null) throw new ApiError("not_found", "No member with this id exists.");
-      if (target.userId !== auth.userId) {
-        // The new owner first: the organization is never without one.
-        await store.setMemberRole(orgId, target.userId, "owner");
-        await store.setMemberRole(orgId, auth.userId, "admin");
-        await audit(people, request, orgId, actorOf(auth), "org.ownership_transferred", target.userId, { from: auth.userId, previousRole: target.role });
-        await sweep(request, auth, orgId, auth.userId, "admin");
-      }
-      return presentMember(await memberOf(orgId, target.userId));
+      return presentMember(await transferOwnership(people, originOf(request), { actor: actorOf(auth), userId: auth.userId }, orgId, request.body.userId, { onTokensRevoked: onDeleted }));
     },
   );
-
-  /**
-   * Revokes what the member created beyond their new rights (`role` null: removed) and audits it;
-   * the authenticator forgets the organization's cached tokens so that the revoked ones are
-   * refused at once.
-   */
-  async function sweep(request: FastifyRequest, auth: AuthContext, orgId: string, userId: string, role: Role | null): Promise<void> {
-    const swept = await revokeBeyondRights(store, orgId, userId, role, people.now());
-    if (swept.tokens.length > 0) onDeleted(orgId);
-    if (swept.tokens.length > 0 || swept.invites.length > 0) {
-      await audit(people, request, orgId, actorOf(auth), "member.rights_revoked", userId, { role, tokens: swept.tokens, invites: swept.invites });
-    }
-  }
-
-  /** One member with email and name (looked up through the member list's record shape). */
-  async function memberOf(orgId: string, userId: string) {
-    const [membership, user] = await Promise.all([store.getMembership(orgId, userId), store.getUser(userId)]);
-    if (membership === null || user === null) throw new ApiError("not_found", "No member with this id exists.");
-    return { ...membership, id: user.id, email: user.email, displayName: user.displayName };
-  }
 }

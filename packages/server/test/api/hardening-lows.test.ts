@@ -2,9 +2,8 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPassword } from "../../src/people/password.js";
+import { CSRF_HEADER, csrfTokenOf, hashPassword, SESSION_COOKIE, SIGNED_IN_COOKIE } from "@driftwatch/people";
 import { MAX_SESSIONS_PER_USER } from "../../src/config/limits.js";
-import { CSRF_HEADER, csrfTokenOf, SESSION_COOKIE, SIGNED_IN_COOKIE } from "../../src/people/secrets.js";
 import { createHarness, expectProblem, type Harness } from "./harness.js";
 
 /** Small findings of the second hostile pass (issue 26), each on the real app and SQLite. */

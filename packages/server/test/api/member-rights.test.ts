@@ -1,7 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPassword } from "../../src/people/password.js";
-import { CSRF_HEADER, csrfTokenOf, SESSION_COOKIE } from "../../src/people/secrets.js";
+import { CSRF_HEADER, csrfTokenOf, hashPassword, SESSION_COOKIE } from "@driftwatch/people";
 import { createHarness, json, type Harness } from "./harness.js";
 
 /** A removed or demoted member's tokens and pending invitations (docs/people.md). */

@@ -6,8 +6,7 @@ import { createSqliteStore } from "@driftwatch/store-sqlite";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSetupLink, isSetupInvite, SETUP_INVITE_EMAIL } from "../../src/people/setup.js";
-import { hashSecret, newSecret } from "../../src/people/secrets.js";
+import { createSetupLink, hashSecret, isSetupInvite, newSecret, SETUP_INVITE_EMAIL } from "@driftwatch/people";
 
 /**
  * First-run setup with two server processes on one SQLite file: each process is a fresh load of the

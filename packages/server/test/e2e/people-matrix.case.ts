@@ -7,7 +7,7 @@
  */
 import type { Scope } from "@driftwatch/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSetupLink } from "../../src/people/setup.js";
+import { createSetupLink } from "@driftwatch/people";
 import { Browser, type Database, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
 
 /** Who may call a route: nobody needs to sign in (public), any caller, a session, an owner's session, or a scope. */

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSetupLink } from "../../src/people/setup.js";
+import { createSetupLink } from "@driftwatch/people";
 import { Browser, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
 import { tempDir } from "./support.js";
 

@@ -4,7 +4,7 @@ import type { Store } from "@driftwatch/core";
 import { type Logger, pino } from "pino";
 import { createDriftwatchServer, type DriftwatchServer } from "../../src/index.js";
 import type { ServerLimits } from "../../src/config/index.js";
-import type { SmtpSettings } from "../../src/people/mailer.js";
+import type { SmtpSettings } from "@driftwatch/people";
 import { newAdminToken } from "./support.js";
 
 export interface Database {

@@ -7,7 +7,7 @@
 import { PEOPLE_AUDIT_ACTIONS } from "@driftwatch/schema";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSetupLink } from "../../src/people/setup.js";
+import { createSetupLink } from "@driftwatch/people";
 import { Browser, type Database, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
 
 const DAY = 24 * 3600 * 1000;
@@ -320,7 +320,7 @@ export function definePeopleSuite(name: string, createDatabase: () => Promise<Da
       // A user of another organization joins this one with their password.
       const store = running.server.store;
       const globex = await store.ensureOrganization("globex");
-      const { hashPassword } = await import("../../src/people/password.js");
+      const { hashPassword } = await import("@driftwatch/people");
       const gus = await store.createUser({ email: "gus@example.com", displayName: "Gus", passwordHash: await hashPassword(STRONG, { logN: 12, r: 8, p: 1 }), createdAt: new Date().toISOString() });
       await store.addMembership(globex.id, gus.id, "owner", new Date().toISOString());
       const gusToken = await invite(ownerBrowser, "gus@example.com", "member");

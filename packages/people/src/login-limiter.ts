@@ -6,7 +6,7 @@
 // gives its count back. `createLoginLimiter` counts in this process; `createStoreLoginLimiter` in
 // the store, so that every API process on one database counts against the same limits.
 import type { Store } from "@driftwatch/core";
-import { ApiError } from "../http/problem.js";
+import { PeopleError } from "./errors.js";
 
 export interface LoginLimiterOptions {
   accountLimit: number;
@@ -31,9 +31,9 @@ export interface LoginLimiter {
   succeeded(account: string, address: string, at: number): Promise<void>;
 }
 
-function refuse(window: Window, at: number, what: string): ApiError {
+function refuse(window: Window, at: number, what: string): PeopleError {
   const seconds = Math.max(1, Math.ceil((window.resetAt - at) / 1000));
-  return new ApiError("rate_limited", `Too many failed sign-in attempts ${what}: retry in ${String(seconds)} s.`, {
+  return new PeopleError("rate_limited", `Too many failed sign-in attempts ${what}: retry in ${String(seconds)} s.`, {
     headers: { "retry-after": String(seconds) },
   });
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createLoginLimiter } from "../../src/people/login-limiter.js";
-import { DEFAULT_SCRYPT_PARAMS, hashPassword, MAX_QUEUED_HASHES, needsRehash, verifyPassword } from "../../src/people/password.js";
-import { ApiError } from "../../src/http/problem.js";
-import { commonPasswords, PASSWORD_MIN_LENGTH, passwordProblem } from "../../src/people/policy.js";
-import { csrfTokenOf, hashSecret, isWellFormedSecret, newSecret } from "../../src/people/secrets.js";
+import { createLoginLimiter } from "../src/login-limiter.js";
+import { DEFAULT_SCRYPT_PARAMS, hashPassword, MAX_QUEUED_HASHES, needsRehash, verifyPassword } from "../src/password.js";
+import { PeopleError } from "../src/errors.js";
+import { commonPasswords, PASSWORD_MIN_LENGTH, passwordProblem } from "../src/policy.js";
+import { csrfTokenOf, hashSecret, isWellFormedSecret, newSecret } from "../src/secrets.js";
 
 // A cheaper cost than the default keeps the suite light; the encoded hash names its parameters.
 const fast = { logN: 12, r: 8, p: 1 };
@@ -44,8 +44,8 @@ describe("password hashing (scrypt)", () => {
     // two run and 64 wait: the rest are refused at once, with a retry hint, and nothing hangs
     expect(refused.length).toBe(10);
     for (const error of refused) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).code).toBe("unavailable");
+      expect(error).toBeInstanceOf(PeopleError);
+      expect((error as PeopleError).code).toBe("unavailable");
     }
     // the slots are all free again afterwards
     expect(await verifyPassword("after the burst", await hashPassword("after the burst", fast), fast)).toBe(true);
@@ -140,7 +140,7 @@ describe("sign-in limiter", () => {
 describe("sign-in limits shared through the store", () => {
   it("count the attempts of every process on the database against one limit", async () => {
     const { createMemoryStore } = await import("@driftwatch/store-memory");
-    const { createStoreLoginLimiter } = await import("../../src/people/login-limiter.js");
+    const { createStoreLoginLimiter } = await import("../src/login-limiter.js");
     const store = await createMemoryStore();
     const options = { accountLimit: 3, addressLimit: 100, windowMs: 60_000 };
     // two API processes on one database: each its own limiter, one store

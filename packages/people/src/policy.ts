@@ -1,7 +1,7 @@
 // The password policy: a length range and a check against a list of common passwords (the
 // 49,000 most common passwords of @zxcvbn-ts/language-common, MIT licensed, compiled by the
 // zxcvbn-ts project from public password leaks; loaded on first use).
-import { ApiError } from "../http/problem.js";
+import { PeopleError } from "./errors.js";
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
@@ -36,6 +36,6 @@ export async function passwordProblem(raw: string, email?: string): Promise<stri
 export async function assertPasswordPolicy(password: string, email?: string, field = "password"): Promise<void> {
   const problem = await passwordProblem(password, email);
   if (problem !== null) {
-    throw new ApiError("weak_password", `The ${field} is too weak: it ${problem}.`, { errors: [{ path: field, message: problem }] });
+    throw new PeopleError("weak_password", `The ${field} is too weak: it ${problem}.`, { errors: [{ path: field, message: problem }] });
   }
 }

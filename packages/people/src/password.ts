@@ -1,7 +1,7 @@
 // Password hashing with scrypt (node:crypto), stored as a PHC string that carries its own
 // parameters, so a hash made with other parameters still verifies after the defaults change.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { ApiError } from "../http/problem.js";
+import { PeopleError } from "./errors.js";
 
 /**
  * scrypt parameters. The defaults follow the OWASP Password Storage Cheat Sheet's scrypt
@@ -39,7 +39,7 @@ const waiting: (() => void)[] = [];
 async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
   if (running >= MAX_CONCURRENT_HASHES) {
     if (waiting.length >= MAX_QUEUED_HASHES) {
-      throw new ApiError("unavailable", "Too many passwords are being checked at once: retry in a moment.", { headers: { "retry-after": "2" } });
+      throw new PeopleError("unavailable", "Too many passwords are being checked at once: retry in a moment.", { headers: { "retry-after": "2" } });
     }
     await new Promise<void>((resolve) => waiting.push(resolve));
   } else {

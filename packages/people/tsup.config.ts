@@ -1,0 +1,3 @@
+import { defineDriftwatchConfig } from "../../tooling/tsup";
+
+export default defineDriftwatchConfig();

@@ -1,0 +1,3 @@
+import { defineDriftwatchVitest } from "../../tooling/vitest";
+
+export default defineDriftwatchVitest(import.meta.dirname);
