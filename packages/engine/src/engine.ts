@@ -3,9 +3,9 @@ import { bootstrapStore, rotateWebhookSecret, type BootstrapOptions, type Bootst
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/delivery-worker.js";
 import { createChannelDeliveryService, type ChannelDeliveryService, type ChannelSender } from "./delivery/channel-delivery.js";
 import { createDeliveryService, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
-import { DEFAULT_ENGINE_LIMITS, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_WARMUP_INTERVAL_MS, DEFAULT_WARMUP_SAMPLES, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
 import { createMetrics, type EngineMetrics } from "./metrics.js";
-import { createCheckService, type CheckOutcome, type EngineCheckService } from "./pipeline/check-service.js";
+import { createCheckService, type CheckOutcome, type EngineCheckService, type WarmupOptions } from "./pipeline/check-service.js";
 import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
 import type { EngineLogger, UrlGuard, WebhookTransport } from "./ports.js";
 import { queueFor, type WorkQueue, type WorkQueueFactory } from "./queue/work-queue.js";
@@ -62,6 +62,12 @@ export interface EngineOptions {
   queue?: WorkQueue | WorkQueueFactory;
   /** Share of the check (and delivery) slots one organization may hold while another's work waits (default 0.5). */
   orgShare?: number;
+  /**
+   * The warm-up of monitors that learn their noise: extra fetches in the check that stores a
+   * monitor's first content (default 2, `DEFAULT_WARMUP_SAMPLES`, 1 s apart; `{ samples: 0 }`:
+   * none). See docs/signal.md.
+   */
+  warmup?: Partial<WarmupOptions>;
   /** Checks in flight at once (default 8) and against one host (default 2). */
   checkConcurrency?: number;
   perHostConcurrency?: number;
@@ -171,6 +177,8 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.screenshots === undefined ? {} : { screenshots: options.screenshots }),
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
     onScreenshotError: (error, monitor) => logger.warn({ err: error, monitorId: monitor.id }, "screenshot not compared or kept"),
+    warmup: { samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES, intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS },
+    onWarmupError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "warm-up fetch failed"),
   });
   const deliveries = createDeliveryService({
     store,
@@ -281,6 +289,8 @@ export function createEngine(options: EngineOptions): Engine {
       closed ??= (async () => {
         await stop(stopOptions);
         if (options.queue === undefined || typeof options.queue === "function") queue.close();
+        // the check service's warm-ups end before the compare pool they use
+        await checks.close();
         await Promise.allSettled([deliveries.close(), compare.close()]);
       })();
       return closed;

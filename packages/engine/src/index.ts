@@ -33,6 +33,7 @@ export {
   type CheckServiceOptions,
   type EngineCheckService,
   type RunCheckContext,
+  type WarmupOptions,
 } from "./pipeline/check-service.js";
 export {
   createNoiseLearner,

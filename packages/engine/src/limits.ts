@@ -116,6 +116,13 @@ export const NOISE_MAX_BYTES = 1024 * 1024;
 export const POLICY_LIST_MAX = 500;
 /** How many monitors' learned noise one process keeps (least recently used are dropped). */
 export const NOISE_CACHE_ENTRIES = 1000;
+/**
+ * The warm-up of a learning monitor (see docs/signal.md, "The first fetches"): extra fetches in
+ * the check that stores its first content (at creation, after its target changed), each this long
+ * after the one before (and warm-up requests of one process to one host at least this far apart).
+ */
+export const DEFAULT_WARMUP_SAMPLES = 2;
+export const DEFAULT_WARMUP_INTERVAL_MS = 1000;
 
 // Webhook deliveries
 

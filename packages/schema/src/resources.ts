@@ -387,8 +387,9 @@ const diffCommon = {
   createdAt: TimestampSchema,
   /**
    * True for a diff recorded while the monitor was still learning its target's noise (fewer than
-   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch): it is kept for the record but
-   * notifies no webhook, unless it removes something or changes a type. Absent otherwise.
+   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch, or found by one of its warm-up
+   * fetches right after its first content): it is kept for the record but notifies no webhook,
+   * unless it removes something or changes a type. Absent otherwise.
    */
   learning: z.boolean().optional(),
   /**

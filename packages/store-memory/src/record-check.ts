@@ -43,6 +43,7 @@ const MONITOR_PATCH_FIELDS = [
   "lastStatus",
   "lastError",
   "updatedAt",
+  "learningSince",
 ] as const;
 
 /** The row after applying the defined, allowed fields of `patch` (times come normalised by `defineStore`); the input row is not changed. */

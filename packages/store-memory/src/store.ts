@@ -331,6 +331,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         lastError: null,
         createdAt: now,
         updatedAt: now,
+        learningSince: null,
         leaseOwner: null,
         leaseExpiresAt: null,
       };

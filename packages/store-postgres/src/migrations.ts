@@ -435,6 +435,15 @@ CREATE TABLE {schema}.alert_states (
 ALTER TABLE {schema}.monitors ADD COLUMN contract jsonb;
 `,
   },
+  {
+    version: 11,
+    name: "monitor_learning_since",
+    sql: `
+-- When a monitor's target last changed (URL, method, body or selector): its noise profile learns
+-- only from snapshots fetched since. Null: never changed since it was created (every snapshot counts).
+ALTER TABLE {schema}.monitors ADD COLUMN learning_since timestamptz;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

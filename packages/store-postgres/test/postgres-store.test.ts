@@ -62,8 +62,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 8, name: "screenshots_secrets" },
         { version: 9, name: "tracked_values" },
         { version: 10, name: "monitor_contract" },
+        { version: 11, name: "monitor_learning_since" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(10);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(11);
       await open({ schema }); // reopening applies nothing
       expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });

@@ -54,6 +54,7 @@ export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
   lastStatus: ["last_status", "plain"],
   lastError: ["last_error", "text"],
   updatedAt: ["updated_at", "time"],
+  learningSince: ["learning_since", "time"],
 };
 
 /** Webhook fields a patch may set: their column and kind. */
@@ -231,6 +232,8 @@ export class RowCodec {
       lastError: decodeTextOrNull(row.last_error as string | null),
       createdAt: this.#time(row.created_at),
       updatedAt: this.#time(row.updated_at),
+      // no column before schema version 11 (MONITOR_LEARNING_SINCE_VERSION): never changed
+      learningSince: row.learning_since === undefined ? null : this.#timeOrNull(row.learning_since),
     };
   }
 

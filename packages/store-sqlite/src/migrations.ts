@@ -431,6 +431,15 @@ CREATE TABLE alert_states (
 ALTER TABLE monitors ADD COLUMN contract TEXT;
 `,
   },
+  {
+    version: 11,
+    name: "monitor_learning_since",
+    sql: `
+-- When a monitor's target last changed (URL, method, body or selector): its noise profile learns
+-- only from snapshots fetched since. Null: never changed since it was created (every snapshot counts).
+ALTER TABLE monitors ADD COLUMN learning_since TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

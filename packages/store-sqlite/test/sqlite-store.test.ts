@@ -58,8 +58,9 @@ describe("opening a file", () => {
         { version: 8, name: "screenshots_secrets" },
         { version: 9, name: "tracked_values" },
         { version: 10, name: "monitor_contract" },
+        { version: 11, name: "monitor_learning_since" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(10);
+    expect(SQLITE_SCHEMA_VERSION).toBe(11);
     db.close();
   });
 

@@ -46,8 +46,17 @@ export interface NewMonitor {
 }
 export interface MonitorRecord extends Monitor {
   orgId: string;
+  /**
+   * When the monitor's target last changed (its URL, method, body or selector was updated; null
+   * or absent: never since it was created). Its noise profile learns only from snapshots fetched
+   * from then on, so what was learned about the old target is not applied to the new one.
+   */
+  learningSince?: string | null;
 }
-export type MonitorPatch = Partial<Omit<Monitor, "id" | "type" | "createdAt">>;
+export type MonitorPatch = Partial<Omit<Monitor, "id" | "type" | "createdAt">> & {
+  /** See `MonitorRecord.learningSince`. */
+  learningSince?: string | null;
+};
 
 /** The time fields of a monitor patch (normalised by `defineStore`). */
-export const MONITOR_TIME_FIELDS = ["lastCheckedAt", "lastChangedAt", "nextCheckAt", "updatedAt"] as const satisfies readonly (keyof MonitorPatch)[];
+export const MONITOR_TIME_FIELDS = ["lastCheckedAt", "lastChangedAt", "nextCheckAt", "updatedAt", "learningSince"] as const satisfies readonly (keyof MonitorPatch)[];

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   buildPendingDiffDetectedEvent,
   compareSeverity,
@@ -120,6 +121,26 @@ export interface CheckServiceOptions {
   onScreenshotError?: (error: unknown, monitor: MonitorRecord) => void;
   /** Validates `api` monitors' responses against their contracts (default: one over `store` and `httpFetcher`). */
   contracts?: ContractChecker;
+  /**
+   * The warm-up of learning monitors (default: none): the check that stores the first content of
+   * a monitor that learns its noise (at creation, and the first since its target changed) fetches
+   * `samples` more times before it resolves, so the monitor's next check is judged with what it
+   * learned from three contents instead of one.
+   */
+  warmup?: WarmupOptions;
+  /** Told when a warm-up fetch failed to run (a store error); the warm-up stops there. */
+  onWarmupError?: (error: unknown, monitor: MonitorRecord) => void;
+}
+
+/** See `CheckServiceOptions.warmup` and docs/signal.md ("The first fetches"). */
+export interface WarmupOptions {
+  /** Extra fetches after a learning monitor's first content (0: no warm-up). */
+  samples: number;
+  /**
+   * Wait before each of them (ms). Warm-up requests of one process to one host (`hostname:port`)
+   * are also spaced by at least this much, whichever monitors they are for.
+   */
+  intervalMs: number;
 }
 
 /**
@@ -182,6 +203,11 @@ export interface RunCheckContext {
    * ended (or had been taken over); when it throws, nothing was recorded and the claim still holds.
    */
   releaseLease?: string;
+  /**
+   * A warm-up fetch (the service's own, see `CheckServiceOptions.warmup`): its diff, if any, is a
+   * `learning` one (notified only when it removes something or changes a type).
+   */
+  warmup?: boolean;
 }
 
 export interface EngineCheckService extends CheckService {
@@ -360,14 +386,82 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         if (fresh === null) throw new StoreError("not_found", `Monitor ${monitor.id} no longer exists`);
         current = fresh;
       }
-      return await runCheckAlone(current, context);
+      // A check that may be followed by a warm-up tells the caller the target's host is free only
+      // after the warm-up: its requests count against the host's limit as the check's own.
+      const plan = { deferFetched: false };
+      try {
+        const outcome = await runCheckAlone(current, context, plan);
+        // The warm-up is part of the check: the check resolves after it (a check asked for meanwhile
+        // runs after it), so the next check finds the contents it stored.
+        if (startsWarmup.has(outcome)) await warmUp(outcome.monitor, context);
+        return outcome;
+      } finally {
+        if (plan.deferFetched) context.onFetched?.();
+      }
     } finally {
       done();
       if (tails.get(key) === tail) tails.delete(key);
     }
   }
 
-  async function runCheckAlone(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome> {
+  /** Outcomes of checks that stored a learning monitor's first content: a warm-up follows. */
+  const startsWarmup = new WeakSet<CheckOutcome>();
+  const warmup: WarmupOptions = { samples: Math.max(0, Math.floor(options.warmup?.samples ?? 0)), intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0) };
+  const warmupStop = new AbortController();
+  /** Per host (`hostname:port`): when this process may send its next warm-up request there (epoch ms). */
+  const warmupHostFree = new Map<string, number>();
+
+  function hostOf(url: string): string {
+    try {
+      return new URL(url).host;
+    } catch {
+      return url;
+    }
+  }
+
+  /** Waits for the host's next warm-up slot, and takes it. */
+  async function warmupTurn(host: string, signal: AbortSignal): Promise<void> {
+    const at = Math.max(Date.now(), warmupHostFree.get(host) ?? 0);
+    warmupHostFree.set(host, at + warmup.intervalMs);
+    if (warmupHostFree.size > 10_000) {
+      const now = Date.now();
+      for (const [name, free] of warmupHostFree) if (free < now) warmupHostFree.delete(name);
+    }
+    const wait = at - Date.now();
+    if (wait > 0) await sleep(wait, undefined, { signal });
+  }
+
+  /**
+   * `warmup.samples` more fetches of a monitor whose first content was just stored, each one
+   * `intervalMs` after the one before (and no sooner than the host's next warm-up slot), recorded
+   * as checks (a changed content is a snapshot, a diff is `learning`). It stops when the service
+   * closes or the caller cancels, the monitor is gone, paused, no longer learning or points
+   * elsewhere, or a fetch fails. Its errors are told to `onWarmupError`, never thrown: the check
+   * it follows has been recorded.
+   */
+  async function warmUp(first: MonitorRecord, context: RunCheckContext): Promise<void> {
+    const target = (m: MonitorRecord): string => JSON.stringify([m.url, m.method, m.body, m.selector, m.learningSince ?? null]);
+    const host = hostOf(first.url);
+    // stopped when the service closes, or when the caller cancels the check (shutdown)
+    const signal = context.signal === undefined ? warmupStop.signal : AbortSignal.any([warmupStop.signal, context.signal]);
+    try {
+      for (let sample = 1; sample <= warmup.samples; sample++) {
+        await sleep(warmup.intervalMs, undefined, { signal });
+        await warmupTurn(host, signal);
+        const monitor = await store.getMonitor(first.orgId, first.id);
+        if (monitor === null || monitor.state === "paused" || target(monitor) !== target(first)) return;
+        const settings = await store.getSettings(monitor.orgId, monitor.id);
+        if (settings?.autoApplySuggestions !== true) return;
+        const outcome = await runCheckAlone(monitor, { requestId: context.requestId, signal, warmup: true });
+        if (outcome.result === "failed") return;
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      options.onWarmupError?.(error, first);
+    }
+  }
+
+  async function runCheckAlone(monitor: MonitorRecord, context: RunCheckContext, plan?: { deferFetched: boolean }): Promise<CheckOutcome> {
     const started = performance.now();
     // Settings and the newest snapshot, in one read where the store has one.
     const basis =
@@ -386,6 +480,11 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       ...(context.releaseLease !== undefined ? { releaseLease: context.releaseLease } : {}),
     };
     let previous = basis?.latestSnapshot ?? null;
+    // A learning monitor's first content (at creation, or the first since its target changed): a warm-up follows it.
+    const firstContent =
+      learning &&
+      context.warmup !== true &&
+      (previous === null || (monitor.learningSince != null && Date.parse(previous.fetchedAt) < Date.parse(monitor.learningSince)));
     // Tracked values and alert conditions (null: the monitor has none).
     const conditions = await loadConditions(monitor, settings, () => store.getAlertState(monitor.orgId, monitor.id));
     const record: RecordContext = { keep, conditions, requestId: context.requestId };
@@ -411,7 +510,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         lastModified: previous?.lastModified ?? null,
         ...(context.signal ? { signal: context.signal } : {}),
       });
-      context.onFetched?.();
+      // a check whose warm-up may follow frees the host after it (see runCheck)
+      if (firstContent && warmup.samples > 0 && plan !== undefined && !warmupStop.signal.aborted) plan.deferFetched = true;
+      else context.onFetched?.();
     } catch (error) {
       context.onFetched?.();
       // Cancelled by the caller (shutdown): not the target's fault, so nothing is recorded.
@@ -472,7 +573,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           silenced = silencedOf(analyzed.hidden, learnedNoise, userPolicy, previous!.id);
         }
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
-        if (diff !== null && learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) diff = { ...diff, learning: true };
+        // A warm-up fetch's diff is one too (the monitor is still learning what its target does).
+        if (diff !== null && ((learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) || context.warmup === true)) diff = { ...diff, learning: true };
         if (monitor.type === "api" && monitor.contract != null) {
           const checked = await contracts.check(monitor, response, previous, context.signal);
           if (!checked.ok) {
@@ -491,7 +593,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
       }
       try {
-        return finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced }));
+        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced }));
+        if (firstContent && warmup.samples > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
+        return outcome;
       } catch (error) {
         if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
           // The content was parsed above: it differed from the snapshot this attempt compared with.
@@ -629,6 +733,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   return {
     runCheck,
     async close(): Promise<void> {
+      // warm-ups stop where they are (a fetch in flight is cancelled, nothing of it recorded)
+      warmupStop.abort();
       if (options.compare === undefined) await compare.close();
     },
     async checkNow(orgId, monitorId, context): Promise<CheckResult | null> {

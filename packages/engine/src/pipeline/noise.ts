@@ -106,7 +106,10 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
       let bytes = candidate === undefined ? 0 : Buffer.byteLength(candidate.body, "utf8");
       // the candidate is a sample only within the byte budget, as a stored one
       if (bytes > maxBytes) candidate = undefined;
+      // only what was fetched from the monitor's current target (see `MonitorRecord.learningSince`)
+      const since = monitor.learningSince == null ? null : Date.parse(monitor.learningSince);
       for (const snapshot of page.data) {
+        if (since !== null && Date.parse(snapshot.fetchedAt) < since) break;
         bytes += snapshot.size;
         if (bytes > maxBytes) break;
         ids.push(snapshot.id);

@@ -11,6 +11,8 @@ Commands:
                    --role all|api|worker (default all; api: no checks or deliveries;
                      worker: checks and deliveries, HTTP only /healthz /readyz /metrics)
                    --check-concurrency n (default 4 per core, 4..64)  --per-host-concurrency 2
+                   --warmup-samples 2  --warmup-interval-ms 1000 (extra fetches in the first check
+                     of a learning monitor, and after its target changed; 0: none)
                    --queue pg-boss|leases (default pg-boss on PostgreSQL, leases otherwise)
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
   store copy     Copy a whole database, e.g. SQLite to PostgreSQL and back, verified by checksums:
@@ -42,6 +44,7 @@ DRIFTWATCH_ALLOW_PRIVATE_NETWORKS, DRIFTWATCH_RATE_LIMIT_READS, DRIFTWATCH_RATE_
 DRIFTWATCH_ADMIN_TOKEN, DRIFTWATCH_CHROMIUM_PATH. Flags win over the environment.
 Tuning: DRIFTWATCH_LOG_LEVEL, DRIFTWATCH_LOG_FORMAT, DRIFTWATCH_BODY_LIMIT_BYTES, DRIFTWATCH_SHUTDOWN_TIMEOUT_MS,
 DRIFTWATCH_LEASE_MS, DRIFTWATCH_ROLE, DRIFTWATCH_CHECK_CONCURRENCY, DRIFTWATCH_PER_HOST_CONCURRENCY,
+DRIFTWATCH_WARMUP_SAMPLES, DRIFTWATCH_WARMUP_INTERVAL_MS,
 DRIFTWATCH_CHECK_WAIT_MS, DRIFTWATCH_POLL_INTERVAL_MS, DRIFTWATCH_ORG_SHARE_PERCENT,
 DRIFTWATCH_TRUST_PROXY (see docs/deployment.md).
 People: DRIFTWATCH_PUBLIC_URL, DRIFTWATCH_SMTP_URL, DRIFTWATCH_SMTP_FROM, DRIFTWATCH_SESSION_IDLE_SECONDS,

@@ -63,4 +63,6 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   queue: { type: "string" },
   "check-concurrency": { type: "string" },
   "per-host-concurrency": { type: "string" },
+  "warmup-samples": { type: "string" },
+  "warmup-interval-ms": { type: "string" },
 };

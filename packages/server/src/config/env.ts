@@ -25,6 +25,8 @@ export const ENV = {
   queue: "DRIFTWATCH_QUEUE",
   checkConcurrency: "DRIFTWATCH_CHECK_CONCURRENCY",
   perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
+  warmupSamples: "DRIFTWATCH_WARMUP_SAMPLES",
+  warmupInterval: "DRIFTWATCH_WARMUP_INTERVAL_MS",
   checkWait: "DRIFTWATCH_CHECK_WAIT_MS",
   trustProxy: "DRIFTWATCH_TRUST_PROXY",
   trustProxyHops: "DRIFTWATCH_TRUST_PROXY_HOPS",

@@ -68,6 +68,14 @@ export interface DriftwatchConfig {
   checkConcurrency: number;
   /** Checks in flight at once against one host (`hostname:port`); never limits how many of its monitors get checked. */
   perHostConcurrency: number;
+  /**
+   * Extra fetches a monitor that learns its noise makes in the check that stores its first content
+   * (at creation, and after its URL, method, body or selector changed), so it has learned from
+   * three contents before its next check (default 2; 0: none). See docs/signal.md.
+   */
+  warmupSamples: number;
+  /** Wait before each warm-up fetch, and the least time between two warm-up requests of this process to one host (default 1000 ms). */
+  warmupIntervalMs: number;
   /** How long an api-only process waits for a worker to run a "check now" (default 30 s). */
   checkWaitMs: number;
   /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
@@ -110,6 +118,8 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_PER_HOST_CONCURRENCY = 2;
+export const DEFAULT_WARMUP_SAMPLES = 2;
+export const DEFAULT_WARMUP_INTERVAL_MS = 1000;
 export const DEFAULT_CHECK_WAIT_MS = 30_000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_ORG_SHARE_PERCENT = 50;
@@ -147,6 +157,8 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   }
   const checkConcurrency = pick("check-concurrency", ENV.checkConcurrency);
   const perHostConcurrency = pick("per-host-concurrency", ENV.perHostConcurrency);
+  const warmupSamples = pick("warmup-samples", ENV.warmupSamples);
+  const warmupInterval = pick("warmup-interval-ms", ENV.warmupInterval);
   const checkWait = env[ENV.checkWait];
   if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
     throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
@@ -217,6 +229,8 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     checkConcurrency: checkConcurrency === undefined ? defaultCheckConcurrency() : parseInteger(checkConcurrency.value, checkConcurrency.source, 1, 1000),
     perHostConcurrency:
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
+    warmupSamples: warmupSamples === undefined ? DEFAULT_WARMUP_SAMPLES : parseInteger(warmupSamples.value, warmupSamples.source, 0, 10),
+    warmupIntervalMs: warmupInterval === undefined ? DEFAULT_WARMUP_INTERVAL_MS : parseInteger(warmupInterval.value, warmupInterval.source, 0, 600_000),
     checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
     // a number of hops says a proxy is in front: DRIFTWATCH_TRUST_PROXY is implied
     trustProxy: trustProxy === undefined || trustProxy === "" ? hops !== undefined : parseBoolean(trustProxy, ENV.trustProxy),

@@ -235,6 +235,16 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.browserOptions !== undefined) patch.browserOptionsJson = body.browserOptions;
       if (body.tags !== undefined) patch.tags = body.tags;
       if (body.contract !== undefined) patch.contract = body.contract;
+      // A new target (URL, method, request body or a website's selector): what was learned about
+      // the old one's noise no longer applies, the noise profile learns again from here.
+      if (
+        (patch.url !== undefined && patch.url !== current.url) ||
+        (patch.method !== undefined && patch.method !== current.method) ||
+        (patch.body !== undefined && patch.body !== current.body) ||
+        (patch.selector !== undefined && patch.selector !== current.selector)
+      ) {
+        patch.learningSince = at;
+      }
       if (body.state === "paused" && current.state !== "paused") patch.state = "paused";
       if (body.state === "active" && current.state === "paused") {
         // resuming: due now; a failing monitor stays failing until a check succeeds

@@ -69,6 +69,38 @@ describe("the organization's learnNoiseByDefault", () => {
   });
 });
 
+describe("a monitor's target changes", () => {
+  it("a new URL, method, body or selector starts a new learning history (learningSince); other edits keep it", async () => {
+    const id = await create("/target-one");
+    const stored = async () => (await h.store.getMonitor(h.a.orgId, id))!;
+    expect((await stored()).learningSince ?? null).toBeNull();
+    const patch = async (payload: Record<string, unknown>) => {
+      h.clock.now = new Date(h.clock.now.getTime() + 1000);
+      const response = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}`, payload });
+      expect(response.statusCode).toBe(200);
+      return { at: h.clock.now.toISOString(), since: (await stored()).learningSince ?? null };
+    };
+    expect((await patch({ name: "renamed", intervalSeconds: 600, tags: ["x"] })).since).toBeNull();
+    // the same URL again is no new target
+    expect((await patch({ url: `${base}/target-one` })).since).toBeNull();
+    const moved = await patch({ url: `${base}/target-two` });
+    expect(moved.since).toBe(moved.at);
+    expect((await patch({ name: "again" })).since).toBe(moved.at);
+    const posted = await patch({ method: "POST", body: "{}" });
+    expect(posted.since).toBe(posted.at);
+    const body = await patch({ body: "{\"q\":1}" });
+    expect(body.since).toBe(body.at);
+
+    const page = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { type: "website", url: `${base}/page`, selector: "main" } })).id as string;
+    h.clock.now = new Date(h.clock.now.getTime() + 1000);
+    expect(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${page}`, payload: { selector: "main" } })).selector).toBe("main");
+    expect((await h.store.getMonitor(h.a.orgId, page))!.learningSince ?? null).toBeNull();
+    h.clock.now = new Date(h.clock.now.getTime() + 1000);
+    expect(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${page}`, payload: { selector: "#prices" } })).selector).toBe("#prices");
+    expect((await h.store.getMonitor(h.a.orgId, page))!.learningSince).toBe(h.clock.now.toISOString());
+  });
+});
+
 describe("what a learning monitor silenced, through the API", () => {
   let id: string;
   let quiet: Record<string, any>;

@@ -179,6 +179,15 @@ describe("process roles and concurrency", () => {
     });
   });
 
+  it("reads the warm-up of learning monitors (default 2 extra fetches, 1 s apart), flags over the environment", () => {
+    expect(resolveServeConfig([], {})).toMatchObject({ warmupSamples: 2, warmupIntervalMs: 1000 });
+    const env = { DRIFTWATCH_WARMUP_SAMPLES: "0", DRIFTWATCH_WARMUP_INTERVAL_MS: "250" };
+    expect(resolveServeConfig([], env)).toMatchObject({ warmupSamples: 0, warmupIntervalMs: 250 });
+    expect(resolveServeConfig(["--warmup-samples", "4", "--warmup-interval-ms=1000"], env)).toMatchObject({ warmupSamples: 4, warmupIntervalMs: 1000 });
+    expect(configError(() => resolveServeConfig(["--warmup-samples", "11"], {})).message).toMatch(/--warmup-samples/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_WARMUP_INTERVAL_MS: "-1" })).message).toMatch(/DRIFTWATCH_WARMUP_INTERVAL_MS/);
+  });
+
   it("names the flag or variable of a bad role or concurrency", () => {
     expect(configError(() => resolveServeConfig(["--role", "scheduler"], {})).message).toMatch(/--role must be one of all, api, worker/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ROLE: "API" })).message).toMatch(/DRIFTWATCH_ROLE/);

@@ -1,11 +1,28 @@
 // The service as a new user meets it: the real server (createDriftwatchServer) on a real SQLite
-// file, monitors created through the API with no settings touched (so learning, the default), each
-// history of the HELD-OUT part of the world corpus (packages/core/test/signal: real recorded
-// payloads and pages with noise applied as real services apply it; nobody tunes on this part)
-// served by a local target on 127.0.0.1 (the SSRF guard lifted for loopback, as in the other e2e
-// tests) and checked through POST /api/monitors/{id}/check, one check per fetch. Pairs are judged
-// from the third fetch on; the first two are reported apart. A diff is a `learning` diff exactly
-// while the monitor has one stored content (its second fetch with new content).
+// file, monitors created through the API with no settings touched (so learning, the default, and
+// the default warm-up: 2 extra fetches in the check that stores a monitor's first content), each history of the
+// HELD-OUT part of the world corpus (packages/core/test/signal: real recorded payloads and pages
+// with noise applied as real services apply it; nobody tunes on this part) served by a local
+// target on 127.0.0.1 (the SSRF guard lifted for loopback, as in the other e2e tests) and checked
+// through POST /api/monitors/{id}/check.
+//
+// Two targets, as a black-box tester could write them:
+// - "per request": the target serves the next step of its history on every request, so the
+//   first check's two warm-up fetches take steps 2 and 3 and the second check sees step 4.
+//   This takes the target's noise between two requests a few seconds apart to be that of two
+//   scheduled fetches: true of request ids, server timings, per-request rotations, not of a clock
+//   that ticks every 15 minutes or a promo that changes daily.
+// - "held": the target moves to its next step only between the test's checks, so the warm-up
+//   fetches find the first content again and learn nothing (the worst case of a warm-up): the
+//   numbers of the service without a warm-up.
+// Pairs compared by the test's own checks are judged from the history's third step on (the
+// monitor's third content); the pairs only the warm-up compared, and the second step when a
+// check compares it, are reported apart, and every diff recorded on them must be `learning`.
+// A check's diff is `learning` exactly while the monitor has stored one content; a warm-up's always.
+//
+// Measuring (not what CI runs): DW_SIGNAL_SET=tuning checks the tuning histories instead, and
+// DW_SIGNAL_WARMUP=0 turns the warm-up off; the ceilings are asserted only for the held-out set
+// with the default warm-up.
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -20,16 +37,53 @@ import { worldSplit } from "../../../core/test/signal/world-corpus.js";
 import { createDriftwatchServer, type DriftwatchServer } from "../../src/index.js";
 
 const TOKEN = "dw_" + "S".repeat(43);
-/** What this test measured on the held-out histories (JSON and pages together). */
-const FALSE_ALARMS_MEASURED = 21; // of 611 noise pairs, most on the third fetch (learned from one pair): rotating page blocks not yet seen twice
-const UNDER_RATED_MEASURED = 0;
+const SET = process.env["DW_SIGNAL_SET"] === "tuning" ? "tuning" : "heldOut";
+const WARMUP = process.env["DW_SIGNAL_WARMUP"] === undefined ? undefined : Number(process.env["DW_SIGNAL_WARMUP"]);
+/** Asserted: the held-out set with the server's default warm-up. */
+const ASSERTED = SET === "heldOut" && WARMUP === undefined;
+/**
+ * What this test measured on the held-out histories (JSON and pages together), pairs judged from
+ * the third step on (see docs/signal.md, "Through the service"), 2026-11-28:
+ * - "per request": 6 false alarms of 509 noise pairs (the warm-up took the 102 third steps), all
+ *   on later steps: a page block showing a text not seen before, a footer menu, a temperature;
+ * - "held" (the same as without a warm-up): 21 of 611, 15 of them on the third step (learned from
+ *   one pair: a rotating block that has shown two texts cannot be told from a changed headline),
+ *   and the same 6 later ones.
+ */
+const MEASURED = {
+  "per request": { falseAlarms: 6, underRated: 0 },
+  held: { falseAlarms: 21, underRated: 0 },
+} as const;
+type Mode = keyof typeof MEASURED;
+
 const dir = mkdtempSync(join(tmpdir(), "dw-signal-"));
 let server: DriftwatchServer;
 let base = "";
 let target: http.Server;
 let targetBase = "";
-/** What the target serves for each history: its snapshot at the current fetch. */
-const serving = new Map<number, { history: WorldHistory; t: number }>();
+
+/** One history as its target serves it. */
+interface Served {
+  history: WorldHistory;
+  perRequest: boolean;
+  /** "held": the step the test set. */
+  step: number;
+  /** "per request": the step the next request gets. */
+  next: number;
+  /** The step the last request got, and whether its content differed from the one before. */
+  served: number;
+  changed: boolean;
+  /** Requests whose content differed from the previous request's (the first counts): the contents a monitor stores. */
+  distinct: number;
+  last: string | null;
+  requests: number;
+}
+const serving = new Map<number, Served>();
+
+function bodyOf(history: WorldHistory, step: number): string {
+  const snapshot = history.snapshots[step];
+  return history.kind === "json" ? JSON.stringify(snapshot) : (snapshot as string);
+}
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${base}${path}`, {
@@ -43,12 +97,17 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 
 beforeAll(async () => {
   target = http.createServer((req, res) => {
-    const index = Number(/^\/h\/(\d+)$/.exec(req.url ?? "")?.[1]);
-    const entry = serving.get(index);
+    const entry = serving.get(Number(/^\/h\/(\d+)$/.exec(req.url ?? "")?.[1]));
     if (entry === undefined) return void res.writeHead(404).end();
-    const snapshot = entry.history.snapshots[entry.t];
-    if (entry.history.kind === "json") res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(snapshot));
-    else res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(snapshot as string);
+    const last = entry.history.snapshots.length - 1;
+    const step = entry.perRequest ? Math.min(entry.next++, last) : entry.step;
+    const body = bodyOf(entry.history, step);
+    entry.served = step;
+    entry.requests++;
+    entry.changed = body !== entry.last;
+    if (entry.changed) entry.distinct++;
+    entry.last = body;
+    res.writeHead(200, { "content-type": entry.history.kind === "json" ? "application/json" : "text/html; charset=utf-8" }).end(body);
   });
   await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
   targetBase = `http://127.0.0.1:${String((target.address() as AddressInfo).port)}`;
@@ -62,6 +121,9 @@ beforeAll(async () => {
     background: false,
     rateLimitReads: 1_000_000,
     rateLimitWrites: 1_000_000,
+    // the default number of warm-up fetches, closer together than the default 1 s
+    ...(WARMUP === undefined ? {} : { warmupSamples: WARMUP }),
+    warmupIntervalMs: 10,
     logger: pino({ level: "silent" }),
   });
   await server.bootstrap();
@@ -77,7 +139,7 @@ afterAll(async () => {
 
 interface Row {
   pairs: number;
-  /** Checks that recorded a diff (any, labelled or not). */
+  /** Diffs recorded (any, labelled or not). */
   diffs: number;
   /** Of those, marked `learning`. */
   learning: number;
@@ -87,87 +149,125 @@ interface Row {
 }
 const row = (): Row => ({ pairs: 0, diffs: 0, learning: 0, falseAlarms: 0, misses: 0, underRated: 0 });
 
-describe("the service on the world corpus's held-out histories (SQLite, monitors as created)", () => {
-  it("checks every history through the API: no misses, and false alarms and under-rated changes held at what was measured", async () => {
-    const histories = worldSplit().heldOut;
-    const rows = { "pair 1 (fetch 2)": row(), "judged (fetch 3 on)": row() };
-    const problems: string[] = [];
-    let noisePairs = 0;
-    let index = 0;
-    for (const history of histories) {
-      index++;
-      serving.set(index, { history, t: 0 });
-      const created = await api("POST", "/api/monitors", {
-        type: history.kind === "json" ? "api" : "website",
-        name: history.name.slice(0, 200),
-        url: `${targetBase}/h/${String(index)}`,
-        intervalSeconds: 3600,
-        ...(history.selector !== undefined ? { selector: history.selector } : {}),
-      });
-      expect(created.status, history.name).toBe(201);
-      const id = created.json.id as string;
-      /** Contents the monitor had stored before this fetch: a snapshot is stored only when the content changed. */
-      let stored = 0;
-      for (let t = 0; t < history.snapshots.length; t++) {
-        serving.set(index, { history, t });
-        const checked = await api("POST", `/api/monitors/${id}/check`);
-        expect(checked.status, `${history.name} fetch ${String(t + 1)}: ${JSON.stringify(checked.json)}`).toBe(200);
-        const changedContent = t === 0 || JSON.stringify(history.snapshots[t]) !== JSON.stringify(history.snapshots[t - 1]);
-        const before = stored;
-        if (changedContent) stored++;
-        if (t === 0) continue;
-        const diff = checked.json.diff as { changes: Change[]; learning?: boolean } | null;
-        const r = t === 1 ? rows["pair 1 (fetch 2)"] : rows["judged (fetch 3 on)"];
+async function diffsOf(id: string): Promise<{ id: string; learning?: boolean }[]> {
+  const listed = await api("GET", `/api/monitors/${id}/diffs?limit=100`);
+  expect(listed.status).toBe(200);
+  return listed.json.data as { id: string; learning?: boolean }[];
+}
+
+let monitorIndex = 0;
+
+async function measure(mode: Mode): Promise<{ judged: Row; fromStep4: Row; problems: string[] }> {
+  const histories = worldSplit()[SET];
+  const rows = { "warm-up fetches": row(), "step 2 by a check": row(), "judged (step 3 on)": row(), "judged (step 4 on)": row() };
+  const problems: string[] = [];
+  let noisePairs = 0;
+  for (const history of histories) {
+    const index = ++monitorIndex;
+    const entry: Served = { history, perRequest: mode === "per request", step: 0, next: 0, served: -1, changed: false, distinct: 0, last: null, requests: 0 };
+    serving.set(index, entry);
+    const created = await api("POST", "/api/monitors", {
+      type: history.kind === "json" ? "api" : "website",
+      name: history.name.slice(0, 200),
+      url: `${targetBase}/h/${String(index)}`,
+      intervalSeconds: 3600,
+      ...(history.selector !== undefined ? { selector: history.selector } : {}),
+    });
+    expect(created.status, history.name).toBe(201);
+    const id = created.json.id as string;
+    const last = history.snapshots.length - 1;
+    const checkDiffs = new Set<string>();
+    for (let check = 1; ; check++) {
+      if (check > 1) {
+        if (entry.perRequest ? entry.next > last : entry.step >= last) break;
+        if (!entry.perRequest) entry.step++;
+      }
+      const checked = await api("POST", `/api/monitors/${id}/check`);
+      expect(checked.status, `${history.name} check ${String(check)}: ${JSON.stringify(checked.json)}`).toBe(200);
+      // the step this check's request got
+      const t = entry.served;
+      if (check === 1) {
+        // the first check made its warm-up's requests before it answered
+        expect(entry.requests, history.name).toBe(1 + (WARMUP ?? 2));
+        continue;
+      }
+      const diff = checked.json.diff as { id: string; changes: Change[]; learning?: boolean } | null;
+      if (diff !== null) checkDiffs.add(diff.id);
+      const before = entry.distinct - (entry.changed ? 1 : 0);
+      if (diff !== null) expect(diff.learning === true, `${history.name} step ${String(t + 1)}: learning with ${String(before)} stored contents`).toBe(before < 2);
+      const at = `${history.name}, step ${String(t + 1)}`;
+      const judge = (r: Row): void => {
         r.pairs++;
         if (diff !== null) r.diffs++;
         if (diff?.learning === true) r.learning++;
-        if (diff !== null) expect(diff.learning === true, `${history.name} fetch ${String(t + 1)}: learning with ${String(before)} stored contents`).toBe(before < 2);
-        if (t === 1) continue;
         const label = history.labels[t - 1]!;
-        const at = `${history.name}, fetch ${String(t + 1)}`;
         if (label.kind === "noise") {
-          noisePairs++;
           if (diff !== null) {
             r.falseAlarms++;
-            problems.push(`false alarm: ${at}: ${diff.changes.map((c) => c.path).slice(0, 3).join(", ")}`);
+            if (r === rows["judged (step 3 on)"]) problems.push(`false alarm: ${at}: ${diff.changes.map((c) => c.path).slice(0, 3).join(", ")}`);
           }
-          continue;
+          return;
         }
         const shown = diff?.changes.filter((change) => shows(change, history, label.where)) ?? [];
         if (shown.length === 0) {
           r.misses++;
-          problems.push(`miss: ${at}: ${label.what} (${label.where})`);
-          continue;
+          if (r === rows["judged (step 3 on)"]) problems.push(`miss: ${at}: ${label.what} (${label.where})`);
+          return;
         }
         const top = shown.reduce((best, change) => Math.max(best, severityRank(change.severity)), 0);
         if (top < severityRank(label.minSeverity)) {
           r.underRated++;
-          problems.push(`under-rated: ${at}: ${label.what} rated ${shown.map((c) => c.severity).join("/")}, expected >= ${label.minSeverity}`);
+          if (r === rows["judged (step 3 on)"]) problems.push(`under-rated: ${at}: ${label.what} rated ${shown.map((c) => c.severity).join("/")}, expected >= ${label.minSeverity}`);
         }
+      };
+      // the steps the warm-up took from a "per request" target, between the first check and this one
+      if (check === 2) rows["warm-up fetches"].pairs += entry.perRequest ? t - 1 : 0;
+      if (t === 1) {
+        judge(rows["step 2 by a check"]);
+        continue;
       }
+      if (history.labels[t - 1]!.kind === "noise") noisePairs++;
+      judge(rows["judged (step 3 on)"]);
+      if (t >= 3) judge(rows["judged (step 4 on)"]);
     }
-    console.table(
-      Object.entries(rows).map(([pairs, r]) => ({
-        pairs,
-        checked: r.pairs,
-        "diffs recorded": r.diffs,
-        "of them learning": r.learning,
-        "false alarms": r.falseAlarms,
-        misses: r.misses,
-        "under-rated": r.underRated,
-      })),
-    );
-    console.log(`noise pairs judged: ${String(noisePairs)}`);
-    if (problems.length > 0) console.log(problems.slice(0, 60).join("\n"));
+    // what the warm-up recorded: every one of its diffs is a learning diff
+    const warm = rows["warm-up fetches"];
+    for (const diff of await diffsOf(id)) {
+      if (checkDiffs.has(diff.id)) continue;
+      warm.diffs++;
+      if (diff.learning === true) warm.learning++;
+    }
+  }
+  console.log(`${mode} (${SET}, warm-up ${WARMUP === undefined ? "default" : String(WARMUP)}): noise pairs judged: ${String(noisePairs)}`);
+  console.table(
+    Object.entries(rows).map(([pairs, r]) => ({
+      pairs,
+      checked: r.pairs,
+      "diffs recorded": r.diffs,
+      "of them learning": r.learning,
+      "false alarms": r.falseAlarms,
+      misses: r.misses,
+      "under-rated": r.underRated,
+    })),
+  );
+  if (problems.length > 0) console.log(problems.slice(0, 60).join("\n"));
+  expect(histories.length).toBeGreaterThanOrEqual(60);
+  const warm = rows["warm-up fetches"];
+  expect(warm.learning, "every diff a warm-up recorded is a learning diff").toBe(warm.diffs);
+  expect(rows["step 2 by a check"].learning).toBe(rows["step 2 by a check"].diffs);
+  return { judged: rows["judged (step 3 on)"], fromStep4: rows["judged (step 4 on)"], problems };
+}
 
-    expect(histories.length).toBeGreaterThanOrEqual(60);
-    // a monitor's first diff is recorded as learning (not notified unless it removes or retypes)
-    expect(rows["pair 1 (fetch 2)"].learning).toBe(rows["pair 1 (fetch 2)"].diffs);
-    const judged = rows["judged (fetch 3 on)"];
-    // loud on every real change: no meaningful held-out change is missed
-    expect(judged.misses, problems.join("\n")).toBe(0);
-    // quiet on noise: at most what was measured (the learner of 2026-11-28), see docs/signal.md
-    expect(judged.falseAlarms, problems.join("\n")).toBeLessThanOrEqual(FALSE_ALARMS_MEASURED);
-    expect(judged.underRated, problems.join("\n")).toBeLessThanOrEqual(UNDER_RATED_MEASURED);
-  }, 300_000);
+describe(`the service on the world corpus's ${SET === "heldOut" ? "held-out" : "tuning"} histories (SQLite, monitors as created)`, () => {
+  for (const mode of ["per request", "held"] as const) {
+    it(`${mode}: checks every history through the API: no misses, and false alarms and under-rated changes held at what was measured`, async () => {
+      const { judged, problems } = await measure(mode);
+      // loud on every real change: no meaningful change is missed
+      expect(judged.misses, problems.join("\n")).toBe(0);
+      if (!ASSERTED) return;
+      // quiet on noise: at most what was measured (2026-11-28), see docs/signal.md
+      expect(judged.falseAlarms, problems.join("\n")).toBeLessThanOrEqual(MEASURED[mode].falseAlarms);
+      expect(judged.underRated, problems.join("\n")).toBeLessThanOrEqual(MEASURED[mode].underRated);
+    }, 600_000);
+  }
 });

@@ -116,6 +116,21 @@ export function monitorCases(ctx: ContractContext): void {
     });
   });
 
+  describe("learningSince", () => {
+    it("is null for a new monitor, set and cleared by a patch, kept by other patches and by a check's record", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      const monitor = await store.createMonitor(org.id, apiMonitor());
+      expect(monitor.learningSince ?? null).toBeNull();
+      const at = "2026-11-28T10:00:00.123Z";
+      expect((await store.updateMonitor(org.id, monitor.id, { url: "https://api.example.com/v2", learningSince: at }))?.learningSince).toBe(at);
+      expect((await store.getMonitor(org.id, monitor.id))?.learningSince).toBe(at);
+      expect((await store.updateMonitor(org.id, monitor.id, { name: "renamed" }))?.learningSince).toBe(at);
+      expect((await store.listMonitors(org.id, { limit: 10 })).data.find((m) => m.id === monitor.id)?.learningSince).toBe(at);
+      expect((await store.updateMonitor(org.id, monitor.id, { learningSince: null }))?.learningSince ?? null).toBeNull();
+    });
+  });
+
   describe("tags", () => {
     it("stores tags normalised (trimmed, lower-cased, deduplicated), replaces them on update, and a monitor without any has []", async () => {
       const store = await ctx.store();

@@ -1,0 +1,237 @@
+// The first fetches of a learning monitor: the warm-up after its first content (extra fetches,
+// spaced per host, recorded as learning), and a new learning history once its target changed
+// (`learningSince`). Real SQLite file, real HTTP on loopback.
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Fetcher, Store } from "@driftwatch/core";
+import { createHttpFetcher } from "@driftwatch/fetcher-http";
+import { createSqliteStore } from "@driftwatch/store-sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCheckService, createNoiseLearner, type WarmupOptions } from "../src/index.js";
+import { createMonitor, manualClock } from "./fixtures.js";
+
+interface Target {
+  url: string;
+  /** Wall-clock times of the requests served, per path. */
+  requests: Map<string, number[]>;
+  /** What the next answer is built from (`request_id` is set on every request). */
+  doc: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+async function startTarget(): Promise<Target> {
+  const requests = new Map<string, number[]>();
+  const target: Target = { url: "", requests, doc: {}, close: async () => undefined };
+  const server = http.createServer((request, response) => {
+    const list = requests.get(request.url ?? "") ?? [];
+    list.push(Date.now());
+    requests.set(request.url ?? "", list);
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...target.doc, request_id: randomUUID() }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  target.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  target.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return target;
+}
+
+describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)", () => {
+  let dir: string;
+  let store: Store;
+  let orgId: string;
+  let fetcher: Fetcher;
+  let a: Target;
+  let b: Target;
+  const clock = manualClock();
+  /** The service's clock: a millisecond later on every read, so snapshots taken at once still have an order. */
+  const ticking = (): Date => {
+    clock.advance(1);
+    return clock.now();
+  };
+  const webhookOf = new Map<string, string>();
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-warmup-"));
+    store = await createSqliteStore({ filename: path.join(dir, "warmup.db"), now: clock.now });
+    orgId = (await store.createOrganization({ slug: "warmup" })).id;
+    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+    a = await startTarget();
+    b = await startTarget();
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await a.close();
+    await b.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function service(warmup: WarmupOptions) {
+    return createCheckService({ store, httpFetcher: fetcher, now: ticking, noise: createNoiseLearner(store), warmup });
+  }
+  async function learningMonitor(url: string, learning = true) {
+    const monitor = await createMonitor(store, orgId, { url });
+    await store.updateSettings(orgId, monitor.id, { autoApplySuggestions: learning, updatedAt: clock.now().toISOString() });
+    const webhook = await store.createWebhook(orgId, { url: "https://hooks.example.com/warmup", description: null, events: ["diff.detected"], monitorIds: [monitor.id], minSeverity: "info", enabled: true, secret: "whsec_YQ==" });
+    webhookOf.set(monitor.id, webhook.id);
+    return monitor;
+  }
+  async function check(checks: ReturnType<typeof service>, monitorId: string) {
+    clock.advance(60_000);
+    return checks.runCheck((await store.getMonitor(orgId, monitorId))!, { requestId: `req_${String(clock.ms())}` });
+  }
+
+  it("after the first content, the warm-up fetches twice more as learning: the next check is judged on three contents", async () => {
+    a.doc = { plan: "pro", seats: 5 };
+    const monitor = await learningMonitor(`${a.url}/first`);
+    const checks = service({ samples: 2, intervalMs: 40 });
+    try {
+      // the check resolves after its warm-up, and tells its caller the host is free only then
+      let requestsWhenFreed = -1;
+      clock.advance(60_000);
+      const first = await checks.runCheck(monitor, { requestId: "req_first", onFetched: () => (requestsWhenFreed = a.requests.get("/first")?.length ?? 0) });
+      expect(first.result).toBe("new_snapshot");
+      expect(first.diff).toBeNull();
+      expect(a.requests.get("/first")).toHaveLength(3);
+      expect(requestsWhenFreed).toBe(3);
+      const next = await check(checks, monitor.id);
+      const times = a.requests.get("/first")!;
+      expect(times).toHaveLength(4);
+      for (let i = 1; i < 3; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(38);
+      // the warm-up's two contents are snapshots: the first one's diff a learning one, notified to no
+      // one; the second already learned from two contents (request_id silenced)
+      const diffs = (await store.listDiffs(orgId, monitor.id, { limit: 10 })).data;
+      expect(diffs).toHaveLength(1);
+      expect(diffs[0]!.learning).toBe(true);
+      expect(diffs[0]!.changes.map((c) => c.path)).toEqual(["$.request_id"]);
+      expect(await store.listDeliveries(orgId, webhookOf.get(monitor.id)!, { limit: 10 })).toMatchObject({ data: [] });
+      expect((await store.listSnapshots(orgId, monitor.id, { limit: 10 })).data).toHaveLength(4);
+      // the fourth fetch is the first the user asked for after the first one: noise, learned from three contents
+      expect(next.result).toBe("new_snapshot");
+      expect(next.diff).toBeNull();
+      expect(next.snapshot?.silenced?.changes.map((c) => c.path)).toEqual(["$.request_id"]);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("a removal found by the warm-up is a learning diff that still notifies", async () => {
+    a.doc = { plan: "pro", seats: 5, region: "eu" };
+    const monitor = await learningMonitor(`${a.url}/removal`);
+    const checks = service({ samples: 1, intervalMs: 150 });
+    try {
+      // the field goes away after the first request, while the check warms up
+      const running = check(checks, monitor.id);
+      while (a.requests.get("/removal") === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      a.doc = { plan: "pro", seats: 5 };
+      expect((await running).diff).toBeNull();
+      expect(a.requests.get("/removal")).toHaveLength(2);
+      const diffs = (await store.listDiffs(orgId, monitor.id, { limit: 10 })).data;
+      const removal = diffs.find((d) => d.changes.some((c) => c.path === "$.region"));
+      expect(removal?.learning).toBe(true);
+      expect(removal?.changes.find((c) => c.path === "$.region")).toMatchObject({ op: "remove", severity: "critical" });
+      const deliveries = (await store.listDeliveries(orgId, webhookOf.get(monitor.id)!, { limit: 10 })).data;
+      expect(deliveries.map((d) => d.diffId)).toEqual([removal!.id]);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("warm-ups of several monitors on one host send one request per interval to it; a monitor that does not learn has none", async () => {
+    a.doc = { plan: "team" };
+    const first = await learningMonitor(`${a.url}/one`);
+    const second = await learningMonitor(`${a.url}/two`);
+    const quiet = await learningMonitor(`${a.url}/off`, false);
+    const checks = service({ samples: 2, intervalMs: 60 });
+    try {
+      await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
+      await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
+      expect(a.requests.get("/off")).toHaveLength(2);
+      const warm = [...a.requests.get("/one")!.slice(1, 3), ...a.requests.get("/two")!.slice(1, 3)].sort((x, y) => x - y);
+      expect(warm).toHaveLength(4);
+      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(50);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("closing the service, or cancelling the check, stops a warm-up where it is: the check resolves with its first content", async () => {
+    a.doc = { plan: "team" };
+    for (const how of ["close", "cancel"] as const) {
+      const monitor = await learningMonitor(`${a.url}/stopped-${how}`);
+      const checks = service({ samples: 3, intervalMs: 10_000 });
+      const cancel = new AbortController();
+      const started = Date.now();
+      const running = checks.runCheck(monitor, { requestId: `req_${how}`, signal: cancel.signal });
+      while (a.requests.get(`/stopped-${how}`) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (how === "close") await checks.close();
+      else cancel.abort();
+      const outcome = await running;
+      expect(outcome.result).toBe("new_snapshot");
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(a.requests.get(`/stopped-${how}`)).toHaveLength(1);
+      await checks.close();
+    }
+  });
+
+  it("a monitor whose target changed learns again from the new target's contents only (learningSince)", async () => {
+    // on target A, `session` changes on every fetch: learned as volatile there
+    a.doc = { plan: "pro", session: randomUUID() };
+    const monitor = await learningMonitor(`${a.url}/moved`);
+    const checks = service({ samples: 0, intervalMs: 0 });
+    try {
+      for (let i = 0; i < 4; i++) {
+        a.doc = { plan: "pro", session: randomUUID() };
+        await check(checks, monitor.id);
+      }
+      const before = await createNoiseLearner(store).profile((await store.getMonitor(orgId, monitor.id))!);
+      expect(before.policy.volatile?.map((v) => v.path)).toContain("$.session");
+
+      // the monitor now points at target B, where `session` is a field that means something
+      clock.advance(1000);
+      const moved = (await store.updateMonitor(orgId, monitor.id, { url: `${b.url}/moved`, learningSince: clock.now().toISOString() }))!;
+      const reset = await createNoiseLearner(store).profile(moved);
+      expect(reset.samples).toBe(0);
+      expect(reset.policy.volatile ?? []).toEqual([]);
+      b.doc = { plan: "pro", session: "s-1" };
+      // the first content of B against A's: a learning diff (nothing learned about B yet)
+      expect((await check(checks, monitor.id)).diff?.learning).toBe(true);
+      // B's second content: one content learned from, still learning
+      expect((await check(checks, monitor.id)).diff?.learning).toBe(true);
+      // B's third: request_id is noise (it changed on every fetch of B), session changes: reported
+      b.doc = { plan: "pro", session: "s-2" };
+      const changed = await check(checks, monitor.id);
+      expect(changed.diff?.learning).toBeUndefined();
+      expect(changed.diff?.changes.map((c) => c.path)).toEqual(["$.session"]);
+      const after = await createNoiseLearner(store).profile((await store.getMonitor(orgId, monitor.id))!);
+      expect(after.samples).toBe(3);
+      expect(after.policy.volatile?.map((v) => v.path)).not.toContain("$.session");
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("after its target changed, a learning monitor warms up again", async () => {
+    a.doc = { plan: "pro" };
+    const monitor = await learningMonitor(`${a.url}/again`);
+    const checks = service({ samples: 1, intervalMs: 20 });
+    try {
+      await check(checks, monitor.id);
+      expect(a.requests.get("/again")).toHaveLength(2);
+      await check(checks, monitor.id);
+      expect(a.requests.get("/again")).toHaveLength(3);
+      clock.advance(1000);
+      await store.updateMonitor(orgId, monitor.id, { url: `${b.url}/again`, learningSince: clock.now().toISOString() });
+      await check(checks, monitor.id);
+      expect(b.requests.get("/again")).toHaveLength(2);
+      await check(checks, monitor.id);
+      expect(b.requests.get("/again")).toHaveLength(3);
+      expect(a.requests.get("/again")).toHaveLength(3);
+    } finally {
+      await checks.close();
+    }
+  });
+});
