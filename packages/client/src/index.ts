@@ -53,6 +53,8 @@ export type {
   Diff,
   DiffDetectedEvent,
   Monitor,
+  MonitorChannel,
+  MonitorChannels,
   MonitorCreate,
   MonitorUpdate,
   NoiseEvidence,

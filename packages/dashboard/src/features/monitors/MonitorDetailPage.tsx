@@ -169,7 +169,7 @@ export function MonitorDetailPage(): ReactNode {
         </>
       ) : null}
       <h2>Notifications</h2>
-      <MonitorChannels tags={m.tags} />
+      <MonitorChannels monitorId={m.id} />
       <h2>Timeline</h2>
       {diffs.isPending || snapshots.isPending ? (
         <Loading what="the timeline" />
