@@ -55,6 +55,8 @@ export type {
   Monitor,
   MonitorChannel,
   MonitorChannels,
+  MonitorFailure,
+  FailedStep,
   MonitorCreate,
   MonitorUpdate,
   NoiseEvidence,

@@ -329,6 +329,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         nextCheckAt: input.nextCheckAt,
         lastStatus: null,
         lastError: null,
+        lastFailure: null,
         createdAt: now,
         updatedAt: now,
         leaseOwner: null,

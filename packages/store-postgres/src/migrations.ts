@@ -435,6 +435,15 @@ CREATE TABLE {schema}.alert_states (
 ALTER TABLE {schema}.monitors ADD COLUMN contract jsonb;
 `,
   },
+  {
+    version: 12,
+    name: "monitor_last_failure",
+    sql: `
+-- Why the monitor's last check failed, structured (reason, message, failed browser step), null when it succeeded.
+-- (Independent of migration 11.)
+ALTER TABLE {schema}.monitors ADD COLUMN last_failure jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -431,6 +431,15 @@ CREATE TABLE alert_states (
 ALTER TABLE monitors ADD COLUMN contract TEXT;
 `,
   },
+  {
+    version: 12,
+    name: "monitor_last_failure",
+    sql: `
+-- Why the monitor's last check failed, structured (JSON: reason, message, failed browser step), null when it succeeded.
+-- (Independent of migration 11.)
+ALTER TABLE monitors ADD COLUMN last_failure TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */
