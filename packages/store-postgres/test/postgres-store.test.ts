@@ -63,7 +63,7 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 9, name: "tracked_values" },
         { version: 10, name: "monitor_contract" },
         // 11 is another change of the same release (merged separately): 12 does not depend on it.
-        { version: 12, name: "monitor_last_failure" },
+        { version: 12, name: "last_failure_claim_index" },
       ]);
       expect(POSTGRES_SCHEMA_VERSION).toBe(12);
       await open({ schema }); // reopening applies nothing

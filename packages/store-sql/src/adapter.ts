@@ -48,6 +48,7 @@ import {
   type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
+  type ChannelAttemptEntry,
   type ChannelDeliveryRecord,
   type ChannelPatch,
   type ChannelRecord,
@@ -736,6 +737,9 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   }
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
     return this.channels.recordChannelDeliveryAttempt(id, owner, attempt);
+  }
+  recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    return this.channels.recordChannelDeliveryAttempts(owner, attempts);
   }
   releaseChannelDeliveryLeases(owner: string): Promise<number> {
     return this.channels.releaseChannelDeliveryLeases(owner);
