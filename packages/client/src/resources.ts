@@ -13,6 +13,7 @@ import type {
   DiffListQuery,
   InferredSchema,
   Monitor,
+  MonitorChannels,
   MonitorCreate,
   MonitorListQuery,
   MonitorUpdate,
@@ -369,6 +370,10 @@ export class Channels extends Resource {
   /** Sends one message again (also a failed one): pending and due now. */
   retryDelivery(channelId: string, deliveryId: string, options?: RequestOptions): APIPromise<ChannelDelivery> {
     return this.http.request({ method: "POST", path: `/api/channels/${seg(channelId)}/deliveries/${seg(deliveryId)}/retry`, options });
+  }
+  /** The channels a monitor's events reach: each with the events it takes, the lowest severity that reaches it, the tags that route it and its state (`active`, `paused`, `failing`). */
+  forMonitor(monitorId: string, options?: RequestOptions): APIPromise<MonitorChannels> {
+    return this.http.request({ method: "GET", path: `/api/monitors/${seg(monitorId)}/channels`, options });
   }
 }
 

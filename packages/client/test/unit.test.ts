@@ -129,6 +129,16 @@ describe("channels", () => {
       "PATCH /api/channels/ch_a",
     ]);
   });
+
+  it("asks which channels a monitor reaches on GET /api/monitors/{id}/channels", async () => {
+    const answer = { data: [{ channel: { id: "ch_a" }, events: ["diff.detected"], minSeverity: "high", matchedTags: ["prod"], state: "failing" }], policyMinSeverity: "high" };
+    const { fetch, calls } = scripted([json(200, answer)]);
+    const { dw } = client(fetch);
+    const routed = await dw.channels.forMonitor("mon_a/b");
+    expect(routed.data[0]).toMatchObject({ state: "failing", matchedTags: ["prod"] });
+    expect(routed.policyMinSeverity).toBe("high");
+    expect(`${calls[0]!.init.method} ${new URL(calls[0]!.url).pathname}`).toBe("GET /api/monitors/mon_a%2Fb/channels");
+  });
 });
 
 describe("errors", () => {

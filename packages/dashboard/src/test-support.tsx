@@ -1,4 +1,4 @@
-import { Driftwatch, type Me } from "@driftwatch/client";
+import { Driftwatch, type Me, type MonitorFailure } from "@driftwatch/client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { render, type RenderResult } from "@testing-library/react";
 import type { ReactNode } from "react";
@@ -85,6 +85,7 @@ export function monitor(i: number, patch: Record<string, unknown> = {}) {
     nextCheckAt: null,
     lastStatus: 200,
     lastError: null,
+    lastFailure: null as MonitorFailure | null,
     createdAt: "2026-11-01T00:00:00.000Z",
     updatedAt: "2026-11-01T00:00:00.000Z",
     ...patch,

@@ -181,6 +181,70 @@ describe("channel delivery from the outbox", () => {
     expect(sent[0]!.payloads.map((p) => (p as { diff: { id: string } }).diff.id)).toEqual(["dif_1", "dif_2", "dif_3"]);
   });
 
+  it("records the attempts of sends that finish together in one write (group commit), each message once, within the per-channel cap", async () => {
+    const targets = await Promise.all([0, 1, 2, 3].map((i) => store.createChannel(orgId, channel({ name: `c${String(i)}` }))));
+    for (const target of targets) await enqueue(target.id, Array.from({ length: 15 }, (_, i) => `diff:${target.id}:${String(i)}`));
+    const writes: number[] = [];
+    let singles = 0;
+    let failNext = true;
+    const counting = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === "recordChannelDeliveryAttempts") {
+          return async (owner: string, entries: Parameters<NonNullable<Store["recordChannelDeliveryAttempts"]>>[1]) => {
+            writes.push(entries.length);
+            // one write of several fails (a busy database, say): each is then recorded on its own
+            if (failNext && entries.length > 1) {
+              failNext = false;
+              throw new Error("database is locked");
+            }
+            return target.recordChannelDeliveryAttempts!(owner, entries);
+          };
+        }
+        if (property === "recordChannelDeliveryAttempt") {
+          return (...args: Parameters<Store["recordChannelDeliveryAttempt"]>) => {
+            singles++;
+            return target.recordChannelDeliveryAttempt(...args);
+          };
+        }
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const inFlight = new Map<string, number>();
+    let most = 0;
+    const sent: string[] = [];
+    const sender: ChannelSender = {
+      async send(target, payloads) {
+        const now = (inFlight.get(target.id) ?? 0) + 1;
+        inFlight.set(target.id, now);
+        most = Math.max(most, now);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight.set(target.id, (inFlight.get(target.id) ?? 1) - 1);
+        sent.push(...payloads.map((p) => (p as { key: string }).key));
+        return { outcome: "delivered", status: 200 };
+      },
+    };
+    const service = createChannelDeliveryService({ store: counting, sender, now: clock.now, owner: "w1", concurrency: 16, channelConcurrency: 3 });
+    expect(await service.deliverDue({ limit: 100 })).toEqual({ claimed: 60, attempted: 60, succeeded: 60, failed: 0 });
+    expect(most).toBeLessThanOrEqual(3);
+    expect(new Set(sent).size).toBe(60);
+    expect(sent).toHaveLength(60);
+    // fewer writes than messages: the attempts were recorded together
+    expect(writes.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60);
+    expect(writes.length).toBeLessThan(30);
+    expect(Math.max(...writes)).toBeGreaterThan(1);
+    // the failed write's messages were recorded one by one, and every message exactly once
+    expect(failNext).toBe(false);
+    expect(singles).toBeGreaterThan(1);
+    for (const target of targets) {
+      for (const m of (await store.listChannelDeliveries(orgId, target.id, { limit: 100 })).data) {
+        expect(m).toMatchObject({ state: "succeeded", attempts: 1 });
+        expect(await store.listChannelDeliveryAttempts(orgId, m.id)).toHaveLength(1);
+      }
+    }
+    expect(await store.countPendingChannelDeliveries(orgId)).toBe(0);
+  });
+
   it("a refused message fails at once; a worker that stopped mid-send is taken over once its lease expires, and nothing is sent twice", async () => {
     const target = await store.createChannel(orgId, channel());
     const [refused] = await enqueue(target.id, ["diff:refused"]);

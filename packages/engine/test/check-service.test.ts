@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { beforeEach, describe, expect, it } from "vitest";
+import { BrowserOptionsSchema, FetchError, type Fetcher } from "@driftwatch/core";
 import { createCheckService, createMetrics, FAILING_THRESHOLD, MAX_BACKOFF_MS, type EngineMetrics } from "../src/index.js";
 import { createMonitor, createWebhook, manualClock, startGatedTarget, startTarget, useCheckSetup } from "./fixtures.js";
 
@@ -144,6 +145,39 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(stored).toMatchObject({ consecutiveFailures: 1, lastStatus: null, state: "active" });
     expect(stored?.lastError).toMatch(/connection_failed/);
     expect(await checks.checkNow(setup.orgId, "mon_00000000000000000000000000", { requestId: "req_x" })).toBeNull();
+  });
+
+  it("records a failed browser step structured in lastFailure (reason, message, step), lastError as text, both cleared by a success", async () => {
+    const monitor = await createMonitor(setup.store, setup.orgId, {
+      url: `${setup.target.url}/steps`,
+      type: "website",
+      browserOptionsJson: BrowserOptionsSchema.parse({ steps: [{ action: "goto", url: `${setup.target.url}/login` }, { action: "click", selector: "#go" }] }),
+    });
+    let fail = true;
+    const browserFetcher: Fetcher = {
+      fetch: async (request) => {
+        if (fail) throw new FetchError("browser_step_failed", "Browser step 1 (click on #go) failed: timeout", { step: { index: 1, action: "click", selector: "#go" } });
+        return setup.fetcher.fetch({ ...request, browserOptions: undefined });
+      },
+      close: async () => undefined,
+    };
+    const checks = createCheckService({ store: setup.store, httpFetcher: setup.fetcher, browserFetcher, now: clock.now, random: () => 0.5, metrics });
+    setup.target.setJson({ ok: true });
+    const failed = await checks.runCheck(monitor, { requestId: "req_step" });
+    expect(failed.result).toBe("failed");
+    const expected = { reason: "browser_step_failed", message: "Browser step 1 (click on #go) failed: timeout", step: { index: 1, action: "click", selector: "#go" } };
+    expect(failed.monitor.lastFailure).toEqual(expected);
+    expect(failed.monitor.lastError).toBe("browser_step_failed: Browser step 1 (click on #go) failed: timeout");
+    expect((await setup.store.getMonitor(setup.orgId, monitor.id))!.lastFailure).toEqual(expected);
+    // a failure without a step: the reason and message, step null
+    setup.target.setStatus(500);
+    fail = false;
+    const bad = await checks.runCheck(failed.monitor, { requestId: "req_500" });
+    expect(bad.monitor.lastFailure).toMatchObject({ reason: "bad_status", step: null });
+    expect(bad.monitor.lastFailure!.message).toContain("500");
+    setup.target.setStatus(200);
+    const ok = await checks.runCheck(bad.monitor, { requestId: "req_ok" });
+    expect(ok.monitor).toMatchObject({ lastError: null, lastFailure: null });
   });
 
   it("does not undo a pause made while the check ran", async () => {

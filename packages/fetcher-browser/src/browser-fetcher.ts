@@ -153,16 +153,40 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** Closes a context, waiting at most `ms`: a render never hangs on a context that will not close. */
-async function closeWithin(context: BrowserContext, ms: number): Promise<void> {
+/** Waits at most `ms` for a promise (never rejects): a render never hangs on a context that will not close. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    context.close().catch(() => undefined),
+    promise.catch(() => undefined),
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, ms);
     }),
   ]);
   clearTimeout(timer);
+}
+
+/**
+ * Ends a render's context without letting a request out. Chromium releases the requests paused
+ * for a route when the context is disposed under them (Playwright stalls the routes of a closing
+ * context and then detaches), so a popup navigation in flight at that moment would go out
+ * through the guard proxy. Hence, in order: every further route is refused (`state.closing`),
+ * the context goes offline (what is released fails), its pages close (the render's page, the
+ * opener, first: no new popups), and only then the context. Runs once per render; each step is
+ * bounded by `ms`.
+ */
+function closeRender(context: BrowserContext, state: RenderState, ms: number): Promise<void> {
+  state.closing = true;
+  state.closed ??= (async () => {
+    const deadline = performance.now() + ms;
+    const left = (): number => Math.max(1, deadline - performance.now());
+    await within(context.setOffline(true), left());
+    const pages = context.pages();
+    const first = state.page === null ? [] : pages.filter((p) => p === state.page);
+    await within(Promise.all(first.map((p) => p.close({ runBeforeUnload: false }))), left());
+    await within(Promise.all(context.pages().map((p) => p.close({ runBeforeUnload: false }))), left());
+    await within(context.close(), left());
+  })();
+  return state.closed;
 }
 
 function parseBrowserOptions(input: FetchRequest["browserOptions"]): BrowserOptions {
@@ -203,6 +227,10 @@ interface RenderState {
   page: Page | null;
   /** Set when the page's renderer crashed (out of memory, typically). */
   crashed: boolean;
+  /** Set once the render ends (done or aborted): every request of its context is refused. */
+  closing: boolean;
+  /** The context's closing, once started (see closeRender). */
+  closed?: Promise<void>;
 }
 
 /** A route's frame, or null when it has none yet (a popup's first navigation) or none at all (a worker). */
@@ -343,7 +371,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     const isMainNavigation = request.isNavigationRequest() && state.page !== null && frame === state.page.mainFrame();
     // A popup or other page of the context: closed at once, its requests never fetched.
     const foreignPage = frame !== null && state.page !== null && frame.page() !== state.page;
-    if (state.blocked.has(request.resourceType()) || foreignPage || (frame === null && request.isNavigationRequest())) {
+    if (state.closing || state.blocked.has(request.resourceType()) || foreignPage || (frame === null && request.isNavigationRequest())) {
       await route.abort("blockedbyclient").catch(() => undefined);
       return;
     }
@@ -484,6 +512,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       mainError: null,
       page: null,
       crashed: false,
+      closing: false,
     };
     const browser = await untilAborted(getBrowser(), signal);
     const creating = browser.newContext({
@@ -505,7 +534,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     // Closing the context on abort ends what runs inside it; every step below also races the
     // signal, because a Playwright call can stay pending forever when its context closes under
     // it (newPage does).
-    const closeContext = (): void => void context.close().catch(() => undefined);
+    const closeContext = (): void => void closeRender(context, state, GRACE_MS);
     signal.addEventListener("abort", closeContext, { once: true });
     try {
       signal.throwIfAborted();
@@ -617,7 +646,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     } finally {
       signal.removeEventListener("abort", closeContext);
       contexts.delete(context);
-      await closeWithin(context, GRACE_MS);
+      await closeRender(context, state, GRACE_MS);
     }
   }
 

@@ -69,10 +69,4 @@ export const InspectResultSchema = z.object({
 });
 export type InspectResult = z.infer<typeof InspectResultSchema>;
 
-/** The failed step of a `browser_step_failed` check (the `step` member of its problem). */
-export const FailedStepSchema = z.object({
-  index: z.number().int(),
-  action: BrowserStepActionSchema,
-  selector: z.string().nullable(),
-});
-export type FailedStep = z.infer<typeof FailedStepSchema>;
+// FailedStepSchema (the failed step of a `browser_step_failed` check) is in resources.ts, with the monitor's `lastFailure`.

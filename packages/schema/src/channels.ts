@@ -80,6 +80,27 @@ export const ChannelSchema = z.object({
 });
 export type Channel = z.infer<typeof ChannelSchema>;
 
+/** `GET /api/monitors/{id}/channels`: a channel routed a monitor's events, and how. */
+export const MonitorChannelSchema = z.object({
+  channel: ChannelSchema,
+  /** The monitor's events the channel subscribes to. */
+  events: z.array(ChannelEventSchema),
+  /** Changes at or above this severity reach it: the higher of the channel's `minSeverity` and the monitor policy's `notify.minSeverity`. */
+  minSeverity: SeveritySchema,
+  /** The monitor's tags the channel names; empty when the channel takes every monitor. */
+  matchedTags: z.array(z.string()),
+  /** `active`; `paused` (nothing is queued for it); `failing` (messages wait in its outbox until it is fixed). */
+  state: z.enum(["active", "paused", "failing"]),
+});
+export type MonitorChannel = z.infer<typeof MonitorChannelSchema>;
+
+export const MonitorChannelsSchema = z.object({
+  data: z.array(MonitorChannelSchema),
+  /** The monitor policy's `notify.minSeverity`, when it sets one: changes below it reach no channel. */
+  policyMinSeverity: SeveritySchema.nullable(),
+});
+export type MonitorChannels = z.infer<typeof MonitorChannelsSchema>;
+
 export const ChannelCreateSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   url: z.string().min(1).max(4000),

@@ -197,10 +197,12 @@ export const AUDIT_ACTIONS = [
   "channel.updated",
   "channel.deleted",
   "channel.tested",
+  "channel.delivery_replayed",
+  "webhook.delivery_replayed",
 ] as const;
 
-/** Audit actions of the people domain (the others: browser-step secrets, notification channels). */
-export const PEOPLE_AUDIT_ACTIONS = AUDIT_ACTIONS.filter((action) => !action.startsWith("secret.") && !action.startsWith("channel."));
+/** Audit actions of the people domain (the others: browser-step secrets, notification channels, webhooks). */
+export const PEOPLE_AUDIT_ACTIONS = AUDIT_ACTIONS.filter((action) => !action.startsWith("secret.") && !action.startsWith("channel.") && !action.startsWith("webhook."));
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AuditEntrySchema = z.object({

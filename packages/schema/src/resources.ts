@@ -186,6 +186,24 @@ export const ContractSchema = z.strictObject({
 });
 export type Contract = z.infer<typeof ContractSchema>;
 
+/** The failed step of a `browser_step_failed` check (the `step` member of its problem, and of `lastFailure`). */
+export const FailedStepSchema = z.object({
+  index: z.number().int(),
+  action: BrowserStepActionSchema,
+  selector: z.string().nullable(),
+});
+export type FailedStep = z.infer<typeof FailedStepSchema>;
+
+/** Why a monitor's last check failed, structured (`lastError` is the same as one line of text). */
+export const MonitorFailureSchema = z.object({
+  /** The error's code: `timeout`, `dns_failure`, `unsafe_url`, `browser_step_failed`, `invalid_body`, ... */
+  reason: z.string(),
+  message: z.string(),
+  /** `browser_step_failed`: the step that failed (index from 0, action, selector); null otherwise. */
+  step: FailedStepSchema.nullable(),
+});
+export type MonitorFailure = z.infer<typeof MonitorFailureSchema>;
+
 export const MonitorSchema = z.object({
   id: z.string(),
   type: MonitorTypeSchema,
@@ -208,7 +226,10 @@ export const MonitorSchema = z.object({
   lastChangedAt: TimestampSchema.nullable(),
   nextCheckAt: TimestampSchema.nullable(),
   lastStatus: z.number().int().nullable(),
+  /** The last check's error as text (`<reason>: <message>`), null when it succeeded. */
   lastError: z.string().nullable(),
+  /** The last check's error, structured (with the failed browser step), null when it succeeded. */
+  lastFailure: MonitorFailureSchema.nullable(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 });

@@ -209,7 +209,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerSystemRoutes(app, deps);
   registerMonitorRoutes(app, deps, now);
   registerMonitorDataRoutes(app, deps, now);
-  registerWebhookRoutes(app, deps, now);
+  registerWebhookRoutes(app, deps, people, now);
   // Notification channels: every request a channel sends passes the app's URL guard.
   const notifier =
     deps.notifier ??

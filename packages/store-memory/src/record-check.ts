@@ -42,6 +42,7 @@ const MONITOR_PATCH_FIELDS = [
   "nextCheckAt",
   "lastStatus",
   "lastError",
+  "lastFailure",
   "updatedAt",
   "learningSince",
 ] as const;

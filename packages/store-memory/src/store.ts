@@ -47,6 +47,7 @@ import {
   type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
+  type ChannelAttemptEntry,
   type ChannelDeliveryRecord,
   type ChannelPatch,
   type ChannelRecord,
@@ -329,6 +330,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         nextCheckAt: input.nextCheckAt,
         lastStatus: null,
         lastError: null,
+        lastFailure: null,
         createdAt: now,
         updatedAt: now,
         learningSince: null,
@@ -847,6 +849,9 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
   }
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: Parameters<Store["recordDeliveryAttempt"]>[2]): Promise<ChannelDeliveryRecord | null> {
     return this.#call(() => channels.recordChannelDeliveryAttempt(this.#db, id, owner, attempt));
+  }
+  recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    return this.#call(() => attempts.map(({ id, attempt }) => channels.recordChannelDeliveryAttempt(this.#db, id, owner, attempt)));
   }
   releaseChannelDeliveryLeases(owner: string): Promise<number> {
     return this.#call(() => channels.releaseChannelDeliveryLeases(this.#db, owner));

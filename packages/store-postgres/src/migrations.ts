@@ -444,6 +444,17 @@ ALTER TABLE {schema}.monitors ADD COLUMN contract jsonb;
 ALTER TABLE {schema}.monitors ADD COLUMN learning_since timestamptz;
 `,
   },
+  {
+    version: 12,
+    name: "last_failure_claim_index",
+    sql: `
+-- Why the monitor's last check failed, structured (reason, message, failed browser step), null when it succeeded.
+ALTER TABLE {schema}.monitors ADD COLUMN last_failure jsonb;
+-- The channel outbox's claims walk each organization's pending messages oldest first (then stop at
+-- the claim's limit) instead of ranking every due message.
+CREATE INDEX channel_deliveries_pending_org ON {schema}.channel_deliveries (org_id, id) WHERE state = 'pending';
+`,
+  },
 ];
 
 /** The schema version this build writes. */

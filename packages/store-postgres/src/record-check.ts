@@ -141,7 +141,7 @@ function monitorKey(orgId: string, monitorId: string): string {
   return `${orgId}\u0000${monitorId}`;
 }
 
-/** The monitor fields a check sets, each a column whose value JSON carries as it is (no JSON columns). */
+/** The monitor fields a check sets, each a column whose value JSON carries as it is (no JSON columns but null ones). */
 function patchFields(input: RecordCheckInput): string[] {
   return Object.entries(input.monitor)
     .filter(([, value]) => value !== undefined)
@@ -152,7 +152,8 @@ function patchFields(input: RecordCheckInput): string[] {
 function batchable(input: RecordCheckInput): boolean {
   return patchFields(input).every((field) => {
     const column = MONITOR_PATCH_COLUMNS[field];
-    return column !== undefined && column[1] !== "json";
+    // A JSON column set to null (a check that succeeded clears `lastFailure`) carries as it is too.
+    return column !== undefined && (column[1] !== "json" || (input.monitor as Record<string, unknown>)[field] === null);
   });
 }
 

@@ -63,8 +63,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 9, name: "tracked_values" },
         { version: 10, name: "monitor_contract" },
         { version: 11, name: "monitor_learning_since" },
+        { version: 12, name: "last_failure_claim_index" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(11);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(12);
       await open({ schema }); // reopening applies nothing
       expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });

@@ -48,6 +48,7 @@ import {
   type TrackedReadingRecord,
   type WebhookPatch,
   type WebhookRecord,
+  type ChannelAttemptEntry,
   type ChannelDeliveryRecord,
   type ChannelPatch,
   type ChannelRecord,
@@ -83,6 +84,8 @@ export const LEARNING_DEFAULTS_VERSION = 5;
 export const MONITOR_CONTRACT_VERSION = 10;
 /** The migration (11, `monitor_learning_since`) that adds `monitors.learning_since`. */
 export const MONITOR_LEARNING_SINCE_VERSION = 11;
+/** The migration (12, `monitor_last_failure`) that adds `monitors.last_failure`. */
+export const MONITOR_LAST_FAILURE_VERSION = 12;
 
 /** The migration (9, `tracked_values`) that adds `settings.track`, `settings.alert` and the tables of tracked values and alert state. */
 export const TRACKED_VALUES_VERSION = 9;
@@ -206,6 +209,8 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       if (column === undefined || value === undefined) continue;
       // a store opened at a schema before the column (the migration tests write old databases through one) writes none
       if (field === "learningSince" && this.#schemaVersion < MONITOR_LEARNING_SINCE_VERSION) continue;
+      // A store opened at a schema before the column (the migration tests) keeps only the text.
+      if (field === "lastFailure" && this.#schemaVersion < MONITOR_LAST_FAILURE_VERSION) continue;
       sets.push(`${column[0]} = ?`);
       values.push(this.#rows.param(value, column[1]));
     }
@@ -736,6 +741,9 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
   }
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
     return this.channels.recordChannelDeliveryAttempt(id, owner, attempt);
+  }
+  recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    return this.channels.recordChannelDeliveryAttempts(owner, attempts);
   }
   releaseChannelDeliveryLeases(owner: string): Promise<number> {
     return this.channels.releaseChannelDeliveryLeases(owner);

@@ -7,6 +7,7 @@ import {
   type ChannelDeliveryRecord,
   type ChannelPatch,
   type ChannelRecord,
+  type ChannelAttemptEntry,
   type ClaimChannelDeliveriesInput,
   type ClaimedChannelDelivery,
   type DeliveryAttempt,
@@ -47,6 +48,9 @@ const IDS_PER_STATEMENT = 500;
  * Notification channels and their outbox on the shared SQL adapter: the statements are the
  * dialect-neutral ones of `SqlStoreAdapter`, with the claim's row lock where the database locks rows.
  */
+/** Organizations with pending messages a claim walks one by one; with more, one query ranks every due message. */
+const CLAIM_ORGS_WALKED = 32;
+
 export class SqlChannels {
   readonly #driver: SqlDriver;
   readonly #ctx: SqlContext;
@@ -223,7 +227,10 @@ export class SqlChannels {
   }
 
   /**
-   * Oldest first, organizations in turn. Where the database locks rows (PostgreSQL) the picked
+   * Oldest first, organizations in turn. With up to `CLAIM_ORGS_WALKED` organizations holding
+   * pending messages, each one's oldest due messages are read on the index of pending messages by
+   * organization, stopping at the limit (a claim costs what it takes, not what is pending); with
+   * more, one query ranks every due message. Where the database locks rows (PostgreSQL) the picked
    * rows are locked and rows another claimer is taking are skipped; SQLite's write transaction
    * holds the whole database.
    */
@@ -243,8 +250,35 @@ export class SqlChannels {
     const pick = `SELECT d.id, d.lease_owner FROM ${from}
       JOIN (SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn FROM ${from} WHERE ${where}) ranked ON ranked.id = d.id
       WHERE ${where} ORDER BY ranked.turn, d.id LIMIT ?${lock === "" ? "" : `${lock} SKIP LOCKED`}`;
+    const skipLocked = lock === "" ? "" : `${lock} SKIP LOCKED`;
+    // One organization's due messages, oldest first, walked on the index of pending messages by
+    // organization (channel_deliveries_pending_org) and stopped at the limit.
+    const ofOrg = `SELECT d.id, d.lease_owner FROM ${from} WHERE ${where} AND d.org_id = ? ORDER BY d.id LIMIT ?${skipLocked}`;
     return this.#driver.transaction(async (tx) => {
-      const picked = await this.#ctx.all<{ id: string; lease_owner: string | null }>(tx, pick, [...filters, ...filters, limit]);
+      type Picked = { id: string; lease_owner: string | null };
+      const orgs =
+        input.orgId !== undefined
+          ? [input.orgId]
+          : (
+              await this.#ctx.all<{ org_id: string }>(tx, `SELECT DISTINCT org_id FROM ${this.#t.channel_deliveries} WHERE state = 'pending' LIMIT ?`, [
+                CLAIM_ORGS_WALKED + 1,
+              ])
+            ).map((row) => row.org_id);
+      let picked: Picked[];
+      if (orgs.length <= CLAIM_ORGS_WALKED) {
+        // Each organization's oldest, then the organizations in turn (oldest first within a turn).
+        const lists: Picked[][] = [];
+        for (const org of orgs) lists.push(await this.#ctx.all<Picked>(tx, ofOrg, [...filters, org, limit]));
+        picked = [];
+        for (let turn = 0; picked.length < limit; turn++) {
+          const row = lists.flatMap((list) => (turn < list.length ? [list[turn]!] : [])).sort((a, b) => (a.id < b.id ? -1 : 1));
+          if (row.length === 0) break;
+          picked.push(...row.slice(0, limit - picked.length));
+        }
+      } else {
+        // Many organizations with pending messages: one query ranks every due message.
+        picked = await this.#ctx.all<Picked>(tx, pick, [...filters, ...filters, limit]);
+      }
       const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
       const claimed: ClaimedChannelDelivery[] = [];
       const ids = picked.map((row) => row.id);
@@ -262,24 +296,35 @@ export class SqlChannels {
   }
 
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
+    return this.#driver.transaction((tx) => this.#recordAttempt(tx, id, owner, attempt));
+  }
+
+  /** Several attempts in one transaction (the delivery worker's batches): one commit instead of one per message. */
+  recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
     return this.#driver.transaction(async (tx) => {
-      const error = encodeTextOrNull(attempt.error);
-      const rows = await this.#ctx.all(
-        tx,
-        `UPDATE ${this.#t.channel_deliveries} SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
-           last_response_status = ?, last_error = ?, lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = ? AND lease_owner = ? RETURNING *`,
-        [attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, error, id, owner],
-      );
-      const row = rows[0];
-      if (row === undefined) return null;
-      await this.#ctx.run(
-        tx,
-        `INSERT INTO ${this.#t.channel_delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, error, Math.round(attempt.durationMs)],
-      );
-      return this.delivery(row);
+      const saved: (ChannelDeliveryRecord | null)[] = [];
+      for (const { id, attempt } of attempts) saved.push(await this.#recordAttempt(tx, id, owner, attempt));
+      return saved;
     });
+  }
+
+  async #recordAttempt(tx: SqlExecutor, id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
+    const error = encodeTextOrNull(attempt.error);
+    const rows = await this.#ctx.all(
+      tx,
+      `UPDATE ${this.#t.channel_deliveries} SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
+         last_response_status = ?, last_error = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = ? AND lease_owner = ? RETURNING *`,
+      [attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, error, id, owner],
+    );
+    const row = rows[0];
+    if (row === undefined) return null;
+    await this.#ctx.run(
+      tx,
+      `INSERT INTO ${this.#t.channel_delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [id, row.attempts, row.org_id, attempt.at, attempt.responseStatus, error, Math.round(attempt.durationMs)],
+    );
+    return this.delivery(row);
   }
 
   releaseChannelDeliveryLeases(owner: string): Promise<number> {

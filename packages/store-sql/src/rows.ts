@@ -53,6 +53,7 @@ export const MONITOR_PATCH_COLUMNS: Readonly<Record<string, readonly [string, Co
   nextCheckAt: ["next_check_at", "time"],
   lastStatus: ["last_status", "plain"],
   lastError: ["last_error", "text"],
+  lastFailure: ["last_failure", "json"],
   updatedAt: ["updated_at", "time"],
   learningSince: ["learning_since", "time"],
 };
@@ -230,6 +231,8 @@ export class RowCodec {
       nextCheckAt: this.#timeOrNull(row.next_check_at),
       lastStatus: row.last_status as number | null,
       lastError: decodeTextOrNull(row.last_error as string | null),
+      // no column before schema version 12 (MONITOR_LAST_FAILURE_VERSION): none
+      lastFailure: row.last_failure === undefined ? null : this.#jsonOrNull(row.last_failure),
       createdAt: this.#time(row.created_at),
       updatedAt: this.#time(row.updated_at),
       // no column before schema version 11 (MONITOR_LEARNING_SINCE_VERSION): never changed

@@ -440,6 +440,17 @@ ALTER TABLE monitors ADD COLUMN contract TEXT;
 ALTER TABLE monitors ADD COLUMN learning_since TEXT;
 `,
   },
+  {
+    version: 12,
+    name: "last_failure_claim_index",
+    sql: `
+-- Why the monitor's last check failed, structured (JSON: reason, message, failed browser step), null when it succeeded.
+ALTER TABLE monitors ADD COLUMN last_failure TEXT;
+-- The channel outbox's claims walk each organization's pending messages oldest first (then stop at
+-- the claim's limit) instead of ranking every due message.
+CREATE INDEX channel_deliveries_pending_org ON channel_deliveries (org_id, id) WHERE state = 'pending';
+`,
+  },
 ];
 
 /** The schema version this build writes. */

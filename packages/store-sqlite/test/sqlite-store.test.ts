@@ -59,8 +59,9 @@ describe("opening a file", () => {
         { version: 9, name: "tracked_values" },
         { version: 10, name: "monitor_contract" },
         { version: 11, name: "monitor_learning_since" },
+        { version: 12, name: "last_failure_claim_index" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(11);
+    expect(SQLITE_SCHEMA_VERSION).toBe(12);
     db.close();
   });
 

@@ -29,6 +29,40 @@ export function channelReceives(channel: Pick<ChannelRecord, "paused" | "events"
   return true;
 }
 
+/** How a channel is routed a monitor's events (see `channelRouteFor`). */
+export interface ChannelRoute {
+  /** The monitor's events the channel subscribes to. */
+  events: ChannelEvent[];
+  /** Changes at or above this severity reach it: the higher of the channel's and the policy's `notify.minSeverity`. */
+  minSeverity: Severity;
+  /** The monitor's tags the channel names; empty when it takes every monitor. */
+  matchedTags: string[];
+  /** `active`; `paused` (nothing is queued for it); `failing` (messages wait in its outbox until it is fixed). */
+  state: "active" | "paused" | "failing";
+}
+
+/**
+ * Whether a channel is routed a monitor's events, and how, by the rules of `channelReceives`
+ * (paused channels included, with their state): null when its tags name none of the monitor's.
+ */
+export function channelRouteFor(
+  channel: Pick<ChannelRecord, "paused" | "status" | "events" | "tags" | "minSeverity">,
+  monitorTags: readonly string[],
+  policyMinSeverity?: Severity,
+): ChannelRoute | null {
+  const matchedTags = channel.tags.filter((tag) => monitorTags.includes(tag));
+  if (channel.tags.length > 0 && matchedTags.length === 0) return null;
+  if (channel.events.length === 0) return null;
+  const minSeverity =
+    policyMinSeverity !== undefined && severityRank(policyMinSeverity) > severityRank(channel.minSeverity) ? policyMinSeverity : channel.minSeverity;
+  return {
+    events: [...channel.events],
+    minSeverity,
+    matchedTags,
+    state: channel.paused ? "paused" : channel.status === "failing" ? "failing" : "active",
+  };
+}
+
 const PARTS = new Map<string, Intl.DateTimeFormat>();
 
 /** The local weekday and minute of the day of `at` in `timeZone`. */

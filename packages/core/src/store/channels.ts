@@ -40,6 +40,12 @@ export interface ChannelStore {
   claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]>;
   /** Records one attempt by the lease holder and ends the lease; null when the lease was lost. */
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null>;
+  /**
+   * Records several attempts by the lease holder in one transaction (as `recordChannelDeliveryAttempt`
+   * each, in order): the delivery worker's batches. One entry per message, each null when its lease
+   * was lost. Optional for an adapter: `defineStore` records them one by one where it has none.
+   */
+  recordChannelDeliveryAttempts?(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]>;
   /** Ends every channel-message lease `owner` holds (a graceful stop); the messages stay pending. */
   releaseChannelDeliveryLeases(owner: string): Promise<number>;
   /** Pending messages (held, grouped or due), optionally of one organization. */
@@ -135,6 +141,12 @@ export interface ClaimChannelDeliveriesInput {
   orgId?: string;
   channelId?: string;
   force?: boolean;
+}
+
+/** One message's attempt in `recordChannelDeliveryAttempts`. */
+export interface ChannelAttemptEntry {
+  id: string;
+  attempt: DeliveryAttempt;
 }
 
 export type ClaimedChannelDelivery = ChannelDeliveryRecord & { takenOverFrom: string | null };

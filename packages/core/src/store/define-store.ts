@@ -13,7 +13,7 @@ import { checkNewScreenshot, type FailureScreenshotRecord, type NewFailureScreen
 import { MAX_SECRETS_PER_ORGANIZATION, type NewSecret, type SecretRecord } from "./secrets.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
-import type { ChannelDeliveryRecord, ChannelPatch, ChannelRecord, ClaimChannelDeliveriesInput, ClaimedChannelDelivery, NewChannel, NewChannelDelivery } from "./channels.js";
+import type { ChannelAttemptEntry, ChannelDeliveryRecord, ChannelPatch, ChannelRecord, ClaimChannelDeliveriesInput, ClaimedChannelDelivery, NewChannel, NewChannelDelivery } from "./channels.js";
 import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
 
 /** The filters of a diff list, without its paging. */
@@ -436,6 +436,22 @@ class DefinedStore implements Store {
       const at = normalizeStoreTime(attempt.at);
       const nextAttemptAt = attempt.state === "pending" ? normalizeStoreTimeOrNull(attempt.nextAttemptAt) : null;
       return this.#a.recordChannelDeliveryAttempt(id, owner, { ...attempt, at, nextAttemptAt });
+    });
+  }
+  recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    return this.#run(async () => {
+      requireIds(owner);
+      const normalized = attempts.map(({ id, attempt }) => {
+        requireIds(id);
+        const at = normalizeStoreTime(attempt.at);
+        const nextAttemptAt = attempt.state === "pending" ? normalizeStoreTimeOrNull(attempt.nextAttemptAt) : null;
+        return { id, attempt: { ...attempt, at, nextAttemptAt } };
+      });
+      if (normalized.length === 0) return [];
+      if (this.#a.recordChannelDeliveryAttempts !== undefined) return this.#a.recordChannelDeliveryAttempts(owner, normalized);
+      const saved: (ChannelDeliveryRecord | null)[] = [];
+      for (const { id, attempt } of normalized) saved.push(await this.#a.recordChannelDeliveryAttempt(id, owner, attempt));
+      return saved;
     });
   }
   releaseChannelDeliveryLeases(owner: string): Promise<number> {

@@ -37,4 +37,6 @@ export const channelKeys = {
   list: () => [...channelKeys.all, "list"] as const,
   detail: (id: string) => [...channelKeys.all, "detail", id] as const,
   deliveries: (id: string) => [...channelKeys.all, "detail", id, "deliveries"] as const,
+  /** The channels a monitor reaches (under `all`: a channel's change refreshes it). */
+  monitor: (monitorId: string) => [...channelKeys.all, "monitor", monitorId] as const,
 };

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { ChannelRecord, ClaimedChannelDelivery, DeliveryAttempt, Store } from "@driftwatch/core";
+import type { ChannelAttemptEntry, ChannelDeliveryRecord, ChannelRecord, ClaimedChannelDelivery, DeliveryAttempt, Store } from "@driftwatch/core";
 import { DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_ENDPOINT_CONCURRENCY, DEFAULT_ORG_SHARE, MAX_RETRY_AFTER_MS } from "../limits.js";
 import { createFairQueue, orgSlots } from "../queue/fair-queue.js";
 import { defaultOwner } from "../queue/work-queue.js";
@@ -62,6 +62,72 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Most attempts one write records (one transaction). */
+const MAX_ATTEMPTS_PER_WRITE = 256;
+
+/**
+ * Records the attempts of finished sends with a group commit: the sends that finish while a write
+ * runs (or in the same turn of the event loop) are recorded together by the next one, in one
+ * transaction (`store.recordChannelDeliveryAttempts`), instead of one transaction per message. A
+ * send's attempt is written as soon as the write before it ends, so the window in which a sent
+ * message is not yet recorded (and would be sent again after its lease, with the same dedup key,
+ * if the process died) is no longer than before. When a write of several fails, each is tried on
+ * its own, so one bad row fails only its own message.
+ */
+function createAttemptWriter(store: Store, owner: string): (entries: ChannelAttemptEntry[]) => Promise<(ChannelDeliveryRecord | null)[]> {
+  interface Waiting {
+    entries: ChannelAttemptEntry[];
+    resolve: (saved: (ChannelDeliveryRecord | null)[]) => void;
+    reject: (error: unknown) => void;
+  }
+  const one = async (entries: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> => {
+    const saved: (ChannelDeliveryRecord | null)[] = [];
+    for (const { id, attempt } of entries) saved.push(await store.recordChannelDeliveryAttempt(id, owner, attempt));
+    return saved;
+  };
+  const many = store.recordChannelDeliveryAttempts?.bind(store);
+  if (many === undefined) return one;
+  const queue: Waiting[] = [];
+  let running = false;
+  async function drain(): Promise<void> {
+    running = true;
+    try {
+      // The sends that finish in this turn of the event loop join the first write.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (queue.length > 0) {
+        const take: Waiting[] = [];
+        let count = 0;
+        while (queue.length > 0 && (take.length === 0 || count + queue[0]!.entries.length <= MAX_ATTEMPTS_PER_WRITE)) {
+          const next = queue.shift()!;
+          take.push(next);
+          count += next.entries.length;
+        }
+        try {
+          const saved = await many!(owner, take.flatMap((w) => w.entries));
+          let at = 0;
+          for (const waiting of take) {
+            waiting.resolve(saved.slice(at, at + waiting.entries.length));
+            at += waiting.entries.length;
+          }
+        } catch (error) {
+          if (take.length === 1) {
+            take[0]!.reject(error);
+            continue;
+          }
+          for (const waiting of take) await one(waiting.entries).then(waiting.resolve, waiting.reject);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+  return (entries) =>
+    new Promise((resolve, reject) => {
+      queue.push({ entries, resolve, reject });
+      if (!running) void drain();
+    });
+}
+
 /**
  * Notification delivery from the channels' outbox, on the webhook delivery's machinery: the
  * claims are the store's leases (organizations in turn), the retry schedule is the webhooks'
@@ -81,6 +147,7 @@ export function createChannelDeliveryService(options: ChannelDeliveryServiceOpti
   const channelCap = Math.max(1, options.channelConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY);
   const orgShare = options.orgShare ?? DEFAULT_ORG_SHARE;
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const writeAttempts = createAttemptWriter(store, owner);
 
   async function attempt(batch: Batch, signal: AbortSignal | undefined): Promise<{ succeeded: number; failed: number } | "aborted"> {
     const at = now();
@@ -105,9 +172,7 @@ export function createChannelDeliveryService(options: ChannelDeliveryServiceOpti
       // Stops retrying for days: the channel is failing until someone fixes it (PATCH url, or unpause).
       await store.updateChannel(batch.orgId, batch.channelId, { status: "failing", statusReason: result.reason.slice(0, 500), updatedAt: end.toISOString() });
     }
-    let succeeded = 0;
-    let failed = 0;
-    for (const message of batch.messages) {
+    const entries: ChannelAttemptEntry[] = batch.messages.map((message) => {
       const attemptNumber = message.attempts + 1;
       let state: DeliveryAttempt["state"];
       let nextAttemptAt: string | null = null;
@@ -125,16 +190,14 @@ export function createChannelDeliveryService(options: ChannelDeliveryServiceOpti
         nextAttemptAt = new Date(end.getTime() + Math.max(scheduled, asked)).toISOString();
       }
       const error = result.outcome === "delivered" ? null : result.reason;
-      const saved = await store.recordChannelDeliveryAttempt(message.id, owner, {
-        at: at.toISOString(),
-        state,
-        nextAttemptAt,
-        responseStatus: result.status ?? null,
-        error,
-        durationMs,
-      });
-      if (saved === null) continue; // the lease was lost: another worker took it over
-      if (state === "succeeded") succeeded++;
+      return { id: message.id, attempt: { at: at.toISOString(), state, nextAttemptAt, responseStatus: result.status ?? null, error, durationMs } };
+    });
+    let succeeded = 0;
+    let failed = 0;
+    const saved = await writeAttempts(entries);
+    for (const [index, record] of saved.entries()) {
+      if (record === null) continue; // the lease was lost: another worker took it over
+      if (entries[index]!.attempt.state === "succeeded") succeeded++;
       else failed++;
     }
     return { succeeded, failed };

@@ -24,7 +24,7 @@ import {
   type Store,
   StoreError,
 } from "@driftwatch/core";
-import { type Change, type CheckResult, NOISE_MIN_SAMPLES, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
+import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
 import { DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
@@ -232,6 +232,13 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A failed check's error as the monitor keeps it structured (`lastFailure`): its code, message and failed browser step. */
+function failureOf(error: FetchError | CheckError): MonitorFailure {
+  const failed = error.name === "FetchError" ? (error as FetchError).step : undefined;
+  const step = failed === undefined ? null : { index: failed.index, action: failed.action, selector: failed.selector };
+  return { reason: error.code, message: error.message, step };
+}
+
 /**
  * The check pipeline: fetch (conditional GET with the previous snapshot's validators) -> hash ->
  * parse and diff with the monitor's policy -> one atomic `store.recordCheck` with the snapshot,
@@ -269,6 +276,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       lastCheckedAt: at.toISOString(),
       lastStatus: status,
       lastError: errorMessage(error),
+      lastFailure: failureOf(error),
       consecutiveFailures: failures,
       // Only a transition writes `state`: a pause made while the check ran must not be undone.
       ...(monitor.state === "active" && failures >= FAILING_THRESHOLD ? { state: "failing" as const } : {}),
@@ -303,6 +311,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       lastCheckedAt: at.toISOString(),
       lastStatus: response.status,
       lastError: null,
+      lastFailure: null,
       consecutiveFailures: 0,
       ...(monitor.state === "failing" ? { state: "active" as const } : {}),
       nextCheckAt: nextCheckTime(monitor.intervalSeconds, 0, at.getTime(), random),

@@ -1,4 +1,4 @@
-import { newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord } from "@driftwatch/core";
+import { channelRouteFor, newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord } from "@driftwatch/core";
 import { createTestNotification, isNotifyError, type Notifier, type SendResult } from "@driftwatch/notify";
 import {
   ChannelCreateSchema,
@@ -8,24 +8,26 @@ import {
   ChannelTestResultSchema,
   ChannelUpdateSchema,
   idSchema,
+  MonitorChannelsSchema,
   PageQuerySchema,
   pageSchema,
   type Channel,
   type ChannelDelivery,
   type ChannelDeliveryDetail,
   type ChannelTestResult,
+  type MonitorChannels,
 } from "@driftwatch/schema";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireSecretBox } from "../config/secret-key.js";
-import { authOf } from "../http/auth.js";
+import { authOf, requireScope } from "../http/auth.js";
 import { withIdempotency } from "../http/idempotency.js";
 import { ApiError, notFound } from "../http/problem.js";
 import { optionalBody } from "../http/validation.js";
 import { actorOf, audit, type PeopleContext } from "../people/context.js";
 import type { AppDependencies } from "../types.js";
-import { pageOf, problems, security } from "./common.js";
+import { MonitorParams, pageOf, problems, security } from "./common.js";
 
 const ChannelParams = z.strictObject({ id: idSchema("channel") });
 const ChannelDeliveryParams = z.strictObject({ id: idSchema("channel"), deliveryId: idSchema("channelDelivery") });
@@ -166,6 +168,41 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
     async (request) => {
       const page = await store.listChannels(authOf(request).orgId, pageOf(request.query));
       return { data: page.data.map(presentChannel), nextCursor: page.nextCursor };
+    },
+  );
+
+  r.get(
+    "/api/monitors/:id/channels",
+    {
+      config: { scope: "webhooks:read" },
+      schema: {
+        tags,
+        security,
+        summary: "The notification channels a monitor's events reach",
+        description:
+          "Each channel whose tags name one of the monitor's (or that names none: every monitor), with the events it takes, the lowest severity of a change that reaches it (its `minSeverity` or the monitor policy's `notify.minSeverity`, the higher) and its state: a `paused` channel gets nothing, a `failing` one keeps its messages until it is fixed. Needs `monitors:read` too.",
+        params: MonitorParams,
+        response: { 200: MonitorChannelsSchema, ...problems(404) },
+      },
+    },
+    async (request): Promise<MonitorChannels> => {
+      const auth = authOf(request);
+      requireScope(auth, "monitors:read");
+      const monitor = await store.getMonitor(auth.orgId, request.params.id);
+      if (monitor === null) throw notFound("monitor");
+      const settings = await store.getSettings(auth.orgId, monitor.id);
+      const policyMinSeverity = settings?.policyRulesJson?.notify?.minSeverity;
+      const data: MonitorChannels["data"] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await store.listChannels(auth.orgId, { limit: 100, cursor });
+        for (const channel of page.data) {
+          const route = channelRouteFor(channel, monitor.tags ?? [], policyMinSeverity);
+          if (route !== null) data.push({ channel: presentChannel(channel), ...route });
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      return { data, policyMinSeverity: policyMinSeverity ?? null };
     },
   );
 
@@ -346,6 +383,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const { orgId } = authOf(request);
       const delivery = await store.requeueChannelDelivery(orgId, request.params.id, request.params.deliveryId, now().toISOString());
       if (delivery === null) throw notFound("delivery");
+      const channel = await store.getChannel(orgId, request.params.id);
+      if (channel !== null) await record(request, orgId, "channel.delivery_replayed", channel, { deliveryId: delivery.id, eventType: delivery.eventType });
       return reply.code(202).send(presentChannelDelivery(delivery));
     },
   );

@@ -51,6 +51,7 @@ export function presentMonitor(m: MonitorRecord): Monitor {
     nextCheckAt: m.nextCheckAt,
     lastStatus: m.lastStatus,
     lastError: m.lastError,
+    lastFailure: m.lastFailure,
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
   };

@@ -20,6 +20,7 @@ import { authOf } from "../http/auth.js";
 import { withIdempotency } from "../http/idempotency.js";
 import { ApiError, notFound } from "../http/problem.js";
 import { optionalBody } from "../http/validation.js";
+import { actorOf, audit, type PeopleContext } from "../people/context.js";
 import type { AppDependencies } from "../types.js";
 import { assertSafeUrl, pageOf, problems, security, WebhookParams } from "./common.js";
 import { presentDelivery, presentWebhook } from "./present.js";
@@ -38,7 +39,7 @@ async function checkMonitorIds(store: Store, orgId: string, monitorIds: readonly
   if (errors.length > 0) throw new ApiError("validation_failed", "monitorIds names monitors that do not exist.", { errors });
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
+export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencies, people: PeopleContext, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const tags = ["webhooks"];
@@ -209,6 +210,10 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: AppDependencie
       const { orgId } = authOf(request);
       const delivery = await store.requeueDelivery(orgId, request.params.id, request.params.deliveryId, now().toISOString());
       if (delivery === null) throw notFound("delivery");
+      await audit(people, request, orgId, actorOf(authOf(request)), "webhook.delivery_replayed", request.params.id, {
+        deliveryId: delivery.id,
+        eventType: delivery.eventType,
+      });
       return reply.code(202).send(presentDelivery(delivery));
     },
   );

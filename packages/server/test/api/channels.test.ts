@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createSecretBox, generateSecretKey, parseSecretKeys } from "@driftwatch/core";
 import { createNotifier } from "@driftwatch/notify";
+import { AUDIT_ACTIONS } from "@driftwatch/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { channelSecretContext } from "../../src/routes/channels.js";
-import { createHarness, expectProblem, json, type Harness } from "./harness.js";
+import { apiMonitor, createHarness, expectProblem, json, type Harness } from "./harness.js";
 
 const TOKENS = "T0CHANNELS/B0CHANNELS/s3cr3tW3bh00kT0kenValue";
 const SLACK_URL = `slack://${TOKENS}`;
@@ -198,7 +199,47 @@ describe("/api/channels", () => {
     expect(replay.statusCode).toBe(202);
     expect(json(replay)).toMatchObject({ state: "pending", attempts: 1 });
     expectProblem(await h.request(h.b.admin, { method: "POST", url: `/api/channels/${made.id}/deliveries/${message!.id}/retry` }), 404, "not_found");
+    // the replay is audited in its organization (the other organization's refused one is not)
+    const replays = (await h.store.listAudit(h.a.orgId, { limit: 50 })).data.filter((e) => e.action === "channel.delivery_replayed");
+    expect(replays).toEqual([expect.objectContaining({ targetId: made.id, data: expect.objectContaining({ name: "outbox", deliveryId: message!.id }) })]);
+    expect(AUDIT_ACTIONS).toContain("channel.delivery_replayed");
+    expect(AUDIT_ACTIONS).toContain("webhook.delivery_replayed");
     expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/channels/${made.id}/deliveries/cdl_00000000000000000000000000` }), 404, "not_found");
+  });
+
+  it("says which channels a monitor reaches: by tags and events, with the effective minSeverity and the channel's state", async () => {
+    const monitor = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, name: "routed", tags: ["payments", "eu"] } }));
+    const all = json(await create({ name: "route-all", url: SLACK_URL, minSeverity: "low" }));
+    const tagged = json(await create({ name: "route-tagged", url: SLACK_URL, minSeverity: "critical", tags: ["eu", "us"], events: ["diff.detected", "monitor.failing"] }));
+    const other = json(await create({ name: "route-other", url: SLACK_URL, tags: ["us"] }));
+    const paused = json(await create({ name: "route-paused", url: SLACK_URL, tags: ["payments"] }));
+    await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${paused.id}`, payload: { paused: true } });
+    await h.store.updateChannel(h.a.orgId, tagged.id, { status: "failing", statusReason: "no_service", updatedAt: new Date().toISOString() });
+    const url = `/api/monitors/${monitor.id}/channels`;
+    type Routed = Array<{ channel: { id: string } }>;
+    const mine = (answer: Record<string, unknown>) =>
+      (answer.data as Routed).filter((r) => [all.id, tagged.id, other.id, paused.id].includes(r.channel.id)).sort((a, b) => a.channel.id.localeCompare(b.channel.id));
+    const first = json(await h.request(h.a.admin, { method: "GET", url }));
+    expect(first.policyMinSeverity).toBeNull();
+    expect(first.data.map((r: { channel: { id: string } }) => r.channel.id)).not.toContain(other.id);
+    const byId = (answer: Record<string, unknown>, id: string) => mine(answer).find((r) => r.channel.id === id);
+    expect(byId(first, all.id)).toMatchObject({ channel: { name: "route-all", url: expect.stringContaining("***") }, events: ["diff.detected"], minSeverity: "low", matchedTags: [], state: "active" });
+    expect(byId(first, tagged.id)).toMatchObject({ events: ["diff.detected", "monitor.failing"], minSeverity: "critical", matchedTags: ["eu"], state: "failing" });
+    expect(byId(first, paused.id)).toMatchObject({ matchedTags: ["payments"], state: "paused" });
+    expect(mine(first)).toHaveLength(3);
+    // the monitor policy's notify.minSeverity raises the bar of the channels below it
+    const set = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitor.id}/settings`, payload: { policyRules: { rules: [], notify: { minSeverity: "high" } } } });
+    expect(set.statusCode).toBe(200);
+    const second = json(await h.request(h.a.admin, { method: "GET", url }));
+    expect(second.policyMinSeverity).toBe("high");
+    expect(byId(second, all.id)).toMatchObject({ minSeverity: "high" });
+    expect(byId(second, tagged.id)).toMatchObject({ minSeverity: "critical" });
+    // another organization's monitor is not found; a caller needs webhooks:read and monitors:read
+    expectProblem(await h.request(h.b.admin, { method: "GET", url }), 404, "not_found");
+    expectProblem(await h.request((await h.a.token(["webhooks:read"])).secret, { method: "GET", url }), 403, "insufficient_scope");
+    expectProblem(await h.request((await h.a.token(["monitors:read"])).secret, { method: "GET", url }), 403, "insufficient_scope");
+    expect((await h.request((await h.a.token(["monitors:read", "webhooks:read"])).secret, { method: "GET", url })).statusCode).toBe(200);
+    for (const id of [all.id, tagged.id, other.id, paused.id]) await h.request(h.a.admin, { method: "DELETE", url: `/api/channels/${id}` });
   });
 
   it("needs webhooks:read to read and webhooks:write to change", async () => {

@@ -32,6 +32,7 @@ const EXPECTED: Record<string, string[]> = {
   "/api/channels/{id}/deliveries": ["get"],
   "/api/channels/{id}/deliveries/{deliveryId}": ["get"],
   "/api/channels/{id}/deliveries/{deliveryId}/retry": ["post"],
+  "/api/monitors/{id}/channels": ["get"],
   "/api/monitors/{id}/noise": ["get"],
   "/api/tokens": ["post", "get"],
   "/api/tokens/{id}": ["get", "delete"],

@@ -106,6 +106,9 @@ describe("webhooks", () => {
     expect(retried.statusCode).toBe(202);
     expect(json(retried)).toMatchObject({ id: claimed!.id, state: "pending", nextAttemptAt: expect.any(String) });
     expectProblem(await h.request(h.a.admin, { method: "POST", url: `/api/webhooks/${hook.id}/deliveries/dlv_01HZX3K4ABCDEFGHJKMNPQRSTV/retry` }), 404, "not_found");
+    // the replay is in the audit log (the refused one is not), with the delivery it sent again
+    const replays = (await h.store.listAudit(h.a.orgId, { limit: 50 })).data.filter((e) => e.action === "webhook.delivery_replayed");
+    expect(replays).toEqual([expect.objectContaining({ targetId: hook.id, data: expect.objectContaining({ deliveryId: claimed!.id }) })]);
 
     h.deliveries.result = { attempted: 2, succeeded: 1, failed: 0, pending: 1 };
     const run = await h.request(h.a.admin, { method: "POST", url: "/api/webhooks/worker/run", payload: { webhookId: hook.id, force: true } });

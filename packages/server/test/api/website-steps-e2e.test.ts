@@ -133,7 +133,7 @@ describe("website monitors with steps, end to end (SQLite, the engine's checks, 
     expect(JSON.stringify(h.logLines)).not.toContain(PASSWORD);
   });
 
-  it("a failed step fails the check with browser_step_failed and the step; lastError names it", async () => {
+  it("a failed step fails the check with browser_step_failed and the step; lastError names it, lastFailure carries it structured", async () => {
     const cases: Array<{ steps: Record<string, unknown>[]; index: number; action: string; selector: string | null }> = [
       { steps: [{ action: "click", selector: "#nope", timeoutMs: 400 }], index: 0, action: "click", selector: "#nope" },
       { steps: [{ action: "fill", selector: "#user", value: "a" }, { action: "fill", selector: "#nope", value: "x", timeoutMs: 400 }], index: 1, action: "fill", selector: "#nope" },
@@ -151,6 +151,8 @@ describe("website monitors with steps, end to end (SQLite, the engine's checks, 
       expect(answer.step, item.action).toEqual({ index: item.index, action: item.action, selector: item.selector });
       const monitor = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}` }));
       expect(monitor.lastError).toMatch(new RegExp(`^browser_step_failed: Browser step ${String(item.index)} \\(${item.action}`));
+      // ... and structured, as the 502 answer gives it
+      expect(monitor.lastFailure, item.action).toEqual({ reason: "browser_step_failed", message: expect.stringContaining(`Browser step ${String(item.index)}`), step: answer.step });
       expect(monitor.consecutiveFailures).toBe(1);
       // The page at the failure is kept, with the step.
       const failure = await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/failure-screenshot` });

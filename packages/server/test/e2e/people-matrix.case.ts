@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSetupLink } from "@driftwatch/people";
 import { Browser, type Database, type PeopleServer, startPeopleServer, STRONG, tokenOfLink } from "./people-support.js";
 
-/** Who may call a route: nobody needs to sign in (public), any caller, a session, an owner's session, or a scope. */
-type Access = "public" | "any" | "session" | "owner" | Scope;
+/** Who may call a route: nobody needs to sign in (public), any caller, a session, an owner's session, a scope, or every scope of a list. */
+type Access = "public" | "any" | "session" | "owner" | Scope | readonly Scope[];
 
 const ACCESS: Record<string, Access> = {
   "GET /healthz": "public",
@@ -58,6 +58,7 @@ const ACCESS: Record<string, Access> = {
   "POST /api/monitors/{id}/settings/preview": "monitors:read",
   "POST /api/monitors/{id}/alert/preview": "monitors:read",
   "GET /api/monitors/{id}/noise": "monitors:read",
+  "GET /api/monitors/{id}/channels": ["webhooks:read", "monitors:read"],
   "GET /api/monitors/{id}/compare": "monitors:read",
   "GET /api/monitors/{id}/snapshots/{snapshotId}/screenshot": "monitors:read",
   "GET /api/monitors/{id}/failure-screenshot": "monitors:read",
@@ -110,7 +111,8 @@ function allowed(access: Access, caller: Caller): boolean {
   if (access === "any") return true;
   if (access === "session") return caller.via === "session";
   if (access === "owner") return caller.via === "session" && caller.role === "owner";
-  return caller.scopes.includes(access) || caller.scopes.includes("admin");
+  if (caller.scopes.includes("admin")) return true;
+  return typeof access === "string" ? caller.scopes.includes(access) : access.every((scope) => caller.scopes.includes(scope));
 }
 
 const unknownId = (prefix: string): string => `${prefix}_${"0".repeat(26)}`;

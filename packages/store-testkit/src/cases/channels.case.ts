@@ -160,6 +160,32 @@ export function channelCases(ctx: ContractContext): void {
       expect((await store.claimDueChannelDeliveries({ now: at(60_000), limit: 10, leaseMs: 1_000, owner: "w4" })).map((m) => m.id)).toEqual([later!.id]);
     });
 
+    it("records several attempts at once (one transaction), each as on its own: null where the lease was lost", async () => {
+      const store = await ctx.store();
+      const { orgId, channel } = await withChannel(store);
+      const made = await store.enqueueChannelDeliveries(orgId, ["a", "b", "c", "d"].map((k) => message(channel.id, k)));
+      const claimed = await store.claimDueChannelDeliveries({ now: T0, limit: 3, leaseMs: 30_000, owner: "w1" });
+      expect(claimed).toHaveLength(3);
+      const [a, b, c] = claimed;
+      const unclaimed = made.find((m) => !claimed.some((x) => x.id === m.id))!;
+      expect(await store.recordChannelDeliveryAttempts!("w1", [])).toEqual([]);
+      const saved = await store.recordChannelDeliveryAttempts!("w1", [
+        { id: a!.id, attempt: { at: at(10), state: "succeeded", nextAttemptAt: null, responseStatus: 200, error: null, durationMs: 2 } },
+        { id: b!.id, attempt: { at: at(11), state: "pending", nextAttemptAt: at(5_000), responseStatus: 429, error: "HTTP 429", durationMs: 3 } },
+        // not leased by w1: nothing written for it
+        { id: unclaimed.id, attempt: { at: at(12), state: "succeeded", nextAttemptAt: null, responseStatus: 200, error: null, durationMs: 1 } },
+        { id: c!.id, attempt: { at: at(13), state: "failed", nextAttemptAt: null, responseStatus: 400, error: "HTTP 400", durationMs: 4 } },
+      ]);
+      expect(saved.map((r) => r?.state ?? null)).toEqual(["succeeded", "pending", null, "failed"]);
+      expect(saved[1]).toMatchObject({ attempts: 1, nextAttemptAt: at(5_000), lastError: "HTTP 429" });
+      expect(await store.getChannelDelivery(orgId, channel.id, unclaimed.id)).toMatchObject({ state: "pending", attempts: 0 });
+      expect(await store.listChannelDeliveryAttempts(orgId, c!.id)).toEqual([{ deliveryId: c!.id, attempt: 1, at: at(13), responseStatus: 400, error: "HTTP 400", durationMs: 4 }]);
+      // the leases ended: a second record of the same messages writes nothing
+      expect(await store.recordChannelDeliveryAttempts!("w1", [{ id: a!.id, attempt: { at: at(20), state: "succeeded", nextAttemptAt: null, responseStatus: 200, error: null, durationMs: 1 } }])).toEqual([null]);
+      expect(await store.listChannelDeliveryAttempts(orgId, a!.id)).toHaveLength(1);
+      expect(await store.countPendingChannelDeliveries(orgId)).toBe(2);
+    });
+
     it("organizations take turns in a claim", async () => {
       const store = await ctx.store();
       const busy = await withChannel(store, "busy");
@@ -169,6 +195,29 @@ export function channelCases(ctx: ContractContext): void {
       const claimed = await store.claimDueChannelDeliveries({ now: T0, limit: 2, leaseMs: 1_000, owner: "w" });
       expect(claimed.map((m) => m.orgId).sort()).toEqual([busy.orgId, quiet.orgId].sort());
       expect(claimed.map((m) => m.id)).toContain(q!.id);
+    });
+
+    it("organizations take turns, oldest first, with a few organizations and with many (over 32) pending", async () => {
+      const store = await ctx.store();
+      const big = await withChannel(store, "big");
+      const due = await store.enqueueChannelDeliveries(big.orgId, ["1", "2", "3", "4"].map((k) => message(big.channel.id, k)));
+      await store.enqueueChannelDeliveries(big.orgId, [message(big.channel.id, "later", { nextAttemptAt: at(60_000) })]);
+      const small = await withChannel(store, "small");
+      const [lone] = await store.enqueueChannelDeliveries(small.orgId, [message(small.channel.id, "1")]);
+      const first = await store.claimDueChannelDeliveries({ now: T0, limit: 3, leaseMs: 1_000, owner: "w" });
+      expect(first.map((m) => m.id).sort()).toEqual([due[0]!.id, due[1]!.id, lone!.id].sort());
+      const rest = await store.claimDueChannelDeliveries({ now: T0, limit: 10, leaseMs: 1_000, owner: "w" });
+      expect(rest.map((m) => m.id).sort()).toEqual([due[2]!.id, due[3]!.id].sort());
+      // many organizations with pending messages: each gets its turn before anyone's second
+      const many: string[] = [];
+      for (let i = 0; i < 34; i++) {
+        const org = await withChannel(store, `many-${String(i)}`);
+        await store.enqueueChannelDeliveries(org.orgId, [message(org.channel.id, "a"), message(org.channel.id, "b")]);
+        many.push(org.orgId);
+      }
+      const turn = await store.claimDueChannelDeliveries({ now: T0, limit: 34, leaseMs: 1_000, owner: "w2" });
+      expect(new Set(turn.map((m) => m.orgId)).size).toBe(34);
+      expect((await store.claimDueChannelDeliveries({ now: T0, limit: 100, leaseMs: 1_000, owner: "w2" })).map((m) => m.orgId).sort()).toEqual([...many].sort());
     });
 
     it("lists a channel's outbox newest first, requeues by hand, and deleting the channel drops its outbox", async () => {

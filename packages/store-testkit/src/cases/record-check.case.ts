@@ -59,6 +59,28 @@ export function recordCheckCases(ctx: ContractContext): void {
       expect(await store.countPendingDeliveries(orgId)).toBe(3);
     });
 
+    it("keeps a failed check's structured lastFailure (with the failed browser step) and clears it with the next success", async () => {
+      const store = await ctx.store();
+      const { orgId, monitorId } = await seedOrganization(store);
+      expect((await store.getMonitor(orgId, monitorId))!.lastFailure).toBeNull();
+      const lastFailure = { reason: "browser_step_failed", message: "Browser step 2 (click on #go) failed: timeout", step: { index: 2, action: "click" as const, selector: "#go" } };
+      const failed = await store.recordCheck(orgId, {
+        monitorId,
+        monitor: { lastCheckedAt: "2026-06-01T08:00:00.000Z", lastStatus: null, lastError: `browser_step_failed: ${lastFailure.message}`, lastFailure, consecutiveFailures: 1, updatedAt: "2026-06-01T08:00:00.000Z" },
+        snapshot: null,
+        diff: null,
+        event: null,
+      });
+      expect(failed.monitor.lastFailure).toEqual(lastFailure);
+      expect((await store.getMonitor(orgId, monitorId))!.lastFailure).toEqual(lastFailure);
+      // updateMonitor writes it too; a success clears it with lastError
+      const other = { reason: "timeout", message: "slow", step: null };
+      expect((await store.updateMonitor(orgId, monitorId, { lastFailure: other, updatedAt: "2026-06-01T08:01:00.000Z" }))!.lastFailure).toEqual(other);
+      const ok = await store.recordCheck(orgId, { ...unchangedCheck(monitorId), monitor: { ...unchangedCheck(monitorId).monitor, lastError: null, lastFailure: null, consecutiveFailures: 0 } });
+      expect(ok.monitor).toMatchObject({ lastError: null, lastFailure: null });
+      expect((await store.getMonitor(orgId, monitorId))!.lastFailure).toBeNull();
+    });
+
     it("a diff without an event stores no delivery", async () => {
       const store = await ctx.store();
       const { orgId, monitorId } = await seedOrganization(store);

@@ -14,7 +14,7 @@ import { Fact } from "../../ui/Fact";
 import { TagList } from "../../ui/Tags";
 import { ComparisonResult, useComparison } from "../diffs/Comparison";
 import { MonitorChannels } from "../notifications/MonitorChannels";
-import { stepFailureOf } from "../visual/api";
+import { monitorStepFailure } from "../visual/api";
 import { useTracking } from "../conditions/api";
 import { TrackedValues } from "../conditions/ValueChart";
 import { ScreenshotTimeline, StepFailureNote } from "../visual/ScreenshotTimeline";
@@ -81,7 +81,7 @@ export function MonitorDetailPage(): ReactNode {
   if (monitor.isError) return <ErrorState error={monitor.error} retry={() => void monitor.refetch()} />;
   const m = monitor.data;
   const paused = m.state === "paused";
-  const stepFailure = stepFailureOf(m.lastError);
+  const stepFailure = monitorStepFailure(m);
   const screenshots = ((m.browserOptionsJson as { screenshot?: string } | null)?.screenshot ?? "off") !== "off";
   return (
     <Page
@@ -158,7 +158,7 @@ export function MonitorDetailPage(): ReactNode {
       ) : m.lastError ? (
         <div className="state error">
           <p>
-            <strong>Last error:</strong> {typeof m.lastError === "string" ? m.lastError : JSON.stringify(m.lastError)}
+            <strong>Last error:</strong> {m.lastFailure ? `${m.lastFailure.reason}: ${m.lastFailure.message}` : m.lastError}
           </p>
         </div>
       ) : null}
@@ -181,7 +181,7 @@ export function MonitorDetailPage(): ReactNode {
         </>
       ) : null}
       <h2>Notifications</h2>
-      <MonitorChannels tags={m.tags} />
+      <MonitorChannels monitorId={m.id} />
       <h2>Timeline</h2>
       {diffs.isPending || snapshots.isPending ? (
         <Loading what="the timeline" />

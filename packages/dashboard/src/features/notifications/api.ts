@@ -95,6 +95,26 @@ export function useChannels(): UseQueryResult<Channel[]> {
   });
 }
 
+/** `GET /api/monitors/{id}/channels`: a channel routed a monitor's events, and how (the server's routing). */
+export interface MonitorChannel {
+  channel: Channel;
+  /** The monitor's events the channel takes. */
+  events: ChannelEvent[];
+  /** The lowest severity of a change that reaches it (the channel's or the monitor policy's, the higher). */
+  minSeverity: Severity;
+  /** The monitor's tags the channel names; empty when it takes every monitor. */
+  matchedTags: string[];
+  state: "active" | "paused" | "failing";
+}
+
+export function useMonitorChannels(monitorId: string): UseQueryResult<MonitorChannel[]> {
+  const client = useClient();
+  return useQuery({
+    queryKey: channelKeys.monitor(monitorId),
+    queryFn: async () => (await apiRequest<{ data: MonitorChannel[] }>(client, "GET", `/api/monitors/${seg(monitorId)}/channels`)).data,
+  });
+}
+
 export function useChannel(id: string): UseQueryResult<Channel> {
   const client = useClient();
   return useQuery({ queryKey: channelKeys.detail(id), queryFn: () => apiRequest<Channel>(client, "GET", path(id)) });

@@ -9,7 +9,6 @@ import { MonitorDetailPage } from "../monitors/MonitorDetailPage";
 import type { Channel, ChannelDelivery } from "./api";
 import { ChannelDetailPage } from "./ChannelDetailPage";
 import { MessagePreview, previewModel, SAMPLE_NOTIFICATION } from "./MessagePreview";
-import { channelsFor } from "./MonitorChannels";
 import { NotificationsPage } from "./NotificationsPage";
 import { buildServiceUrl, serviceOf } from "./services";
 
@@ -213,24 +212,48 @@ describe("editing a channel", () => {
 });
 
 describe("which channels get a monitor's changes", () => {
-  it("routes by tags (none: every monitor) and only channels that take changes", () => {
-    const health = channel("chn_4", { events: ["monitor.failing"] });
-    expect(channelsFor(["payments"], [SLACK, DISCORD, MAIL, health]).map((c) => c.id)).toEqual(["chn_1", "chn_2"]);
-    expect(channelsFor([], [SLACK, DISCORD, MAIL]).map((c) => c.id)).toEqual(["chn_1"]);
-  });
-
-  it("lists them on the monitor's page with their minimum severity", async () => {
+  it("lists them on the monitor's page as the server routes them, with the minimum severity and state", async () => {
     const mon = monitor(1, { tags: ["payments"] });
-    const { client } = fakeClient((call) => {
+    const health = channel("chn_4", { events: ["monitor.failing"] });
+    const { client, calls } = fakeClient((call) => {
       if (call.path === `/api/monitors/${mon.id}`) return { body: mon };
+      if (call.path === `/api/monitors/${mon.id}/channels`)
+        return {
+          body: {
+            data: [
+              { channel: SLACK, events: ["diff.detected"], minSeverity: "medium", matchedTags: [], state: "active" },
+              { channel: DISCORD, events: ["diff.detected"], minSeverity: "high", matchedTags: ["payments"], state: "failing" },
+              { channel: { ...MAIL, tags: ["payments"] }, events: ["diff.detected"], minSeverity: "info", matchedTags: ["payments"], state: "paused" },
+              { channel: health, events: ["monitor.failing"], minSeverity: "info", matchedTags: [], state: "active" },
+            ],
+            policyMinSeverity: "medium",
+          },
+        };
       if (call.path.startsWith(`/api/monitors/${mon.id}/`)) return { body: { data: [], nextCursor: null } };
-      if (call.path.startsWith("/api/channels")) return { body: { data: [SLACK, DISCORD, MAIL], nextCursor: null } };
       return undefined;
     });
     renderPage(<MonitorDetailPage />, client, `/monitors/${mon.id}`, "/monitors/:monitorId", meAs("viewer"));
     const list = await screen.findByRole("list", { name: "Channels that get its changes" });
     const items = within(list).getAllByRole("listitem");
-    expect(items.map((li) => li.textContent)).toEqual(["#alerts (Slack): changes from info (all monitors)", "ops discord (Discord): changes from high (tag payments) failing"]);
+    expect(items.map((li) => li.textContent)).toEqual([
+      "#alerts (Slack): changes from medium (all monitors)",
+      "ops discord (Discord): changes from high (tag payments) failing",
+      "mail (E-mail): changes from info (tag payments) paused",
+    ]);
+    // the server's routing, not the channel list
+    expect(calls.some((c) => c.path.startsWith("/api/channels"))).toBe(false);
+  });
+
+  it("says so when the server has no channel route (an older server)", async () => {
+    const mon = monitor(1, { tags: ["payments"] });
+    const { client } = fakeClient((call) => {
+      if (call.path === `/api/monitors/${mon.id}`) return { body: mon };
+      if (call.path === `/api/monitors/${mon.id}/channels`) return { status: 404, body: { type: "about:blank", title: "Not Found", status: 404, code: "not_found", detail: "no route" } };
+      if (call.path.startsWith(`/api/monitors/${mon.id}/`)) return { body: { data: [], nextCursor: null } };
+      return undefined;
+    });
+    renderPage(<MonitorDetailPage />, client, `/monitors/${mon.id}`, "/monitors/:monitorId", meAs("viewer"));
+    expect(await screen.findByText("This server has no notification channels.")).toBeTruthy();
   });
 });
 

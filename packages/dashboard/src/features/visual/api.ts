@@ -85,8 +85,18 @@ export interface StepFailure {
 const STEP_MESSAGE = /^(?:browser_step_failed: )?Browser step (\d+) \((\w+)(?: on (.*))?\) failed: (.*)$/s;
 
 /**
- * The step failure in a monitor's `lastError` (an object with `reason` and `step`, its JSON text,
- * or the fetcher's message), if that is what failed.
+ * The step failure of a monitor: its structured `lastFailure` (`{ reason, message, step }`), else,
+ * from a server that records only `lastError`, that text parsed (an object with `reason` and
+ * `step`, its JSON text, or the fetcher's message); null when no browser step failed.
+ */
+export function monitorStepFailure(m: { lastError: string | null; lastFailure?: unknown }): StepFailure | null {
+  if (m.lastFailure !== undefined && m.lastFailure !== null) return stepFailureOf(m.lastFailure);
+  return stepFailureOf(m.lastError);
+}
+
+/**
+ * The step failure in a monitor's `lastFailure` or `lastError` (an object with `reason` and
+ * `step`, its JSON text, or the fetcher's message), if that is what failed.
  */
 export function stepFailureOf(lastError: unknown): StepFailure | null {
   let value = lastError;
@@ -103,7 +113,7 @@ export function stepFailureOf(lastError: unknown): StepFailure | null {
   }
   if (value === null || typeof value !== "object") return null;
   const v = value as Partial<StepFailure>;
-  if (v.reason !== "browser_step_failed" || v.step === undefined || typeof v.step.index !== "number") return null;
+  if (v.reason !== "browser_step_failed" || v.step === undefined || v.step === null || typeof v.step.index !== "number") return null;
   return v as StepFailure;
 }
 

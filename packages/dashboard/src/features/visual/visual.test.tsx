@@ -8,7 +8,7 @@ import { fakeClient, meAs, monitor, renderPage, type Call } from "../../test-sup
 import { DiffViewer } from "../diffs/DiffPage";
 import { MonitorDetailPage } from "../monitors/MonitorDetailPage";
 import { MonitorFormPage } from "../monitors/MonitorFormPage";
-import { dataUrlOf, stepFailureOf } from "./api";
+import { dataUrlOf, monitorStepFailure, stepFailureOf } from "./api";
 
 const PNG = (n: number): Uint8Array => new Uint8Array([0x89, 0x50, 0x4e, 0x47, n]);
 afterEach(() => vi.restoreAllMocks());
@@ -113,7 +113,13 @@ describe("the monitor page of a website with screenshots", () => {
   }));
 
   it("shows the screenshot timeline, newest first, and which browser step failed", async () => {
-    const failing = { ...WEB, state: "failing", lastError: "browser_step_failed: Browser step 2 (click on #accept-all) failed: Timeout 10000ms exceeded." };
+    // the structured lastFailure is read (the text says less)
+    const failing = {
+      ...WEB,
+      state: "failing",
+      lastError: "browser_step_failed: the render failed",
+      lastFailure: { reason: "browser_step_failed", message: "Timeout 10000ms exceeded.", step: { index: 2, action: "click", selector: "#accept-all" } },
+    };
     const { client } = fakeClient((call) => {
       if (call.path === `/api/monitors/${WEB.id}`) return { body: failing };
       if (call.path.endsWith("snp_1/screenshot")) return { status: 404, body: { type: "about:blank", title: "Not found", status: 404, code: "not_found" } };
@@ -136,6 +142,14 @@ describe("the monitor page of a website with screenshots", () => {
     expect(await bytesOf(large)).toEqual([0x89, 0x50, 0x4e, 0x47, 3]);
     await userEvent.setup().click(within(items[1]!).getByRole("button"));
     await waitFor(async () => expect(await bytesOf(screen.getByRole("img", { name: "The page at the selected check" }))).toEqual([0x89, 0x50, 0x4e, 0x47, 2]));
+  });
+
+  it("reads the structured lastFailure first, the lastError text of an older server else", () => {
+    const structured = { reason: "browser_step_failed", message: "Timeout 10000ms exceeded.", step: { index: 2, action: "click", selector: "#accept-all" } };
+    expect(monitorStepFailure({ lastError: "browser_step_failed: Browser step 9 (fill on #x) failed: no", lastFailure: structured })).toEqual(structured);
+    expect(monitorStepFailure({ lastError: "timeout: slow", lastFailure: { reason: "timeout", message: "slow", step: null } })).toBeNull();
+    expect(monitorStepFailure({ lastError: "Browser step 1 (acceptCookies) failed: no banner", lastFailure: null })?.step.index).toBe(1);
+    expect(monitorStepFailure({ lastError: "Browser step 1 (acceptCookies) failed: no banner" })?.step.action).toBe("acceptCookies");
   });
 
   it("reads a step failure from lastError's forms", () => {
