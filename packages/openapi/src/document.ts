@@ -1,4 +1,5 @@
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import { OpenApiError } from "./errors.js";
 import { type OpenApiLimits, resolveLimits } from "./limits.js";
 
@@ -64,9 +65,18 @@ export function parseDocumentText(text: string, where: string, limits: OpenApiLi
   return data;
 }
 
+// yaml is loaded on the first YAML document (about 7 MB of a process's memory that a server whose
+// monitors never read YAML should not pay; issue 26). `require` keeps parsing synchronous; yaml
+// ships CommonJS. The CommonJS build has `__filename`; the ESM build (and the sources) `import.meta.url`.
+let yaml: typeof Yaml | undefined;
+function parseYaml(text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions & Yaml.SchemaOptions & Yaml.ToJSOptions): unknown {
+  yaml ??= createRequire(typeof __filename === "string" ? __filename : import.meta.url)("yaml") as typeof Yaml;
+  return yaml.parse(text, options) as unknown;
+}
+
 function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonError: unknown): unknown {
   try {
-    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true }) as unknown;
+    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true });
   } catch (error) {
     const reason = jsonError instanceof Error ? jsonError.message : (error as Error).message;
     throw new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
