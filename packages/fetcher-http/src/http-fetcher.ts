@@ -155,9 +155,20 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): Fetcher {
     if (closed) throw new FetchError("connection_failed", "The fetcher is closed");
     const started = performance.now();
     const url = parseFetchUrl(request.url);
+    // One controller for the timeout and the caller's signal. Not AbortSignal.any: the caller's
+    // signal is often one that lives as long as the process (the scheduler's), and every signal
+    // AbortSignal.any makes from it stays tied to it until a full GC, so a busy server's old
+    // generation filled with them (issue 26, docs/benchmarks.md). A listener removed when the
+    // fetch ends ties nothing.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new FetchError("timeout", `No complete response from ${request.url} within ${String(timeoutMs)} ms`)), timeoutMs);
-    const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
+    const outer = request.signal;
+    const passAbort = (): void => deadline.abort(outer!.reason);
+    if (outer !== undefined) {
+      if (outer.aborted) passAbort();
+      else outer.addEventListener("abort", passAbort, { once: true });
+    }
+    const signal = deadline.signal;
     try {
       const { url: finalUrl, response: hop } = await followRedirects(dispatcher, url, {
         method: request.method ?? "GET",
@@ -181,11 +192,12 @@ export function createHttpFetcher(options: HttpFetcherOptions = {}): Fetcher {
         waitStrategy: null,
       };
     } catch (error) {
-      if (deadline.signal.aborted) throw deadline.signal.reason as FetchError;
-      if (request.signal?.aborted) throw request.signal.reason;
+      // the timeout's FetchError, or the caller's reason, whichever came first
+      if (deadline.signal.aborted) throw deadline.signal.reason;
       throw toFetchError(error, url.href);
     } finally {
       clearTimeout(timer);
+      outer?.removeEventListener("abort", passAbort);
     }
   }
 

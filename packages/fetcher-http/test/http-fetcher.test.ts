@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import net from "node:net";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -240,6 +241,19 @@ describe("createHttpFetcher on a local server (guard lifted)", () => {
     const pending = fetcher.fetch({ url: `${server.url}/silent`, signal: controller.signal });
     controller.abort(new Error("stop"));
     await expect(pending).rejects.toThrow("stop");
+  });
+
+  it("rejects at once with the reason of a caller's signal aborted before the fetch, sending nothing", async () => {
+    await expect(fetcher.fetch({ url: `${server.url}/silent?sent-after-abort`, signal: AbortSignal.abort(new Error("too late")) })).rejects.toThrow("too late");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.requests.filter((line) => line.includes("sent-after-abort"))).toEqual([]);
+  });
+
+  it("leaves nothing on a caller's long-lived signal once a fetch ends (the scheduler passes one to every check)", async () => {
+    const lifetime = new AbortController();
+    for (let i = 0; i < 5; i++) await fetcher.fetch({ url: `${server.url}/page`, signal: lifetime.signal });
+    await fetchError(fetcher.fetch({ url: `${server.url}/silent`, signal: lifetime.signal }));
+    expect(getEventListeners(lifetime.signal, "abort")).toHaveLength(0);
   });
 });
 

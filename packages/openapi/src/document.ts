@@ -1,4 +1,5 @@
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import { OpenApiError } from "./errors.js";
 import { type OpenApiLimits, resolveLimits } from "./limits.js";
 
@@ -64,9 +65,18 @@ export function parseDocumentText(text: string, where: string, limits: OpenApiLi
   return data;
 }
 
+// yaml is loaded on the first YAML document (about 7 MB of a process's memory that a server whose
+// monitors never read YAML should not pay; issue 26). `require` keeps parsing synchronous; yaml
+// ships CommonJS. The CommonJS build has `__filename`; the ESM build (and the sources) `import.meta.url`.
+let yaml: typeof Yaml | undefined;
+function parseYaml(text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions & Yaml.SchemaOptions & Yaml.ToJSOptions): unknown {
+  yaml ??= createRequire(typeof __filename === "string" ? __filename : import.meta.url)("yaml") as typeof Yaml;
+  return yaml.parse(text, options) as unknown;
+}
+
 function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonError: unknown): unknown {
   try {
-    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true }) as unknown;
+    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true });
   } catch (error) {
     const reason = jsonError instanceof Error ? jsonError.message : (error as Error).message;
     throw new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
@@ -126,9 +136,12 @@ export function parseOpenApi(input: string | JsonObject, options: ParseOptions =
   const texts = options.documents ?? {};
   let totalBytes = typeof input === "string" ? Buffer.byteLength(input, "utf8") : 0;
   const queue: Array<[string, unknown]> = [[url, data]];
+  const refs = new Map<string, Set<string>>();
   while (queue.length > 0) {
     const [from, value] = queue.shift()!;
-    for (const target of collectRefs(value, from, limits)) {
+    const seen = new Set<string>();
+    refs.set(from, seen);
+    for (const target of collectRefs(value, from, limits, seen)) {
       if (documents.has(target)) continue;
       const text = Object.hasOwn(texts, target) ? texts[target] : undefined;
       if (text === undefined) {
@@ -145,7 +158,7 @@ export function parseOpenApi(input: string | JsonObject, options: ParseOptions =
     }
   }
   const doc: OpenApiDocument = { version, openapi, url, root: data as JsonObject, documents, limits };
-  checkRefs(doc);
+  checkRefs(doc, refs);
   return doc;
 }
 
@@ -161,6 +174,7 @@ export async function loadOpenApi(url: string | URL, options: LoadOptions = {}):
   const documents = new Map<string, unknown>();
   let totalBytes = 0;
   const queue = [rootUrl];
+  const refs = new Map<string, Set<string>>();
   while (queue.length > 0) {
     const next = queue.shift()!;
     if (documents.has(next)) continue;
@@ -180,12 +194,14 @@ export async function loadOpenApi(url: string | URL, options: LoadOptions = {}):
     }
     const data = parseDocumentText(text, next, limits);
     documents.set(next, data);
-    for (const target of collectRefs(data, next, limits)) if (!documents.has(target)) queue.push(target);
+    const seen = new Set<string>();
+    refs.set(next, seen);
+    for (const target of collectRefs(data, next, limits, seen)) if (!documents.has(target)) queue.push(target);
   }
   const root = documents.get(rootUrl);
   const { version, openapi } = openApiVersion(root, rootUrl);
   const doc: OpenApiDocument = { version, openapi, url: rootUrl, root: root as JsonObject, documents, limits };
-  checkRefs(doc);
+  checkRefs(doc, refs);
   return doc;
 }
 
@@ -203,23 +219,28 @@ function forEachRef(data: unknown, visit: (ref: string, holder: JsonObject) => v
     if (value === null || typeof value !== "object" || seen.has(value)) continue;
     seen.add(value);
     if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
+      for (const item of value) if (item !== null && typeof item === "object") stack.push(item);
       continue;
     }
     const object = value as JsonObject;
     if (typeof object.$ref === "string") visit(object.$ref, object);
-    for (const [key, child] of Object.entries(object)) {
+    for (const key of Object.keys(object)) {
       // examples and extensions are data, not schema: a "$ref" key inside them is a value
       if (key === "example" || key === "examples" || key.startsWith("x-")) continue;
-      stack.push(child);
+      const child = object[key];
+      if (child !== null && typeof child === "object") stack.push(child);
     }
   }
 }
 
-/** The documents (URLs without fragment) that the `$ref`s of one document point to, itself excluded. */
-function collectRefs(data: unknown, base: string, limits: OpenApiLimits): Set<string> {
+/**
+ * The documents (URLs without fragment) that the `$ref`s of one document point to, itself
+ * excluded; every distinct `$ref` string of the document is added to `refs` (for `checkRefs`).
+ */
+function collectRefs(data: unknown, base: string, limits: OpenApiLimits, refs: Set<string>): Set<string> {
   const targets = new Set<string>();
   forEachRef(data, (ref) => {
+    refs.add(ref);
     if (ref.startsWith("#")) return;
     let target: string;
     try {
@@ -236,11 +257,12 @@ function collectRefs(data: unknown, base: string, limits: OpenApiLimits): Set<st
 }
 
 // Every $ref must point somewhere: a diff over a dangling reference would silently compare nothing.
-function checkRefs(doc: OpenApiDocument): void {
-  for (const [url, data] of doc.documents) {
-    forEachRef(data, (ref) => {
+// `refs`: the distinct `$ref` strings of each document, in the order of `doc.documents`.
+function checkRefs(doc: OpenApiDocument, refs: ReadonlyMap<string, ReadonlySet<string>>): void {
+  for (const url of doc.documents.keys()) {
+    for (const ref of refs.get(url) ?? []) {
       deref(doc, resolveRef(doc, url, ref)); // also refuses a chain of $refs that loops
-    });
+    }
   }
 }
 
@@ -251,8 +273,27 @@ export interface Location {
   readonly value: unknown;
 }
 
+/**
+ * Resolved `$ref`s by document, base and `$ref` string: a document does not change once read,
+ * and a diff follows the same few hundred `$ref`s many thousand times.
+ */
+const resolved = new WeakMap<OpenApiDocument, Map<string, Map<string, Location>>>();
+
 /** Follows one `$ref` from the document at `base`; throws `unresolved_ref` when it points nowhere. */
 export function resolveRef(doc: OpenApiDocument, base: string, ref: string): Location {
+  let byBase = resolved.get(doc);
+  if (byBase === undefined) resolved.set(doc, (byBase = new Map()));
+  let byRef = byBase.get(base);
+  if (byRef === undefined) byBase.set(base, (byRef = new Map()));
+  let location = byRef.get(ref);
+  if (location === undefined) {
+    location = resolveRefUncached(doc, base, ref);
+    byRef.set(ref, location);
+  }
+  return location;
+}
+
+function resolveRefUncached(doc: OpenApiDocument, base: string, ref: string): Location {
   let target: string;
   let fragment: string;
   if (ref.startsWith("#")) {

@@ -1,5 +1,5 @@
 import { OpenApiError } from "./errors.js";
-import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument } from "./document.js";
+import { deref, type JsonObject, type Location, type OpenApiDocument } from "./document.js";
 
 // Keys that say nothing about what a client may send or receive: a change to them alone is no
 // API change (and two schemas that differ only in them are the same schema).
@@ -34,12 +34,18 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * Structural fingerprints of values with `$ref`s followed: two values whose fingerprints are equal
- * mean the same thing, whatever their `$ref` targets are called. Memoized per location, so each
- * value of a document is hashed once; a `$ref` back into a value being hashed counts as "cycle".
+ * mean the same thing, whatever their `$ref` targets are called. Memoized per value (object
+ * identity: a value of a parsed document lives at one place, or at every place a YAML alias puts
+ * it, and means the same there), so each value of a document is hashed once; a `$ref` back into a
+ * value being hashed counts as "cycle". Primitives are interned, not memoized.
  */
 export class Fingerprints {
-  private readonly memo = new Map<string, string>();
-  private readonly inProgress = new Set<string>();
+  /** By value, for schemas and other objects (`$ref` and annotations left out). */
+  private readonly memo = new Map<object, string>();
+  /** By value, for objects whose keys are names (every key counts). */
+  private readonly namesMemo = new Map<object, string>();
+  private readonly inProgress = new Set<object>();
+  private readonly namesInProgress = new Set<object>();
   private depth = 0;
 
   /**
@@ -62,44 +68,52 @@ export class Fingerprints {
 
   of(location: Location, names = false): string {
     const target = deref(this.doc, location);
-    const key = `${names ? "n" : "s"}${target.doc}#${target.pointer}`;
-    const known = this.memo.get(key);
+    return this.ofValue(target.doc, target.value, names);
+  }
+
+  /** The fingerprint of a value of the document at `doc` (a `$ref` in it is followed first). */
+  private ofValue(doc: string, input: unknown, names: boolean): string {
+    if (input === null || typeof input !== "object") return this.intern(`v${JSON.stringify(input)}`);
+    let value: object = input;
+    if (typeof (input as JsonObject).$ref === "string") {
+      const target = deref(this.doc, { doc, pointer: "", value: input });
+      if (target.value === null || typeof target.value !== "object") return this.intern(`v${JSON.stringify(target.value)}`);
+      doc = target.doc;
+      value = target.value;
+    }
+    const memo = names ? this.namesMemo : this.memo;
+    const known = memo.get(value);
     if (known !== undefined) return known;
-    if (this.inProgress.has(key)) return "cycle";
+    const inProgress = names ? this.namesInProgress : this.inProgress;
+    if (inProgress.has(value)) return "cycle";
     // nesting through $refs (S1 -> S2 -> ... each in its own component) is not bounded by the
     // document's own depth: bound it here, before the stack is
     if (this.depth >= MAX_NESTING) throw new OpenApiError("too_deep", `values nest more than ${MAX_NESTING} levels through $refs`);
-    this.inProgress.add(key);
+    inProgress.add(value);
     this.depth++;
     try {
-      const parts: string[] = [];
-      const hash = { update: (text: string): void => void parts.push(text) };
-      const value = target.value;
-      if (value === null || typeof value !== "object") hash.update(`v${JSON.stringify(value)}`);
-      else if (Array.isArray(value)) {
-        hash.update("[");
-        value.forEach((item, index) => {
-          hash.update(this.of({ doc: target.doc, pointer: childPointer(target.pointer, index), value: item }));
-          hash.update(",");
-        });
+      let shape: string;
+      if (Array.isArray(value)) {
+        shape = "[";
+        for (const item of value) shape += `${this.ofValue(doc, item, false)},`;
       } else {
-        hash.update(names ? "n{" : "{");
-        for (const k of Object.keys(value as JsonObject).sort()) {
+        const object = value as JsonObject;
+        shape = names ? "n{" : "{";
+        for (const k of Object.keys(object).sort()) {
           if (!names && (k === "$ref" || !isContractKey(k))) continue;
-          const child = (value as JsonObject)[k];
-          hash.update(JSON.stringify(k));
-          hash.update(":");
-          if (!names && DATA_KEYS.has(k)) hash.update(canonicalJson(k === "required" && Array.isArray(child) ? [...child].sort() : child));
-          else hash.update(this.of({ doc: target.doc, pointer: childPointer(target.pointer, k), value: child }, !names && NAME_MAPS.has(k)));
-          hash.update(",");
+          const child = object[k];
+          shape += `${JSON.stringify(k)}:`;
+          if (!names && DATA_KEYS.has(k)) shape += canonicalJson(k === "required" && Array.isArray(child) ? [...child].sort() : child);
+          else shape += this.ofValue(doc, child, !names && NAME_MAPS.has(k));
+          shape += ",";
         }
       }
-      const digest = this.intern(parts.join(""));
-      this.memo.set(key, digest);
+      const digest = this.intern(shape);
+      memo.set(value, digest);
       return digest;
     } finally {
       this.depth--;
-      this.inProgress.delete(key);
+      inProgress.delete(value);
     }
   }
 }

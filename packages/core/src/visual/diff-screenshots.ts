@@ -1,7 +1,17 @@
 import type { Box, Change, Classification, Severity, VisualRules } from "@driftwatch/schema";
+import { createRequire } from "node:module";
 import pixelmatch from "pixelmatch";
-import { PNG } from "pngjs";
+import type * as PngJs from "pngjs";
 import { DriftwatchError } from "../errors.js";
+
+// pngjs is loaded on the first screenshot decoded (about 6 MB of a process's memory that a server
+// without browser monitors should not pay; issue 26). `require` keeps decoding synchronous; pngjs
+// ships CommonJS. The CommonJS build has `__filename`; the ESM build (and the sources) `import.meta.url`.
+let png: typeof PngJs.PNG | undefined;
+function pngjs(): typeof PngJs.PNG {
+  png ??= (createRequire(typeof __filename === "string" ? __filename : import.meta.url)("pngjs") as typeof PngJs).PNG;
+  return png;
+}
 
 /** A screenshot as the browser fetcher returns it. */
 export interface Screenshot {
@@ -75,7 +85,7 @@ function decode(image: Screenshot | Uint8Array, label: string, maxPixels: number
     throw new DriftwatchError("too_large", `The ${label} screenshot has ${String(width * height)} pixels, more than ${String(maxPixels)}`);
   }
   try {
-    const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const png = pngjs().sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     return { width: png.width, height: png.height, data: png.data };
   } catch (cause) {
     throw new DriftwatchError("invalid_input", `The ${label} screenshot could not be decoded as PNG`, { cause });

@@ -1,11 +1,24 @@
 import { createHash } from "node:crypto";
 import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError } from "@driftwatch/openapi";
 import type { Change, Contract, Severity } from "@driftwatch/schema";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import type addFormatsModule from "ajv-formats";
 
-// ajv-formats is CommonJS: its default export is the function under ESM and CJS alike only through `.default` in some loaders
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+// Ajv and ajv-formats are loaded on the first contract compiled (about 8 MB of a process's memory
+// that a server without contracts should not pay; issue 26). `require` keeps compiling
+// synchronous; both ship CommonJS. The CommonJS build has `__filename`; the ESM build (and the
+// sources) `import.meta.url`.
+function newAjv(): Ajv2020 {
+  const load = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
+  const { Ajv2020: AjvClass } = load("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const formats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
+  // ajv-formats is CommonJS: the function itself, or under `.default`
+  const addFormats = formats.default ?? formats;
+  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true, logger: false, verbose: true, code: { optimize: false } });
+  addFormats(ajv);
+  return ajv;
+}
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -210,15 +223,13 @@ export interface CompiledContract {
  * document version, operation and status, keeping the most recent `maxEntries`.
  */
 export class ContractCompiler {
-  readonly #ajv: Ajv2020;
+  #ajv: Ajv2020 | undefined;
   readonly #cache = new Map<string, CompiledContract | OpenApiError>();
   readonly #maxEntries: number;
   compiled = 0;
 
   constructor(options: { maxEntries?: number } = {}) {
     this.#maxEntries = options.maxEntries ?? 64;
-    this.#ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, logger: false, verbose: true, code: { optimize: false } });
-    addFormats(this.#ajv);
   }
 
   /** The compiled schema for `documentKey` (a hash of the document version), or the reason there is none (cached too). */
@@ -235,9 +246,10 @@ export class ContractCompiler {
     try {
       const found = findResponseSchema(doc, contract, status);
       const schema = toJsonSchema(doc, found.location);
-      const validate = this.#ajv.compile(schema.schema);
+      const ajv = (this.#ajv ??= newAjv());
+      const validate = ajv.compile(schema.schema);
       // compiled functions are kept by the cache here, not by Ajv (whose own cache never forgets)
-      this.#ajv.removeSchema(schema.schema);
+      ajv.removeSchema(schema.schema);
       this.compiled++;
       entry = { validate, schema, operation: found.operation, status: found.status };
     } catch (error) {

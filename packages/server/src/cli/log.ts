@@ -1,5 +1,14 @@
+import { createRequire } from "node:module";
 import { pino, type Logger } from "pino";
-import pretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
+
+// pino-pretty is loaded only for the pretty format (about 9 MB of a process's memory that a server
+// logging JSON should not pay; issue 26). `require` keeps the logger's creation synchronous;
+// pino-pretty ships CommonJS. The CommonJS build has `__filename`; the ESM build (and the sources) `import.meta.url`.
+function loadPretty(): typeof PinoPretty {
+  const loaded = createRequire(typeof __filename === "string" ? __filename : import.meta.url)("pino-pretty") as typeof PinoPretty & { default?: typeof PinoPretty };
+  return loaded.default ?? loaded;
+}
 
 /** `pretty`: coloured, readable lines for a terminal; `json`: one JSON object a line (log shippers). */
 export type LogFormat = "pretty" | "json";
@@ -49,7 +58,7 @@ export function createCliLogger(options: CliLoggerOptions): Logger {
   };
   if (options.format === "json") return pino(base, destination as pino.DestinationStream);
   const colorize = options.colorize ?? (destination as { isTTY?: boolean }).isTTY === true;
-  const stream = pretty({
+  const stream = loadPretty()({
     colorize,
     destination: destination as pino.DestinationStream,
     sync: true,
