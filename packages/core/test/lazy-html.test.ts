@@ -1,54 +1,28 @@
 // cheerio (and the HTML stack under it) is loaded on the first HTML diff, not on import: a
 // process that only diffs JSON does not pay its memory (issue 26, docs/benchmarks.md). Checked in
-// a child process of its own, with a module resolve hook that reports what ESM imports resolve and
-// `require.cache` for what `require` loaded.
-import { spawnSync } from "node:child_process";
+// a child process of its own (tooling/lazy-load.ts).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runLazyLoadCheck } from "../../../tooling/lazy-load";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-const HOOKS = `
-let port;
-export function initialize(data) { port = data.port; }
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  port.postMessage(result.url);
-  return result;
-}`;
-
-const SCRIPT = `
-import { register, createRequire } from "node:module";
-import { MessageChannel } from "node:worker_threads";
-const { port1, port2 } = new MessageChannel();
-const resolved = [];
-port1.on("message", (url) => resolved.push(url));
-register("data:text/javascript," + encodeURIComponent(${JSON.stringify(HOOKS)}), { data: { port: port2 }, transferList: [port2] });
-const required = () => Object.keys(createRequire(import.meta.url).cache);
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
-const html = (urls) => urls.filter((url) => /[\\\\/]node_modules[\\\\/](cheerio|parse5|htmlparser2)[\\\\/]/.test(url));
-const core = await import("../src/index.ts");
-core.diffJson({ a: 1 }, { a: 2 });
-await settle();
-const afterImport = html([...resolved, ...required()]);
-core.diffHtml("<p>a</p>", "<p>b</p>");
-await settle();
-const afterDiffHtml = html([...resolved, ...required()]);
-port1.close();
-console.log(JSON.stringify({ afterImport: afterImport.length, afterDiffHtml: afterDiffHtml.length }));
-`;
-
 describe("the HTML stack is loaded on first use", () => {
   it("importing core and diffing JSON loads no cheerio; the first diffHtml does", () => {
-    const run = spawnSync(process.execPath, ["--conditions=@driftwatch/source", "--import", "tsx", "--input-type=module", "-e", SCRIPT], {
+    const result = runLazyLoadCheck({
       cwd: here,
-      encoding: "utf8",
-      timeout: 60_000,
+      packages: ["cheerio", "parse5", "htmlparser2"],
+      before: `
+const core = await import("../src/index.ts");
+core.diffJson({ a: 1 }, { a: 2 });
+`,
+      use: `
+core.diffHtml("<p>a</p>", "<p>b</p>");
+`,
     });
-    expect(run.stderr.replace(/^\(node:\d+\) ExperimentalWarning.*\n?.*\n?/gm, "")).toBe("");
-    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { afterImport: number; afterDiffHtml: number };
+    expect(result.stderr).toBe("");
     expect(result.afterImport).toBe(0);
-    expect(result.afterDiffHtml).toBeGreaterThan(0);
+    expect(result.afterUse).toBeGreaterThan(0);
   }, 90_000);
 });
