@@ -5,8 +5,8 @@
  * member and its download, and the Alerts page's preview answered by the server.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
-import { axeViolations, chromiumSkipReason, openBrowser, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumSkipReason, expectNoAxeViolations, printPageOnFailure, openBrowser, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
 
 const PETSTORE = {
   openapi: "3.1.0",
@@ -50,16 +50,11 @@ afterAll(async () => {
 });
 
 async function expectAccessible(page: string): Promise<void> {
-  const violations = await axeViolations(b.page);
-  expect(violations, `${page}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+  await expectNoAxeViolations(b.page, page);
 }
 
 describe.skipIf(chromiumSkipReason() !== null)("API contracts in the dashboard, in Chromium", () => {
-  beforeEach(() => {
-    onTestFailed(async () => {
-      console.error(`page ${b.page.url()}\nerrors ${JSON.stringify(b.errors)}\n${(await b.page.locator("#root").innerText().catch(() => "")).slice(0, 3000)}`);
-    });
-  });
+  printPageOnFailure(() => b);
   let monitorId: string;
 
   it("makes an api monitor's contract in the form, with the server's 422 at its field", async () => {

@@ -3,8 +3,8 @@
  * worker): sign in, create a monitor on a local target, see a diff arrive live, turn a change into
  * a rule and see it applied, replay a webhook delivery; axe-core (WCAG 2 A/AA) on every page.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
-import { axeViolations, chromiumSkipReason, openBrowser, openTokenForm, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumSkipReason, expectNoAxeViolations, printPageOnFailure, openBrowser, openTokenForm, signIn, startDriftwatch, startLocal, type Browsing, type LocalServer, type RunningDriftwatch } from "./support";
 
 let dw: RunningDriftwatch;
 let target: LocalServer;
@@ -42,23 +42,11 @@ afterAll(async () => {
 });
 
 async function expectAccessible(page: string): Promise<void> {
-  const violations = await axeViolations(b.page);
-  expect(violations, `${page}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+  await expectNoAxeViolations(b.page, page);
 }
 
 describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () => {
-  beforeEach(() => {
-    onTestFailed(async () => {
-      console.error(
-        `page ${b.page.url()}\nerrors ${JSON.stringify(b.errors)}\n${(
-          await b.page
-            .locator("#root")
-            .innerText()
-            .catch(() => "")
-        ).slice(0, 3000)}`,
-      );
-    });
-  });
+  printPageOnFailure(() => b);
   let monitorId: string;
 
   it("signs in with a token and shows the empty state", async () => {

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { createDriftwatchServer, generateTokenSecret, type DriftwatchServer } from "@driftwatch/server";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { pino } from "pino";
+import { beforeEach, expect, onTestFailed } from "vitest";
 
 export const CHROMIUM_PATH = process.env.DRIFTWATCH_CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -156,6 +157,23 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /** Opens the sign-in page's second way, the API token form. */
+/** Fails with the list when axe finds accessibility violations on the page (`label` names the view). */
+export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
+  const violations = await axeViolations(page);
+  expect(violations, `${label}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+/** In a describe: when a test fails, prints the page's URL, its errors and the start of its text. */
+export function printPageOnFailure(browsing: () => Browsing): void {
+  beforeEach(() => {
+    onTestFailed(async () => {
+      const b = browsing();
+      const text = await b.page.locator("#root").innerText().catch(() => "");
+      console.error(`page ${b.page.url()}\nerrors ${JSON.stringify(b.errors)}\n${text.slice(0, 3000)}`);
+    });
+  });
+}
+
 export async function openTokenForm(page: Page): Promise<void> {
   await page.getByText("Sign in with an API token instead").click();
 }
