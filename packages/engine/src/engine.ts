@@ -177,7 +177,11 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.screenshots === undefined ? {} : { screenshots: options.screenshots }),
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
     onScreenshotError: (error, monitor) => logger.warn({ err: error, monitorId: monitor.id }, "screenshot not compared or kept"),
-    warmup: { samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES, intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS },
+    warmup: {
+      ...options.warmup,
+      samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES,
+      intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS,
+    },
     onWarmupError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "warm-up fetch failed"),
   });
   const deliveries = createDeliveryService({

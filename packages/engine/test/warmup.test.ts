@@ -20,17 +20,20 @@ interface Target {
   requests: Map<string, number[]>;
   /** What the next answer is built from (`request_id` is set on every request). */
   doc: Record<string, unknown>;
+  /** How long each answer waits (ms). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 async function startTarget(): Promise<Target> {
   const requests = new Map<string, number[]>();
-  const target: Target = { url: "", requests, doc: {}, close: async () => undefined };
+  const target: Target = { url: "", requests, doc: {}, delayMs: 0, close: async () => undefined };
   const server = http.createServer((request, response) => {
     const list = requests.get(request.url ?? "") ?? [];
     list.push(Date.now());
     requests.set(request.url ?? "", list);
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...target.doc, request_id: randomUUID() }));
+    const body = JSON.stringify({ ...target.doc, request_id: randomUUID() });
+    setTimeout(() => response.writeHead(200, { "content-type": "application/json" }).end(body), target.delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   target.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
@@ -140,12 +143,12 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
     }
   });
 
-  it("warm-ups of several monitors on one host send one request per interval to it; a monitor that does not learn has none", async () => {
+  it("warm-ups of several monitors on one host send at most hostBurst requests per interval to it; a monitor that does not learn has none", async () => {
     a.doc = { plan: "team" };
     const first = await learningMonitor(`${a.url}/one`);
     const second = await learningMonitor(`${a.url}/two`);
     const quiet = await learningMonitor(`${a.url}/off`, false);
-    const checks = service({ samples: 2, intervalMs: 60 });
+    const checks = service({ samples: 2, intervalMs: 60, hostBurst: 1 });
     try {
       await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
       await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
@@ -154,6 +157,36 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
       expect(warm).toHaveLength(4);
       for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(50);
     } finally {
+      await checks.close();
+    }
+  });
+
+  it("with a burst of 2 per interval, warm-up requests to one host are spaced by half the interval", async () => {
+    a.doc = { plan: "burst" };
+    const monitors = await Promise.all([1, 2, 3].map((n) => learningMonitor(`${a.url}/burst-${String(n)}`)));
+    const checks = service({ samples: 2, intervalMs: 100, hostBurst: 2 });
+    try {
+      await Promise.all(monitors.map((m) => check(checks, m.id)));
+      const warm = [1, 2, 3].flatMap((n) => a.requests.get(`/burst-${String(n)}`)!.slice(1)).sort((x, y) => x - y);
+      expect(warm).toHaveLength(6);
+      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(45);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("a slow target shortens the warm-up: no warm-up fetch starts past maxMs", async () => {
+    b.doc = { plan: "slow" };
+    b.delayMs = 150;
+    const monitor = await learningMonitor(`${b.url}/slow`);
+    const checks = service({ samples: 4, intervalMs: 10, maxMs: 100 });
+    try {
+      const outcome = await check(checks, monitor.id);
+      expect(outcome.result).not.toBe("failed");
+      // the check's own fetch, then one warm-up fetch (it ends past maxMs): not five
+      expect(b.requests.get("/slow")).toHaveLength(2);
+    } finally {
+      b.delayMs = 0;
       await checks.close();
     }
   });

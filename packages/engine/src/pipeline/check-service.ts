@@ -138,10 +138,26 @@ export interface WarmupOptions {
   samples: number;
   /**
    * Wait before each of them (ms). Warm-up requests of one process to one host (`hostname:port`)
-   * are also spaced by at least this much, whichever monitors they are for.
+   * are also limited to `hostBurst` per interval, whichever monitors they are for.
    */
   intervalMs: number;
+  /**
+   * Warm-up requests one process sends to one host per `intervalMs`, all monitors together
+   * (default 8): many monitors created at once on one API warm up within seconds, not minutes.
+   */
+  hostBurst?: number;
+  /**
+   * No warm-up fetch starts later than this after the first content (ms; default
+   * `samples x intervalMs` + 10 s): the check waits for its warm-up, so a slow target or a busy
+   * host shortens the warm-up instead of the check taking minutes.
+   */
+  maxMs?: number;
 }
+
+/** Warm-up requests to one host per interval, by default. */
+export const DEFAULT_WARMUP_HOST_BURST = 8;
+/** The default `maxMs` of a warm-up is `samples x intervalMs` plus this (ms). */
+export const WARMUP_SLACK_MS = 10_000;
 
 /**
  * The outbox event of a diff, bounded: when the diff was truncated or the event would pass
@@ -415,7 +431,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 
   /** Outcomes of checks that stored a learning monitor's first content: a warm-up follows. */
   const startsWarmup = new WeakSet<CheckOutcome>();
-  const warmup: WarmupOptions = { samples: Math.max(0, Math.floor(options.warmup?.samples ?? 0)), intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0) };
+  const warmup: Required<WarmupOptions> = {
+    samples: Math.max(0, Math.floor(options.warmup?.samples ?? 0)),
+    intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0),
+    hostBurst: Math.max(1, Math.floor(options.warmup?.hostBurst ?? DEFAULT_WARMUP_HOST_BURST)),
+    maxMs: 0,
+  };
+  warmup.maxMs = Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS);
   const warmupStop = new AbortController();
   /** Per host (`hostname:port`): when this process may send its next warm-up request there (epoch ms). */
   const warmupHostFree = new Map<string, number>();
@@ -431,7 +453,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   /** Waits for the host's next warm-up slot, and takes it. */
   async function warmupTurn(host: string, signal: AbortSignal): Promise<void> {
     const at = Math.max(Date.now(), warmupHostFree.get(host) ?? 0);
-    warmupHostFree.set(host, at + warmup.intervalMs);
+    warmupHostFree.set(host, at + warmup.intervalMs / warmup.hostBurst);
     if (warmupHostFree.size > 10_000) {
       const now = Date.now();
       for (const [name, free] of warmupHostFree) if (free < now) warmupHostFree.delete(name);
@@ -453,10 +475,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     const host = hostOf(first.url);
     // stopped when the service closes, or when the caller cancels the check (shutdown)
     const signal = context.signal === undefined ? warmupStop.signal : AbortSignal.any([warmupStop.signal, context.signal]);
+    // the check waits for its warm-up: a slow target or a busy host shortens it instead
+    const deadline = Date.now() + warmup.maxMs;
     try {
       for (let sample = 1; sample <= warmup.samples; sample++) {
         await sleep(warmup.intervalMs, undefined, { signal });
         await warmupTurn(host, signal);
+        if (Date.now() > deadline) return;
         const monitor = await store.getMonitor(first.orgId, first.id);
         if (monitor === null || monitor.state === "paused" || target(monitor) !== target(first)) return;
         const settings = await store.getSettings(monitor.orgId, monitor.id);
