@@ -22,18 +22,26 @@ interface Target {
   doc: Record<string, unknown>;
   /** How long each answer waits (ms). */
   delayMs: number;
+  /** Paths answered 503 from their n-th request on (1-based). */
+  failFrom: Map<string, number>;
   close(): Promise<void>;
 }
 
 async function startTarget(): Promise<Target> {
   const requests = new Map<string, number[]>();
-  const target: Target = { url: "", requests, doc: {}, delayMs: 0, close: async () => undefined };
+  const target: Target = { url: "", requests, doc: {}, delayMs: 0, failFrom: new Map(), close: async () => undefined };
   const server = http.createServer((request, response) => {
     const list = requests.get(request.url ?? "") ?? [];
     list.push(Date.now());
     requests.set(request.url ?? "", list);
+    if (list.length >= (target.failFrom.get(request.url ?? "") ?? Infinity)) {
+      response.writeHead(503, { "content-type": "text/plain" }).end("busy");
+      return;
+    }
     const body = JSON.stringify({ ...target.doc, request_id: randomUUID() });
-    setTimeout(() => response.writeHead(200, { "content-type": "application/json" }).end(body), target.delayMs);
+    const answer = (): void => void response.writeHead(200, { "content-type": "application/json" }).end(body);
+    if (target.delayMs > 0) setTimeout(answer, target.delayMs);
+    else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   target.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
@@ -164,13 +172,33 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
   it("with a burst of 2 per interval, warm-up requests to one host are spaced by half the interval", async () => {
     a.doc = { plan: "burst" };
     const monitors = await Promise.all([1, 2, 3].map((n) => learningMonitor(`${a.url}/burst-${String(n)}`)));
-    const checks = service({ samples: 2, intervalMs: 100, hostBurst: 2 });
+    const checks = service({ samples: 2, intervalMs: 400, hostBurst: 2 });
     try {
       await Promise.all(monitors.map((m) => check(checks, m.id)));
       const warm = [1, 2, 3].flatMap((n) => a.requests.get(`/burst-${String(n)}`)!.slice(1)).sort((x, y) => x - y);
       expect(warm).toHaveLength(6);
-      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(45);
+      // slots 200 ms apart; a request may leave its slot late (store reads first), never early
+      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(120);
     } finally {
+      await checks.close();
+    }
+  });
+
+  it("a warm-up fetch that fails ends the warm-up and records no failure: the check that was asked for succeeded", async () => {
+    a.doc = { plan: "flaky" };
+    a.failFrom.set("/flaky", 2);
+    const monitor = await learningMonitor(`${a.url}/flaky`);
+    const checks = service({ samples: 2, intervalMs: 10 });
+    try {
+      const outcome = await check(checks, monitor.id);
+      expect(outcome.result).not.toBe("failed");
+      // the check's fetch, then one warm-up fetch that failed: the warm-up stopped there
+      expect(a.requests.get("/flaky")).toHaveLength(2);
+      const stored = (await store.getMonitor(orgId, monitor.id))!;
+      expect(stored).toMatchObject({ consecutiveFailures: 0, lastError: null, lastStatus: 200 });
+      expect(stored.lastFailure ?? null).toBeNull();
+    } finally {
+      a.failFrom.delete("/flaky");
       await checks.close();
     }
   });

@@ -148,7 +148,7 @@ export interface WarmupOptions {
   hostBurst?: number;
   /**
    * No warm-up fetch starts later than this after the first content (ms; default
-   * `samples x intervalMs` + 10 s): the check waits for its warm-up, so a slow target or a busy
+   * `samples x intervalMs` + 10 s, at most 60 s): the check waits for its warm-up, so a slow target or a busy
    * host shortens the warm-up instead of the check taking minutes.
    */
   maxMs?: number;
@@ -158,6 +158,8 @@ export interface WarmupOptions {
 export const DEFAULT_WARMUP_HOST_BURST = 8;
 /** The default `maxMs` of a warm-up is `samples x intervalMs` plus this (ms). */
 export const WARMUP_SLACK_MS = 10_000;
+/** No warm-up fetch starts later than this after the first content, whatever the settings (ms). */
+export const WARMUP_MAX_MS = 60_000;
 
 /**
  * The outbox event of a diff, bounded: when the diff was truncated or the event would pass
@@ -437,8 +439,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     hostBurst: Math.max(1, Math.floor(options.warmup?.hostBurst ?? DEFAULT_WARMUP_HOST_BURST)),
     maxMs: 0,
   };
-  warmup.maxMs = Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS);
+  warmup.maxMs = Math.min(WARMUP_MAX_MS, Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS));
   const warmupStop = new AbortController();
+  /** Warm-ups running: closing the service waits for them (they use the compare pool). */
+  const warmups = new Set<Promise<void>>();
   /** Per host (`hostname:port`): when this process may send its next warm-up request there (epoch ms). */
   const warmupHostFree = new Map<string, number>();
 
@@ -471,10 +475,27 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
    * it follows has been recorded.
    */
   async function warmUp(first: MonitorRecord, context: RunCheckContext): Promise<void> {
+    // stopped when the service closes, or when the caller cancels the check (shutdown); a listener
+    // removed at the end, not AbortSignal.any (whose signals live as long as the caller's)
+    const stop = new AbortController();
+    const signal = stop.signal;
+    const abort = (): void => stop.abort();
+    const sources = context.signal === undefined ? [warmupStop.signal] : [warmupStop.signal, context.signal];
+    for (const source of sources) {
+      if (source.aborted) stop.abort();
+      else source.addEventListener("abort", abort, { once: true });
+    }
+    const running = warmUpRun(first, context, signal).finally(() => {
+      for (const source of sources) source.removeEventListener("abort", abort);
+      warmups.delete(running);
+    });
+    warmups.add(running);
+    return running;
+  }
+
+  async function warmUpRun(first: MonitorRecord, context: RunCheckContext, signal: AbortSignal): Promise<void> {
     const target = (m: MonitorRecord): string => JSON.stringify([m.url, m.method, m.body, m.selector, m.learningSince ?? null]);
     const host = hostOf(first.url);
-    // stopped when the service closes, or when the caller cancels the check (shutdown)
-    const signal = context.signal === undefined ? warmupStop.signal : AbortSignal.any([warmupStop.signal, context.signal]);
     // the check waits for its warm-up: a slow target or a busy host shortens it instead
     const deadline = Date.now() + warmup.maxMs;
     try {
@@ -519,6 +540,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       learning &&
       context.warmup !== true &&
       (previous === null || (monitor.learningSince != null && Date.parse(previous.fetchedAt) < Date.parse(monitor.learningSince)));
+    // A warm-up fetch that fails only ends the warm-up: the check the user asked for succeeded, so
+    // nothing of it is recorded (no lastError, no failure count, no broken alert streak).
+    const fail: typeof recordFailure = context.warmup === true ? async (m) => m : recordFailure;
     // Tracked values and alert conditions (null: the monitor has none).
     const conditions = await loadConditions(monitor, settings, () => store.getAlertState(monitor.orgId, monitor.id));
     const record: RecordContext = { keep, conditions, requestId: context.requestId };
@@ -556,8 +580,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           ? (error as FetchError)
           : new FetchError("connection_failed", errorMessage(error), { cause: error });
       const failedAt = now();
-      const updated = await recordFailure(monitor, fetchError, null, failedAt, keep, conditions, previous?.id ?? null);
-      await visuals.keepFailure(updated, fetchError, failedAt);
+      const updated = await fail(monitor, fetchError, null, failedAt, keep, conditions, previous?.id ?? null);
+      if (context.warmup !== true) await visuals.keepFailure(updated, fetchError, failedAt);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: fetchError });
     }
     const at = now();
@@ -565,14 +589,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (response.notModified && previous) return finish(await recordUnchanged(monitor, response, previous, at, record));
     if (response.status < 200 || response.status >= 300) {
       const error = new CheckError("bad_status", `The target answered HTTP ${String(response.status)}`);
-      const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
+      const updated = await fail(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     if (monitor.type === "openapi") {
       const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal });
       if (!bundled.ok) {
         const error = new CheckError("invalid_body", bundled.message, { cause: bundled.cause });
-        const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
+        const updated = await fail(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
         return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
       }
       response = bundled.response;
@@ -599,7 +623,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         const explain = previous !== null && hasHidingEntries(policy);
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
         if (analyzed instanceof CheckError) {
-          const updated = await recordFailure(monitor, analyzed, response.status, at, keep, conditions, previous?.id ?? null);
+          const updated = await fail(monitor, analyzed, response.status, at, keep, conditions, previous?.id ?? null);
           return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error: analyzed });
         }
         diff = analyzed.diff;
@@ -613,7 +637,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
           const checked = await contracts.check(monitor, response, previous, context.signal);
           if (!checked.ok) {
             const error = new CheckError("contract_failed", checked.message);
-            const updated = await recordFailure(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
+            const updated = await fail(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);
             return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
           }
           const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
@@ -643,7 +667,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         const failure = new CheckError("store_rejected", `The store refused the check's result: ${errorMessage(error)}`, { cause: error });
         let updated: MonitorRecord;
         try {
-          updated = await recordFailure(monitor, failure, response.status, at, keep, conditions, previous?.id ?? null);
+          updated = await fail(monitor, failure, response.status, at, keep, conditions, previous?.id ?? null);
         } catch {
           throw error;
         }
@@ -767,8 +791,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   return {
     runCheck,
     async close(): Promise<void> {
-      // warm-ups stop where they are (a fetch in flight is cancelled, nothing of it recorded)
+      // warm-ups stop where they are (a fetch in flight is cancelled, nothing of it recorded), and
+      // end before the compare pool they use closes
       warmupStop.abort();
+      await Promise.allSettled([...warmups]);
       if (options.compare === undefined) await compare.close();
     },
     async checkNow(orgId, monitorId, context): Promise<CheckResult | null> {

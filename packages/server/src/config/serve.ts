@@ -230,7 +230,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
     perHostConcurrency:
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
     warmupSamples: warmupSamples === undefined ? DEFAULT_WARMUP_SAMPLES : parseInteger(warmupSamples.value, warmupSamples.source, 0, 10),
-    warmupIntervalMs: warmupInterval === undefined ? DEFAULT_WARMUP_INTERVAL_MS : parseInteger(warmupInterval.value, warmupInterval.source, 0, 600_000),
+    warmupIntervalMs: warmupInterval === undefined ? DEFAULT_WARMUP_INTERVAL_MS : parseInteger(warmupInterval.value, warmupInterval.source, 0, 10_000),
     checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
     // a number of hops says a proxy is in front: DRIFTWATCH_TRUST_PROXY is implied
     trustProxy: trustProxy === undefined || trustProxy === "" ? hops !== undefined : parseBoolean(trustProxy, ENV.trustProxy),

@@ -185,6 +185,7 @@ describe("process roles and concurrency", () => {
     expect(resolveServeConfig([], env)).toMatchObject({ warmupSamples: 0, warmupIntervalMs: 250 });
     expect(resolveServeConfig(["--warmup-samples", "4", "--warmup-interval-ms=1000"], env)).toMatchObject({ warmupSamples: 4, warmupIntervalMs: 1000 });
     expect(configError(() => resolveServeConfig(["--warmup-samples", "11"], {})).message).toMatch(/--warmup-samples/);
+    expect(configError(() => resolveServeConfig(["--warmup-interval-ms", "10001"], {})).message).toMatch(/--warmup-interval-ms/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_WARMUP_INTERVAL_MS: "-1" })).message).toMatch(/DRIFTWATCH_WARMUP_INTERVAL_MS/);
   });
 
