@@ -91,7 +91,7 @@ export {
   type ChannelSender,
   type ChannelSendResult,
 } from "./delivery/channel-delivery.js";
-export { channelMessagesFor, notificationOf, CHANNEL_MESSAGE_MAX_CHANGES, type ChannelNotice } from "./pipeline/channel-messages.js";
+export { channelMessagesFor, notificationOf, CHANNEL_MESSAGE_MAX_CHANGES, MAX_CHANNELS, type ChannelNotice } from "./pipeline/channel-messages.js";
 export { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions, type StopOptions } from "./delivery/delivery-worker.js";
 export {
   DELIVERY_JITTER_RATIO,

@@ -18,7 +18,8 @@ export const CHANNEL_MESSAGE_MAX_CHANGES = 20;
 /** A before/after value whose JSON is longer is carried as its first characters. */
 const MAX_VALUE_CHARS = 500;
 /** Channels of one organization routing reads at most. */
-const MAX_CHANNELS = 1000;
+/** The channels of an organization that messages are routed to (an organization cannot have more). */
+export const MAX_CHANNELS = 1000;
 
 /** What a check tells the channels: a recorded diff, or the monitor's health turning bad or good. */
 export type ChannelNotice =

@@ -57,7 +57,8 @@ export async function startMetricsListener(options: {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/metrics") return sendProblem(res, new ApiError("not_found", "This address serves only /metrics."));
     if (req.method !== "GET" && req.method !== "HEAD") {
-      return sendProblem(res, new ApiError("not_found", "/metrics answers GET and HEAD only.", { status: 405, title: "Method not allowed", headers: { allow: "GET, HEAD" } }));
+      // as the API's port answers a method a route does not take
+      return sendProblem(res, new ApiError("not_found", "/metrics answers GET and HEAD only."));
     }
     if (!authorized(req.headers.authorization)) return sendProblem(res, metricsUnauthenticated());
     const text = options.metrics === undefined ? "" : await options.metrics.render();

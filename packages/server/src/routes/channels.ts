@@ -17,6 +17,7 @@ import {
   type ChannelTestResult,
   type MonitorChannels,
 } from "@driftwatch/schema";
+import { MAX_CHANNELS } from "@driftwatch/engine";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -114,6 +115,17 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
   const tags = ["channels"];
+  /** How many channels the organization has, counted up to `upTo` (bounded reads). */
+  const countChannels = async (orgId: string, upTo: number): Promise<number> => {
+    let count = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await store.listChannels(orgId, { limit: 100, cursor });
+      count += page.data.length;
+      cursor = page.nextCursor;
+    } while (cursor !== null && count < upTo);
+    return count;
+  };
   const record = (request: FastifyRequest, orgId: string, action: string, channel: ChannelRecord, data: Record<string, unknown> = {}) =>
     audit(people, request, orgId, actorOf(authOf(request)), action, channel.id, { name: channel.name, service: channel.service, ...data });
 
@@ -138,6 +150,10 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
         const parsed = parseChannelUrl(notifier, body.url);
         checkTemplate(notifier, body.template);
         const box = requireSecretBox(deps.secrets);
+        // messages are routed to an organization's first MAX_CHANNELS channels: no more can be made
+        if ((await countChannels(orgId, MAX_CHANNELS)) >= MAX_CHANNELS) {
+          throw new ApiError("conflict", `An organization has at most ${String(MAX_CHANNELS)} notification channels; delete one first.`);
+        }
         const id = newId("channel");
         const channel = await store.createChannel(orgId, {
           id,
@@ -194,6 +210,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const policyMinSeverity = settings?.policyRulesJson?.notify?.minSeverity;
       const data: MonitorChannels["data"] = [];
       let cursor: string | null = null;
+      // the channels the engine routes to: the first MAX_CHANNELS
+      let read = 0;
       do {
         const page = await store.listChannels(auth.orgId, { limit: 100, cursor });
         for (const channel of page.data) {
@@ -201,7 +219,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
           if (route !== null) data.push({ channel: presentChannel(channel), ...route });
         }
         cursor = page.nextCursor;
-      } while (cursor !== null);
+        read += page.data.length;
+      } while (cursor !== null && read < MAX_CHANNELS);
       return { data, policyMinSeverity: policyMinSeverity ?? null };
     },
   );

@@ -242,6 +242,32 @@ describe("/api/channels", () => {
     for (const id of [all.id, tagged.id, other.id, paused.id]) await h.request(h.a.admin, { method: "DELETE", url: `/api/channels/${id}` });
   });
 
+  it("an organization has at most 1000 channels (the ones messages are routed to): the next is a 409", async () => {
+    const orgId = h.b.orgId;
+    for (let i = 0; i < 1000; i++) {
+      await h.store.createChannel(orgId, {
+        id: `chn_cap${String(i).padStart(23, "0")}`,
+        name: `cap-${String(i)}`,
+        service: "slack",
+        urlSealed: "sealed",
+        urlMasked: "slack://***",
+        minSeverity: "info",
+        tags: [],
+        events: ["diff.detected"],
+        groupSeconds: 0,
+        quietHours: null,
+        template: null,
+        paused: false,
+      });
+    }
+    const over = await h.request(h.b.admin, { method: "POST", url: "/api/channels", payload: { name: "one too many", url: SLACK_URL } });
+    expectProblem(over, 409, "conflict");
+    expect(json(over).detail).toMatch(/at most 1000/);
+    const oldest = (await h.store.listChannels(orgId, { limit: 1 })).data[0]!;
+    expect(await h.store.deleteChannel(orgId, oldest.id)).toBeTruthy();
+    expect((await h.request(h.b.admin, { method: "POST", url: "/api/channels", payload: { name: "fits again", url: SLACK_URL } })).statusCode).toBe(201);
+  });
+
   it("needs webhooks:read to read and webhooks:write to change", async () => {
     const reader = await h.a.token(["webhooks:read"]);
     const monitors = await h.a.token(["monitors:write"]);

@@ -47,7 +47,7 @@ describe("a metrics listen address", () => {
       [{}, "/metrics", 401, "unauthenticated"],
       [{ headers: { authorization: "Bearer wrong-wrong-wrong-wrong" } }, "/metrics", 401, "unauthenticated"],
       [{}, "/api/monitors", 404, "not_found"],
-      [{ method: "POST", body: "x", headers: { authorization: `Bearer ${TOKEN}` } }, "/metrics", 405, "not_found"],
+      [{ method: "POST", body: "x", headers: { authorization: `Bearer ${TOKEN}` } }, "/metrics", 404, "not_found"],
     ] as const) {
       const res = await fetch(`${metrics}${url}`, init as RequestInit);
       expect(res.status, url).toBe(status);

@@ -2,7 +2,7 @@ import type { Diff, Monitor, MonitorCreate, MonitorUpdate } from "@driftwatch/cl
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from "@tanstack/react-query";
 import { allPages } from "../../api/all-pages";
 import { useClient } from "../../api/context";
-import { monitorKeys } from "../../api/keys";
+import { channelKeys, monitorKeys } from "../../api/keys";
 
 export function useMonitors(): UseQueryResult<Monitor[]> {
   const client = useClient();
@@ -88,6 +88,8 @@ export function useSaveMonitor(id: string | undefined) {
     onSuccess: (monitor) => {
       store(monitor);
       if (id === undefined) void queryClient.invalidateQueries({ queryKey: monitorKeys.list() });
+      // its tags decide which channels get its changes
+      else void queryClient.invalidateQueries({ queryKey: channelKeys.monitor(id) });
     },
   });
 }

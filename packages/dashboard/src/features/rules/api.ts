@@ -1,7 +1,7 @@
 import type { NoiseProfile, PolicyRules, Settings } from "@driftwatch/client";
 import { useMutation, useQuery, useQueryClient, type UseQueryResult } from "@tanstack/react-query";
 import { useClient } from "../../api/context";
-import { monitorKeys } from "../../api/keys";
+import { channelKeys, monitorKeys } from "../../api/keys";
 
 export type PolicyRule = PolicyRules["rules"][number];
 
@@ -30,6 +30,8 @@ export function useChangePolicy(monitorId: string) {
     onSuccess: (settings) => {
       queryClient.setQueryData(monitorKeys.settings(monitorId), settings);
       void queryClient.invalidateQueries({ queryKey: [...monitorKeys.detail(monitorId), "preview"] });
+      // the policy's notify.minSeverity changes which channels get the monitor's changes
+      void queryClient.invalidateQueries({ queryKey: channelKeys.monitor(monitorId) });
     },
   });
 }
@@ -42,6 +44,7 @@ export function useSaveSettings(monitorId: string) {
     onSuccess: (settings) => {
       queryClient.setQueryData(monitorKeys.settings(monitorId), settings);
       void queryClient.invalidateQueries({ queryKey: monitorKeys.noise(monitorId) });
+      void queryClient.invalidateQueries({ queryKey: channelKeys.monitor(monitorId) });
     },
   });
 }
