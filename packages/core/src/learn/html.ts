@@ -53,6 +53,9 @@ function templateOf(selector: string): string | undefined {
 /** Price blocks rated medium, at most. */
 const MAX_PRICE_RULES = 50;
 
+/** A block that shows an amount of money is rated medium up to this length (a paragraph that quotes a price, not a whole page). */
+const MAX_PRICE_BLOCK = 2000;
+
 /** A rotation's `seen` list holds at most this many texts (the schema allows 64). */
 const MAX_SEEN = 48;
 
@@ -317,7 +320,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     if (rules.length >= MAX_PRICE_RULES) break;
     if (stat.changed !== 0 || stat.pairs !== pages.length - 1) continue;
     const text = stat.texts[stat.texts.length - 1];
-    if (text === undefined || !hasCurrencyAmount(text) || text.length > 200) continue;
+    if (text === undefined || !hasCurrencyAmount(text) || text.length > MAX_PRICE_BLOCK) continue;
     rules.push({ selector: stat.selector, category: "value", op: "replace", severity: "medium" });
     evidence.push({
       kind: "severity",
