@@ -36,12 +36,16 @@ function rotates(texts: readonly string[], changed: number, pairs: number, recur
 
 /**
  * A rotation whose pool is larger than what was seen: the block showed another text on every
- * fetch of at least three, at least three texts, and one came back (two texts taking turns may be
+ * fetch of at least three, at least three texts, one came back (two texts taking turns may be
  * a status that flaps; a headline that is new on every fetch, or changed and then corrected, did
- * not come back).
+ * not come back) and one did not yet (the pool is larger than what was seen).
  */
 function openRotation(texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
-  return pairs >= 3 && changed === pairs && recurred && new Set(texts).size >= 3 && texts.every((t) => t.length >= 2);
+  if (pairs < 3 || changed !== pairs || !recurred || !texts.every((t) => t.length >= 2)) return false;
+  const counts = new Map<string, number>();
+  for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);
+  // every text came back: the pool was seen whole, and `seen` lists it (a text never seen is reported)
+  return counts.size >= 3 && [...counts.values()].some((n) => n === 1);
 }
 
 /** A positional selector without its own position and its parent's (`ul > li:nth-of-type(2) > p:nth-of-type(1)`: `ul > li > p`). */

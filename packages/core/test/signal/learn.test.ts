@@ -2,7 +2,7 @@
 // severity rules, paths, and its errors.
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
+import { diffHtml, diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
 
 const T = Date.UTC(2026, 10, 20, 8);
 const at = (i: number): string => new Date(T + i * 300_000).toISOString();
@@ -191,6 +191,38 @@ describe("suggestPolicy (html)", () => {
     const pages = history(4, (i) => page(i, promos[i % 3]!));
     const { policy } = suggestPolicy(pages, { kind: "html", selector: "main" });
     expect((policy.volatile ?? []).map((v) => v.selector)).toEqual(["#viewers", "p.posted"]);
+  });
+
+  it("takes a block that shows another text on every fetch, texts coming back and new ones, for a rotation over a larger pool; a flap and a headline stay", () => {
+    const texts = ["Listen to our new podcast", "Meet us at the spring fair", "Read the annual report"];
+    const slot = (order: readonly number[], pool = texts) => history(order.length, (i) => `<html><body><aside><p>${pool[order[i]!]}</p></aside><main><h1>Opening hours</h1><p>We open at nine.</p></main></body></html>`);
+    const pages = slot([0, 1, 0, 2]);
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)" }]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "volatile", shape: "rotating", changed: 3, pairs: 3 })]);
+    const next = pages[3]!.replace(texts[2]!, "Our shop moves to Main Street");
+    expect(diffHtml(pages[3]!, next, { policy })).toBeNull();
+    // the slot going away, and the rest of the page, are still reported
+    expect(diffHtml(pages[3]!, next.replace(/<aside>.*<\/aside>/, ""), { policy })).not.toBeNull();
+    expect(diffHtml(pages[3]!, pages[3]!.replace("nine", "ten"), { policy })).not.toBeNull();
+    // every text seen came back: the pool is known, a new text is reported
+    expect(suggestPolicy(slot([0, 1, 2, 0, 1, 2]), { kind: "html" }).policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)", seen: texts }]);
+    // two texts taking turns (a status that flaps): kept; a text that changed on some fetches only is no open rotation
+    expect(suggestPolicy(slot([0, 1, 0, 1], ["All good", "Service degraded"]), { kind: "html" }).policy.volatile).toBeUndefined();
+    expect(suggestPolicy(slot([0, 1, 1, 2, 0]), { kind: "html" }).policy.volatile?.[0]?.seen).toEqual(texts);
+  });
+
+  it("compares the numbers of one template's blocks by skeleton wherever they are, and rates a price in a paragraph medium", () => {
+    const story = (k: number, i: number) => `<li><h2>Story number ${"ABCDE"[k]}</h2><p>${100 + 7 * i + k} points | ${10 + 3 * i + k} comments</p></li>`;
+    const intro = "Our shop sells handmade furniture from local wood, built to last for generations and repaired for free when anything breaks. Every table is finished by hand with natural oils, and every chair is tested before it leaves the workshop. A dining table starts at $1,200.00 and ships within six weeks.";
+    const page = (i: number, stories: number) => `<html><body><main><p>${intro}</p><ul id="stories">${Array.from({ length: stories }, (_, k) => story(k, i)).join("")}</ul></main></body></html>`;
+    const pages = history(4, (i) => page(i, 3));
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true }]);
+    // a story added at the end: its counts moving are noise too, its title is reported
+    expect(diffHtml(page(4, 4), page(5, 4), { policy })).toBeNull();
+    expect(diffHtml(page(4, 3), page(5, 4), { policy })?.changes.map((c) => c.op)).toEqual(["add", "add"]);
+    expect(diffHtml(pages[3]!, pages[3]!.replace("$1,200.00", "$1,350.00"), { policy })?.topSeverity).toBe("medium");
   });
 
   it("keeps a block whose text changed beyond numbers and times", () => {
