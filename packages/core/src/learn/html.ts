@@ -195,7 +195,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
   const volatile: VolatileRule[] = [];
   const evidence: PolicyEvidence[] = [];
   const lists = rankedLists(stats, pages.length);
-  const listSelectors = new Set([...lists.values()].map((l) => l.selector));
+  const listSelectors = new Map([...lists.values()].map((l) => [l.selector, l]));
   for (const stat of stats.values()) {
     const { changed, pairs } = stat;
     if (changed === 0) continue;
@@ -306,7 +306,11 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
   for (const list of lists.values()) {
     if (seenLists.has(list.selector)) continue;
     seenLists.add(list.selector);
-    volatile.push({ selector: list.selector, seen: list.seen });
+    // A block inside an item of this list (the headline in `li > div`) is compared under this
+    // entry: the texts its own list saw count as seen here too.
+    let seen = list.seen;
+    for (const [inner, { seen: innerSeen }] of listSelectors) if (inner.startsWith(`${list.selector} `)) seen = [...new Set([...seen, ...innerSeen])];
+    volatile.push({ selector: list.selector, seen: seen.length <= MAX_SEEN ? seen : list.seen });
     evidence.push({
       kind: "volatile",
       rule: `volatile[${volatile.length - 1}]`,

@@ -225,6 +225,21 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(pages[3]!, pages[3]!.replace("$1,200.00", "$1,350.00"), { policy })?.topSeverity).toBe("medium");
   });
 
+  it("compares a ranked list whose items hold a block of their own (a byline and a headline) as a set", () => {
+    const items = [
+      ["Ann Lee", "Ten places to eat this winter"],
+      ["Bo Park", "The city council votes on the new park"],
+      ["Ann Lee", "A guide to the holiday lights downtown"],
+      ["Cy Diaz", "How the river trail was rebuilt"],
+    ];
+    const orders = [[0, 1, 2, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 2, 1, 0], [0, 2, 3, 1]];
+    const page = (order: readonly number[], extra = "") =>
+      `<html><body><main><h1>Local news</h1></main><aside><ol>${order.map((k) => `<li><div>By ${items[k]![0]}<h2>${items[k]![1]}</h2></div></li>`).join("")}${extra}</ol></aside></body></html>`;
+    const { policy } = suggestPolicy(orders.slice(0, 4).map((o) => page(o)), { kind: "html" });
+    expect(diffHtml(page(orders[3]!), page(orders[4]!), { policy })).toBeNull();
+    expect(diffHtml(page(orders[3]!), page(orders[4]!, "<li><div>By Di Wu<h2>A new bakery opens on Elm Street</h2></div></li>"), { policy })).not.toBeNull();
+  });
+
   it("keeps a block whose text changed beyond numbers and times", () => {
     const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
