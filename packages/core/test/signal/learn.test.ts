@@ -240,6 +240,18 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(page(orders[3]!), page(orders[4]!, "<li><div>By Di Wu<h2>A new bakery opens on Elm Street</h2></div></li>"), { policy })).not.toBeNull();
   });
 
+  it("compares a list item whose own numbers move by its skeleton, ahead of its list", () => {
+    const paras = ["Alpha opens the story.", "Beta follows it closely.", "Gamma comes in third.", "Delta closes the story."];
+    const page = (i: number) => {
+      const order = i >= 2 ? [0, 2, 1, 3] : [0, 1, 2, 3];
+      return `<html><body><main><h1>Report</h1><div><p>${200 + 3 * i} comments · ${900 + 5 * i} shares</p>${order.map((k) => `<p>${paras[k]}</p>`).join("")}</div></main></body></html>`;
+    };
+    const { policy } = suggestPolicy(history(4, page), { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > main:nth-of-type(1) > div:nth-of-type(1) > p:nth-of-type(1)", parts: true }, expect.objectContaining({ selector: "body > main:nth-of-type(1) > div:nth-of-type(1) > p" })]);
+    expect(diffHtml(page(3), page(4), { policy })).toBeNull();
+    expect(diffHtml(page(3), page(4).replace("Delta closes", "Delta ends"), { policy })).not.toBeNull();
+  });
+
   it("keeps a block whose text changed beyond numbers and times", () => {
     const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
