@@ -34,8 +34,31 @@ function rotates(texts: readonly string[], changed: number, pairs: number, recur
   return distinct >= 3 && often && recurred && texts.every((t) => t.length >= 2);
 }
 
+/**
+ * A rotation whose pool is larger than what was seen: the block showed another text on every
+ * fetch of at least three, at least three texts, one came back (two texts taking turns may be
+ * a status that flaps; a headline that is new on every fetch, or changed and then corrected, did
+ * not come back) and one did not yet (the pool is larger than what was seen).
+ */
+function openRotation(texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
+  if (pairs < 3 || changed !== pairs || !recurred || !texts.every((t) => t.length >= 2)) return false;
+  const counts = new Map<string, number>();
+  for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);
+  // every text came back: the pool was seen whole, and `seen` lists it (a text never seen is reported)
+  return counts.size >= 3 && [...counts.values()].some((n) => n === 1);
+}
+
+/** A positional selector without its own position and its parent's (`ul > li:nth-of-type(2) > p:nth-of-type(1)`: `ul > li > p`). */
+function templateOf(selector: string): string | undefined {
+  const m = /^(.*):nth-of-type\(\d+\)([^()]*)$/.exec(selector.replace(/:nth-of-type\(\d+\)$/, ""));
+  return m === null ? undefined : `${m[1]}${m[2]}`;
+}
+
 /** Price blocks rated medium, at most. */
 const MAX_PRICE_RULES = 50;
+
+/** A block that shows an amount of money is rated medium up to this length (a paragraph that quotes a price, not a whole page). */
+const MAX_PRICE_BLOCK = 2000;
 
 /** A rotation's `seen` list holds at most this many texts (the schema allows 64). */
 const MAX_SEEN = 48;
@@ -172,26 +195,32 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
   const volatile: VolatileRule[] = [];
   const evidence: PolicyEvidence[] = [];
   const lists = rankedLists(stats, pages.length);
+  const listSelectors = new Map([...lists.values()].map((l) => [l.selector, l]));
   for (const stat of stats.values()) {
     const { changed, pairs } = stat;
     if (changed === 0) continue;
-    const list = lists.get(stat.selector);
-    if (list !== undefined) continue; // judged with its list, below
     const texts = stat.texts.filter((t): t is string => t !== undefined);
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
     const often = changed >= Math.min(2, pairs) && changed * 2 >= pairs;
     let partsOnly = true;
+    let replaced = true;
     let currency = false;
     let recurred = false;
     for (let p = 0; p + 1 < stat.texts.length; p++) {
       const a = stat.texts[p];
       const b = stat.texts[p + 1];
       if (a === undefined || b === undefined || a === b) continue;
-      if (partsOnly && !sameSkeleton(a, b)) partsOnly = false;
+      if (partsOnly || replaced) {
+        // replaced: every change so far put another text in place, none only moved its numbers
+        if (sameSkeleton(a, b)) replaced = false;
+        else partsOnly = false;
+      }
       // an amount of money that changed is a price, not noise
       if (!currency && (hasCurrencyAmount(a) || hasCurrencyAmount(b)) && amounts(a) !== amounts(b)) currency = true;
       if (stat.texts.slice(0, p + 1).includes(b)) recurred = true;
     }
+    // judged with its list, below; an item whose own numbers move ("233 comments") is also judged by itself
+    if (lists.has(stat.selector) && !partsOnly) continue;
     const meaningful = texts.map((t) => meaningfulShape(t, undefined));
     const keptShape = (partsOnly && currency) || meaningful.every((m) => m === "price") ? "price" : undefined;
     let shape: string | undefined;
@@ -200,6 +229,14 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     if (partsOnly) {
       shape = skeletonShape(texts);
       entry = { parts: true };
+    } else if (replaced && openRotation(texts, changed, pairs, recurred)) {
+      // A slot that showed another text on every fetch, texts coming back (an ad slot, a promo bar
+      // over a pool larger than the samples): its next text cannot be listed, any text is noise. A
+      // block that changed once, on some fetches only, without a text coming back, or whose
+      // numbers moved on some (a block another one took the place of), is never one; its removal
+      // is still reported.
+      shape = "rotating";
+      entry = {};
     } else if (rotates(texts, changed, pairs, recurred, often) && new Set(texts).size <= MAX_SEEN) {
       // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
       shape = "rotating";
@@ -219,22 +256,6 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     }
     evidence.push(kept);
   }
-  // Ranked lists ("Most read"): items that change places are compared as a set.
-  const seenLists = new Set<string>();
-  for (const list of lists.values()) {
-    if (seenLists.has(list.selector)) continue;
-    seenLists.add(list.selector);
-    volatile.push({ selector: list.selector, seen: list.seen });
-    evidence.push({
-      kind: "volatile",
-      rule: `volatile[${volatile.length - 1}]`,
-      selector: list.selector,
-      changed: list.changed,
-      pairs: pages.length - 1,
-      shape: "ranked",
-      reason: `items changed places in ${list.changed} of ${pages.length - 1} fetches: a ranked list, compared as a set (a new item is reported)`,
-    });
-  }
   if (decided.length > 0) {
     const parsed = pages.map((html): ParsedPage => {
       const $ = load(html);
@@ -242,11 +263,22 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     });
     const volatilePerPage = perPage.map((_blocks, index) => new Set(decided.filter((d) => d.stat.texts[index] !== undefined).map((d) => d.stat.selector)));
     const tried = new Map<string, boolean>();
+    // Blocks of one template at another position each (`#stories > li:nth-of-type(3) > p`), whose
+    // numbers move: one entry for the template (`#stories > li > p`), so a story that moves or is
+    // added is compared by its skeleton too.
+    const template = new Map<string, number>();
+    for (const d of decided) {
+      const t = d.entry.parts === true ? templateOf(d.stat.selector) : undefined;
+      if (t !== undefined) template.set(t, (template.get(t) ?? 0) + 1);
+    }
     for (const { stat, shape, changedIn, entry } of decided) {
       let selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
       // Numbers in a sentence are noise wherever the paragraph ends up: its siblings of one tag
       // are compared by skeleton too (text changes and prices in them are still reported).
-      if (entry.parts === true && selector === stat.selector && /:nth-of-type\(\d+\)$/.test(selector)) selector = selector.replace(/:nth-of-type\(\d+\)$/, "");
+      const t = entry.parts === true && selector === stat.selector ? templateOf(selector) : undefined;
+      if (t !== undefined && (template.get(t) ?? 0) >= 2 && !listSelectors.has(t)) selector = t;
+      else if (entry.parts === true && selector === stat.selector && /:nth-of-type\(\d+\)$/.test(selector) && !listSelectors.has(selector.replace(/:nth-of-type\(\d+\)$/, "")))
+        selector = selector.replace(/:nth-of-type\(\d+\)$/, "");
       const known = evidence.find((e) => e.kind === "volatile" && e.selector === selector);
       if (known) {
         known.changed = Math.max(known.changed, stat.changed);
@@ -267,6 +299,28 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
     }
   }
+  // Ranked lists ("Most read"): items that change places are compared as a set. After the
+  // blocks' own entries: the first entry that selects a block decides, so an item whose numbers
+  // move ("233 comments") is compared by its skeleton.
+  const seenLists = new Set<string>();
+  for (const list of lists.values()) {
+    if (seenLists.has(list.selector)) continue;
+    seenLists.add(list.selector);
+    // A block inside an item of this list (the headline in `li > div`) is compared under this
+    // entry: the texts its own list saw count as seen here too.
+    let seen = list.seen;
+    for (const [inner, { seen: innerSeen }] of listSelectors) if (inner.startsWith(`${list.selector} `)) seen = [...new Set([...seen, ...innerSeen])];
+    volatile.push({ selector: list.selector, seen: seen.length <= MAX_SEEN ? seen : list.seen });
+    evidence.push({
+      kind: "volatile",
+      rule: `volatile[${volatile.length - 1}]`,
+      selector: list.selector,
+      changed: list.changed,
+      pairs: pages.length - 1,
+      shape: "ranked",
+      reason: `items changed places in ${list.changed} of ${pages.length - 1} fetches: a ranked list, compared as a set (a new item is reported)`,
+    });
+  }
   // Severity by surprise, for pages: a block that shows an amount of money and did not change
   // while learning is rated medium when it does (a price change is never just info).
   const rules: PolicyRule[] = [];
@@ -274,7 +328,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     if (rules.length >= MAX_PRICE_RULES) break;
     if (stat.changed !== 0 || stat.pairs !== pages.length - 1) continue;
     const text = stat.texts[stat.texts.length - 1];
-    if (text === undefined || !hasCurrencyAmount(text) || text.length > 200) continue;
+    if (text === undefined || !hasCurrencyAmount(text) || text.length > MAX_PRICE_BLOCK) continue;
     rules.push({ selector: stat.selector, category: "value", op: "replace", severity: "medium" });
     evidence.push({
       kind: "severity",

@@ -2,7 +2,7 @@
 // severity rules, paths, and its errors.
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
+import { diffHtml, diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
 
 const T = Date.UTC(2026, 10, 20, 8);
 const at = (i: number): string => new Date(T + i * 300_000).toISOString();
@@ -191,6 +191,65 @@ describe("suggestPolicy (html)", () => {
     const pages = history(4, (i) => page(i, promos[i % 3]!));
     const { policy } = suggestPolicy(pages, { kind: "html", selector: "main" });
     expect((policy.volatile ?? []).map((v) => v.selector)).toEqual(["#viewers", "p.posted"]);
+  });
+
+  it("takes a block that shows another text on every fetch, texts coming back and new ones, for a rotation over a larger pool; a flap and a headline stay", () => {
+    const texts = ["Listen to our new podcast", "Meet us at the spring fair", "Read the annual report"];
+    const slot = (order: readonly number[], pool = texts) => history(order.length, (i) => `<html><body><aside><p>${pool[order[i]!]}</p></aside><main><h1>Opening hours</h1><p>We open at nine.</p></main></body></html>`);
+    const pages = slot([0, 1, 0, 2]);
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)" }]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "volatile", shape: "rotating", changed: 3, pairs: 3 })]);
+    const next = pages[3]!.replace(texts[2]!, "Our shop moves to Main Street");
+    expect(diffHtml(pages[3]!, next, { policy })).toBeNull();
+    // the slot going away, and the rest of the page, are still reported
+    expect(diffHtml(pages[3]!, next.replace(/<aside>.*<\/aside>/, ""), { policy })).not.toBeNull();
+    expect(diffHtml(pages[3]!, pages[3]!.replace("nine", "ten"), { policy })).not.toBeNull();
+    // every text seen came back: the pool is known, a new text is reported
+    expect(suggestPolicy(slot([0, 1, 2, 0, 1, 2]), { kind: "html" }).policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)", seen: texts }]);
+    // two texts taking turns (a status that flaps): kept; a text that changed on some fetches only is no open rotation
+    expect(suggestPolicy(slot([0, 1, 0, 1], ["All good", "Service degraded"]), { kind: "html" }).policy.volatile).toBeUndefined();
+    expect(suggestPolicy(slot([0, 1, 1, 2, 0]), { kind: "html" }).policy.volatile?.[0]?.seen).toEqual(texts);
+  });
+
+  it("compares the numbers of one template's blocks by skeleton wherever they are, and rates a price in a paragraph medium", () => {
+    const story = (k: number, i: number) => `<li><h2>Story number ${"ABCDE"[k]}</h2><p>${100 + 7 * i + k} points | ${10 + 3 * i + k} comments</p></li>`;
+    const intro = "Our shop sells handmade furniture from local wood, built to last for generations and repaired for free when anything breaks. Every table is finished by hand with natural oils, and every chair is tested before it leaves the workshop. A dining table starts at $1,200.00 and ships within six weeks.";
+    const page = (i: number, stories: number) => `<html><body><main><p>${intro}</p><ul id="stories">${Array.from({ length: stories }, (_, k) => story(k, i)).join("")}</ul></main></body></html>`;
+    const pages = history(4, (i) => page(i, 3));
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true }]);
+    // a story added at the end: its counts moving are noise too, its title is reported
+    expect(diffHtml(page(4, 4), page(5, 4), { policy })).toBeNull();
+    expect(diffHtml(page(4, 3), page(5, 4), { policy })?.changes.map((c) => c.op)).toEqual(["add", "add"]);
+    expect(diffHtml(pages[3]!, pages[3]!.replace("$1,200.00", "$1,350.00"), { policy })?.topSeverity).toBe("medium");
+  });
+
+  it("compares a ranked list whose items hold a block of their own (a byline and a headline) as a set", () => {
+    const items = [
+      ["Ann Lee", "Ten places to eat this winter"],
+      ["Bo Park", "The city council votes on the new park"],
+      ["Ann Lee", "A guide to the holiday lights downtown"],
+      ["Cy Diaz", "How the river trail was rebuilt"],
+    ];
+    const orders = [[0, 1, 2, 3], [2, 0, 3, 1], [1, 3, 0, 2], [3, 2, 1, 0], [0, 2, 3, 1]];
+    const page = (order: readonly number[], extra = "") =>
+      `<html><body><main><h1>Local news</h1></main><aside><ol>${order.map((k) => `<li><div>By ${items[k]![0]}<h2>${items[k]![1]}</h2></div></li>`).join("")}${extra}</ol></aside></body></html>`;
+    const { policy } = suggestPolicy(orders.slice(0, 4).map((o) => page(o)), { kind: "html" });
+    expect(diffHtml(page(orders[3]!), page(orders[4]!), { policy })).toBeNull();
+    expect(diffHtml(page(orders[3]!), page(orders[4]!, "<li><div>By Di Wu<h2>A new bakery opens on Elm Street</h2></div></li>"), { policy })).not.toBeNull();
+  });
+
+  it("compares a list item whose own numbers move by its skeleton, ahead of its list", () => {
+    const paras = ["Alpha opens the story.", "Beta follows it closely.", "Gamma comes in third.", "Delta closes the story."];
+    const page = (i: number) => {
+      const order = i >= 2 ? [0, 2, 1, 3] : [0, 1, 2, 3];
+      return `<html><body><main><h1>Report</h1><div><p>${200 + 3 * i} comments · ${900 + 5 * i} shares</p>${order.map((k) => `<p>${paras[k]}</p>`).join("")}</div></main></body></html>`;
+    };
+    const { policy } = suggestPolicy(history(4, page), { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > main:nth-of-type(1) > div:nth-of-type(1) > p:nth-of-type(1)", parts: true }, expect.objectContaining({ selector: "body > main:nth-of-type(1) > div:nth-of-type(1) > p" })]);
+    expect(diffHtml(page(3), page(4), { policy })).toBeNull();
+    expect(diffHtml(page(3), page(4).replace("Delta closes", "Delta ends"), { policy })).not.toBeNull();
   });
 
   it("keeps a block whose text changed beyond numbers and times", () => {

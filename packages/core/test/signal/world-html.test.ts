@@ -3,14 +3,15 @@
 // learned from the first 3. The held-out set is in world-html-held-out.test.ts (a file of its own:
 // diffing and learning pages is the slow part), the corpus itself and the JSON table in
 // world.test.ts. Defaults must never miss and learning must not add false alarms; the learned
-// numbers are held at or below what was measured (the learner of 2026-11-28; before, at commit c7ddce8,
-// 97 tuning and 36 held-out false alarms), and the learned policy must never miss:
+// numbers are held at or below what was measured (the learner of 2026-11-28, second round; before it
+// 37 false alarms and 1 under-rated, at commit c7ddce8 97 tuning and 36 held-out false alarms), and
+// the learned policy must never miss:
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
-// | tuning | html | learned | 39 | 312 | 175 | 37 | 0 | 1 | 39 | 25 |
-// | tuning | html | first3 | 39 | 312 | 175 | 79 | 0 | 1 | 39 | 25 |
+// | tuning | html | learned | 39 | 312 | 175 | 29 | 0 | 0 | 39 | 25 |
+// | tuning | html | first3 | 39 | 312 | 175 | 76 | 0 | 0 | 39 | 25 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
 import { describe, expect, it } from "vitest";
@@ -25,8 +26,8 @@ describe("world corpus, HTML, tuning set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`tuning/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("tuning/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // most of what is left is the second fetch (learned from one pair) and rotating blocks seen twice
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(37);
-    expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(1);
+    // most of what is left is the second fetch (learned from one pair: 25 of the 29) and rotating blocks seen twice
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(29);
+    expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });
