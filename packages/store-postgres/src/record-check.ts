@@ -141,7 +141,7 @@ function monitorKey(orgId: string, monitorId: string): string {
   return `${orgId}\u0000${monitorId}`;
 }
 
-/** The monitor fields a check sets, each a column whose value JSON carries as it is (no JSON columns but null ones). */
+/** The monitor fields a check sets, each a column whose value the row document carries. */
 function patchFields(input: RecordCheckInput): string[] {
   return Object.entries(input.monitor)
     .filter(([, value]) => value !== undefined)
@@ -150,11 +150,8 @@ function patchFields(input: RecordCheckInput): string[] {
 }
 
 function batchable(input: RecordCheckInput): boolean {
-  return patchFields(input).every((field) => {
-    const column = MONITOR_PATCH_COLUMNS[field];
-    // A JSON column set to null (a check that succeeded clears `lastFailure`) carries as it is too.
-    return column !== undefined && (column[1] !== "json" || (input.monitor as Record<string, unknown>)[field] === null);
-  });
+  // JSON columns (a failed check's `lastFailure`) go into the row document as JSON values.
+  return patchFields(input).every((field) => MONITOR_PATCH_COLUMNS[field] !== undefined);
 }
 
 /**
@@ -221,7 +218,9 @@ function recordBatchStatement(ctx: SqlContext, calls: readonly RecordCall[]): [s
     const doc: Record<string, unknown> = {};
     for (const field of fields) {
       const [column, kind] = MONITOR_PATCH_COLUMNS[field]!;
-      doc[column] = ctx.rows.param((input.monitor as Record<string, unknown>)[field], kind);
+      const value = (input.monitor as Record<string, unknown>)[field];
+      // a jsonb column takes the JSON value itself from the row document (a string would stay a string)
+      doc[column] = kind === "json" ? (value ?? null) : ctx.rows.param(value, kind);
     }
     return doc;
   });

@@ -101,6 +101,34 @@ describe.skipIf(skipReason !== null)("checks recorded and read together share st
     }
   });
 
+  it("records failed checks together too: each monitor's structured lastFailure is stored as an object", async () => {
+    const { store, statements } = await open();
+    const org = (await store.createOrganization({ slug: "failures" })).id;
+    const monitors: MonitorRecord[] = [];
+    for (let i = 0; i < 12; i++) monitors.push(await store.createMonitor(org, apiMonitor({ name: `f${String(i)}`, nextCheckAt: at(0) })));
+    statements.length = 0;
+    const failed = (monitor: MonitorRecord, i: number): RecordCheckInput =>
+      unchanged(monitor.id, at(200 + i), {
+        monitor: {
+          lastCheckedAt: at(2),
+          lastStatus: 503,
+          lastError: `busy ${String(i)}`,
+          lastFailure: { reason: "http_status", message: `busy ${String(i)}`, step: i % 2 === 0 ? null : { index: i, action: "click", selector: `#b${String(i)}` } },
+          consecutiveFailures: 1,
+          nextCheckAt: at(200 + i),
+          updatedAt: at(2),
+        },
+      });
+    const results = await Promise.all(monitors.map((monitor, i) => store.recordCheck(org, failed(monitor, i))));
+    expect(statements.filter((text) => text.includes("jsonb_populate_record")).length).toBeGreaterThan(0);
+    expect(statements.filter((text) => /UPDATE/i.test(text)).length).toBeLessThan(monitors.length);
+    for (const [i, monitor] of monitors.entries()) {
+      const expected = { reason: "http_status", message: `busy ${String(i)}`, step: i % 2 === 0 ? null : { index: i, action: "click", selector: `#b${String(i)}` } };
+      expect(results[i]!.monitor.lastFailure).toEqual(expected);
+      expect((await store.getMonitor(org, monitor.id))!.lastFailure).toEqual(expected);
+    }
+  });
+
   it("a batch the server refuses as a whole is written call by call: only the bad call fails", async () => {
     const { store, statements } = await open();
     const org = (await store.createOrganization({ slug: "refused" })).id;
