@@ -260,9 +260,18 @@ export class SqlChannels {
         input.orgId !== undefined
           ? [input.orgId]
           : (
-              await this.#ctx.all<{ org_id: string }>(tx, `SELECT DISTINCT org_id FROM ${this.#t.channel_deliveries} WHERE state = 'pending' LIMIT ?`, [
-                CLAIM_ORGS_WALKED + 1,
-              ])
+              // The organizations with pending messages, one index probe each (a loose index scan on
+              // channel_deliveries_pending_org): a backlog of one organization is not read through.
+              await this.#ctx.all<{ org_id: string }>(
+                tx,
+                `WITH RECURSIVE o(org_id, n) AS (
+                  SELECT (SELECT org_id FROM ${this.#t.channel_deliveries} WHERE state = 'pending' ORDER BY org_id LIMIT 1), 1
+                  UNION ALL
+                  SELECT (SELECT p.org_id FROM ${this.#t.channel_deliveries} p WHERE p.state = 'pending' AND p.org_id > o.org_id ORDER BY p.org_id LIMIT 1), o.n + 1
+                  FROM o WHERE o.org_id IS NOT NULL AND o.n <= ?)
+                SELECT org_id FROM o WHERE org_id IS NOT NULL`,
+                [CLAIM_ORGS_WALKED],
+              )
             ).map((row) => row.org_id);
       let picked: Picked[];
       if (orgs.length <= CLAIM_ORGS_WALKED) {
