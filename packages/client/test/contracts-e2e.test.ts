@@ -116,6 +116,27 @@ describe("API contracts against the real server", () => {
     expect(byPath["$.id"]).toMatchObject({ keyword: "type", severity: "high", expected: "integer", actual: "1" });
     expect(byPath["$.tag"]).toMatchObject({ keyword: "additionalProperties", severity: "medium", expected: false, actual: "dog" });
     expect(byPath["$.tag"]!.schemaPath).toBe(`${base}/spec/schemas.yaml#/Pet/additionalProperties`);
+    // the schema excerpt is recorded with the violation: the Pet schema of version 2, as it is written
+    const pet2 = { type: "object", additionalProperties: false, required: ["id", "name"], properties: { id: { type: "integer" }, name: { type: "string" } } };
+    expect(byPath["$.tag"]!.schemaExcerpt).toEqual(pet2);
+    expect(byPath["$.id"]!.schemaExcerpt).toEqual({ type: "integer" });
+
+    // the same contract with the document given by URL: the excerpt is recorded the same way
+    const byUrl = await client.monitors.create({
+      type: "api",
+      name: "pet 1 by url",
+      url: `${base}/api/pets/1`,
+      intervalSeconds: 3600,
+      contract: { document: `${base}/spec/openapi.yaml`, operation: "getPet" },
+    });
+    const urlCheck = await client.monitors.check(byUrl.id);
+    expect(urlCheck.diff!.classification).toBe("contract_violation");
+    const urlByPath = Object.fromEntries(urlCheck.diff!.changes.map((change) => [change.path, change]));
+    expect(urlByPath["$.tag"]).toMatchObject({ keyword: "additionalProperties", schemaPath: `${base}/spec/schemas.yaml#/Pet/additionalProperties`, schemaExcerpt: pet2 });
+    expect(urlByPath["$.name"]).toMatchObject({ keyword: "required", schemaExcerpt: pet2 });
+    // stored with the diff
+    const stored = await client.diffs.get(byUrl.id, urlCheck.diff!.id);
+    expect(stored.changes.find((change) => change.path === "$.tag")!.schemaExcerpt).toEqual(pet2);
 
     // the schema the server inferred from the two answers
     const inferred = await client.monitors.schema(api.id);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseOpenApi } from "@driftwatch/openapi";
 import type { Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { ContractCompiler, documentKey, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+import { ContractCompiler, documentKey, MAX_SCHEMA_EXCERPT_CHARS, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
 const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
@@ -53,6 +53,53 @@ describe("contract validation on recorded responses against their published sche
     expect(byPath["$.photoUrls"]).toMatchObject({ keyword: "type", severity: "high", expected: "array", actual: "string", op: "replace" });
     expect(byPath["$.tags[0].id"]).toMatchObject({ keyword: "type", expected: "integer", actual: "0", schemaPath: "/components/schemas/Tag/properties/id/type" });
     expect(found.count).toBe(3);
+  });
+
+  it("each violation records the schema object that holds the violated keyword, as the document writes it", () => {
+    const pet = recorded("petstore-get-pet.json") as Record<string, unknown>;
+    delete pet.name;
+    (pet.tags as Array<Record<string, unknown>>)[0]!.id = "0";
+    const byPath = Object.fromEntries(check(petstore, { document: "https://x/openapi.yaml", operation: "getPetById" }, 200, pet).violations.map((v) => [v.change.path, v.change]));
+    expect(byPath["$.tags[0].id"]!.schemaExcerpt).toEqual({ type: "integer", format: "int64" });
+    // the Pet schema, its $refs as written, three levels deep
+    expect(byPath["$.name"]!.schemaExcerpt).toMatchObject({
+      required: ["name", "photoUrls"],
+      type: "object",
+      properties: { category: { $ref: "#/components/schemas/Category" }, photoUrls: { type: "array", xml: "{…}", items: "{…}" }, tags: { items: "{…}" } },
+    });
+  });
+
+  it("an OpenAPI 3.0 nullable schema's excerpt is the document's (not the converted copy Ajv validates)", () => {
+    const doc = parseOpenApi(`openapi: 3.0.3
+info: { title: t, version: "1" }
+paths:
+  /a:
+    get:
+      operationId: a
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  n: { type: integer, nullable: true, description: "${"long ".repeat(60)}" }
+`);
+    const [violation] = check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, { n: "x" }).violations;
+    expect(violation!.change.schemaPath).toBe("/paths/~1a/get/responses/200/content/application~1json/schema/properties/n/type");
+    expect(violation!.change.schemaExcerpt).toEqual({ type: "integer", nullable: true, description: `${"long ".repeat(40)}…` });
+  });
+
+  it("schema excerpts are bounded: long lists cut, fewer levels when three are too long, none past the bound", () => {
+    const values = Array.from({ length: 300 }, (_, i) => `value-${String(i)}`);
+    expect(schemaExcerptOf({ type: "string", enum: values })).toEqual({ type: "string", enum: [...values.slice(0, 25), "… 275 more"] });
+    const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${String(i)}`, { type: "string", description: "d".repeat(150) }])) };
+    const excerpt = schemaExcerptOf(wide) as { properties: Record<string, unknown> };
+    expect(JSON.stringify(excerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+    expect(excerpt.properties.p0).toBe("{…}");
+    const huge = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${String(i)}`, "x".repeat(150)]));
+    expect(schemaExcerptOf(huge)).toBeUndefined();
   });
 
   it("an enum value the document does not list is reported with the documented values", () => {

@@ -386,6 +386,11 @@ export const ChangeSchema = z.object({
   actual: z.unknown().optional(),
   /** `contract` changes: JSON pointer of the violated keyword in the OpenAPI document. */
   schemaPath: z.string().optional(),
+  /**
+   * `contract` changes: the schema object that holds the violated keyword, as the document wrote it
+   * when the response was checked, shortened (three levels, 25 members, 2 KiB of JSON at most).
+   */
+  schemaExcerpt: z.unknown().optional(),
 });
 export type Change = z.infer<typeof ChangeSchema>;
 

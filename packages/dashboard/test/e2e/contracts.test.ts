@@ -1,7 +1,8 @@
 /**
  * API contracts in the dashboard, in real Chromium against the real server: an api monitor's
  * contract made in the monitor form (the server's 422 at its field), a contract violation in the
- * diff viewer with the schema excerpt next to the value, the inferred schema with its volatile
+ * diff viewer with the schema excerpt next to the value (the document a stored openapi monitor's,
+ * or a URL), the inferred schema with its volatile
  * member and its download, and the Alerts page's preview answered by the server.
  */
 import { readFileSync } from "node:fs";
@@ -105,6 +106,26 @@ describe.skipIf(chromiumSkipReason() !== null)("API contracts in the dashboard, 
     expect(JSON.parse((await weight.getByLabel("Schema excerpt for $.weight").textContent())!)).toEqual({ type: "number" });
     expect(await weight.locator(".after pre").first().textContent()).toBe('"30 kg"');
     await expectAccessible("a contract violation");
+    expect(b.errors).toEqual([]);
+  });
+
+  it("shows the excerpt the check recorded when the contract's document is a URL", async () => {
+    const byUrl = await dw.api<{ id: string }>("POST", "/api/monitors", {
+      type: "api",
+      name: "Pet 1 by URL",
+      url: `${target.url}/pets/1`,
+      intervalSeconds: 3600,
+      contract: { document: `${target.url}/openapi.json`, operation: "getPet" },
+    });
+    // the pet still answers without a name and with a string weight: the first check reports both
+    const checked = await dw.api<{ diff: { id: string; classification: string } }>("POST", `/api/monitors/${byUrl.id}/check`);
+    expect(checked.diff.classification).toBe("contract_violation");
+    await b.page.goto(`${dw.baseUrl}/monitors/${byUrl.id}/diffs/${checked.diff.id}`);
+    const weight = b.page.locator("li.change", { has: b.page.getByLabel("Schema excerpt for $.weight") });
+    await weight.waitFor();
+    expect(JSON.parse((await weight.getByLabel("Schema excerpt for $.weight").textContent())!)).toEqual({ type: "number" });
+    expect(await weight.locator(".after pre").first().textContent()).toBe('"30 kg"');
+    expect(JSON.parse((await b.page.getByLabel("Schema excerpt for $.name").textContent())!)).toMatchObject({ type: "object", required: ["id", "name"] });
     expect(b.errors).toEqual([]);
   });
 

@@ -108,6 +108,8 @@ export interface StandaloneSchema {
   readonly rootOrigin: string;
   /** Each copied schema object -> `document#pointer` of the schema it copies (Ajv's `parentSchema` is one of them). */
   readonly objects: WeakMap<object, string>;
+  /** Each copied schema object -> the schema object it copies, as the document writes it (for a violation's excerpt). */
+  readonly originals: WeakMap<object, JsonObject>;
 }
 
 /**
@@ -123,6 +125,7 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSc
   const origins = new Map<string, string>();
   const pending: Array<{ key: string; location: Location }> = [];
   const objects = new WeakMap<object, string>();
+  const originals = new WeakMap<object, JsonObject>();
   const legacy = doc.version === "3.0";
 
   const refKey = (location: Location, ref: string): string => {
@@ -149,7 +152,11 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSc
       // 3.0 ignores a $ref's siblings; 3.1 (JSON Schema 2020-12) applies them alongside
       if (legacy) return target;
       const { $ref: _ref, ...rest } = value;
-      return Object.keys(rest).length === 0 ? target : { ...(copySchema({ ...location, value: rest }, depth) as JsonObject), ...target };
+      if (Object.keys(rest).length === 0) return target;
+      const merged = { ...(copySchema({ ...location, value: rest }, depth) as JsonObject), ...target };
+      objects.set(merged, `${location.doc}#${location.pointer}`);
+      originals.set(merged, value);
+      return merged;
     }
     return copySchema(location, depth);
   };
@@ -168,6 +175,7 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSc
     }
     if (legacy) convertLegacy(out, value);
     objects.set(out, `${location.doc}#${location.pointer}`);
+    originals.set(out, value);
     return out;
   };
 
@@ -178,7 +186,7 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSc
   }
   const standalone: JsonObject = typeof schema === "boolean" ? { allOf: [schema] } : { ...schema };
   if (Object.keys(defs).length > 0) standalone.$defs = { ...(isObject(standalone.$defs) ? standalone.$defs : {}), ...defs };
-  return { schema: standalone, origins, rootOrigin: `${root.doc}#${root.pointer}`, objects };
+  return { schema: standalone, origins, rootOrigin: `${root.doc}#${root.pointer}`, objects, originals };
 }
 
 /** OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). */
@@ -296,6 +304,42 @@ function excerpt(value: unknown): unknown {
   return `${text.slice(0, 200)}...`;
 }
 
+/** Longest schema excerpt (JSON characters) a contract change records. */
+export const MAX_SCHEMA_EXCERPT_CHARS = 2048;
+const EXCERPT_ENTRIES = 25;
+const EXCERPT_STRING = 200;
+
+function shortened(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return value.length > EXCERPT_STRING ? `${value.slice(0, EXCERPT_STRING)}…` : value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth === 0) return Array.isArray(value) ? "[…]" : "{…}";
+  if (Array.isArray(value)) {
+    const items = value.slice(0, EXCERPT_ENTRIES).map((item) => shortened(item, depth - 1));
+    return value.length > EXCERPT_ENTRIES ? [...items, `… ${String(value.length - EXCERPT_ENTRIES)} more`] : items;
+  }
+  const entries = Object.entries(value);
+  const out: JsonObject = {};
+  for (const [key, member] of entries.slice(0, EXCERPT_ENTRIES)) out[key] = shortened(member, depth - 1);
+  if (entries.length > EXCERPT_ENTRIES) out["…"] = `${String(entries.length - EXCERPT_ENTRIES)} more`;
+  return out;
+}
+
+/**
+ * The schema object that holds a violated keyword, as the document writes it (its `$ref`s as
+ * they are), shortened to show next to the value: at most three levels deep (deeper objects and
+ * arrays as `{…}` and `[…]`), 25 members per object or array, 200 characters per string, and
+ * `MAX_SCHEMA_EXCERPT_CHARS` in all (two levels, then one, when three are longer); undefined when
+ * even one level is longer.
+ */
+export function schemaExcerptOf(schema: unknown): unknown {
+  if (schema === null || typeof schema !== "object") return undefined;
+  for (const depth of [3, 2, 1]) {
+    const excerpt = shortened(schema, depth);
+    if (JSON.stringify(excerpt).length <= MAX_SCHEMA_EXCERPT_CHARS) return excerpt;
+  }
+  return undefined;
+}
+
 /** Severity by kind: a missing required property or a wrong type breaks a client (high); the rest is medium. */
 export function violationSeverity(keyword: string): Severity {
   return keyword === "required" || keyword === "type" ? "high" : "medium";
@@ -381,6 +425,13 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
     const key = `${path}\u0000${error.keyword}\u0000${schemaPath}`;
     if (seen.has(key)) continue;
     seen.add(key);
+    if (violations.length >= MAX_VIOLATIONS) {
+      violations.push({ key, change: { path, category: "contract", op, severity: violationSeverity(error.keyword) } });
+      continue;
+    }
+    const parent = error.parentSchema;
+    const original = parent !== null && typeof parent === "object" ? compiled.schema.originals.get(parent) : undefined;
+    const schemaExcerpt = original === undefined ? undefined : schemaExcerptOf(original);
     violations.push({
       key,
       change: {
@@ -394,6 +445,7 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
         expected,
         ...(actual === undefined ? {} : { actual }),
         schemaPath,
+        ...(schemaExcerpt === undefined ? {} : { schemaExcerpt }),
       },
     });
   }

@@ -70,7 +70,12 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
   const [layout, setLayout] = useState<"side" | "inline">("side");
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
   const visual = visualOf(diff);
-  const hasContract = useMemo(() => diff.changes.some((c) => c.category === "contract" && c.schemaPath !== undefined), [diff.changes]);
+  // the excerpt is recorded in the change (since issue 30's second pass); older violations of a
+  // contract whose document is a stored openapi monitor read it from that monitor's snapshot
+  const hasContract = useMemo(
+    () => diff.changes.some((c) => c.category === "contract" && c.schemaPath !== undefined && c.schemaExcerpt === undefined),
+    [diff.changes],
+  );
   const contractDocs = useContractDocuments(diff, hasContract).data ?? null;
   const changePolicy = useChangePolicy(diff.monitorId);
   const [notice, setNotice] = useState<string | null>(null);
@@ -224,7 +229,7 @@ const ChangeItem = memo(function ChangeItem({
   layout: "side" | "inline";
   busy: boolean;
   onRule: (rule: PolicyRule, what: string) => void;
-  /** The contract's documents (a stored openapi monitor's), for the schema excerpt of a violation. */
+  /** The contract's documents (a stored openapi monitor's), for the schema excerpt of a violation that did not record one. */
   contractDocs?: ReadonlyMap<string, unknown> | null;
 }): ReactNode {
   const [severity, setSeverity] = useState<Severity>(change.severity);
@@ -233,7 +238,14 @@ const ChangeItem = memo(function ChangeItem({
   const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
   const hasBefore = "before" in change && change.before !== undefined;
   const hasAfter = "after" in change && change.after !== undefined;
-  const excerpt = change.category === "contract" && change.schemaPath !== undefined && contractDocs !== null ? schemaExcerpt(contractDocs, change.schemaPath) : undefined;
+  const excerpt =
+    change.category !== "contract"
+      ? undefined
+      : change.schemaExcerpt !== undefined && change.schemaExcerpt !== null
+        ? change.schemaExcerpt
+        : change.schemaPath !== undefined && contractDocs !== null
+          ? schemaExcerpt(contractDocs, change.schemaPath)
+          : undefined;
   const schemaParent = change.schemaPath?.replace(/\/[^/]*$/, "");
   return (
     <li className="change">

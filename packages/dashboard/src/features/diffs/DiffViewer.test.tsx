@@ -142,6 +142,35 @@ describe("the diff viewer of API changes and contract violations", () => {
     expect(screen.getByText("(missing)")).toBeInTheDocument();
   });
 
+  it("shows the schema excerpt the check recorded, whatever the contract's document (a URL too), without reading any document", () => {
+    const violation: Diff = {
+      ...diff,
+      classification: "contract_violation",
+      changes: [
+        {
+          path: "$.owner.phone",
+          category: "contract",
+          op: "add",
+          severity: "medium",
+          keyword: "additionalProperties",
+          expected: false,
+          actual: "555",
+          operation: "GET /pets/{id}",
+          schemaPath: "https://api.example.com/owners.json#/Owner/additionalProperties",
+          schemaExcerpt: { type: "object", additionalProperties: false, properties: { email: { $ref: "#/components/schemas/Email" } } },
+        },
+      ],
+    };
+    const { client, calls } = fakeClient(() => undefined);
+    renderPage(<DiffViewer diff={violation} monitorName="Pet" />, client);
+    const excerpt = screen.getByLabelText("Schema excerpt for $.owner.phone");
+    expect(JSON.parse(excerpt.textContent!)).toEqual({ type: "object", additionalProperties: false, properties: { email: { $ref: "#/components/schemas/Email" } } });
+    expect(within(excerpt.closest("li")!).getByText('"555"')).toBeInTheDocument();
+    expect(screen.getByText("https://api.example.com/owners.json#/Owner")).toBeInTheDocument();
+    // recorded: neither the monitor nor a snapshot is read for it
+    expect(calls).toEqual([]);
+  });
+
   it("shows the schema around the violated keyword when the contract's document is a stored openapi monitor's (a bundle too)", async () => {
     const pet = { type: "object", required: ["id", "name"], properties: { id: { type: "integer" }, name: { type: "string" }, owner: { $ref: "owners.json#/Owner" } } };
     const owners = { Owner: { type: "object", additionalProperties: false, properties: { email: { type: "string", format: "email" } } } };
