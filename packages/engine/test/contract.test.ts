@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
 import type { Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
@@ -114,6 +115,46 @@ paths:
     expect(result).toBeInstanceOf(Error);
     expect((result as Error).message).toBe("GET /pet/{petId} response 404 documents no JSON content");
     expect(() => findResponseSchema(petstore.doc, { document: "https://x", operation: "nope" }, 200)).toThrow('the document has no operation operationId "nope"');
+  });
+});
+
+describe("GitHub's recorded responses (octokit/fixtures) against GitHub's published REST description", () => {
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(import.meta.dirname, "../../openapi/bench/github/api.github.com-2022-07-14.json.gz"))).toString("utf8");
+  const github = { doc: parseOpenApi(text, { url: "https://api.github.com/openapi.json" }), key: documentKey(text) };
+  const compiler = new ContractCompiler();
+  const validate = (operation: string, status: number, body: unknown) => {
+    const compiled = compiler.get(github.key, github.doc, { document: "https://api.github.com/openapi.json", operation }, status);
+    if (compiled instanceof Error) throw compiled;
+    return validateAgainst(compiled, body, github.doc.url);
+  };
+
+  it.each([
+    ["repos-get.json", "repos/get", 200],
+    ["orgs-get.json", "orgs/get", 200],
+    ["meta-root.json", "meta/root", 200],
+    ["search-issues.json", "search/issues-and-pull-requests", 200],
+    ["issues-list-labels.json", "issues/list-labels-for-repo", 200],
+    ["issues-create-label.json", "issues/create-label", 201],
+    ["issues-get-label.json", "issues/get-label", 200],
+    ["issues-update-label.json", "issues/update-label", 200],
+  ] as const)("%s conforms to %s %i", (file, operation, status) => {
+    expect(validate(operation, status, recorded(`github/${file}`))).toEqual({ violations: [], count: 0 });
+  });
+
+  it("the same recordings, edited, violate it where GitHub's schemas say", () => {
+    const repo = { ...(recorded("github/repos-get.json") as Record<string, unknown>), id: "1000" };
+    delete repo.full_name;
+    (repo.owner as Record<string, unknown>).login = null;
+    const byPath = Object.fromEntries(validate("repos/get", 200, repo).violations.map((v) => [v.change.path, v.change]));
+    expect(byPath["$.id"]).toMatchObject({ keyword: "type", severity: "high", expected: "integer", actual: "1000", schemaPath: "/components/schemas/full-repository/properties/id/type" });
+    expect(byPath["$.full_name"]).toMatchObject({ keyword: "required", severity: "high", schemaPath: "/components/schemas/full-repository/required" });
+    expect(byPath["$.owner.login"]).toMatchObject({ keyword: "type", expected: "string", actual: null, schemaPath: "/components/schemas/simple-user/properties/login/type" });
+    // the excerpt: the full-repository schema, shortened to the bound
+    expect(JSON.stringify(byPath["$.full_name"]!.schemaExcerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+    expect(byPath["$.full_name"]!.schemaExcerpt).toMatchObject({ type: "object" });
+    const labels = recorded("github/issues-list-labels.json") as Array<Record<string, unknown>>;
+    labels[0]!.default = "yes";
+    expect(validate("issues/list-labels-for-repo", 200, labels).violations.map((v) => [v.change.path, v.change.keyword])).toEqual([["$[0].default", "type"]]);
   });
 });
 
