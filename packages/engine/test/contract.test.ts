@@ -4,7 +4,7 @@ import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
 import type { Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { ContractCompiler, documentKey, MAX_SCHEMA_EXCERPT_CHARS, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+import { ContractCompiler, documentKey, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
 const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
@@ -142,7 +142,7 @@ describe("GitHub's recorded responses (octokit/fixtures) against GitHub's publis
   });
 
   it("the same recordings, edited, violate it where GitHub's schemas say", () => {
-    const repo = { ...(recorded("github/repos-get.json") as Record<string, unknown>), id: "1000" };
+    const repo: Record<string, unknown> = { ...(recorded("github/repos-get.json") as Record<string, unknown>), id: "1000" };
     delete repo.full_name;
     (repo.owner as Record<string, unknown>).login = null;
     const byPath = Object.fromEntries(validate("repos/get", 200, repo).violations.map((v) => [v.change.path, v.change]));
@@ -155,6 +155,62 @@ describe("GitHub's recorded responses (octokit/fixtures) against GitHub's publis
     const labels = recorded("github/issues-list-labels.json") as Array<Record<string, unknown>>;
     labels[0]!.default = "yes";
     expect(validate("issues/list-labels-for-repo", 200, labels).violations.map((v) => [v.change.path, v.change.keyword])).toEqual([["$[0].default", "type"]]);
+  });
+});
+
+describe("the JSON Schema dialect the document says", () => {
+  /** An OpenAPI 3.1 document whose `GET /pair` answers `schema`, with `jsonSchemaDialect` when given. */
+  const document = (schema: string, dialect?: string) =>
+    parseOpenApi(`openapi: 3.1.0
+info: { title: t, version: "1" }
+${dialect === undefined ? "" : `jsonSchemaDialect: "${dialect}"\n`}paths:
+  /pair:
+    get:
+      operationId: pair
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: ${schema}
+components:
+  schemas:
+    Code: { type: string }
+`);
+  const TUPLE = "{ type: array, items: [{ type: string }, { type: integer }], additionalItems: false }";
+  const run = (doc: ReturnType<typeof parseOpenApi>, body: unknown) => {
+    const compiled = new ContractCompiler().get("k", doc, { document: "https://x", operation: "pair" }, 200);
+    if (compiled instanceof Error) throw compiled;
+    return validateAgainst(compiled, body, doc.url).violations.map((v) => [v.change.path, v.change.keyword]);
+  };
+
+  it("jsonSchemaDialect draft-07: items as a tuple, additionalItems, and a $ref's siblings ignored", () => {
+    const doc = document(TUPLE, "http://json-schema.org/draft-07/schema#");
+    expect(schemaDialect(doc, doc.root)).toBe("draft-07");
+    expect(run(doc, ["a", 1])).toEqual([]);
+    expect(run(doc, ["a", "b", 3])).toEqual([
+      ["$", "additionalItems"],
+      ["$[1]", "type"],
+    ]);
+    const withSibling = document('{ $ref: "#/components/schemas/Code", maxLength: 1 }', "http://json-schema.org/draft-07/schema#");
+    expect(run(withSibling, "abc")).toEqual([]);
+    // in 3.1's default dialect (2020-12) the sibling applies
+    expect(run(document('{ $ref: "#/components/schemas/Code", maxLength: 1 }'), "abc")).toEqual([["$", "maxLength"]]);
+  });
+
+  it("a schema's own $schema (2019-09) wins over the document's default", () => {
+    const doc = document(`{ $schema: "https://json-schema.org/draft/2019-09/schema", type: array, items: [{ type: string }, { type: integer }], additionalItems: false }`);
+    expect(run(doc, ["a", 1])).toEqual([]);
+    expect(run(doc, ["a", 1, 2])).toEqual([["$", "additionalItems"]]);
+  });
+
+  it("2020-12 and the OAS dialect are the default; another dialect is refused with the reason", () => {
+    expect(schemaDialect(document(TUPLE, "https://spec.openapis.org/oas/3.1/dialect/2024-11-10"), {})).toBe("2020-12");
+    expect(schemaDialect(document(TUPLE), {})).toBe("2020-12");
+    const old = document(TUPLE, "http://json-schema.org/draft-04/schema#");
+    const refused = new ContractCompiler().get("k", old, { document: "https://x", operation: "pair" }, 200);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toBe('the response schema\'s JSON Schema dialect "http://json-schema.org/draft-04/schema#" is not supported (2020-12, 2019-09, draft-07 or draft-06)');
   });
 });
 

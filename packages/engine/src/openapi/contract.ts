@@ -5,13 +5,44 @@ import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type addFormatsModule from "ajv-formats";
 
+/** The JSON Schema dialects a contract validates with: OpenAPI 3.1's default (2020-12), 2019-09 and draft-07 (draft-06 read as 07). */
+export type SchemaDialect = "2020-12" | "2019-09" | "draft-07";
+
+const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([
+  ["https://json-schema.org/draft/2020-12/schema", "2020-12"],
+  ["https://spec.openapis.org/oas/3.1/dialect/base", "2020-12"],
+  ["https://json-schema.org/draft/2019-09/schema", "2019-09"],
+  ["http://json-schema.org/draft-07/schema", "draft-07"],
+  ["http://json-schema.org/draft-06/schema", "draft-07"],
+]);
+
+/**
+ * The dialect a response schema is written in, as the document says: the schema's own `$schema`,
+ * else (OpenAPI 3.1) the document's `jsonSchemaDialect`, else 2020-12 (OpenAPI 3.1's default
+ * dialect; 3.0 schemas are converted to it). The OAS dialect of any date
+ * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12. Throws for another dialect.
+ */
+export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDialect {
+  const own = isObject(schema) && typeof schema.$schema === "string" ? schema.$schema : undefined;
+  const declared = own ?? (doc.version === "3.0" ? undefined : typeof doc.root.jsonSchemaDialect === "string" ? doc.root.jsonSchemaDialect : undefined);
+  if (declared === undefined) return "2020-12";
+  const uri = declared.replace(/#$/, "").replace(/^http:\/\/json-schema\.org\/draft\/20/, "https://json-schema.org/draft/20");
+  const dialect = DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
+  if (dialect === undefined) {
+    throw new OpenApiError("invalid_document", `the response schema's JSON Schema dialect ${JSON.stringify(declared)} is not supported (2020-12, 2019-09, draft-07 or draft-06)`);
+  }
+  return dialect;
+}
+
 // Ajv and ajv-formats are loaded on the first contract compiled (about 8 MB of a process's memory
 // that a server without contracts should not pay; issue 26). `require` keeps compiling
 // synchronous; both ship CommonJS. The CommonJS build has `__filename`; the ESM build (and the
 // sources) `import.meta.url`.
-function newAjv(): Ajv2020 {
+function newAjv(dialect: SchemaDialect): Ajv2020 {
   const load = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
-  const { Ajv2020: AjvClass } = load("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const module = dialect === "2020-12" ? "ajv/dist/2020.js" : dialect === "2019-09" ? "ajv/dist/2019.js" : "ajv/dist/ajv.js";
+  const exported = load(module) as Record<string, unknown>;
+  const AjvClass = (dialect === "2020-12" ? exported.Ajv2020 : dialect === "2019-09" ? exported.Ajv2019 : exported.Ajv) as typeof import("ajv/dist/2020.js").Ajv2020;
   const formats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
   // ajv-formats is CommonJS: the function itself, or under `.default`
   const addFormats = formats.default ?? formats;
@@ -113,13 +144,15 @@ export interface StandaloneSchema {
 }
 
 /**
- * Copies a response schema into one JSON Schema 2020-12 document: every `$ref` (within the
- * document or to another one) becomes `#/$defs/<n>`, each target copied once (cycles stay
- * cycles). OpenAPI 3.0's dialect is converted on the way: `nullable` becomes a `null` type or enum
+ * Copies a response schema into one standalone JSON Schema: every `$ref` (within the document or
+ * to another one) becomes `#/$defs/<n>`, each target copied once (cycles stay cycles). OpenAPI
+ * 3.0's dialect is converted to 2020-12 on the way: `nullable` becomes a `null` type or enum
  * member, boolean `exclusiveMinimum`/`exclusiveMaximum` become numbers, a `writeOnly` property is
- * not required in a response. OpenAPI 3.1 schemas are JSON Schema 2020-12 already.
+ * not required in a response. OpenAPI 3.1 schemas are kept in their `dialect` (`schemaDialect`):
+ * 2020-12 by default, 2019-09 or draft-07 when the document says so (draft-07 ignores a `$ref`'s
+ * siblings).
  */
-export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSchema {
+export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: SchemaDialect = "2020-12"): StandaloneSchema {
   const defs: Record<string, unknown> = {};
   const keys = new Map<string, string>();
   const origins = new Map<string, string>();
@@ -149,8 +182,8 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location): StandaloneSc
     if (!isObject(value)) return value;
     if (typeof value.$ref === "string") {
       const target = { $ref: `#/$defs/${refKey(location, value.$ref)}` };
-      // 3.0 ignores a $ref's siblings; 3.1 (JSON Schema 2020-12) applies them alongside
-      if (legacy) return target;
+      // 3.0 and draft-07 ignore a $ref's siblings; 2019-09 and 2020-12 (3.1's default) apply them alongside
+      if (legacy || dialect === "draft-07") return target;
       const { $ref: _ref, ...rest } = value;
       if (Object.keys(rest).length === 0) return target;
       const merged = { ...(copySchema({ ...location, value: rest }, depth) as JsonObject), ...target };
@@ -231,7 +264,7 @@ export interface CompiledContract {
  * document version, operation and status, keeping the most recent `maxEntries`.
  */
 export class ContractCompiler {
-  #ajv: Ajv2020 | undefined;
+  readonly #ajv = new Map<SchemaDialect, Ajv2020>();
   readonly #cache = new Map<string, CompiledContract | OpenApiError>();
   readonly #maxEntries: number;
   compiled = 0;
@@ -253,8 +286,13 @@ export class ContractCompiler {
     let entry: CompiledContract | OpenApiError;
     try {
       const found = findResponseSchema(doc, contract, status);
-      const schema = toJsonSchema(doc, found.location);
-      const ajv = (this.#ajv ??= newAjv());
+      const dialect = schemaDialect(doc, found.location.value);
+      const schema = toJsonSchema(doc, found.location, dialect);
+      let ajv = this.#ajv.get(dialect);
+      if (ajv === undefined) {
+        ajv = newAjv(dialect);
+        this.#ajv.set(dialect, ajv);
+      }
       const validate = ajv.compile(schema.schema);
       // compiled functions are kept by the cache here, not by Ajv (whose own cache never forgets)
       ajv.removeSchema(schema.schema);
