@@ -23,8 +23,10 @@ const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([
  * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12. Throws for another dialect.
  */
 export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDialect {
+  // OpenAPI 3.0's schema objects are its own dialect (no $schema), converted to 2020-12
+  if (doc.version === "3.0") return "2020-12";
   const own = isObject(schema) && typeof schema.$schema === "string" ? schema.$schema : undefined;
-  const declared = own ?? (doc.version === "3.0" ? undefined : typeof doc.root.jsonSchemaDialect === "string" ? doc.root.jsonSchemaDialect : undefined);
+  const declared = own ?? (typeof doc.root.jsonSchemaDialect === "string" ? doc.root.jsonSchemaDialect : undefined);
   if (declared === undefined) return "2020-12";
   const uri = declared.replace(/#$/, "").replace(/^http:\/\/json-schema\.org\/draft\/20/, "https://json-schema.org/draft/20");
   const dialect = DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
