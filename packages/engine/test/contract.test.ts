@@ -119,7 +119,7 @@ paths:
 });
 
 describe("GitHub's recorded responses (octokit/fixtures) against GitHub's published REST description", () => {
-  const text = zlib.gunzipSync(fs.readFileSync(path.join(import.meta.dirname, "../../openapi/bench/github/api.github.com-2022-07-14.json.gz"))).toString("utf8");
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(import.meta.dirname, "../../openapi/test/real/github/openapi-2022-07-14.json.gz"))).toString("utf8");
   const github = { doc: parseOpenApi(text, { url: "https://api.github.com/openapi.json" }), key: documentKey(text) };
   const compiler = new ContractCompiler();
   const validate = (operation: string, status: number, body: unknown) => {

@@ -6,8 +6,8 @@
 // api.github.com.deref.json, about 10 MB), and diffs those texts: no `$ref` is shared any more, so
 // every operation's schemas are separate copies, the worst case for the diff's memoisation.
 // A `.gz` file is read gunzipped. GitHub's REST description at two versions is committed gzipped
-// in bench/github/ (see its SOURCES.md):
-//   node --expose-gc --import tsx bench/diff-real.ts --deref bench/github/api.github.com-2022-06-14.json.gz bench/github/api.github.com-2022-07-14.json.gz
+// in test/real/github/ (see its SOURCES.md):
+//   node --expose-gc --import tsx bench/diff-real.ts --deref test/real/github/openapi-2022-06-14.json.gz test/real/github/openapi-2022-07-14.json.gz
 // Other large documents (Stripe's) are not committed (size); docs/contracts.md ("Evidence") says where they come from.
 import fs from "node:fs";
 import path from "node:path";
