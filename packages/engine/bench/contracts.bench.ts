@@ -5,6 +5,7 @@
 // Without arguments the document is generated: 1500 paths x 2 operations over 300 shared schemas.
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { diffJson } from "@driftwatch/core";
 import { parseOpenApi } from "@driftwatch/openapi";
 import { compareOpenApi } from "../src/openapi/compare-openapi.js";
@@ -102,5 +103,28 @@ for (const [name, compiled, body, changed] of [
   const diff = perCall(() => diffJson(JSON.parse(text), JSON.parse(changedText)));
   console.log(
     `  ${name}: parse ${parse.toFixed(1)} µs; parse + validate (valid) ${validate.toFixed(1)} µs; parse + validate (every id a string) ${invalid.toFixed(1)} µs; plain JSON diff of two parsed versions ${diff.toFixed(1)} µs`,
+  );
+}
+
+// GitHub: a recorded GET /repos/{owner}/{repo} answer (octokit/fixtures, 7 KB) against GitHub's
+// description of 2022-07-14 (3.9 MiB; full-repository pulls in a few dozen schemas)
+{
+  const githubText = zlib.gunzipSync(fs.readFileSync(path.join(import.meta.dirname, "../../openapi/test/real/github/openapi-2022-07-14.json.gz"))).toString("utf8");
+  const github = parseOpenApi(githubText, { url: "https://api.github.com/openapi.json" });
+  const repo = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "../test/contracts/github/repos-get.json"), "utf8")) as Record<string, unknown>;
+  started = performance.now();
+  const compiled = new ContractCompiler().get(documentKey(githubText), github, { document: github.url, operation: "repos/get" }, 200);
+  const githubCompileMs = performance.now() - started;
+  if (compiled instanceof Error) throw compiled;
+  const text = JSON.stringify(repo);
+  const changedText = JSON.stringify({ ...repo, stargazers_count: 1, updated_at: "2022-07-20T00:00:00Z" });
+  const broken = JSON.stringify({ ...repo, id: "x", owner: { ...(repo.owner as object), login: null }, full_name: undefined });
+  const parse = perCall(() => JSON.parse(text));
+  const validate = perCall(() => validateAgainst(compiled, JSON.parse(text), github.url));
+  const invalid = perCall(() => validateAgainst(compiled, JSON.parse(broken), github.url));
+  const diff = perCall(() => diffJson(JSON.parse(text), JSON.parse(changedText)));
+  console.log(`contract validation (GitHub REST description 2022-07-14, repos/get): first compile ${githubCompileMs.toFixed(1)} ms, then cached`);
+  console.log(
+    `  GET /repos/{owner}/{repo} (${(text.length / 1024).toFixed(1)} KB): parse ${parse.toFixed(1)} µs; parse + validate (valid) ${validate.toFixed(1)} µs; parse + validate (3 violations, with their excerpts) ${invalid.toFixed(1)} µs; plain JSON diff of two parsed versions ${diff.toFixed(1)} µs`,
   );
 }
