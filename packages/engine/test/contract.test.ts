@@ -4,7 +4,7 @@ import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
 import type { Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { ContractCompiler, documentKey, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+import { ContractCompiler, documentKey, MAX_EXCERPTS_CHARS_PER_RESPONSE, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, shareExcerpts, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
 const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
@@ -101,6 +101,23 @@ paths:
     expect(excerpt.properties.p0).toBe("{…}");
     const huge = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${String(i)}`, "x".repeat(150)]));
     expect(schemaExcerptOf(huge)).toBeUndefined();
+  });
+
+  it("records each schema location's excerpt once per response, within a total bound", () => {
+    const pets = Array.from({ length: 5 }, (_, i) => ({ id: i, photoUrls: [] }));
+    const found = check(petstore, { document: "https://x/openapi.yaml", operation: { method: "GET", path: "/pet/findByStatus" } }, 200, pets);
+    expect(found.violations.map((v) => v.change.path)).toEqual(["$[0].name", "$[1].name", "$[2].name", "$[3].name", "$[4].name"]);
+    expect(found.violations.every((v) => v.change.schemaExcerpt !== undefined)).toBe(true);
+    const recorded = shareExcerpts(found.violations.map((v) => v.change));
+    expect(recorded.map((c) => c.schemaExcerpt !== undefined)).toEqual([true, false, false, false, false]);
+    expect(recorded.map((c) => c.schemaPath)).toEqual(found.violations.map((v) => v.change.schemaPath));
+    // 40 locations of 1.5 KB each: excerpts stop at the bound, the violations stay
+    const many = Array.from({ length: 40 }, (_, i) => ({ path: `$.p${String(i)}`, category: "contract" as const, op: "replace" as const, severity: "medium" as const, schemaPath: `/s/${String(i)}/type`, schemaExcerpt: { description: "d".repeat(1500) } }));
+    const bounded = shareExcerpts(many);
+    expect(bounded).toHaveLength(40);
+    const kept = bounded.filter((c) => c.schemaExcerpt !== undefined);
+    expect(kept.length).toBe(Math.floor(MAX_EXCERPTS_CHARS_PER_RESPONSE / JSON.stringify(many[0]!.schemaExcerpt).length));
+    expect(kept.reduce((sum, c) => sum + JSON.stringify(c.schemaExcerpt).length, 0)).toBeLessThanOrEqual(MAX_EXCERPTS_CHARS_PER_RESPONSE);
   });
 
   it("an enum value the document does not list is reported with the documented values", () => {

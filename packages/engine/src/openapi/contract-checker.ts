@@ -3,7 +3,7 @@ import type { Fetcher, FetchResponse, MonitorRecord, NewDiff, SnapshotRecord, St
 import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
 import { type Change, maxSeverity } from "@driftwatch/schema";
 import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
-import { ContractCompiler, documentKey, validateAgainst, type Violation } from "./contract.js";
+import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation } from "./contract.js";
 
 /** How long a contract document read from a URL is used before it is fetched again. */
 export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
@@ -136,7 +136,7 @@ export function withViolations(
   base: { id: string; previousSnapshotId: string | null; requestId: string; status: number; latencyMs: number; createdAt: string },
 ): NewDiff | null {
   if (violations.length === 0) return diff;
-  const changes: Change[] = violations.map((violation) => violation.change);
+  const changes: Change[] = shareExcerpts(violations.map((violation) => violation.change));
   const hash = createHash("sha256");
   hash.update(diff?.diffFingerprint ?? "");
   for (const violation of violations) hash.update(`\u0001${violation.key}`);

@@ -380,6 +380,31 @@ export function schemaExcerptOf(schema: unknown): unknown {
   return undefined;
 }
 
+/** Most excerpt characters (JSON) the violations of one response record together. */
+export const MAX_EXCERPTS_CHARS_PER_RESPONSE = 32 * 1024;
+
+/**
+ * The changes of one response's violations as they are recorded: each schema location's excerpt
+ * on its first violation only (the dashboard shares it with the others of the same `schemaPath`),
+ * and none past `MAX_EXCERPTS_CHARS_PER_RESPONSE` in all. A hundred items missing the same
+ * property record the schema once, not a hundred times.
+ */
+export function shareExcerpts(changes: readonly Change[]): Change[] {
+  const recorded = new Set<string>();
+  let total = 0;
+  return changes.map((change) => {
+    if (change.schemaExcerpt === undefined) return change;
+    const { schemaExcerpt, ...rest } = change;
+    const key = change.schemaPath ?? "";
+    if (recorded.has(key)) return rest;
+    const size = JSON.stringify(schemaExcerpt).length;
+    if (total + size > MAX_EXCERPTS_CHARS_PER_RESPONSE) return rest;
+    recorded.add(key);
+    total += size;
+    return change;
+  });
+}
+
 /** Severity by kind: a missing required property or a wrong type breaks a client (high); the rest is medium. */
 export function violationSeverity(keyword: string): Severity {
   return keyword === "required" || keyword === "type" ? "high" : "medium";

@@ -19,7 +19,7 @@ import { Fact } from "../../ui/Fact";
 import { ComparisonResult, useComparison } from "./Comparison";
 import { visualOf } from "../visual/api";
 import { VisualCompare } from "../visual/VisualCompare";
-import { schemaExcerpt, shallow, useContractDocuments } from "./contract-excerpt";
+import { recordedExcerpts, schemaExcerpt, shallow, useContractDocuments, type ExcerptOf } from "./contract-excerpt";
 
 /** Changes rendered per severity group before "Show more" (a 5,000-change diff stays responsive). */
 const PAGE = 200;
@@ -70,13 +70,26 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
   const [layout, setLayout] = useState<"side" | "inline">("side");
   const groups = useMemo(() => groupBySeverity(diff.changes), [diff.changes]);
   const visual = visualOf(diff);
-  // the excerpt is recorded in the change (since issue 30's second pass); older violations of a
-  // contract whose document is a stored openapi monitor read it from that monitor's snapshot
+  // a violation's schema excerpt is recorded with it (once per schema location in a diff: the
+  // other violations there share it); older violations of a contract whose document is a stored
+  // openapi monitor read it from that monitor's snapshot
+  const recorded = useMemo(() => recordedExcerpts(diff.changes), [diff.changes]);
   const hasContract = useMemo(
-    () => diff.changes.some((c) => c.category === "contract" && c.schemaPath !== undefined && c.schemaExcerpt === undefined),
-    [diff.changes],
+    () => diff.changes.some((c) => c.category === "contract" && c.schemaPath !== undefined && !recorded.has(c.schemaPath)),
+    [diff.changes, recorded],
   );
   const contractDocs = useContractDocuments(diff, hasContract).data ?? null;
+  const excerptOf = useCallback(
+    (change: Change): unknown =>
+      change.category !== "contract" || change.schemaPath === undefined
+        ? undefined
+        : recorded.has(change.schemaPath)
+          ? recorded.get(change.schemaPath)
+          : contractDocs !== null
+            ? schemaExcerpt(contractDocs, change.schemaPath)
+            : undefined,
+    [recorded, contractDocs],
+  );
   const changePolicy = useChangePolicy(diff.monitorId);
   const [notice, setNotice] = useState<string | null>(null);
   const { mutate } = changePolicy;
@@ -157,13 +170,13 @@ export function DiffViewer({ diff, monitorName }: { diff: Diff; monitorName: str
               </h2>
               <ol className="changes">
                 {group.changes.map((change, i) => (
-                  <ChangeItem key={`${change.rule ?? ""}:${change.path}:${String(i)}`} change={change} website={false} layout={layout} busy={changePolicy.isPending} onRule={addRule} contractDocs={contractDocs} />
+                  <ChangeItem key={`${change.rule ?? ""}:${change.path}:${String(i)}`} change={change} website={false} layout={layout} busy={changePolicy.isPending} onRule={addRule} excerptOf={excerptOf} />
                 ))}
               </ol>
             </section>
           ))
         : groups.map(([severity, changes]) => (
-            <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} contractDocs={contractDocs} />
+            <SeverityGroup key={severity} severity={severity} changes={changes} website={website} layout={layout} onRule={addRule} busy={changePolicy.isPending} excerptOf={excerptOf} />
           ))}
     </Page>
   );
@@ -191,12 +204,12 @@ function SeverityGroup(props: {
   layout: "side" | "inline";
   busy: boolean;
   onRule: (rule: PolicyRule, what: string) => void;
-  contractDocs: ReadonlyMap<string, unknown> | null;
+  excerptOf: ExcerptOf;
 }): ReactNode {
   const [limit, setLimit] = useState(PAGE);
   // the next changes render in a transition: the click paints at once, the list follows
   const [pending, startTransition] = useTransition();
-  const { severity, changes, website, layout, busy, onRule, contractDocs } = props;
+  const { severity, changes, website, layout, busy, onRule, excerptOf } = props;
   return (
     <section className="sev-group" aria-labelledby={`g-${severity}`}>
       <h2 id={`g-${severity}`}>
@@ -204,7 +217,7 @@ function SeverityGroup(props: {
       </h2>
       <ol className="changes">
         {changes.slice(0, limit).map((change, i) => (
-          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} website={website} layout={layout} busy={busy} onRule={onRule} contractDocs={contractDocs} />
+          <ChangeItem key={`${change.op}:${change.path}:${String(i)}`} change={change} website={website} layout={layout} busy={busy} onRule={onRule} excerptOf={excerptOf} />
         ))}
       </ol>
       {changes.length > limit ? (
@@ -222,15 +235,15 @@ const ChangeItem = memo(function ChangeItem({
   layout,
   onRule,
   busy,
-  contractDocs = null,
+  excerptOf,
 }: {
   change: Change;
   website: boolean;
   layout: "side" | "inline";
   busy: boolean;
   onRule: (rule: PolicyRule, what: string) => void;
-  /** The contract's documents (a stored openapi monitor's), for the schema excerpt of a violation that did not record one. */
-  contractDocs?: ReadonlyMap<string, unknown> | null;
+  /** The schema excerpt of a contract violation (recorded in the diff, or read from the contract's stored document). */
+  excerptOf?: ExcerptOf;
 }): ReactNode {
   const [severity, setSeverity] = useState<Severity>(change.severity);
   const [copied, setCopied] = useState(false);
@@ -238,14 +251,7 @@ const ChangeItem = memo(function ChangeItem({
   const target: PolicyRule = website ? { selector: change.path } : { path: change.path };
   const hasBefore = "before" in change && change.before !== undefined;
   const hasAfter = "after" in change && change.after !== undefined;
-  const excerpt =
-    change.category !== "contract"
-      ? undefined
-      : change.schemaExcerpt !== undefined && change.schemaExcerpt !== null
-        ? change.schemaExcerpt
-        : change.schemaPath !== undefined && contractDocs !== null
-          ? schemaExcerpt(contractDocs, change.schemaPath)
-          : undefined;
+  const excerpt = excerptOf?.(change);
   const schemaParent = change.schemaPath?.replace(/\/[^/]*$/, "");
   return (
     <li className="change">

@@ -1,4 +1,4 @@
-import type { Diff } from "@driftwatch/client";
+import type { Change, Diff } from "@driftwatch/client";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
@@ -168,6 +168,16 @@ describe("the diff viewer of API changes and contract violations", () => {
     expect(within(excerpt.closest("li")!).getByText('"555"')).toBeInTheDocument();
     expect(screen.getByText("https://api.example.com/owners.json#/Owner")).toBeInTheDocument();
     // recorded: neither the monitor nor a snapshot is read for it
+    expect(calls).toEqual([]);
+  });
+
+  it("shares a schema location's recorded excerpt with the other violations there", () => {
+    const pet = { type: "object", required: ["id", "name"] };
+    const missing = (i: number): Change => ({ path: `$[${String(i)}].name`, category: "contract", op: "remove", severity: "high", keyword: "required", expected: "present", operation: "GET /pets", schemaPath: "/components/schemas/Pet/required" });
+    const violation: Diff = { ...diff, classification: "contract_violation", changes: [{ ...missing(0), schemaExcerpt: pet }, missing(1), missing(2)] };
+    const { client, calls } = fakeClient(() => undefined);
+    renderPage(<DiffViewer diff={violation} monitorName="Pets" />, client);
+    for (const i of [0, 1, 2]) expect(JSON.parse(screen.getByLabelText(`Schema excerpt for $[${String(i)}].name`).textContent!)).toEqual(pet);
     expect(calls).toEqual([]);
   });
 

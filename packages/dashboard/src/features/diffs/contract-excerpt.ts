@@ -1,4 +1,4 @@
-import type { Diff } from "@driftwatch/client";
+import type { Change, Diff } from "@driftwatch/client";
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useClient } from "../../api/context";
 import { monitorKeys } from "../../api/keys";
@@ -29,6 +29,23 @@ export function documentsOf(body: string): Map<string, unknown> | null {
     }
   }
   return documents;
+}
+
+/** A contract violation's schema excerpt, or undefined when there is none to show. */
+export type ExcerptOf = (change: Change) => unknown;
+
+/**
+ * The schema excerpts a diff's contract violations recorded, by `schemaPath`: the server records
+ * one per schema location in a diff, on its first violation there; the others share it.
+ */
+export function recordedExcerpts(changes: readonly Change[]): Map<string, unknown> {
+  const excerpts = new Map<string, unknown>();
+  for (const change of changes) {
+    if (change.category === "contract" && change.schemaPath !== undefined && change.schemaExcerpt != null && !excerpts.has(change.schemaPath)) {
+      excerpts.set(change.schemaPath, change.schemaExcerpt);
+    }
+  }
+  return excerpts;
 }
 
 const unescape = (token: string): string => token.replace(/~1/g, "/").replace(/~0/g, "~");
