@@ -389,6 +389,7 @@ export const ChangeSchema = z.object({
   /**
    * `contract` changes: the schema object that holds the violated keyword, as the document wrote it
    * when the response was checked, shortened (three levels, 25 members, 2 KiB of JSON at most).
+   * Recorded on the first violation of a diff at each `schemaPath`; the others there share it.
    */
   schemaExcerpt: z.unknown().optional(),
 });
