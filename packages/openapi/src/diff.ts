@@ -590,6 +590,16 @@ class Differ {
     else if (bs.hasConst && !rs.hasConst) emit("const-removed", `const ${formatValue(bs.const)} removed`);
     else if (bs.hasConst && rs.hasConst && canonicalJson(bs.const) !== canonicalJson(rs.const)) emit("const-changed", `const changed from ${formatValue(bs.const)} to ${formatValue(rs.const)}`);
 
+    // default: what a server assumes when a client leaves the value out (a parameter's default
+    // changes what the request means: breaking, as oasdiff rates it; elsewhere informational)
+    const hadDefault = Object.hasOwn(bs.raw, "default");
+    const hasDefault = Object.hasOwn(rs.raw, "default");
+    if (!hadDefault && hasDefault) emit("default-value-added", `default value ${formatValue(rs.raw.default)} added`);
+    else if (hadDefault && !hasDefault) emit("default-value-removed", `default value ${formatValue(bs.raw.default)} removed`);
+    else if (hadDefault && hasDefault && canonicalJson(bs.raw.default) !== canonicalJson(rs.raw.default)) {
+      emit("default-value-changed", `default value changed from ${formatValue(bs.raw.default)} to ${formatValue(rs.raw.default)}`);
+    }
+
     // if / then / else (3.1): adding a condition restricts what is valid
     for (const keyword of ["if", "then", "else"] as const) {
       const had = bs.raw[keyword] !== undefined;
