@@ -53,7 +53,31 @@ export function readProductFacts($: CheerioAPI): ProductFacts {
   if (facts.price === undefined || facts.availability === undefined) fill(fromOpenGraph($, locale), "opengraph");
   if (facts.price === undefined) fill({ price: visiblePrice($, locale) }, "visible");
   if (facts.availability === undefined) fill({ availability: visibleAvailability($) }, "visible");
+  const sale = saleOverRegular($, locale, facts.price);
+  if (sale !== null) facts.price = { value: sale, source: "opengraph" };
   return facts;
+}
+
+/**
+ * A sale that the structured data has not caught up with: the JSON-LD or microdata price equals
+ * the price the Open Graph tags call the regular one (`og:price:standard_amount`,
+ * `product:original_price:amount`), and Open Graph's current price (`product:sale_price:amount`,
+ * `product:price:amount`) is lower, in the same currency. The page then sells at the lower price.
+ */
+function saleOverRegular($: CheerioAPI, locale: string | undefined, found: ProductFacts["price"]): Price | null {
+  if (found === undefined || (found.source !== "json-ld" && found.source !== "microdata")) return null;
+  const meta = (name: string): string | undefined => $(`meta[property="${name}"], meta[name="${name}"]`).first().attr("content")?.trim().slice(0, PRODUCT_LIMITS.maxPriceText);
+  const currency = meta("product:price:currency") ?? meta("og:price:currency");
+  const regularText = meta("og:price:standard_amount") ?? meta("product:original_price:amount");
+  const currentText = meta("product:sale_price:amount") ?? meta("product:price:amount") ?? meta("og:price:amount");
+  if (regularText === undefined || currentText === undefined) return null;
+  const regular = priceOf(regularText, currency, locale);
+  const current = priceOf(currentText, currency, locale);
+  if (regular === null || current === null || current.amount <= 0) return null;
+  const sameCurrency = (price: Price): boolean => price.currency === null || price.currency === found.value.currency;
+  if (!sameCurrency(regular) || !sameCurrency(current)) return null;
+  if (Math.abs(regular.amount - found.value.amount) > 0.005 || current.amount >= regular.amount) return null;
+  return { amount: current.amount, currency: found.value.currency ?? current.currency };
 }
 
 /** The page's language tag (`<html lang>`, `og:locale`, `content-language`), if any. */

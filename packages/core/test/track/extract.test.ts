@@ -76,6 +76,19 @@ describe("product price and availability from structured data", () => {
     expect(product(html)).toEqual({ price: { amount: 23.5, currency: "PLN" }, stock: "out_of_stock" });
   });
 
+  it("takes Open Graph's sale price when the structured price is the one Open Graph calls regular", () => {
+    const offer = (price: string): string =>
+      `<script type="application/ld+json">${JSON.stringify({ "@type": "Product", offers: { "@type": "Offer", price, priceCurrency: "USD" } })}</script>`;
+    const og = (regular: string, current: string, currency = "USD"): string =>
+      `<meta content="${regular}" property="og:price:standard_amount"><meta content="${current}" property="product:price:amount"><meta content="${currency}" property="product:price:currency">`;
+    expect(product(`<head>${offer("150.00")}${og("150.00", "120.00")}</head>`).price).toEqual({ amount: 120, currency: "USD" });
+    // The structured price is not the regular one, the "sale" is not lower, or the currencies differ: the structured price stands.
+    expect(product(`<head>${offer("130.00")}${og("150.00", "120.00")}</head>`).price).toEqual({ amount: 130, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}${og("150.00", "180.00")}</head>`).price).toEqual({ amount: 150, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}${og("150.00", "120.00", "EUR")}</head>`).price).toEqual({ amount: 150, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}<meta content="120.00" property="product:price:amount"></head>`).price).toEqual({ amount: 150, currency: "USD" });
+  });
+
   it("falls back to a visible price element and stock phrases, skipping old prices and other products", () => {
     const html = `<html lang="de-AT"><body><h1>Kaffeemaschine</h1>
       <div class="recommendations"><span class="price">€ 5,00</span></div>
