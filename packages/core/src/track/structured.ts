@@ -51,7 +51,7 @@ export function readProductFacts($: CheerioAPI): ProductFacts {
   fill(fromJsonLd($, locale), "json-ld");
   if (facts.price === undefined || facts.availability === undefined) fill(fromMicrodata($, locale), "microdata");
   if (facts.price === undefined || facts.availability === undefined) fill(fromOpenGraph($, locale), "opengraph");
-  if (facts.price === undefined) fill({ price: visiblePrice($, locale) }, "visible");
+  if (facts.price === undefined) fill({ price: visiblePrice($, locale) ?? labelledPrice($, locale) }, "visible");
   if (facts.availability === undefined) fill({ availability: visibleAvailability($) }, "visible");
   const sale = saleOverRegular($, locale, facts.price);
   if (sale !== null) facts.price = { value: sale, source: "opengraph" };
@@ -448,6 +448,11 @@ function visibleAvailability($: CheerioAPI): Availability | null {
  * other products' boxes (see leftOut), with the words of its buttons (see buttonWords).
  */
 function visibleText($: CheerioAPI): string {
+  return visibleParts($).join(" ");
+}
+
+/** The text nodes (and button words) of visibleText, in document order. */
+function visibleParts($: CheerioAPI): string[] {
   const parts: string[] = [];
   let length = 0;
   // Each node with whether it sits inside the page's content (`main`, `article`).
@@ -474,7 +479,44 @@ function visibleText($: CheerioAPI): string {
     const children = (node as ParentNode).children;
     for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, inContent]);
   }
-  return parts.join(" ");
+  return parts;
+}
+
+/**
+ * Words that label the current price, alone or with a qualifier of the current price: `Price:`,
+ * `Our price:`, `Preis:`, `Prix :`, `Precio:`, `Cena:`, `Цена:`. A list, old or recommended price
+ * (`List price:`, `Was:`, `UVP:`, `RRP:`) is not one of them.
+ */
+const PRICE_LABEL =
+  /^(?:(?:our|sale|your|current)\s+)?(?:price|preis|unser\s+preis|prix|notre\s+prix|precio|prezzo|preço|preco|prijs|cena|pris|hinta|ár|fiyat|цена|ціна|kaina|cijena|preț|pret)(?:\s+now)?\s*:\s*(.*)$/i;
+
+/**
+ * A price written as visible text after a label (`Price: $6.99`, `<span>Preis:</span> <span>12,99 €</span>`)
+ * on a page whose price has no price class. The label and the price are on one line of a text
+ * node, or the price is the next text. The price must carry a currency and be the whole rest of
+ * the line, as visiblePrice asks.
+ */
+function labelledPrice($: CheerioAPI, locale: string | undefined): Price | null {
+  const segments: string[] = [];
+  for (const part of visibleParts($)) {
+    for (const line of part.split(/\n/)) {
+      const trimmed = line.replace(/\s+/g, " ").trim();
+      if (trimmed !== "") segments.push(trimmed);
+    }
+    if (segments.length > PRODUCT_LIMITS.maxCandidates * 10) break;
+  }
+  for (let i = 0; i < segments.length; i++) {
+    const label = PRICE_LABEL.exec(segments[i]!);
+    if (label === null) continue;
+    const text = label[1] !== "" ? label[1]! : (segments[i + 1] ?? "");
+    if (text === "" || text.length > 40) continue;
+    if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
+    const parsed = parsePrice(text, { locale });
+    if (parsed === null || parsed.currency === null || parsed.amount <= 0) continue;
+    if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
+    return parsed;
+  }
+  return null;
 }
 
 /** Parses a bare number in a page's locale (for `extract: "number"`). */

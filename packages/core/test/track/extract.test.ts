@@ -89,6 +89,20 @@ describe("product price and availability from structured data", () => {
     expect(product(`<head>${offer("150.00")}<meta content="120.00" property="product:price:amount"></head>`).price).toEqual({ amount: 150, currency: "USD" });
   });
 
+  it("reads a labelled visible price on a page without price classes, and nothing else of the kind", () => {
+    const html = (body: string): string => `<html lang="en-US"><body>${body}</body></html>`;
+    expect(product(html("<div>The Catcher in the Rye\n4 stars\n\nPrice: $6.99\nIn Stock</div>")).price).toEqual({ amount: 6.99, currency: "USD" });
+    expect(product(html("<p><span>Preis:</span> <span>12,99 €</span></p>")).price).toEqual({ amount: 12.99, currency: "EUR" });
+    expect(product(html("<p>Our price: 1.299,00 €</p>")).price).toEqual({ amount: 1299, currency: "EUR" });
+    // not the current price, no currency, not a price, a sentence, another product's box
+    const none = { status: "missing", reason: expect.any(String) as string };
+    expect(product(html("<p>List price: $10.00</p><p>Was: $12.00</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: 12</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: call us</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: members pay $10 less on every order above $50</p>")).price).toEqual(none);
+    expect(product(html('<div class="related-products"><p>Price: $5.00</p></div>')).price).toEqual(none);
+  });
+
   it("falls back to a visible price element and stock phrases, skipping old prices and other products", () => {
     const html = `<html lang="de-AT"><body><h1>Kaffeemaschine</h1>
       <div class="recommendations"><span class="price">€ 5,00</span></div>
