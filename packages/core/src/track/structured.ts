@@ -438,9 +438,15 @@ function buttonWords(element: Element): string | undefined {
 }
 
 function visibleAvailability($: CheerioAPI): Availability | null {
-  const availability = availabilityFromText(visibleText($));
+  // A sentence about pre-orders ("we charge the lowest price during the pre-order period") is not
+  // a pre-order button or label: in a text longer than a label, a bare "pre-order" does not count.
+  const parts = visibleParts($).map((part) => (part.length > LABEL_LENGTH ? part.replace(/\bpre-?order(?!\s+now)/gi, " ") : part));
+  const availability = availabilityFromText(parts.join(" "));
   return availability === "unknown" ? null : availability;
 }
+
+/** Longest text read as a label or a button's words rather than a sentence. */
+const LABEL_LENGTH = 60;
 
 /**
  * The page's text as a shopper sees it, in document order, up to MAX_AVAILABILITY_TEXT

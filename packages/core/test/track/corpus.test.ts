@@ -56,7 +56,7 @@ const RIGHT_AT_LEAST: Record<Part, { price: number; availability: number }> = {
   "zyte held-out": { price: 44, availability: 42 },
   "metascraper-shopping tuning": { price: 5, availability: 5 },
   "metascraper-shopping held-out": { price: 4, availability: 5 },
-  "metascraper-amazon tuning": { price: 2, availability: 1 },
+  "metascraper-amazon tuning": { price: 2, availability: 2 },
   "metascraper-amazon held-out": { price: 1, availability: 2 },
   "extruct tuning": { price: 1, availability: 1 },
   "extruct held-out": { price: 1, availability: 1 },

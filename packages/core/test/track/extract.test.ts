@@ -147,6 +147,14 @@ describe("product price and availability from structured data", () => {
     expect(product(`<body><img alt="Add to cart" src="banner.png"></body>`).stock).toBe("unknown");
   });
 
+  it("reads a pre-order button or label, not a sentence about pre-orders", () => {
+    const sentence = "<p>We will charge your default payment method for the lowest price available during the pre-order period.</p>";
+    expect(product(`<body><button>Buy now</button>${sentence}</body>`).stock).toBe("in_stock");
+    expect(product(`<body><button>Pre-order</button></body>`).stock).toBe("preorder");
+    expect(product(`<body><p>Pre-order now: ships in March</p></body>`).stock).toBe("preorder");
+    expect(product(`<body><button>Add to cart</button><span>Pre-order</span></body>`).stock).toBe("unknown");
+  });
+
   it("knows stock phrases in more languages, with their negations", () => {
     expect(product(`<body><h1>Notebook</h1><span>Skladom</span><button>Do košíka</button></body>`).stock).toBe("in_stock");
     expect(product(`<body><h1>Notebook</h1><span>Tovar nie je skladom</span></body>`).stock).toBe("out_of_stock");
