@@ -168,7 +168,18 @@ function numberNextTo(input: string, marker: string): number {
   const at = input.indexOf(marker);
   if (at === -1) return 0;
   const before = /(?:(?<![\d.,])[.,]{1,2})?\d[\d.,'’\u00a0\u202f\u2009 ]*?(?:[.,][-–])?[\s\u00a0\u202f\u2009]{0,3}$/.exec(input.slice(0, at));
-  if (before !== null) return before.index;
+  if (before !== null) {
+    // Two numbers before the marker (`881,00 169,00 Kn`, an old and a new price): the last one
+    // that reads as a number on its own, from the first that does (`1 299,00 kr` is one number).
+    let start = before.index;
+    const oneNumber = (text: string): boolean => parseAmount(text) !== null && !/[.,]\d{1,2}[\s\u00a0\u202f\u2009]+\d/.test(text);
+    while (!oneNumber(input.slice(start, at))) {
+      const space = input.slice(start, at).search(/[\s\u00a0\u202f\u2009]\S/);
+      if (space === -1) break;
+      start += space + 1;
+    }
+    return start;
+  }
   const after = /^[\s\u00a0\u202f\u2009:]{0,3}(?=[.,]{0,2}\d)/.exec(input.slice(at + marker.length));
   return after === null ? 0 : at + marker.length + after[0].length;
 }
@@ -196,6 +207,8 @@ export function parseAmount(text: string, currency: string | null = null): numbe
   raw = raw.replace(/^(\d{1,3}(?:[\s\u00a0\u202f\u2009'’]\d{3})+)(?=[.,]|$)|^(\d+)[\s\u00a0\u202f\u2009'’].*$/, (_, grouped: string | undefined, head: string | undefined) =>
     grouped !== undefined ? grouped.replace(/[\s\u00a0\u202f\u2009'’]/g, "") : head!,
   );
+  // A space after a decimal part ends the number (`2.00 100`: a price, then a quantity).
+  raw = raw.replace(/^(\d[\d.,]*[.,]\d{1,2})[\s\u00a0\u202f\u2009'’].*$/, "$1");
   raw = raw.replace(/[\s\u00a0\u202f\u2009'’]/g, "");
   const dots = count(raw, ".");
   const commas = count(raw, ",");

@@ -326,8 +326,10 @@ const NOT_CURRENT = /old|was|before|strike|crossed|regular|compare|list|original
  */
 function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
   const candidates = $('[class*="price" i], [id*="price" i], [data-testid*="price" i]').slice(0, PRODUCT_LIMITS.maxCandidates);
+  const listed = listedClasses($, candidates.toArray(), locale);
   for (const element of candidates.toArray()) {
     const node = $(element);
+    if (listed.has(classKey(element))) continue;
     const label = `${node.attr("class") ?? ""} ${node.attr("id") ?? ""} ${node.attr("data-testid") ?? ""}`;
     if (NOT_CURRENT.test(label)) continue;
     if (node.closest("script, style, noscript, template, del, s, strike, select, option").length > 0) continue;
@@ -351,6 +353,38 @@ function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
     }
   }
   return null;
+}
+
+/** An element's tag and class list, the mark of a repeated box in a list. */
+function classKey(element: Element): string {
+  const classes = (element.attribs["class"] ?? "").trim();
+  return classes === "" ? "" : `${element.name}.${classes.split(/\s+/).sort().join(".")}`;
+}
+
+/**
+ * Price classes of a list of products: a class (with its tag) carried by three or more price
+ * elements that show at least two different prices. A page listing other products (a shop's
+ * offers, "more deals") repeats its price box once per product; the first of them is another
+ * product's price, so none of them is read.
+ */
+function listedClasses($: CheerioAPI, candidates: Element[], locale: string | undefined): Set<string> {
+  const amounts = new Map<string, Set<number>>();
+  const counts = new Map<string, number>();
+  for (const element of candidates) {
+    const key = classKey(element);
+    if (key === "") continue;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const text = currentPriceText(element).replace(/\s+/g, " ").trim();
+    if (text === "" || text.length > 40) continue;
+    const parsed = parsePrice(text, { locale });
+    if (parsed === null) continue;
+    let set = amounts.get(key);
+    if (set === undefined) amounts.set(key, (set = new Set()));
+    set.add(parsed.amount);
+  }
+  const listed = new Set<string>();
+  for (const [key, count] of counts) if (count >= 3 && (amounts.get(key)?.size ?? 0) >= 2) listed.add(key);
+  return listed;
 }
 
 /**

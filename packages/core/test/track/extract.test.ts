@@ -89,6 +89,15 @@ describe("product price and availability from structured data", () => {
     expect(product(`<head>${offer("150.00")}<meta content="120.00" property="product:price:amount"></head>`).price).toEqual({ amount: 150, currency: "USD" });
   });
 
+  it("reads no price from a list of products' price boxes", () => {
+    const box = (old: string, now: string): string => `<figure><span class="item-price"><span class="item-price-old">${old}</span> <span class="item-price-new">${now} €</span></span></figure>`;
+    const list = `${box("881,00", "169,00")}${box("4.599,00", "1.200,00")}${box("990,00", "540,00")}`;
+    expect(product(`<html lang="hr"><body><div class="deal-price">Ask us</div>${list}</body></html>`).price).toEqual({ status: "missing", reason: expect.any(String) as string });
+    // one product's price box, repeated with the same price (a sticky bar), is still read
+    const same = `${box("881,00", "169,00")}${box("881,00", "169,00")}${box("881,00", "169,00")}`;
+    expect(product(`<html lang="hr"><body>${same}</body></html>`).price).toEqual({ amount: 169, currency: "EUR" });
+  });
+
   it("reads a labelled visible price on a page without price classes, and nothing else of the kind", () => {
     const html = (body: string): string => `<html lang="en-US"><body>${body}</body></html>`;
     expect(product(html("<div>The Catcher in the Rye\n4 stars\n\nPrice: $6.99\nIn Stock</div>")).price).toEqual({ amount: 6.99, currency: "USD" });

@@ -31,7 +31,7 @@ function amountVerdict(example: Example, got: { amount: number } | null): Verdic
   const expected = example.expected.amount;
   if (got === null) return expected === null ? "right" : "missing";
   if (expected === null) return "wrong";
-  return Math.abs(got.amount - expected) <= Math.max(0.005, Math.abs(expected) * 1e-9) ? "right" : "wrong";
+  return Math.abs(got.amount - expected) <= 1e-6 * Math.max(1, Math.abs(expected)) ? "right" : "wrong";
 }
 
 /** The currency, graded where the expected symbol names one currency, or where none is expected. */

@@ -47,6 +47,15 @@ describe("parsePrice", () => {
     expect(parseAmount("34.9920")).toBe(34.992);
   });
 
+  it("reads the number next to the currency in a longer text", () => {
+    expect(parsePrice("3 Ausgaben für nur 14,85 EUR")).toEqual({ amount: 14.85, currency: "EUR" });
+    expect(parsePrice("50 - $2.00 100 - $2.75")).toEqual({ amount: 2, currency: "USD" });
+    expect(parsePrice("881,00 169,00 Kn")).toEqual({ amount: 169, currency: "HRK" });
+    expect(parsePrice("1 299,00 kr")).toEqual({ amount: 1299, currency: null });
+    expect(parsePrice("40% OFF")).toBeNull();
+    expect(parsePrice("-20 % 79,99 €")).toEqual({ amount: 79.99, currency: "EUR" });
+  });
+
   it("reads a price under 1 written without its leading 0", () => {
     expect(parsePrice(".75 €")).toEqual({ amount: 0.75, currency: "EUR" });
     expect(parsePrice("$.75")).toEqual({ amount: 0.75, currency: "USD" });
