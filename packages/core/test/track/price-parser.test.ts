@@ -46,8 +46,8 @@ function currencyVerdict(example: Example, got: { currency: string | null } | nu
 
 /** Measured. A change that raises a wrong count or lowers a right count is a regression; the held-out numbers are never tuned for. */
 const MEASURED: Record<Example["set"], { amount: { right: number; wrong: number }; currency: { right: number; wrong: number } }> = {
-  tuning: { amount: { right: 946, wrong: 7 }, currency: { right: 579, wrong: 0 } },
-  "held-out": { amount: { right: 208, wrong: 2 }, currency: { right: 154, wrong: 0 } },
+  tuning: { amount: { right: 946, wrong: 7 }, currency: { right: 583, wrong: 0 } },
+  "held-out": { amount: { right: 208, wrong: 2 }, currency: { right: 155, wrong: 0 } },
 };
 
 describe("price strings of price-parser's tests", () => {

@@ -27,6 +27,8 @@ describe("parsePrice", () => {
     ["270,00 Kn", 270, "HRK"],
     ["1.299.000 ₫", 1299000, "VND"],
     ["$1,299,000.50", 1299000.5, "USD"],
+    ["10,75 TL", 10.75, "TRY"],
+    ["749,00 euro", 749, "EUR"],
   ])("%s is %d %s", (text, amount, currency) => {
     expect(parsePrice(text)).toEqual({ amount, currency });
   });
