@@ -8,14 +8,10 @@ import type { Price } from "@driftwatch/schema";
  * - Both `.` and `,` present: the last one is the decimal separator (`1.299,00`, `1,299.00`).
  * - One kind, several times: thousands (`1.299.000`, `1,299,000`).
  * - One kind, once, followed by 1, 2 or 4+ digits: decimal (`12.5`, `12,50`).
- * - One kind, once, followed by exactly 3 digits (`1.299`, `1,299`): ambiguous, settled by the
- *   currency. Currencies without minor units in practice (JPY, KRW, CLP, HUF, ISK, VND, IDR, TWD,
- *   COP, PYG, UGX, KZT, ...) read it as thousands. Otherwise the currency's usual decimal mark
- *   decides: where prices are written with a decimal comma (EUR, CHF's `.` aside, SEK, NOK, DKK,
- *   PLN, CZK, BRL, ARS, TRY, RON, RUB, ...) a lone `.` is thousands (`1.299 €` is 1299) and a
- *   lone `,` is decimal (`1,299 €` is 1.299); where it is a decimal point (USD, GBP, CAD, AUD,
- *   INR, CHF, ILS, ...) a lone `.` is decimal (`$1.299` is 1.299) and a lone `,` is thousands
- *   (`$1,299` is 1299). Without a currency the decimal point reading is used.
+ * - One kind, once, followed by exactly 3 digits (`1.299`, `1,299`): thousands (`1.299 €` and
+ *   `$1,299` are 1299), because prices are written with two minor digits or none. The exception is
+ *   the currencies with three minor digits (KWD, BHD, OMR, JOD, TND, LYD, IQD), where it is decimal.
+ * - A mark right before one or two digits, with no digit before it, is a decimal (`.75 €` is 0.75).
  * - Spaces, no-break spaces, thin spaces and apostrophes between digit groups are thousands
  *   separators (`1 299,00`, `1'299.00`).
  * - A trailing `.-`, `.–`, `,-` or `,–` means no minor units (`CHF 12.–` is 12).
@@ -52,6 +48,10 @@ const SYMBOLS: ReadonlyArray<readonly [string, string | null]> = [
   ["₩", "KRW"],
   ["원", "KRW"],
   ["₺", "TRY"],
+  ["TL", "TRY"],
+  ["euros", "EUR"],
+  ["euro", "EUR"],
+  ["Euro", "EUR"],
   ["₪", "ILS"],
   ["₴", "UAH"],
   ["грн", "UAH"],
@@ -86,14 +86,12 @@ const SYMBOLS: ReadonlyArray<readonly [string, string | null]> = [
 const ISO_CODES = new Set(
   (
     "RUR AED ARS AUD BGN BRL CAD CHF CLP CNY COP CZK DKK EGP EUR GBP HKD HRK HUF IDR ILS INR ISK JPY KRW KZT MAD MXN MYR NGN NOK NZD " +
-    "PEN PHP PKR PLN PYG QAR RON RSD RUB SAR SEK SGD THB TRY TWD UAH UGX USD UYU VND ZAR BYN"
+    "PEN PHP PKR PLN PYG QAR RON RSD RUB SAR SEK SGD THB TRY TWD UAH UGX USD UYU VND ZAR BYN KWD BHD OMR JOD TND LYD IQD"
   ).split(" "),
 );
 
-/** Currencies whose prices are written without minor units in practice. */
-const ZERO_DECIMAL = new Set("JPY KRW CLP HUF ISK VND IDR TWD COP PYG UGX KZT".split(" "));
-/** Currencies whose prices are usually written with a decimal comma. */
-const DECIMAL_COMMA = new Set("EUR SEK NOK DKK PLN CZK BRL ARS TRY RON RUB UAH BGN HRK RSD UYU PEN BYN".split(" "));
+/** Currencies with three minor digits. */
+const THREE_DECIMAL = new Set("KWD BHD OMR JOD TND LYD IQD".split(" "));
 
 /** The currency an ambiguous symbol (`$`, `kr`) means on a page in this locale, if any. */
 export function currencyForLocale(symbol: string, locale: string | undefined): string | null {
@@ -159,17 +157,50 @@ export function parsePrice(text: string, options: ParsePriceOptions = {}): Price
   if (options.currency !== undefined && options.currency !== null && (currency === null || found?.marker === "$")) {
     currency = options.currency.toUpperCase();
   }
-  const amount = parseAmount(input, currency);
+  const amount = parseAmount(found === undefined ? input : input.slice(numberNextTo(input, found.marker)), currency);
   if (amount === null) return null;
   return { amount, currency };
+}
+
+/**
+ * Where the number written with the currency starts: right before the marker (`14,85 EUR`,
+ * `1 299,00 kr`, `12,- €`) or else right after it (`$60.00`, `EUR 12.50`), so that a text's other
+ * numbers (`3 Ausgaben für nur 14,85 EUR`, `50 - $2.00`) are not read as the price. 0 (the first
+ * number) when no number stands next to the marker.
+ */
+function numberNextTo(input: string, marker: string): number {
+  const at = input.indexOf(marker);
+  if (at === -1) return 0;
+  const before = /(?:(?<![\d.,])[.,]{1,2})?\d[\d.,'’\u00a0\u202f\u2009 ]*?(?:[.,][-–])?[\s\u00a0\u202f\u2009]{0,3}$/.exec(input.slice(0, at));
+  if (before !== null) {
+    // Two numbers before the marker (`881,00 169,00 Kn`, an old and a new price): the last one
+    // that reads as a number on its own, from the first that does (`1 299,00 kr` is one number).
+    let start = before.index;
+    const oneNumber = (text: string): boolean => parseAmount(text) !== null && !/[.,]\d{1,2}[\s\u00a0\u202f\u2009]+\d/.test(text);
+    while (!oneNumber(input.slice(start, at))) {
+      const space = input.slice(start, at).search(/[\s\u00a0\u202f\u2009]\S/);
+      if (space === -1) break;
+      start += space + 1;
+    }
+    return start;
+  }
+  const after = /^[\s\u00a0\u202f\u2009:]{0,3}(?=[.,]{0,2}\d)/.exec(input.slice(at + marker.length));
+  return after === null ? 0 : at + marker.length + after[0].length;
 }
 
 /** Reads a number written with a locale's separators (`1.299,00`, `1,299.00`, `1 299`), or null. */
 export function parseAmount(text: string, currency: string | null = null): number | null {
   const input = text.length > MAX_PRICE_TEXT ? text.slice(0, MAX_PRICE_TEXT) : text;
-  const match = NUMBER.exec(input);
+  // A percentage (`40% OFF`) is not an amount: the next number is read instead.
+  const numbers = new RegExp(NUMBER.source, "g");
+  let match = numbers.exec(input);
+  while (match !== null && /^[\s\u00a0]?%/.test(input.slice(match.index + match[0].length))) match = numbers.exec(input);
   if (match === null) return null;
   let raw = match[0].replace(/[\s\u00a0\u202f\u2009]+$/, "");
+  // A price under 1 written without its leading 0 (`.75 €`, `$.75`): a mark right before one or two digits, with no digit before it.
+  if (match.index > 0 && /[.,]/.test(input.charAt(match.index - 1)) && !/\d/.test(input.charAt(match.index - 2)) && /^\d{1,2}$/.test(raw.replace(/[.,\s\u00a0\u202f\u2009'’]+$/, ""))) {
+    return Number(`0.${raw.replace(/[.,\s\u00a0\u202f\u2009'’]+$/, "")}`);
+  }
   // Separators that end the run (`12.`, `12,`) are punctuation, not part of the number.
   let noMinor = false;
   const tail = input.slice(match.index + match[0].length);
@@ -180,6 +211,8 @@ export function parseAmount(text: string, currency: string | null = null): numbe
   raw = raw.replace(/^(\d{1,3}(?:[\s\u00a0\u202f\u2009'’]\d{3})+)(?=[.,]|$)|^(\d+)[\s\u00a0\u202f\u2009'’].*$/, (_, grouped: string | undefined, head: string | undefined) =>
     grouped !== undefined ? grouped.replace(/[\s\u00a0\u202f\u2009'’]/g, "") : head!,
   );
+  // A space after a decimal part ends the number (`2.00 100`: a price, then a quantity).
+  raw = raw.replace(/^(\d[\d.,]*[.,]\d{1,2})[\s\u00a0\u202f\u2009'’].*$/, "$1");
   raw = raw.replace(/[\s\u00a0\u202f\u2009'’]/g, "");
   const dots = count(raw, ".");
   const commas = count(raw, ",");
@@ -200,7 +233,7 @@ export function parseAmount(text: string, currency: string | null = null): numbe
       normalized = parts.join("");
     } else {
       const after = parts[1]!;
-      normalized = after.length === 3 && isThousands(separator, currency) ? parts.join("") : `${parts[0]}.${after}`;
+      normalized = after.length === 3 && isThousands(currency) ? parts.join("") : `${parts[0]}.${after}`;
     }
   }
   if (noMinor) normalized = normalized.split(".")[0]!;
@@ -209,10 +242,13 @@ export function parseAmount(text: string, currency: string | null = null): numbe
   return Number.isFinite(value) ? value : null;
 }
 
-function isThousands(separator: "." | ",", currency: string | null): boolean {
-  if (currency !== null && ZERO_DECIMAL.has(currency)) return true;
-  const decimalComma = currency !== null && DECIMAL_COMMA.has(currency);
-  return separator === "." ? decimalComma : !decimalComma;
+/**
+ * A lone separator before exactly three digits (`1.299`, `73,460`) separates thousands: prices are
+ * written with two minor digits or none, so three digits after the mark are a group. The exception
+ * is the currencies with three minor digits (KWD, BHD, OMR, JOD, TND, LYD, IQD: `423.923 KWD`).
+ */
+function isThousands(currency: string | null): boolean {
+  return currency === null || !THREE_DECIMAL.has(currency);
 }
 
 function count(text: string, char: string): number {

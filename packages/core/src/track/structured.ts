@@ -51,9 +51,33 @@ export function readProductFacts($: CheerioAPI): ProductFacts {
   fill(fromJsonLd($, locale), "json-ld");
   if (facts.price === undefined || facts.availability === undefined) fill(fromMicrodata($, locale), "microdata");
   if (facts.price === undefined || facts.availability === undefined) fill(fromOpenGraph($, locale), "opengraph");
-  if (facts.price === undefined) fill({ price: visiblePrice($, locale) }, "visible");
+  if (facts.price === undefined) fill({ price: visiblePrice($, locale) ?? labelledPrice($, locale) }, "visible");
   if (facts.availability === undefined) fill({ availability: visibleAvailability($) }, "visible");
+  const sale = saleOverRegular($, locale, facts.price);
+  if (sale !== null) facts.price = { value: sale, source: "opengraph" };
   return facts;
+}
+
+/**
+ * A sale that the structured data has not caught up with: the JSON-LD or microdata price equals
+ * the price the Open Graph tags call the regular one (`og:price:standard_amount`,
+ * `product:original_price:amount`), and Open Graph's current price (`product:sale_price:amount`,
+ * `product:price:amount`) is lower, in the same currency. The page then sells at the lower price.
+ */
+function saleOverRegular($: CheerioAPI, locale: string | undefined, found: ProductFacts["price"]): Price | null {
+  if (found === undefined || (found.source !== "json-ld" && found.source !== "microdata")) return null;
+  const meta = (name: string): string | undefined => $(`meta[property="${name}"], meta[name="${name}"]`).first().attr("content")?.trim().slice(0, PRODUCT_LIMITS.maxPriceText);
+  const currency = meta("product:price:currency") ?? meta("og:price:currency");
+  const regularText = meta("og:price:standard_amount") ?? meta("product:original_price:amount");
+  const currentText = meta("product:sale_price:amount") ?? meta("product:price:amount") ?? meta("og:price:amount");
+  if (regularText === undefined || currentText === undefined) return null;
+  const regular = priceOf(regularText, currency, locale);
+  const current = priceOf(currentText, currency, locale);
+  if (regular === null || current === null || current.amount <= 0) return null;
+  const sameCurrency = (price: Price): boolean => price.currency === null || price.currency === found.value.currency;
+  if (!sameCurrency(regular) || !sameCurrency(current)) return null;
+  if (Math.abs(regular.amount - found.value.amount) > 0.005 || current.amount >= regular.amount) return null;
+  return { amount: current.amount, currency: found.value.currency ?? current.currency };
 }
 
 /** The page's language tag (`<html lang>`, `og:locale`, `content-language`), if any. */
@@ -302,8 +326,10 @@ const NOT_CURRENT = /old|was|before|strike|crossed|regular|compare|list|original
  */
 function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
   const candidates = $('[class*="price" i], [id*="price" i], [data-testid*="price" i]').slice(0, PRODUCT_LIMITS.maxCandidates);
+  const listed = listedClasses($, candidates.toArray(), locale);
   for (const element of candidates.toArray()) {
     const node = $(element);
+    if (listed.has(classKey(element))) continue;
     const label = `${node.attr("class") ?? ""} ${node.attr("id") ?? ""} ${node.attr("data-testid") ?? ""}`;
     if (NOT_CURRENT.test(label)) continue;
     if (node.closest("script, style, noscript, template, del, s, strike, select, option").length > 0) continue;
@@ -327,6 +353,38 @@ function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
     }
   }
   return null;
+}
+
+/** An element's tag and class list, the mark of a repeated box in a list. */
+function classKey(element: Element): string {
+  const classes = (element.attribs["class"] ?? "").trim();
+  return classes === "" ? "" : `${element.name}.${classes.split(/\s+/).sort().join(".")}`;
+}
+
+/**
+ * Price classes of a list of products: a class (with its tag) carried by three or more price
+ * elements that show at least two different prices. A page listing other products (a shop's
+ * offers, "more deals") repeats its price box once per product; the first of them is another
+ * product's price, so none of them is read.
+ */
+function listedClasses($: CheerioAPI, candidates: Element[], locale: string | undefined): Set<string> {
+  const amounts = new Map<string, Set<number>>();
+  const counts = new Map<string, number>();
+  for (const element of candidates) {
+    const key = classKey(element);
+    if (key === "") continue;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const text = currentPriceText(element).replace(/\s+/g, " ").trim();
+    if (text === "" || text.length > 40) continue;
+    const parsed = parsePrice(text, { locale });
+    if (parsed === null) continue;
+    let set = amounts.get(key);
+    if (set === undefined) amounts.set(key, (set = new Set()));
+    set.add(parsed.amount);
+  }
+  const listed = new Set<string>();
+  for (const [key, count] of counts) if (count >= 3 && (amounts.get(key)?.size ?? 0) >= 2) listed.add(key);
+  return listed;
 }
 
 /**
@@ -414,9 +472,15 @@ function buttonWords(element: Element): string | undefined {
 }
 
 function visibleAvailability($: CheerioAPI): Availability | null {
-  const availability = availabilityFromText(visibleText($));
+  // A sentence about pre-orders ("we charge the lowest price during the pre-order period") is not
+  // a pre-order button or label: in a text longer than a label, a bare "pre-order" does not count.
+  const parts = visibleParts($).map((part) => (part.length > LABEL_LENGTH ? part.replace(/\bpre-?order(?!\s+now)/gi, " ") : part));
+  const availability = availabilityFromText(parts.join(" "));
   return availability === "unknown" ? null : availability;
 }
+
+/** Longest text read as a label or a button's words rather than a sentence. */
+const LABEL_LENGTH = 60;
 
 /**
  * The page's text as a shopper sees it, in document order, up to MAX_AVAILABILITY_TEXT
@@ -424,6 +488,11 @@ function visibleAvailability($: CheerioAPI): Availability | null {
  * other products' boxes (see leftOut), with the words of its buttons (see buttonWords).
  */
 function visibleText($: CheerioAPI): string {
+  return visibleParts($).join(" ");
+}
+
+/** The text nodes (and button words) of visibleText, in document order. */
+function visibleParts($: CheerioAPI): string[] {
   const parts: string[] = [];
   let length = 0;
   // Each node with whether it sits inside the page's content (`main`, `article`).
@@ -450,7 +519,44 @@ function visibleText($: CheerioAPI): string {
     const children = (node as ParentNode).children;
     for (let i = children.length - 1; i >= 0; i--) stack.push([children[i]!, inContent]);
   }
-  return parts.join(" ");
+  return parts;
+}
+
+/**
+ * Words that label the current price, alone or with a qualifier of the current price: `Price:`,
+ * `Our price:`, `Preis:`, `Prix :`, `Precio:`, `Cena:`, `Цена:`. A list, old or recommended price
+ * (`List price:`, `Was:`, `UVP:`, `RRP:`) is not one of them.
+ */
+const PRICE_LABEL =
+  /^(?:(?:our|sale|your|current)\s+)?(?:price|preis|unser\s+preis|prix|notre\s+prix|precio|prezzo|preço|preco|prijs|cena|pris|hinta|ár|fiyat|цена|ціна|kaina|cijena|preț|pret)(?:\s+now)?\s*:\s*(.*)$/i;
+
+/**
+ * A price written as visible text after a label (`Price: $6.99`, `<span>Preis:</span> <span>12,99 €</span>`)
+ * on a page whose price has no price class. The label and the price are on one line of a text
+ * node, or the price is the next text. The price must carry a currency and be the whole rest of
+ * the line, as visiblePrice asks.
+ */
+function labelledPrice($: CheerioAPI, locale: string | undefined): Price | null {
+  const segments: string[] = [];
+  for (const part of visibleParts($)) {
+    for (const line of part.split(/\n/)) {
+      const trimmed = line.replace(/\s+/g, " ").trim();
+      if (trimmed !== "") segments.push(trimmed);
+    }
+    if (segments.length > PRODUCT_LIMITS.maxCandidates * 10) break;
+  }
+  for (let i = 0; i < segments.length; i++) {
+    const label = PRICE_LABEL.exec(segments[i]!);
+    if (label === null) continue;
+    const text = label[1] !== "" ? label[1]! : (segments[i + 1] ?? "");
+    if (text === "" || text.length > 40) continue;
+    if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
+    const parsed = parsePrice(text, { locale });
+    if (parsed === null || parsed.currency === null || parsed.amount <= 0) continue;
+    if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
+    return parsed;
+  }
+  return null;
 }
 
 /** Parses a bare number in a page's locale (for `extract: "number"`). */

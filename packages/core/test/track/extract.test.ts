@@ -76,6 +76,42 @@ describe("product price and availability from structured data", () => {
     expect(product(html)).toEqual({ price: { amount: 23.5, currency: "PLN" }, stock: "out_of_stock" });
   });
 
+  it("takes Open Graph's sale price when the structured price is the one Open Graph calls regular", () => {
+    const offer = (price: string): string =>
+      `<script type="application/ld+json">${JSON.stringify({ "@type": "Product", offers: { "@type": "Offer", price, priceCurrency: "USD" } })}</script>`;
+    const og = (regular: string, current: string, currency = "USD"): string =>
+      `<meta content="${regular}" property="og:price:standard_amount"><meta content="${current}" property="product:price:amount"><meta content="${currency}" property="product:price:currency">`;
+    expect(product(`<head>${offer("150.00")}${og("150.00", "120.00")}</head>`).price).toEqual({ amount: 120, currency: "USD" });
+    // The structured price is not the regular one, the "sale" is not lower, or the currencies differ: the structured price stands.
+    expect(product(`<head>${offer("130.00")}${og("150.00", "120.00")}</head>`).price).toEqual({ amount: 130, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}${og("150.00", "180.00")}</head>`).price).toEqual({ amount: 150, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}${og("150.00", "120.00", "EUR")}</head>`).price).toEqual({ amount: 150, currency: "USD" });
+    expect(product(`<head>${offer("150.00")}<meta content="120.00" property="product:price:amount"></head>`).price).toEqual({ amount: 150, currency: "USD" });
+  });
+
+  it("reads no price from a list of products' price boxes", () => {
+    const box = (old: string, now: string): string => `<figure><span class="item-price"><span class="item-price-old">${old}</span> <span class="item-price-new">${now} €</span></span></figure>`;
+    const list = `${box("881,00", "169,00")}${box("4.599,00", "1.200,00")}${box("990,00", "540,00")}`;
+    expect(product(`<html lang="hr"><body><div class="deal-price">Ask us</div>${list}</body></html>`).price).toEqual({ status: "missing", reason: expect.any(String) as string });
+    // one product's price box, repeated with the same price (a sticky bar), is still read
+    const same = `${box("881,00", "169,00")}${box("881,00", "169,00")}${box("881,00", "169,00")}`;
+    expect(product(`<html lang="hr"><body>${same}</body></html>`).price).toEqual({ amount: 169, currency: "EUR" });
+  });
+
+  it("reads a labelled visible price on a page without price classes, and nothing else of the kind", () => {
+    const html = (body: string): string => `<html lang="en-US"><body>${body}</body></html>`;
+    expect(product(html("<div>The Catcher in the Rye\n4 stars\n\nPrice: $6.99\nIn Stock</div>")).price).toEqual({ amount: 6.99, currency: "USD" });
+    expect(product(html("<p><span>Preis:</span> <span>12,99 €</span></p>")).price).toEqual({ amount: 12.99, currency: "EUR" });
+    expect(product(html("<p>Our price: 1.299,00 €</p>")).price).toEqual({ amount: 1299, currency: "EUR" });
+    // not the current price, no currency, not a price, a sentence, another product's box
+    const none = { status: "missing", reason: expect.any(String) as string };
+    expect(product(html("<p>List price: $10.00</p><p>Was: $12.00</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: 12</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: call us</p>")).price).toEqual(none);
+    expect(product(html("<p>Price: members pay $10 less on every order above $50</p>")).price).toEqual(none);
+    expect(product(html('<div class="related-products"><p>Price: $5.00</p></div>')).price).toEqual(none);
+  });
+
   it("falls back to a visible price element and stock phrases, skipping old prices and other products", () => {
     const html = `<html lang="de-AT"><body><h1>Kaffeemaschine</h1>
       <div class="recommendations"><span class="price">€ 5,00</span></div>
@@ -118,6 +154,14 @@ describe("product price and availability from structured data", () => {
     expect(product(`<body><img id="addToCartButton" alt="Add to Cart" src="b.png"></body>`).stock).toBe("in_stock");
     // An image that is not a button says nothing.
     expect(product(`<body><img alt="Add to cart" src="banner.png"></body>`).stock).toBe("unknown");
+  });
+
+  it("reads a pre-order button or label, not a sentence about pre-orders", () => {
+    const sentence = "<p>We will charge your default payment method for the lowest price available during the pre-order period.</p>";
+    expect(product(`<body><button>Buy now</button>${sentence}</body>`).stock).toBe("in_stock");
+    expect(product(`<body><button>Pre-order</button></body>`).stock).toBe("preorder");
+    expect(product(`<body><p>Pre-order now: ships in March</p></body>`).stock).toBe("preorder");
+    expect(product(`<body><button>Add to cart</button><span>Pre-order</span></body>`).stock).toBe("unknown");
   });
 
   it("knows stock phrases in more languages, with their negations", () => {

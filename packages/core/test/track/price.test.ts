@@ -27,19 +27,44 @@ describe("parsePrice", () => {
     ["270,00 Kn", 270, "HRK"],
     ["1.299.000 ₫", 1299000, "VND"],
     ["$1,299,000.50", 1299000.5, "USD"],
+    ["10,75 TL", 10.75, "TRY"],
+    ["749,00 euro", 749, "EUR"],
   ])("%s is %d %s", (text, amount, currency) => {
     expect(parsePrice(text)).toEqual({ amount, currency });
   });
 
-  it("settles a lone separator before three digits by the currency", () => {
+  it("reads a lone separator before three digits as thousands, except in currencies with three minor digits", () => {
     expect(parsePrice("1.299 €")).toEqual({ amount: 1299, currency: "EUR" });
-    expect(parsePrice("$1.299")).toEqual({ amount: 1.299, currency: "USD" });
-    expect(parsePrice("1,299 €")).toEqual({ amount: 1.299, currency: "EUR" });
+    expect(parsePrice("$1.299")).toEqual({ amount: 1299, currency: "USD" });
+    expect(parsePrice("1,299 €")).toEqual({ amount: 1299, currency: "EUR" });
     expect(parsePrice("$1,299")).toEqual({ amount: 1299, currency: "USD" });
     expect(parsePrice("¥1.200")).toEqual({ amount: 1200, currency: "JPY" });
-    // Without a currency the decimal point reading is used.
-    expect(parseAmount("1.299")).toBe(1.299);
+    expect(parsePrice("1.899,-")).toEqual({ amount: 1899, currency: null });
+    expect(parsePrice("423.923 KWD")).toEqual({ amount: 423.923, currency: "KWD" });
+    expect(parsePrice("BHD 1,250")).toEqual({ amount: 1.25, currency: "BHD" });
+    expect(parseAmount("1.299")).toBe(1299);
     expect(parseAmount("1,299")).toBe(1299);
+    // Two or four digits after the mark are decimals.
+    expect(parseAmount("12.99")).toBe(12.99);
+    expect(parseAmount("34.9920")).toBe(34.992);
+  });
+
+  it("reads the number next to the currency in a longer text", () => {
+    expect(parsePrice("3 Ausgaben für nur 14,85 EUR")).toEqual({ amount: 14.85, currency: "EUR" });
+    expect(parsePrice("50 - $2.00 100 - $2.75")).toEqual({ amount: 2, currency: "USD" });
+    expect(parsePrice("881,00 169,00 Kn")).toEqual({ amount: 169, currency: "HRK" });
+    expect(parsePrice("1 299,00 kr")).toEqual({ amount: 1299, currency: null });
+    expect(parsePrice("40% OFF")).toBeNull();
+    expect(parsePrice("-20 % 79,99 €")).toEqual({ amount: 79.99, currency: "EUR" });
+  });
+
+  it("reads a price under 1 written without its leading 0", () => {
+    expect(parsePrice(".75 €")).toEqual({ amount: 0.75, currency: "EUR" });
+    expect(parsePrice("$.75")).toEqual({ amount: 0.75, currency: "USD" });
+    expect(parsePrice("$..75")).toEqual({ amount: 0.75, currency: "USD" });
+    // A mark after a digit is a separator as before; three digits after a bare mark are no price under 1.
+    expect(parsePrice("12.75 €")).toEqual({ amount: 12.75, currency: "EUR" });
+    expect(parsePrice(".750 €")).toEqual({ amount: 750, currency: "EUR" });
   });
 
   it("reads ambiguous symbols with the page's locale", () => {

@@ -45,9 +45,12 @@ export function showValue(v: TrackedValue): string {
  * `matches` in the browser: a JavaScript RegExp. The service compiles the same pattern with RE2,
  * which refuses lookarounds and backreferences when the alert is saved. RE2's leading flag group
  * (`(?i)`, `(?s)`, `(?m)`, as in docs/conditions.md's recipes) becomes the RegExp's flags; a
- * pattern RegExp cannot compile makes its condition false in the preview.
+ * pattern RegExp cannot compile makes its condition false in the preview. So does a pattern that
+ * could backtrack for an exponential time in JavaScript (see mayBacktrack): RE2 matches it in
+ * linear time on the server, but here it could freeze the page on a long text.
  */
 export function compileRegExp(pattern: string): PatternMatcher | undefined {
+  if (mayBacktrack(pattern)) return undefined;
   const flags = /^\(\?([ims]+)\)/.exec(pattern);
   let compiled: RegExp;
   try {
@@ -56,6 +59,49 @@ export function compileRegExp(pattern: string): PatternMatcher | undefined {
     return undefined;
   }
   return { matcher: (input) => ({ find: () => compiled.test(input) }) };
+}
+
+/**
+ * Whether a pattern repeats, without bound (`*`, `+`, `{n,}`), a group that itself repeats or
+ * holds alternatives: `(a+)+`, `(\\w+\\s?)*`, `(a|ab)*`. Such a pattern can take exponential time in
+ * a backtracking engine. A conservative scan: escapes and character classes are skipped; a
+ * bounded repetition (`?`, `{2,5}`) of such a group is allowed.
+ */
+export function mayBacktrack(pattern: string): boolean {
+  const groups: Array<{ repeats: boolean; alternates: boolean }> = [];
+  const unbounded = (at: number): boolean => {
+    const next = pattern.charAt(at);
+    return next === "*" || next === "+" || (next === "{" && /^\{\d*,\}/.test(pattern.slice(at)));
+  };
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern.charAt(i);
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "[") {
+      // a character class up to its closing bracket (a `]` right after `[` or `[^` is a literal)
+      let j = i + 1;
+      if (pattern.charAt(j) === "^") j++;
+      if (pattern.charAt(j) === "]") j++;
+      while (j < pattern.length && pattern.charAt(j) !== "]") j += pattern.charAt(j) === "\\" ? 2 : 1;
+      i = j;
+      continue;
+    }
+    const top = groups[groups.length - 1];
+    if (c === "(") groups.push({ repeats: false, alternates: false });
+    else if (c === "|") {
+      if (top) top.alternates = true;
+    } else if (c === ")") {
+      const group = groups.pop();
+      if (group === undefined) continue;
+      const repeated = unbounded(i + 1);
+      if (repeated && (group.repeats || group.alternates)) return true;
+      const parent = groups[groups.length - 1];
+      if (parent && (group.repeats || repeated || pattern.charAt(i + 1) === "{")) parent.repeats = true;
+    } else if ((c === "*" || c === "+" || c === "{") && top) top.repeats = true;
+  }
+  return false;
 }
 
 function observation(check: PastCheck): CheckObservation {
