@@ -258,7 +258,10 @@ export class SqlChannels {
     /** Candidates not among `tried` (messages another claimer holds): the condition and its values. */
     const fresh = (tried: readonly string[]): [string, unknown[]] =>
       tried.length === 0 ? ["", []] : [` AND d.id NOT IN (${tried.map(() => "?").join(", ")})`, [...tried]];
-    return this.#driver.transaction(async (tx) => {
+    // Where rows lock, each statement stands on its own (the lease is written by the statement that
+    // locks and re-checks the rows): no transaction, so no BEGIN and COMMIT round trips and no lock
+    // held past the statement. SQLite reads and writes in one write transaction.
+    const claim = async (tx: SqlExecutor): Promise<ClaimedChannelDelivery[]> => {
       const orgs =
         input.orgId !== undefined
           ? [input.orgId]
@@ -350,19 +353,54 @@ export class SqlChannels {
         tried.push(...ids);
       }
       return claimed.sort((a, b) => (a.id < b.id ? -1 : 1));
-    });
+    };
+    return locks ? claim(this.#driver) : this.#driver.transaction(claim);
   }
 
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
     return this.#driver.transaction((tx) => this.#recordAttempt(tx, id, owner, attempt));
   }
 
-  /** Several attempts in one transaction (the delivery worker's batches): one commit instead of one per message. */
+  /**
+   * Several attempts in one transaction (the delivery worker's batches): one commit instead of one
+   * per message. On PostgreSQL, one statement for them all (a round trip costs more than the
+   * statement): the messages' updates and the attempts' rows, as the one-by-one statements would.
+   */
   recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    if (attempts.length === 0) return Promise.resolve([]);
+    if (this.#ctx.dialect.name === "postgres" && new Set(attempts.map((a) => a.id)).size === attempts.length) {
+      return this.#recordAttemptsAtOnce(owner, attempts);
+    }
     return this.#driver.transaction(async (tx) => {
       const saved: (ChannelDeliveryRecord | null)[] = [];
       for (const { id, attempt } of attempts) saved.push(await this.#recordAttempt(tx, id, owner, attempt));
       return saved;
+    });
+  }
+
+  async #recordAttemptsAtOnce(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    const t = this.#t;
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    for (const { id, attempt } of attempts) {
+      rows.push("(CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz), CAST(? AS timestamptz), CAST(? AS integer), CAST(? AS text), CAST(? AS integer))");
+      values.push(id, attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, encodeTextOrNull(attempt.error), Math.round(attempt.durationMs));
+    }
+    const saved = await this.#ctx.all(
+      this.#driver,
+      `WITH a(id, state, next_attempt_at, at, response_status, error, duration_ms) AS (VALUES ${rows.join(", ")}),
+       u AS (UPDATE ${t.channel_deliveries} d SET state = a.state, attempts = d.attempts + 1, next_attempt_at = a.next_attempt_at,
+               last_attempt_at = a.at, last_response_status = a.response_status, last_error = a.error, lease_owner = NULL, lease_expires_at = NULL
+             FROM a WHERE d.id = a.id AND d.lease_owner = ? RETURNING d.*, a.duration_ms AS attempt_duration_ms),
+       i AS (INSERT INTO ${t.channel_delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms)
+             SELECT id, attempts, org_id, last_attempt_at, last_response_status, last_error, attempt_duration_ms FROM u)
+       SELECT * FROM u`,
+      [...values, owner],
+    );
+    const byId = new Map(saved.map((row) => [row.id as string, row]));
+    return attempts.map(({ id }) => {
+      const row = byId.get(id);
+      return row === undefined ? null : this.delivery(row);
     });
   }
 
