@@ -28,7 +28,15 @@ export function createChannelSender(notifier: Notifier, secrets: ServerSecrets):
       } catch (error) {
         return { outcome: "failed", reason: isNotifyError(error) ? `${error.code}: ${error.message}` : "the message is not a notification" };
       }
-      const result = await sendAll(notifications, (notification) => notifier.send(url, notification, { template: channel.template ?? undefined, signal }));
+      let result;
+      try {
+        result = await sendAll(notifications, (notification) => notifier.send(url, notification, { template: channel.template ?? undefined, signal }));
+      } catch (error) {
+        // The message cannot be made for this channel (its template's output, an event it does not
+        // carry): sending it again will not help.
+        if (isNotifyError(error)) return { outcome: "failed", reason: `${error.code}: ${error.message}` };
+        throw error;
+      }
       switch (result.outcome) {
         case "delivered":
           return { outcome: "delivered", status: result.status };
