@@ -161,10 +161,11 @@ export class SqlChannels {
       sets.push(`${column[0]} = ?`);
       values.push(this.#ctx.rows.param(value, column[1]));
     }
+    const ifUrl = patch.ifUrlSealed === undefined ? "" : " AND url_sealed = ?";
     return this.#first(
       this.#driver,
-      `UPDATE ${this.#t.channels} SET ${sets.join(", ")} WHERE org_id = ? AND id = ? RETURNING *`,
-      [...values, orgId, id],
+      `UPDATE ${this.#t.channels} SET ${sets.join(", ")} WHERE org_id = ? AND id = ?${ifUrl} RETURNING *`,
+      [...values, orgId, id, ...(patch.ifUrlSealed === undefined ? [] : [patch.ifUrlSealed])],
       (row) => this.channel(row),
     );
   }

@@ -1,4 +1,4 @@
-import { channelRouteFor, newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord } from "@driftwatch/core";
+import { channelRouteFor, newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord, type SecretBox, type Store } from "@driftwatch/core";
 import { createTestNotification, isNotifyError, type Notifier, type SendResult } from "@driftwatch/notify";
 import {
   ChannelCreateSchema,
@@ -113,6 +113,18 @@ function checkTemplate(notifier: Notifier, template: string | null | undefined, 
     // other refusals of the sample are not the template's doing (the URL is checked on its own)
     if (error.code === "invalid_template") throw refuse(error.message);
   }
+}
+
+/**
+ * Stores `channel`'s URL sealed under the current key when it was sealed under an older one (a
+ * rotation), only while the stored value is the one read. Best effort: a failure is tried again at
+ * the next send.
+ */
+export async function resealChannelUrl(store: Pick<Store, "updateChannel">, box: SecretBox, channel: ChannelRecord, url: string, now: Date): Promise<void> {
+  if (!box.needsReseal(channel.urlSealed)) return;
+  await store
+    .updateChannel(channel.orgId, channel.id, { urlSealed: box.seal(url, channelSecretContext(channel.id)), ifUrlSealed: channel.urlSealed, updatedAt: now.toISOString() })
+    .catch(() => undefined);
 }
 
 /** What the service answered, as the test endpoint reports it. */
@@ -346,7 +358,10 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const { orgId } = authOf(request);
       const channel = await store.getChannel(orgId, request.params.id);
       if (channel === null) throw notFound("channel");
-      const url = requireSecretBox(deps.secrets).open(channel.urlSealed, channelSecretContext(channel.id));
+      const box = requireSecretBox(deps.secrets);
+      const url = box.open(channel.urlSealed, channelSecretContext(channel.id));
+      // a URL sealed under an older key moves to the current one (a way to finish a rotation)
+      await resealChannelUrl(store, box, channel, url, now());
       let result: SendResult;
       try {
         result = await notifier.send(url, createTestNotification(now()), { template: channel.template ?? undefined });

@@ -1,6 +1,7 @@
 // The engine's channel sender: a message that cannot be made for its channel (a template whose
 // output the service cannot take, an event the channel does not carry) is a failed attempt at
-// once, not a retry on the schedule for a day; nothing is sent.
+// once, not a retry on the schedule for a day; nothing is sent. After a key rotation, a channel's
+// URL is sealed again under the new key at its next send.
 import { createSecretBox, generateSecretKey, parseSecretKeys, type ChannelRecord } from "@driftwatch/core";
 import { createNotifier } from "@driftwatch/notify";
 import { describe, expect, it } from "vitest";
@@ -65,6 +66,25 @@ describe("the channel sender", () => {
     // the same channel with a good template delivers
     expect(await sender.send(channelFor("jsons://hooks.example.com/in", '{"text": "{{monitor.name}}"}'), [change], signal)).toMatchObject({ outcome: "delivered" });
     expect(sent).toEqual(["https://hooks.example.com/in"]);
+    await notifier.close();
+  });
+
+  it("seals a URL sealed under an older key again under the current one at its next send (a rotation)", async () => {
+    const oldKey = generateSecretKey();
+    const before = createSecretBox(parseSecretKeys(oldKey));
+    const rotated = createSecretBox(parseSecretKeys(`${generateSecretKey()},${oldKey}`));
+    const notifier = createNotifier({ checkUrl: async () => undefined, transport: async () => ({ status: 200, headers: {}, body: "" }) });
+    const resealed: { id: string; urlSealed: string }[] = [];
+    const sender = createChannelSender(notifier, { box: rotated, source: "env" }, { reseal: async (channel, urlSealed) => resealed.push({ id: channel.id, urlSealed }) });
+    const url = "jsons://hooks.example.com/in";
+    const channel = { ...channelFor(url, null), urlSealed: before.seal(url, channelSecretContext("ch_01JSENDER00000000000000000")) };
+    expect(await sender.send(channel, [change], new AbortController().signal)).toMatchObject({ outcome: "delivered" });
+    expect(resealed).toHaveLength(1);
+    expect(rotated.needsReseal(resealed[0]!.urlSealed)).toBe(false);
+    expect(rotated.open(resealed[0]!.urlSealed, channelSecretContext(channel.id))).toBe(url);
+    // a URL already under the current key is left alone
+    expect(await sender.send({ ...channel, urlSealed: resealed[0]!.urlSealed }, [change], new AbortController().signal)).toMatchObject({ outcome: "delivered" });
+    expect(resealed).toHaveLength(1);
     await notifier.close();
   });
 });
