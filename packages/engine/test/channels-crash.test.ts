@@ -1,29 +1,51 @@
 // kill -9 of a channel delivery worker mid-run (the attempts are recorded in group commits): once
 // the leases expire another worker sends what was left, nothing is lost, every message is
 // recorded once, and only messages whose send was in flight at the kill can reach the service twice.
+// On SQLite, and on PostgreSQL when it answers (the claim there runs without a transaction).
+import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { Store } from "@driftwatch/core";
+import { createPostgresStore } from "@driftwatch/store-postgres";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { createPostgresDatabase, postgresSkipReason, type TestPostgresDatabase } from "../../../tooling/test-postgres.js";
 import { createChannelDeliveryService, type ChannelSender } from "../src/index.js";
 
 const MESSAGES = 600;
 const CHILD_CONCURRENCY = 16;
 
 let dir: string | undefined;
-afterEach(() => {
+let database: TestPostgresDatabase | undefined;
+afterEach(async () => {
   if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+  await database?.drop();
+  database = undefined;
 });
 
-describe("channel outbox across kill -9", () => {
-  it("loses nothing and records each message once; at most the sends in flight at the kill go twice", async () => {
+const postgresSkip = await postgresSkipReason();
+const kinds = postgresSkip === null ? (["sqlite", "postgres"] as const) : (["sqlite"] as const);
+
+/** The test's store and what the child opens it with (a file, or `postgres://...#schema`). */
+async function openStore(kind: "sqlite" | "postgres"): Promise<{ store: Store; location: string }> {
+  if (kind === "sqlite") {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-channels-crash-"));
     const file = path.join(dir, "outbox.db");
-    const store = await createSqliteStore({ filename: file });
+    return { store: await createSqliteStore({ filename: file }), location: file };
+  }
+  database = await createPostgresDatabase("dw_channels_crash");
+  const schema = `crash_${randomBytes(4).toString("hex")}`;
+  return { store: await createPostgresStore({ connectionString: database.url, schema }), location: `${database.url}#${schema}` };
+}
+
+describe.each(kinds)("channel outbox across kill -9 (%s)", (kind) => {
+  it("loses nothing and records each message once; at most the sends in flight at the kill go twice", async () => {
+    const { store, location: file } = await openStore(kind);
     const org = await store.createOrganization({ slug: "crash" });
     const channels = await Promise.all(
       [0, 1, 2].map((i) =>

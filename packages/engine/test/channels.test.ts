@@ -181,6 +181,59 @@ describe("channel delivery from the outbox", () => {
     expect(sent[0]!.payloads.map((p) => (p as { diff: { id: string } }).diff.id)).toEqual(["dif_1", "dif_2", "dif_3"]);
   });
 
+  it("a slow service delays no one else: its channel holds at most its cap, its organization at most its share while another's messages could start", async () => {
+    const other = await store.createOrganization({ slug: "other-org" });
+    const slow = await store.createChannel(orgId, channel({ name: "slow" }));
+    const fast = await store.createChannel(orgId, channel({ name: "fast" }));
+    const elsewhere = [await store.createChannel(other.id, channel({ name: "elsewhere-1" })), await store.createChannel(other.id, channel({ name: "elsewhere-2" }))];
+    await enqueue(slow.id, Array.from({ length: 8 }, (_, i) => `diff:slow:${String(i)}`));
+    await enqueue(fast.id, Array.from({ length: 6 }, (_, i) => `diff:fast:${String(i)}`));
+    const due = clock.now().toISOString();
+    for (const target of elsewhere) {
+      await store.enqueueChannelDeliveries(
+        other.id,
+        ["0", "1", "2", "3"].map((key) => ({ channelId: target.id, dedupKey: `diff:${key}`, eventType: "diff.detected" as const, monitorId: null, diffId: null, payload: JSON.stringify({ key }), createdAt: due, nextAttemptAt: due })),
+      );
+    }
+    const otherIds = new Set(elsewhere.map((c) => c.id));
+    const inFlight = new Map<string, number>();
+    const held = (ids: string[]): number => ids.reduce((sum, id) => sum + (inFlight.get(id) ?? 0), 0);
+    let slowMost = 0;
+    /** The slots the first organization held each time one of its sends started while the other's messages waited. */
+    const firstOrgWhileOtherWaits: number[] = [];
+    let otherStarted = 0;
+    const delivered: string[] = [];
+    let release!: () => void;
+    const slowAnswers = new Promise<void>((resolve) => (release = resolve));
+    const sender: ChannelSender = {
+      async send(target) {
+        inFlight.set(target.id, (inFlight.get(target.id) ?? 0) + 1);
+        if (otherIds.has(target.id)) otherStarted++;
+        else if (otherStarted < 8) firstOrgWhileOtherWaits.push(held([slow.id, fast.id]));
+        slowMost = Math.max(slowMost, inFlight.get(slow.id) ?? 0);
+        if (target.id === slow.id) await slowAnswers;
+        else await new Promise((resolve) => setTimeout(resolve, target.id === fast.id ? 2 : 15));
+        inFlight.set(target.id, inFlight.get(target.id)! - 1);
+        delivered.push(target.id);
+        return { outcome: "delivered", status: 200 };
+      },
+    };
+    // 6 slots, an organization's share 3 of them, a channel 2.
+    const service = createChannelDeliveryService({ store, sender, now: clock.now, owner: "w1", concurrency: 6, channelConcurrency: 2, orgShare: 0.5 });
+    const run = service.deliverDue({ limit: 100 });
+    // Everything but the slow service's messages goes out while it does not answer.
+    for (const until = Date.now() + 10_000; delivered.length < 14 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(delivered.filter((id) => id === fast.id)).toHaveLength(6);
+    expect(delivered.filter((id) => otherIds.has(id))).toHaveLength(8);
+    expect(delivered.filter((id) => id === slow.id)).toHaveLength(0);
+    expect(slowMost).toBe(2);
+    expect(firstOrgWhileOtherWaits.length).toBeGreaterThan(2);
+    expect(Math.max(...firstOrgWhileOtherWaits)).toBe(3);
+    release();
+    expect(await run).toEqual({ claimed: 22, attempted: 22, succeeded: 22, failed: 0 });
+    expect(slowMost).toBe(2);
+  });
+
   it("records the attempts of sends that finish together in one write (group commit), each message once, within the per-channel cap", async () => {
     const targets = await Promise.all([0, 1, 2, 3].map((i) => store.createChannel(orgId, channel({ name: `c${String(i)}` }))));
     for (const target of targets) await enqueue(target.id, Array.from({ length: 15 }, (_, i) => `diff:${target.id}:${String(i)}`));

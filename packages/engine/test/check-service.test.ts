@@ -80,6 +80,20 @@ describe("check pipeline (SQLite, loopback target)", () => {
   it("records no diff when the policy ignores every change, and honours notify.minSeverity", async () => {
     const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/policy` });
     const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/policy", monitorIds: [monitor.id] });
+    // a channel that takes every change (minSeverity info, no tags): the policy's minimum still applies
+    const channel = await setup.store.createChannel(setup.orgId, {
+      name: "all",
+      service: "slack",
+      urlSealed: "sealed",
+      urlMasked: "slack://***/***/***",
+      minSeverity: "info",
+      tags: [],
+      events: ["diff.detected"],
+      groupSeconds: 0,
+      quietHours: null,
+      template: null,
+      paused: false,
+    });
     await setup.store.updateSettings(setup.orgId, monitor.id, {
       policyRulesJson: { rules: [{ path: "$..updatedAt", action: "ignore" }], notify: { minSeverity: "high" } },
       updatedAt: clock.now().toISOString(),
@@ -101,6 +115,14 @@ describe("check pipeline (SQLite, loopback target)", () => {
     expect(outcome.diff?.changes.map((c) => c.path)).toEqual(["$.value"]);
     expect(outcome.deliveries).toBe(0);
     expect((await setup.store.listDeliveries(setup.orgId, hook.id, { limit: 10 })).data).toEqual([]);
+    expect((await setup.store.listChannelDeliveries(setup.orgId, channel.id, { limit: 10 })).data).toEqual([]);
+
+    // without the policy's minimum, the same kind of change reaches the channel
+    await setup.store.updateSettings(setup.orgId, monitor.id, { policyRulesJson: { rules: [{ path: "$..updatedAt", action: "ignore" }] }, updatedAt: clock.now().toISOString() });
+    setup.target.setJson({ value: 3, updatedAt: "d" });
+    outcome = await checks.runCheck(outcome.monitor, { requestId: "req_p4" });
+    expect(outcome.result).toBe("changed");
+    expect((await setup.store.listChannelDeliveries(setup.orgId, channel.id, { limit: 10 })).data.map((m) => m.diffId)).toEqual([outcome.diff!.id]);
   });
 
   it("turns a monitor failing after three failed checks, backs off, and recovers on success", async () => {

@@ -4,6 +4,9 @@ import { oneLine, truncate } from "./text.js";
 
 /** The answer's body as JSON, or undefined. */
 export function answerJson(answer: HttpAnswer): Record<string, unknown> | undefined {
+  // Only an object is wanted: a body that cannot be one (Slack's "ok", an HTML error page) is not
+  // parsed (a thrown SyntaxError per answer cost more than the rest of reading it).
+  if (!/^\s*\{/.test(answer.body)) return undefined;
   try {
     const value: unknown = JSON.parse(answer.body);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -221,6 +221,8 @@ export function createTestNotification(now: Date = new Date()): DiffNotification
     monitor: { id: "mon_test", name: "driftwatch test notification" },
     diff: {
       id: "dif_test",
+      // a signed webhook's envelope names the snapshot
+      snapshotId: "snp_test",
       classification: "schema_change",
       topSeverity: "high",
       changes: [

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNotifier, type Notification } from "../src/index.js";
+import { createNotifier, createTestNotification, type Notification } from "../src/index.js";
 import { GUARD, allStrings, diffNotification, failingNotification, hostileNotification, recoveredNotification, startFakeService, type FakeService, type RecordedRequest } from "./helpers.js";
 import { SERVICES, WEBHOOK_SECRET, type ServiceSpec } from "./services.js";
 
@@ -35,6 +35,14 @@ describe.each(SERVICES)("$name", (spec) => {
       expect(text).toContain("https://driftwatch.example.com/monitors/mon_orders/diffs/dif_42");
       expect(text).toMatch(/and 1[13] more/);
     }
+    await notifier.close();
+  });
+
+  it("delivers the sample change that `notify test` and POST /api/channels/{id}/test send", async () => {
+    const { notifier, sends, url } = await setup(spec);
+    const result = await notifier.send(url, createTestNotification(new Date("2026-11-28T06:00:00.000Z")));
+    expect(result).toMatchObject({ outcome: "delivered" });
+    expect(sends().length).toBeGreaterThan(0);
     await notifier.close();
   });
 

@@ -233,6 +233,9 @@ export const SERVICES: ServiceSpec[] = [
     retry: [{ status: 429, headers: { "retry-after": "12" }, body: { ok: false, error: "ratelimited" } }, 12],
     gone: { status: 200, body: { ok: false, error: "channel_not_found" } },
     bad: [{ status: 200, body: { ok: false, error: "invalid_blocks" } }, "invalid_blocks"],
+    hostile: (sends) => {
+      for (const s of sends) for (const text of mrkdwnTexts(s.json)) assert(!/[<>]/.test(text), `mrkdwn holds a raw < or >: ${text.slice(0, 120)}`);
+    },
   },
   {
     name: "discord",

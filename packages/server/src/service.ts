@@ -269,7 +269,10 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   });
 
   const engine = createEngine({
-    channels: createChannelSender(notifier, secrets),
+    channels: createChannelSender(notifier, secrets, {
+      // a key rotation: the channel's URL moves to the new key at its next send
+      reseal: (channel, urlSealed) => store.updateChannel(channel.orgId, channel.id, { urlSealed, ifUrlSealed: channel.urlSealed, updatedAt: new Date().toISOString() }),
+    }),
     ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
     fetchers: { http: httpFetcher, browser: browserFetcher, webhooks: webhookTransport },

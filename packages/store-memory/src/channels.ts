@@ -82,6 +82,7 @@ export function listChannels(db: MemoryDatabase, orgId: string, page: KeysetPage
 export function updateChannel(db: MemoryDatabase, orgId: string, id: string, patch: ChannelPatch): ChannelRecord | null {
   const row = channelOf(db, orgId, id);
   if (row === undefined) return null;
+  if (patch.ifUrlSealed !== undefined && row.urlSealed !== patch.ifUrlSealed) return null;
   const changes = defined(patch) as Partial<ChannelPatch>;
   const next: ChannelRecord = { ...row };
   for (const field of PATCH_FIELDS) {

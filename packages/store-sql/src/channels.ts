@@ -50,6 +50,8 @@ const IDS_PER_STATEMENT = 500;
  */
 /** Organizations with pending messages a claim walks one by one; with more, one query ranks every due message. */
 const CLAIM_ORGS_WALKED = 32;
+/** Reads of candidates a PostgreSQL claim makes at most when other claimers hold the ones it read. */
+const CLAIM_ROUNDS = 4;
 
 export class SqlChannels {
   readonly #driver: SqlDriver;
@@ -159,10 +161,11 @@ export class SqlChannels {
       sets.push(`${column[0]} = ?`);
       values.push(this.#ctx.rows.param(value, column[1]));
     }
+    const ifUrl = patch.ifUrlSealed === undefined ? "" : " AND url_sealed = ?";
     return this.#first(
       this.#driver,
-      `UPDATE ${this.#t.channels} SET ${sets.join(", ")} WHERE org_id = ? AND id = ? RETURNING *`,
-      [...values, orgId, id],
+      `UPDATE ${this.#t.channels} SET ${sets.join(", ")} WHERE org_id = ? AND id = ?${ifUrl} RETURNING *`,
+      [...values, orgId, id, ...(patch.ifUrlSealed === undefined ? [] : [patch.ifUrlSealed])],
       (row) => this.channel(row),
     );
   }
@@ -229,10 +232,14 @@ export class SqlChannels {
   /**
    * Oldest first, organizations in turn. With up to `CLAIM_ORGS_WALKED` organizations holding
    * pending messages, each one's oldest due messages are read on the index of pending messages by
-   * organization, stopping at the limit (a claim costs what it takes, not what is pending); with
-   * more, one query ranks every due message. Where the database locks rows (PostgreSQL) the picked
-   * rows are locked and rows another claimer is taking are skipped; SQLite's write transaction
-   * holds the whole database.
+   * organization, stopping at the limit (a claim costs what it takes, not what is pending), all in
+   * one statement; with more, one query ranks every due message. These candidates are read without
+   * a lock; where the database locks rows (PostgreSQL), the lease is then written on exactly the
+   * candidates picked, locked with `FOR UPDATE SKIP LOCKED` in the same statement (re-checked, so a
+   * message another claimer took meanwhile is not taken again), and when another claimer holds some
+   * of them the next candidates are read in their place (up to `CLAIM_ROUNDS` times). A claim thus
+   * never locks more rows than it takes and never waits on another claimer's locks. SQLite's write
+   * transaction holds the whole database.
    */
   async claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
     const limit = Math.max(0, Math.floor(input.limit));
@@ -247,15 +254,15 @@ export class SqlChannels {
     const where = conditions.join(" AND ");
     const from = `${this.#t.channel_deliveries} d JOIN ${this.#t.channels} c ON c.id = d.channel_id AND c.org_id = d.org_id`;
     const lock = d.lockRows("d");
-    const pick = `SELECT d.id, d.lease_owner FROM ${from}
-      JOIN (SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn FROM ${from} WHERE ${where}) ranked ON ranked.id = d.id
-      WHERE ${where} ORDER BY ranked.turn, d.id LIMIT ?${lock === "" ? "" : `${lock} SKIP LOCKED`}`;
-    const skipLocked = lock === "" ? "" : `${lock} SKIP LOCKED`;
-    // One organization's due messages, oldest first, walked on the index of pending messages by
-    // organization (channel_deliveries_pending_org) and stopped at the limit.
-    const ofOrg = `SELECT d.id, d.lease_owner FROM ${from} WHERE ${where} AND d.org_id = ? ORDER BY d.id LIMIT ?${skipLocked}`;
-    return this.#driver.transaction(async (tx) => {
-      type Picked = { id: string; lease_owner: string | null };
+    const locks = lock !== "";
+    type Picked = { id: string; org_id: string; lease_owner: string | null };
+    /** Candidates not among `tried` (messages another claimer holds): the condition and its values. */
+    const fresh = (tried: readonly string[]): [string, unknown[]] =>
+      tried.length === 0 ? ["", []] : [` AND d.id NOT IN (${tried.map(() => "?").join(", ")})`, [...tried]];
+    // Where rows lock, each statement stands on its own (the lease is written by the statement that
+    // locks and re-checks the rows): no transaction, so no BEGIN and COMMIT round trips and no lock
+    // held past the statement. SQLite reads and writes in one write transaction.
+    const claim = async (tx: SqlExecutor): Promise<ClaimedChannelDelivery[]> => {
       const orgs =
         input.orgId !== undefined
           ? [input.orgId]
@@ -273,47 +280,128 @@ export class SqlChannels {
                 [CLAIM_ORGS_WALKED],
               )
             ).map((row) => row.org_id);
-      let picked: Picked[];
-      if (orgs.length <= CLAIM_ORGS_WALKED) {
-        // Each organization's oldest, then the organizations in turn (oldest first within a turn).
-        const lists: Picked[][] = [];
-        for (const org of orgs) lists.push(await this.#ctx.all<Picked>(tx, ofOrg, [...filters, org, limit]));
-        picked = [];
-        for (let turn = 0; picked.length < limit; turn++) {
-          const row = lists.flatMap((list) => (turn < list.length ? [list[turn]!] : [])).sort((a, b) => (a.id < b.id ? -1 : 1));
-          if (row.length === 0) break;
-          picked.push(...row.slice(0, limit - picked.length));
+      if (orgs.length === 0) return [];
+      /** Up to `want` candidates, organizations in turn, none of `tried`; read without a lock. */
+      const candidates = async (want: number, tried: readonly string[]): Promise<Picked[]> => {
+        const [notTried, triedValues] = fresh(tried);
+        if (orgs.length > CLAIM_ORGS_WALKED) {
+          // Many organizations with pending messages: one query ranks every due message.
+          return this.#ctx.all<Picked>(
+            tx,
+            `SELECT d.id, d.org_id, d.lease_owner FROM ${from}
+             JOIN (SELECT d.id, row_number() OVER (PARTITION BY d.org_id ORDER BY d.id) AS turn FROM ${from} WHERE ${where}${notTried}) ranked ON ranked.id = d.id
+             WHERE ${where} ORDER BY ranked.turn, d.id LIMIT ?`,
+            [...filters, ...triedValues, ...filters, want],
+          );
         }
-      } else {
-        // Many organizations with pending messages: one query ranks every due message.
-        picked = await this.#ctx.all<Picked>(tx, pick, [...filters, ...filters, limit]);
-      }
-      const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
-      const claimed: ClaimedChannelDelivery[] = [];
-      const ids = picked.map((row) => row.id);
-      for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-        const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
-        const rows = await this.#ctx.all(
+        // Each organization's oldest due messages, walked on the index of pending messages by
+        // organization (channel_deliveries_pending_org) and stopped at `want`: one statement.
+        const ofOrg = `SELECT * FROM (SELECT d.id, d.org_id, d.lease_owner FROM ${from} WHERE ${where}${notTried} AND d.org_id = ? ORDER BY d.id LIMIT ?) o`;
+        const rows = await this.#ctx.all<Picked>(
           tx,
-          `UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${chunk.map(() => "?").join(", ")}) RETURNING *`,
-          [input.owner, until, ...chunk],
+          orgs.map(() => ofOrg).join(" UNION ALL "),
+          orgs.flatMap((org) => [...filters, ...triedValues, org, want]),
         );
-        for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: previous.get(row.id as string) ?? null });
+        const lists = new Map<string, Picked[]>();
+        for (const row of rows) {
+          const list = lists.get(row.org_id);
+          if (list === undefined) lists.set(row.org_id, [row]);
+          else list.push(row);
+        }
+        for (const list of lists.values()) list.sort((a, b) => (a.id < b.id ? -1 : 1));
+        // The organizations in turn, oldest first within a turn.
+        const picked: Picked[] = [];
+        for (let turn = 0; picked.length < want; turn++) {
+          const row = [...lists.values()].flatMap((list) => (turn < list.length ? [list[turn]!] : [])).sort((a, b) => (a.id < b.id ? -1 : 1));
+          if (row.length === 0) break;
+          picked.push(...row.slice(0, want - picked.length));
+        }
+        return picked;
+      };
+      const claimed: ClaimedChannelDelivery[] = [];
+      const tried: string[] = [];
+      for (let round = 0; round < (locks ? CLAIM_ROUNDS : 1) && claimed.length < limit; round++) {
+        const want = limit - claimed.length;
+        const picked = await candidates(want, tried);
+        if (picked.length === 0) break;
+        const ids = picked.map((row) => row.id);
+        for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+          const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
+          const list = chunk.map(() => "?").join(", ");
+          if (locks) {
+            // Locks exactly the picked messages that are still due and that no one else holds,
+            // and writes the lease on them: one statement.
+            const rows = await this.#ctx.all(
+              tx,
+              `WITH taken AS (SELECT d.id, d.lease_owner FROM ${from} WHERE d.id IN (${list}) AND ${where}${lock} SKIP LOCKED)
+               UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? FROM taken
+               WHERE ${this.#t.channel_deliveries}.id = taken.id RETURNING ${this.#t.channel_deliveries}.*, taken.lease_owner AS taken_over_from`,
+              [...chunk, ...filters, input.owner, until],
+            );
+            for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: (row.taken_over_from as string | null) ?? null });
+          } else {
+            const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
+            const rows = await this.#ctx.all(
+              tx,
+              `UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${list}) RETURNING *`,
+              [input.owner, until, ...chunk],
+            );
+            for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: previous.get(row.id as string) ?? null });
+          }
+        }
+        // Fewer than asked: nothing more is due.
+        if (picked.length < want) break;
+        tried.push(...ids);
       }
       return claimed.sort((a, b) => (a.id < b.id ? -1 : 1));
-    });
+    };
+    return locks ? claim(this.#driver) : this.#driver.transaction(claim);
   }
 
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {
     return this.#driver.transaction((tx) => this.#recordAttempt(tx, id, owner, attempt));
   }
 
-  /** Several attempts in one transaction (the delivery worker's batches): one commit instead of one per message. */
+  /**
+   * Several attempts in one transaction (the delivery worker's batches): one commit instead of one
+   * per message. On PostgreSQL, one statement for them all (a round trip costs more than the
+   * statement): the messages' updates and the attempts' rows, as the one-by-one statements would.
+   */
   recordChannelDeliveryAttempts(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    if (attempts.length === 0) return Promise.resolve([]);
+    if (this.#ctx.dialect.name === "postgres" && new Set(attempts.map((a) => a.id)).size === attempts.length) {
+      return this.#recordAttemptsAtOnce(owner, attempts);
+    }
     return this.#driver.transaction(async (tx) => {
       const saved: (ChannelDeliveryRecord | null)[] = [];
       for (const { id, attempt } of attempts) saved.push(await this.#recordAttempt(tx, id, owner, attempt));
       return saved;
+    });
+  }
+
+  async #recordAttemptsAtOnce(owner: string, attempts: readonly ChannelAttemptEntry[]): Promise<(ChannelDeliveryRecord | null)[]> {
+    const t = this.#t;
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    for (const { id, attempt } of attempts) {
+      rows.push("(CAST(? AS text), CAST(? AS text), CAST(? AS timestamptz), CAST(? AS timestamptz), CAST(? AS integer), CAST(? AS text), CAST(? AS integer))");
+      values.push(id, attempt.state, attempt.nextAttemptAt, attempt.at, attempt.responseStatus, encodeTextOrNull(attempt.error), Math.round(attempt.durationMs));
+    }
+    const saved = await this.#ctx.all(
+      this.#driver,
+      `WITH a(id, state, next_attempt_at, at, response_status, error, duration_ms) AS (VALUES ${rows.join(", ")}),
+       u AS (UPDATE ${t.channel_deliveries} d SET state = a.state, attempts = d.attempts + 1, next_attempt_at = a.next_attempt_at,
+               last_attempt_at = a.at, last_response_status = a.response_status, last_error = a.error, lease_owner = NULL, lease_expires_at = NULL
+             FROM a WHERE d.id = a.id AND d.lease_owner = ? RETURNING d.*, a.duration_ms AS attempt_duration_ms),
+       i AS (INSERT INTO ${t.channel_delivery_attempts} (delivery_id, attempt, org_id, at, response_status, error, duration_ms)
+             SELECT id, attempts, org_id, last_attempt_at, last_response_status, last_error, attempt_duration_ms FROM u)
+       SELECT * FROM u`,
+      [...values, owner],
+    );
+    const byId = new Map(saved.map((row) => [row.id as string, row]));
+    return attempts.map(({ id }) => {
+      const row = byId.get(id);
+      return row === undefined ? null : this.delivery(row);
     });
   }
 

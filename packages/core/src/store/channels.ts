@@ -96,7 +96,15 @@ export type ChannelPatch = Partial<
     | "status"
     | "statusReason"
   >
-> & { updatedAt: string };
+> & {
+  updatedAt: string;
+  /**
+   * Applies the patch only while the stored `urlSealed` is this one (a re-seal of the same URL
+   * under a newer key must not undo a URL changed meanwhile): otherwise nothing is written and
+   * `updateChannel` answers null.
+   */
+  ifUrlSealed?: string;
+};
 
 export interface NewChannelDelivery {
   channelId: string;

@@ -1,15 +1,24 @@
 import type { ChannelSender, ChannelSendResult } from "@driftwatch/engine";
 import { groupNotifications, isNotifyError, sendAll, type Notifier } from "@driftwatch/notify";
-import { isDriftwatchError } from "@driftwatch/core";
+import { isDriftwatchError, type ChannelRecord } from "@driftwatch/core";
 import type { ServerSecrets } from "../config/secret-key.js";
 import { channelSecretContext } from "../routes/channels.js";
+
+export interface ChannelSenderOptions {
+  /**
+   * Stores a channel's URL sealed again under the current key, while its stored sealed URL is
+   * still the one read (a key rotation: a channel moves to the new key at its next send).
+   */
+  reseal?: (channel: ChannelRecord, urlSealed: string) => Promise<unknown>;
+}
 
 /**
  * The engine's channel sender: opens the channel's sealed URL with the server key (in memory, for
  * this send only; never logged), groups the message's notifications ("5 changes on 3 monitors")
- * and sends them through `notifier` (its requests pass the app's URL guard).
+ * and sends them through `notifier` (its requests pass the app's URL guard). A URL sealed under
+ * an older key (a rotation) is sealed again under the current one (`options.reseal`).
  */
-export function createChannelSender(notifier: Notifier, secrets: ServerSecrets): ChannelSender {
+export function createChannelSender(notifier: Notifier, secrets: ServerSecrets, options: ChannelSenderOptions = {}): ChannelSender {
   return {
     async send(channel, payloads, signal): Promise<ChannelSendResult> {
       if (secrets.box === null) {
@@ -22,13 +31,24 @@ export function createChannelSender(notifier: Notifier, secrets: ServerSecrets):
       } catch (error) {
         return { outcome: "failed", reason: isDriftwatchError(error) ? `${error.code}: the channel's URL cannot be opened with this server's keys` : "the channel's URL cannot be opened" };
       }
+      if (options.reseal !== undefined && secrets.box.needsReseal(channel.urlSealed)) {
+        await options.reseal(channel, secrets.box.seal(url, channelSecretContext(channel.id))).catch(() => undefined);
+      }
       let notifications;
       try {
         notifications = groupNotifications(payloads);
       } catch (error) {
         return { outcome: "failed", reason: isNotifyError(error) ? `${error.code}: ${error.message}` : "the message is not a notification" };
       }
-      const result = await sendAll(notifications, (notification) => notifier.send(url, notification, { template: channel.template ?? undefined, signal }));
+      let result;
+      try {
+        result = await sendAll(notifications, (notification) => notifier.send(url, notification, { template: channel.template ?? undefined, signal }));
+      } catch (error) {
+        // The message cannot be made for this channel (its template's output, an event it does not
+        // carry): sending it again will not help.
+        if (isNotifyError(error)) return { outcome: "failed", reason: `${error.code}: ${error.message}` };
+        throw error;
+      }
       switch (result.outcome) {
         case "delivered":
           return { outcome: "delivered", status: result.status };

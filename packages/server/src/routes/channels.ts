@@ -1,4 +1,4 @@
-import { channelRouteFor, newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord } from "@driftwatch/core";
+import { channelRouteFor, newId, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord, type SecretBox, type Store } from "@driftwatch/core";
 import { createTestNotification, isNotifyError, type Notifier, type SendResult } from "@driftwatch/notify";
 import {
   ChannelCreateSchema,
@@ -90,15 +90,41 @@ function parseChannelUrl(notifier: Notifier, url: string): { service: string; ma
   }
 }
 
-/** Compiles a template: `422 invalid_template` naming the error. */
-function checkTemplate(notifier: Notifier, template: string | null | undefined): void {
+/**
+ * Compiles a template and, with the channel's URL, renders the sample change with it as the
+ * service's message (a JSON channel's template must render JSON): `422 invalid_template` naming
+ * the error.
+ */
+function checkTemplate(notifier: Notifier, template: string | null | undefined, url?: string): void {
   if (template === null || template === undefined || template === "") return;
+  const refuse = (message: string): ApiError => new ApiError("invalid_template", `The template is refused: ${message}`, { errors: [{ path: "template", message }] });
+  let compiled;
   try {
-    notifier.compileTemplate(template);
+    compiled = notifier.compileTemplate(template);
   } catch (error) {
     if (!isNotifyError(error)) throw error;
-    throw new ApiError("invalid_template", `The template is refused: ${error.message}`, { errors: [{ path: "template", message: error.message }] });
+    throw refuse(error.message);
   }
+  if (url === undefined) return;
+  try {
+    notifier.format(url, createTestNotification(new Date(0)), { template: compiled });
+  } catch (error) {
+    if (!isNotifyError(error)) throw error;
+    // other refusals of the sample are not the template's doing (the URL is checked on its own)
+    if (error.code === "invalid_template") throw refuse(error.message);
+  }
+}
+
+/**
+ * Stores `channel`'s URL sealed under the current key when it was sealed under an older one (a
+ * rotation), only while the stored value is the one read. Best effort: a failure is tried again at
+ * the next send.
+ */
+export async function resealChannelUrl(store: Pick<Store, "updateChannel">, box: SecretBox, channel: ChannelRecord, url: string, now: Date): Promise<void> {
+  if (!box.needsReseal(channel.urlSealed)) return;
+  await store
+    .updateChannel(channel.orgId, channel.id, { urlSealed: box.seal(url, channelSecretContext(channel.id)), ifUrlSealed: channel.urlSealed, updatedAt: now.toISOString() })
+    .catch(() => undefined);
 }
 
 /** What the service answered, as the test endpoint reports it. */
@@ -148,7 +174,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const body = request.body;
       return withIdempotency(store, request, reply, orgId, now(), async () => {
         const parsed = parseChannelUrl(notifier, body.url);
-        checkTemplate(notifier, body.template);
+        checkTemplate(notifier, body.template, body.url.trim());
         const box = requireSecretBox(deps.secrets);
         // messages are routed to an organization's first MAX_CHANNELS channels: no more can be made
         if ((await countChannels(orgId, MAX_CHANNELS)) >= MAX_CHANNELS) {
@@ -265,10 +291,19 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
         patch.urlSealed = box.seal(body.url.trim(), channelSecretContext(current.id));
         patch.urlMasked = parsed.masked;
       }
-      if (body.template !== undefined) {
-        checkTemplate(notifier, body.template);
-        patch.template = body.template === "" ? null : body.template;
+      if (body.template !== undefined || body.url !== undefined) {
+        // the template the channel will have, rendered for the URL it will have
+        let url: string | undefined = body.url?.trim();
+        if (url === undefined && deps.secrets?.box) {
+          try {
+            url = deps.secrets.box.open(current.urlSealed, channelSecretContext(current.id));
+          } catch {
+            url = undefined; // a key that is gone: the template is compiled only
+          }
+        }
+        checkTemplate(notifier, body.template !== undefined ? body.template : current.template, url);
       }
+      if (body.template !== undefined) patch.template = body.template === "" ? null : body.template;
       if (body.name !== undefined) patch.name = body.name;
       if (body.minSeverity !== undefined) patch.minSeverity = body.minSeverity;
       if (body.tags !== undefined) patch.tags = body.tags;
@@ -323,8 +358,19 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const { orgId } = authOf(request);
       const channel = await store.getChannel(orgId, request.params.id);
       if (channel === null) throw notFound("channel");
-      const url = requireSecretBox(deps.secrets).open(channel.urlSealed, channelSecretContext(channel.id));
-      const result = await notifier.send(url, createTestNotification(now()), { template: channel.template ?? undefined });
+      const box = requireSecretBox(deps.secrets);
+      const url = box.open(channel.urlSealed, channelSecretContext(channel.id));
+      // a URL sealed under an older key moves to the current one (a way to finish a rotation)
+      await resealChannelUrl(store, box, channel, url, now());
+      let result: SendResult;
+      try {
+        result = await notifier.send(url, createTestNotification(now()), { template: channel.template ?? undefined });
+      } catch (error) {
+        // the message could not be made (a template stored before its output was checked): nothing was sent
+        if (!isNotifyError(error)) throw error;
+        if (error.code === "invalid_template") throw new ApiError("invalid_template", `The channel's template is refused: ${error.message}`, { errors: [{ path: "template", message: error.message }] });
+        result = { outcome: "failed", reason: `${error.code}: ${error.message}` };
+      }
       const answer = testResultOf(result);
       await record(request, orgId, "channel.tested", channel, { outcome: answer.outcome, status: answer.status });
       return answer;

@@ -113,6 +113,15 @@ describe("/api/channels", () => {
     const template = expectProblem(await create({ name: "x", url: SLACK_URL, template: "{{#changes}}unclosed" }), 422, "invalid_template");
     expect(template.errors).toEqual([{ path: "template", message: expect.any(String) }]);
     expect(template.detail).toMatch(/template/i);
+    // a JSON channel's template must render JSON: tried on the sample change at once, not at the first send
+    const notJson = expectProblem(await create({ name: "x", url: "jsons://hooks.example.com/in", template: '{"text": {{monitor.name}}}' }), 422, "invalid_template");
+    expect(notJson.detail).toContain("JSON");
+    const jsonChannel = json(await create({ name: "json", url: "jsons://hooks.example.com/in", template: '{"text": "{{monitor.name}}"}' }));
+    expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${jsonChannel.id}`, payload: { template: "{{monitor.name}}" } }), 422, "invalid_template");
+    // a Slack template that is not JSON cannot move to a JSON URL either
+    const slackChannel = json(await create({ name: "slack", url: SLACK_URL, template: "*{{monitor.name}}*" }));
+    expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${slackChannel.id}`, payload: { url: "jsons://hooks.example.com/in" } }), 422, "invalid_template");
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${slackChannel.id}`, payload: { url: "jsons://hooks.example.com/in", template: "" } })).statusCode).toBe(200);
     expectProblem(await create({ name: "x", url: SLACK_URL, quietHours: { timeZone: "Mars/Olympus", windows: [{ start: "22:00", end: "07:00" }] } }), 422, "validation_failed");
     expectProblem(await create({ name: "x", url: SLACK_URL, groupSeconds: 86_401 }), 422, "validation_failed");
     expectProblem(await create({ name: "x", url: SLACK_URL, secret: "no" }), 422, "validation_failed");

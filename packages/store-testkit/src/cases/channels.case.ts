@@ -93,6 +93,16 @@ export function channelCases(ctx: ContractContext): void {
       expect(await store.deleteChannel(orgId, channel.id)).toBe(false);
     });
 
+    it("applies a patch with ifUrlSealed only while the stored sealed URL is that one (a re-seal never undoes a new URL)", async () => {
+      const store = await ctx.store();
+      const { orgId, channel } = await withChannel(store);
+      const resealed = await store.updateChannel(orgId, channel.id, { urlSealed: "v1.k2.bmV3.bmV3", ifUrlSealed: channel.urlSealed, updatedAt: at(1_000) });
+      expect(resealed).toMatchObject({ urlSealed: "v1.k2.bmV3.bmV3", updatedAt: at(1_000) });
+      // the URL changed since it was read: nothing written
+      expect(await store.updateChannel(orgId, channel.id, { urlSealed: "v1.k2.b2xk.b2xk", ifUrlSealed: channel.urlSealed, updatedAt: at(2_000) })).toBeNull();
+      expect(await store.getChannel(orgId, channel.id)).toMatchObject({ urlSealed: "v1.k2.bmV3.bmV3", updatedAt: at(1_000) });
+    });
+
     it("keeps an id given by the caller (the URL was sealed with it) and refuses bad input", async () => {
       const store = await ctx.store();
       const { orgId } = await seedOrganization(store);
