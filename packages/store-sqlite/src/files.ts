@@ -120,7 +120,7 @@ export async function backupSqliteFile(filename: string, file: string, options: 
   if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
     throw new SqliteFileError("invalid_target", `${target} is a directory; name the backup file (for example ${path.join(target, "driftwatch.db")})`);
   }
-  if (fs.existsSync(target) && options.force !== true) throw new SqliteFileError("exists", `${target} exists; pass --force to replace it`);
+  if (fs.existsSync(target) && options.force !== true) throw new SqliteFileError("exists", `${target} exists; the option force replaces it`);
   const partial = `${target}.partial-${process.pid}`;
   /** The partial copy and any file SQLite kept beside it. */
   const discard = (): void => {
@@ -216,7 +216,7 @@ export function restoreSqliteFile(file: string, filename: string, options: Resto
   }
   const exists = fs.existsSync(filename);
   if (exists && options.force !== true) {
-    throw new SqliteFileError("exists", `${filename} exists; stop the server and pass --force to replace it (it is kept as ${filename}.replaced-<time>)`);
+    throw new SqliteFileError("exists", `${filename} exists; with no process on it, the option force replaces it (it is kept as ${filename}.replaced-<time>)`);
   }
   if (exists) {
     let busy;

@@ -76,10 +76,10 @@ function parse(command: string, args: readonly string[], io: CliIo, usage: strin
 }
 
 /** Exit status of a store-sqlite file error: a failed check or a database in use is 1, the rest could not run (2). */
-function fail(command: string, error: unknown, io: CliIo): number {
+function fail(command: string, error: unknown, io: CliIo, existing: string): number {
   if ((error as { name?: unknown } | null)?.name !== "SqliteFileError") throw error;
-  io.stderr(`driftwatch ${command}: ${(error as SqliteFileError).message}.\n`);
   const code = (error as SqliteFileError).code;
+  io.stderr(`driftwatch ${command}: ${code === "exists" ? existing : (error as SqliteFileError).message}.\n`);
   return code === "unusable" || code === "in_use" ? 1 : EXIT_ERROR;
 }
 
@@ -92,7 +92,7 @@ export async function runBackup(args: readonly string[], io: CliIo): Promise<num
     io.stdout(`Backed up ${parsed.filename} to ${backup.file} (${backup.size} bytes, schema version ${backup.schemaVersion}, integrity ok).\n`);
     return 0;
   } catch (error) {
-    return fail("backup", error, io);
+    return fail("backup", error, io, `${parsed.file} exists; pass --force to replace it`);
   }
 }
 
@@ -109,6 +109,6 @@ export async function runRestore(args: readonly string[], io: CliIo): Promise<nu
     );
     return 0;
   } catch (error) {
-    return fail("restore", error, io);
+    return fail("restore", error, io, `${parsed.filename} exists; stop the server and pass --force to replace it (it is kept as ${parsed.filename}.replaced-<time>)`);
   }
 }
