@@ -2,3 +2,4 @@ export { createPostgresStore, createStore, openPostgresDatabase, type PostgresSt
 export { createPostgresDialect } from "./dialect.js";
 export { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, migratePostgres, quoteIdentifier, type PostgresMigration } from "./migrations.js";
 export { renewLeasesStatement } from "./leases.js";
+export { inspectPostgresDatabase, type InspectPostgresOptions, type PostgresInspection } from "./inspect.js";

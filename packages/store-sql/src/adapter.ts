@@ -63,6 +63,7 @@ import type { SqlContext } from "./context.js";
 import { SqlPeopleAdapter } from "./people.js";
 import { SqlChannels } from "./channels.js";
 import { recordCheckRows } from "./record-check.js";
+import { inListChunks } from "./in-list.js";
 import {
   DIFF_COLUMNS,
   MONITOR_PATCH_COLUMNS,
@@ -89,15 +90,6 @@ export const MONITOR_LAST_FAILURE_VERSION = 12;
 
 /** The migration (9, `tracked_values`) that adds `settings.track`, `settings.alert` and the tables of tracked values and alert state. */
 export const TRACKED_VALUES_VERSION = 9;
-
-/** Ids per `IN (...)` list, well under every database's limit on parameters. */
-const IDS_PER_STATEMENT = 500;
-
-function chunks(ids: readonly string[]): string[][] {
-  const out: string[][] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) out.push(ids.slice(i, i + IDS_PER_STATEMENT));
-  return out;
-}
 
 export interface SqlStoreOptions {
   driver: SqlDriver;
@@ -413,8 +405,14 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     const limit = Math.max(0, Math.floor(input.limit));
     if (limit === 0) return [];
     const rows = await this.#claim("monitors", this.#d.pickDueMonitors({ now: input.now, limit }), input);
+    // One object per claimed monitor (the record itself), not a copy of it: claimed monitors wait
+    // for a slot and live through their check, so what is built here is what a busy server promotes.
     return rows
-      .map((row) => ({ ...this.#rows.monitor(row), takenOverFrom: row.taken_over_from as string | null }))
+      .map((row) => {
+        const claimed = this.#rows.monitor(row) as ClaimedMonitor;
+        claimed.takenOverFrom = row.taken_over_from as string | null;
+        return claimed;
+      })
       .sort((a, b) => (a.nextCheckAt! < b.nextCheckAt! ? -1 : a.nextCheckAt! > b.nextCheckAt! ? 1 : a.id < b.id ? -1 : 1));
   }
 
@@ -429,13 +427,16 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       const picked = await this.#all<{ id: string; lease_owner: string | null }>(tx, pick.sql, pick.params);
       const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
       const claimed: Row[] = [];
-      for (const ids of chunks(picked.map((row) => row.id))) {
-        const rows = await this.#all(tx, `UPDATE ${this.#t[table]} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${ids.map(() => "?").join(", ")}) RETURNING *`, [
+      for (const ids of inListChunks(picked.map((row) => row.id))) {
+        const rows = await this.#all(tx, `UPDATE ${this.#t[table]} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${ids.placeholders}) RETURNING *`, [
           input.owner,
           until,
-          ...ids,
+          ...ids.params,
         ]);
-        for (const row of rows) claimed.push({ ...row, taken_over_from: previous.get(row.id as string) ?? null });
+        for (const row of rows) {
+          row.taken_over_from = previous.get(row.id as string) ?? null;
+          claimed.push(row);
+        }
       }
       return claimed;
     });
@@ -445,11 +446,11 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     const until = new Date(Date.parse(input.now) + input.leaseMs).toISOString();
     const renew = async (table: "monitors" | "deliveries", all: readonly string[]): Promise<string[]> => {
       const held: string[] = [];
-      for (const ids of chunks(all)) {
+      for (const ids of inListChunks(all)) {
         const rows = await this.#all<{ id: string }>(
           this.driver,
-          `UPDATE ${this.#t[table]} SET lease_expires_at = ? WHERE lease_owner = ? AND id IN (${ids.map(() => "?").join(", ")}) RETURNING id`,
-          [until, input.owner, ...ids],
+          `UPDATE ${this.#t[table]} SET lease_expires_at = ? WHERE lease_owner = ? AND id IN (${ids.placeholders}) RETURNING id`,
+          [until, input.owner, ...ids.params],
         );
         for (const row of rows) held.push(row.id);
       }
@@ -478,7 +479,13 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     const limit = Math.max(0, Math.floor(input.limit));
     if (limit === 0) return [];
     const rows = await this.#claim("deliveries", this.#d.pickDueDeliveries({ ...input, limit }), input);
-    return rows.map((row) => ({ ...this.#rows.delivery(row), takenOverFrom: row.taken_over_from as string | null })).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return rows
+      .map((row) => {
+        const claimed = this.#rows.delivery(row) as ClaimedDelivery;
+        claimed.takenOverFrom = row.taken_over_from as string | null;
+        return claimed;
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   recordDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<DeliveryRecord | null> {

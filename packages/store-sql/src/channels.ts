@@ -18,6 +18,7 @@ import {
 } from "@driftwatch/core";
 import type { SqlDriver, SqlExecutor } from "./dialect.js";
 import type { SqlContext } from "./context.js";
+import { inList, inListChunks } from "./in-list.js";
 import type { ColumnKind, Row } from "./rows.js";
 
 /** Channel fields a patch may set: their column and kind. */
@@ -41,8 +42,6 @@ const CHANNEL_PATCH_COLUMNS: Readonly<Record<string, readonly [string, ColumnKin
 /** Fields whose `null` is a value to write (the others are NOT NULL). */
 const NULLABLE = new Set(["quietHours", "template", "statusReason"]);
 
-/** Ids per `IN (...)` list. */
-const IDS_PER_STATEMENT = 500;
 
 /**
  * Notification channels and their outbox on the shared SQL adapter: the statements are the
@@ -180,11 +179,11 @@ export class SqlChannels {
   enqueueChannelDeliveries(orgId: string, messages: readonly NewChannelDelivery[]): Promise<ChannelDeliveryRecord[]> {
     return this.#driver.transaction(async (tx) => {
       const channelIds = [...new Set(messages.map((m) => m.channelId))];
-      const found = await this.#ctx.all<{ id: string }>(
-        tx,
-        `SELECT id FROM ${this.#t.channels} WHERE org_id = ? AND id IN (${channelIds.map(() => "?").join(", ")})`,
-        [orgId, ...channelIds],
-      );
+      const list = inList(channelIds);
+      const found = await this.#ctx.all<{ id: string }>(tx, `SELECT id FROM ${this.#t.channels} WHERE org_id = ? AND id IN (${list.placeholders})`, [
+        orgId,
+        ...list.params,
+      ]);
       const known = new Set(found.map((row) => row.id));
       const missing = channelIds.find((id) => !known.has(id));
       if (missing !== undefined) throw new StoreError("not_found", `Channel ${missing} does not exist.`);
@@ -325,9 +324,7 @@ export class SqlChannels {
         const picked = await candidates(want, tried);
         if (picked.length === 0) break;
         const ids = picked.map((row) => row.id);
-        for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-          const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
-          const list = chunk.map(() => "?").join(", ");
+        for (const { placeholders: list, params: chunk } of inListChunks(ids)) {
           if (locks) {
             // Locks exactly the picked messages that are still due and that no one else holds,
             // and writes the lease on them: one statement.

@@ -11,6 +11,9 @@ function isBusy(error: unknown): boolean {
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
 
+/** Prepared statements a connection keeps at most (see `SqliteDriver`). */
+export const MAX_CACHED_STATEMENTS = 500;
+
 /**
  * The better-sqlite3 driver of the SQL store. Statements are prepared once and cached. A
  * transaction is `BEGIN IMMEDIATE`: the write lock is taken up front, so reads inside it are never
@@ -39,14 +42,25 @@ export class SqliteDriver implements SqlDriver {
     this.#busyTimeoutMs = busyTimeoutMs;
   }
 
-  /** A cached prepared statement. */
+  /**
+   * A cached prepared statement. The cache holds at most `MAX_CACHED_STATEMENTS` (a store runs
+   * about a hundred different statements; statements whose text varies, such as a PATCH of some
+   * columns, could otherwise add one each for the life of the connection): past it the oldest
+   * prepared is dropped (better-sqlite3 finalizes it when it is collected).
+   */
   #sql(sql: string): Statement {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);
+      if (this.#statements.size >= MAX_CACHED_STATEMENTS) this.#statements.delete(this.#statements.keys().next().value!);
       this.#statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /** Statements in the cache now (for tests). */
+  get cachedStatements(): number {
+    return this.#statements.size;
   }
 
   #rows<R>(sql: string, params: readonly unknown[]): R[] {

@@ -1,11 +1,8 @@
 import { execFile } from "node:child_process";
 import dns from "node:dns/promises";
 import fs from "node:fs";
-import { POSTGRES_SCHEMA_VERSION, quoteIdentifier } from "@driftwatch/store-postgres";
-import { SQLITE_SCHEMA_VERSION } from "@driftwatch/store-sqlite";
-import pg from "pg";
+import { isDriftwatchError } from "@driftwatch/core";
 import { DEFAULT_CHROMIUM_PATH, DEFAULT_DATABASE_URL, ENV, parseArgs, parseBoolean, parseDatabaseUrl, redactUrl } from "../config/index.js";
-import { inspectSqliteFile } from "./backup.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
 
 export const DOCTOR_USAGE = `Usage: driftwatch doctor [--database url] [--dns-host name] [--skip-browser]
@@ -41,6 +38,7 @@ async function checkSqliteStore(filename: string): Promise<DoctorCheck> {
       fix: "Start driftwatch serve once (it creates and migrates the file) or point --database / DRIFTWATCH_DATABASE_URL at yours.",
     };
   }
+  const { inspectSqliteFile, SQLITE_SCHEMA_VERSION } = await import("@driftwatch/store-sqlite");
   const result = inspectSqliteFile(filename);
   if (!result.ok) {
     return {
@@ -62,75 +60,57 @@ async function checkSqliteStore(filename: string): Promise<DoctorCheck> {
 }
 
 async function checkPostgresStore(url: string): Promise<{ store: DoctorCheck; clock: DoctorCheck }> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, statement_timeout: 5000 });
+  const { inspectPostgresDatabase, POSTGRES_SCHEMA_VERSION } = await import("@driftwatch/store-postgres");
   const shown = redactUrl(url);
+  let found;
   try {
-    await client.connect();
+    found = await inspectPostgresDatabase(url);
   } catch (error) {
-    return {
-      store: {
-        name: "store",
-        status: "fail",
-        detail: `cannot connect to ${shown}: ${(error as Error).message}`,
-        fix: "Check that PostgreSQL runs, the host, port, user and password in the URL, and pg_hba.conf.",
-      },
-      clock: { name: "clock", status: "skip", detail: "the store is unreachable" },
-    };
-  }
-  try {
-    const before = Date.now();
-    const { rows } = await client.query<{ now: Date }>("SELECT now() AS now");
-    const after = Date.now();
-    const skew = rows[0]!.now.getTime() - (before + after) / 2;
-    const clock: DoctorCheck =
-      Math.abs(skew) <= MAX_CLOCK_SKEW_MS + (after - before) / 2
-        ? { name: "clock", status: "ok", detail: `within ${Math.abs(Math.round(skew))} ms of PostgreSQL's now()` }
-        : {
-            name: "clock",
-            status: "fail",
-            detail: `${Math.round(skew)} ms off PostgreSQL's now()`,
-            fix: "Synchronize the clocks (systemd-timesyncd, chrony or ntpd) on this host and the database host.",
-          };
-    const schema = new URL(url).searchParams.get("schema") ?? "public";
-    const table = await client.query<{ name: string | null }>("SELECT to_regclass($1) AS name", [`${quoteIdentifier(schema)}.driftwatch_migrations`]);
-    if (table.rows[0]!.name === null) {
+    if (isDriftwatchError(error) && error.code === "store_unavailable") {
       return {
         store: {
           name: "store",
           status: "fail",
-          detail: `${shown}: no driftwatch schema yet`,
-          fix: "Start driftwatch serve once: it creates the schema.",
+          detail: `cannot connect to ${shown}: ${error.message}`,
+          fix: "Check that PostgreSQL runs, the host, port, user and password in the URL, and pg_hba.conf.",
         },
-        clock,
+        clock: { name: "clock", status: "skip", detail: "the store is unreachable" },
       };
     }
-    const { rows: versions } = await client.query<{ version: number | null }>(
-      `SELECT MAX(version) AS version FROM ${quoteIdentifier(schema)}.driftwatch_migrations`,
-    );
-    const version = versions[0]!.version;
-    if (version !== POSTGRES_SCHEMA_VERSION) {
-      return {
-        store: {
-          name: "store",
-          status: "fail",
-          detail: `${shown}: schema version ${version ?? "none"}, this build expects ${POSTGRES_SCHEMA_VERSION}`,
-          fix:
-            version !== null && version > POSTGRES_SCHEMA_VERSION
-              ? "A newer driftwatch migrated this database: run that version."
-              : "Start driftwatch serve: it applies the pending migrations (pg_dump first).",
-        },
-        clock,
-      };
-    }
-    return { store: { name: "store", status: "ok", detail: `PostgreSQL ${shown}: reachable, schema version ${version} (current)` }, clock };
-  } catch (error) {
     return {
       store: { name: "store", status: "fail", detail: `${shown}: ${(error as Error).message}`, fix: "Check the user's privileges on the driftwatch schema." },
       clock: { name: "clock", status: "skip", detail: "the store query failed" },
     };
-  } finally {
-    await client.end().catch(() => undefined);
   }
+  const skew = found.clockSkewMs;
+  const clock: DoctorCheck =
+    Math.abs(skew) <= MAX_CLOCK_SKEW_MS + found.roundTripMs / 2
+      ? { name: "clock", status: "ok", detail: `within ${Math.abs(Math.round(skew))} ms of PostgreSQL's now()` }
+      : {
+          name: "clock",
+          status: "fail",
+          detail: `${Math.round(skew)} ms off PostgreSQL's now()`,
+          fix: "Synchronize the clocks (systemd-timesyncd, chrony or ntpd) on this host and the database host.",
+        };
+  if (!found.hasSchema) {
+    return { store: { name: "store", status: "fail", detail: `${shown}: no driftwatch schema yet`, fix: "Start driftwatch serve once: it creates the schema." }, clock };
+  }
+  const version = found.schemaVersion;
+  if (version !== POSTGRES_SCHEMA_VERSION) {
+    return {
+      store: {
+        name: "store",
+        status: "fail",
+        detail: `${shown}: schema version ${version ?? "none"}, this build expects ${POSTGRES_SCHEMA_VERSION}`,
+        fix:
+          version !== null && version > POSTGRES_SCHEMA_VERSION
+            ? "A newer driftwatch migrated this database: run that version."
+            : "Start driftwatch serve: it applies the pending migrations (pg_dump first).",
+      },
+      clock,
+    };
+  }
+  return { store: { name: "store", status: "ok", detail: `PostgreSQL ${shown}: reachable, schema version ${version} (current)` }, clock };
 }
 
 function checkBrowser(chromiumPath: string): Promise<DoctorCheck> {
