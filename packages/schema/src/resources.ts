@@ -407,10 +407,11 @@ const diffCommon = {
   latencyMs: z.number().int(),
   createdAt: TimestampSchema,
   /**
-   * True for a diff recorded while the monitor was still learning its target's noise (fewer than
-   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch, or found by one of its warm-up
-   * fetches right after its first content): it is kept for the record but notifies no webhook,
-   * unless it removes something or changes a type. Absent otherwise.
+   * True for a diff recorded while the monitor was still learning its target's noise (fewer stored
+   * contents to learn from than its learning samples, 3 by default: a young monitor; or found by
+   * one of its warm-up fetches right after its first content): it is kept for the record but
+   * notifies no webhook, unless it removes something or changes a type, or (a young monitor's,
+   * learned from two contents or more) holds a change rated medium or above. Absent otherwise.
    */
   learning: z.boolean().optional(),
   /**

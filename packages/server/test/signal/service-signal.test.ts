@@ -18,11 +18,13 @@
 // Pairs compared by the test's own checks are judged from the history's third step on (the
 // monitor's third content); the pairs only the warm-up compared, and the second step when a
 // check compares it, are reported apart, and every diff recorded on them must be `learning`.
-// A check's diff is `learning` exactly while the monitor has stored one content; a warm-up's always.
+// A check's diff is `learning` exactly while the monitor has stored fewer contents than the server's
+// learningSamples (3; a young monitor); a warm-up's always.
 //
-// Measuring (not what CI runs): DW_SIGNAL_SET=tuning checks the tuning histories instead, and
-// DW_SIGNAL_WARMUP=0 turns the warm-up off; the ceilings are asserted only for the held-out set
-// with the default warm-up.
+// Measuring (not what CI runs): DW_SIGNAL_SET=tuning checks the tuning histories instead,
+// DW_SIGNAL_WARMUP=0 turns the warm-up off and DW_SIGNAL_LEARNING=2 sets the server's learning
+// samples to 2 (young monitors off); the ceilings are asserted only for the held-out set with the
+// defaults.
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -47,19 +49,21 @@ const LEARNING_SAMPLES = LEARNING ?? 3;
 const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undefined;
 /**
  * What this test measured on the held-out histories (JSON and pages together), pairs judged from
- * the third step on (see docs/signal.md, "Through the service"), 2026-11-28:
- * - "per request": 5 false alarms of 509 noise pairs (the warm-up took the 102 third steps), all
- *   on later steps (6 before the learner's second round on pages: open rotations, block templates,
- *   nested ranked lists);
- * - "held" (the same as without a warm-up): 20 of 611, 15 of them on the third step (learned from
- *   one pair: a rotating block that has shown two texts cannot be told from a changed headline),
- *   and the same 5 later ones.
- * On the tuning set (DW_SIGNAL_SET=tuning, measured, not asserted): 4 of 984 and 1 under-rated
- * ("per request"), 32 of 1184 and 1 ("held").
+ * the third step on (see docs/signal.md, "Through the service"), 2026-11-28, with young monitors
+ * (learningSamples 3: a diff learned from fewer than three contents is `learning` and notifies only
+ * for a removal, a type change or a change rated medium or above; such a diff that notifies no one
+ * is "held back", not an alarm, and one holding back a change that deserved medium is a miss):
+ * - "per request": 4 false alarms of 509 noise pairs (5 before this round), all on later steps;
+ * - "held" (the same as without a warm-up): 5 of 611 (20 before: 15 on the third step, learned from
+ *   one pair, now held back as young monitors' learning diffs; one third step left: a price-named
+ *   ticker value that moved once while learning is a price, rated medium, so it notifies);
+ * - no misses and no under-rated change in either; 2 info changes held back in each.
+ * On the tuning set (DW_SIGNAL_SET=tuning, measured, not asserted): 3 of 984 ("per request"; 4
+ * and 1 under-rated before) and 5 of 1184 ("held"; 32 and 1 before), no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 5, underRated: 0 },
-  held: { falseAlarms: 20, underRated: 0 },
+  "per request": { falseAlarms: 4, underRated: 0 },
+  held: { falseAlarms: 5, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
