@@ -319,6 +319,23 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
     }
   });
 
+  it("a young monitor is counted in stored contents: one whose documents exceed the learning byte budget is not young forever", async () => {
+    // a budget smaller than one answer: nothing is learned from, yet three contents were stored
+    const checks = createCheckService({ store, httpFetcher: fetcher, now: ticking, noise: createNoiseLearner(store, { maxBytes: 40 }), warmup: { samples: 0, intervalMs: 0, learningSamples: 3 } });
+    try {
+      a.doc = { plan: "pro", seats: 5 };
+      const big = await learningMonitor(`${a.url}/over-budget`);
+      await check(checks, big.id);
+      expect((await check(checks, big.id)).diff?.learning).toBe(true);
+      expect((await check(checks, big.id)).diff?.learning).toBe(true);
+      const judged = await check(checks, big.id);
+      expect(judged.diff?.changes.map((c) => c.path)).toEqual(["$.request_id"]);
+      expect(judged.diff?.learning).toBeUndefined();
+    } finally {
+      await checks.close();
+    }
+  });
+
   it("a monitor's settings set its own warm-up fetches and learning samples (learning.warmupSamples, learning.learningSamples)", async () => {
     const checks = service({ samples: 2, intervalMs: 10, learningSamples: 3 });
     try {

@@ -629,7 +629,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (learning && previous !== null && previous.contentHash !== hash) {
       const learned = await options.noise!.profile(monitor);
       policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
-      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples };
+      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples };
     }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
@@ -655,9 +655,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         // A warm-up fetch's diff is one too (the monitor is still learning what its target does).
         // A young monitor's diff (fewer than its learning samples: one pair cannot tell a rotating
         // block from a changed headline) is one as well.
-        if (diff !== null && ((learnedNoise !== null && learnedNoise.samples < learningSamplesOf(settings)) || context.warmup === true)) {
+        // Counted in stored contents, not in those the byte budget let it learn from.
+        if (diff !== null && ((learnedNoise !== null && learnedNoise.stored < learningSamplesOf(settings)) || context.warmup === true)) {
           diff = { ...diff, learning: true };
-          if (context.warmup !== true && learnedNoise !== null && learnedNoise.samples >= NOISE_MIN_SAMPLES) loudFrom = "medium";
+          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) loudFrom = "medium";
         }
         if (monitor.type === "api" && monitor.contract != null) {
           const checked = await contracts.check(monitor, response, previous, context.signal);
@@ -844,6 +845,8 @@ export interface LearnedPolicy {
   merged: PolicyRules;
   /** Contents learned from, this check's included. */
   samples: number;
+  /** Stored contents of the current target (a young monitor has fewer than its learning samples), whatever the byte budget learned from. */
+  stored: number;
 }
 
 /** A removal, or a type change (a schema replace): reported even while a monitor is learning. */
