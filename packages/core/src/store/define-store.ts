@@ -197,6 +197,12 @@ class DefinedStore implements Store {
         if (typeof patch.learnNoiseByDefault !== "boolean") throw new StoreError("invariant_violation", "learnNoiseByDefault must be a boolean.");
         checked.learnNoiseByDefault = patch.learnNoiseByDefault;
       }
+      if (patch.learningDefaults !== undefined) {
+        if (patch.learningDefaults !== null && (typeof patch.learningDefaults !== "object" || Array.isArray(patch.learningDefaults))) {
+          throw new StoreError("invariant_violation", "learningDefaults must be an object or null.");
+        }
+        checked.learningDefaults = patch.learningDefaults;
+      }
       return this.#a.updateOrganization(id, checked);
     });
   }
