@@ -2,9 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
+import type { FetchResponse, MonitorRecord, SnapshotRecord } from "@driftwatch/core";
 import type { Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { ContractCompiler, documentKey, MAX_EXCERPTS_CHARS_PER_RESPONSE, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, shareExcerpts, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+import { ContractChecker } from "../src/openapi/contract-checker.js";
+import { aliasedLongKeyYaml, longKeyJson } from "./hostile-contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
 const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
@@ -107,7 +110,8 @@ paths:
     const pets = Array.from({ length: 5 }, (_, i) => ({ id: i, photoUrls: [] }));
     const found = check(petstore, { document: "https://x/openapi.yaml", operation: { method: "GET", path: "/pet/findByStatus" } }, 200, pets);
     expect(found.violations.map((v) => v.change.path)).toEqual(["$[0].name", "$[1].name", "$[2].name", "$[3].name", "$[4].name"]);
-    expect(found.violations.every((v) => v.change.schemaExcerpt !== undefined)).toBe(true);
+    // made once: on the first violation of each schema location only
+    expect(found.violations.map((v) => v.change.schemaExcerpt !== undefined)).toEqual([true, false, false, false, false]);
     const recorded = shareExcerpts(found.violations.map((v) => v.change));
     expect(recorded.map((c) => c.schemaExcerpt !== undefined)).toEqual([true, false, false, false, false]);
     expect(recorded.map((c) => c.schemaPath)).toEqual(found.violations.map((v) => v.change.schemaPath));
@@ -297,5 +301,104 @@ components:
     expect(compiler.size).toBe(2);
     expect(compiler.get("v1", doc30, contract, 200)).not.toBe(first); // evicted: compiled again
     expect(compiler.compiled).toBe(4);
+  });
+});
+
+/**
+ * `value` behind proxies that count each read of a member or of the keys (lazily, each object
+ * wrapped once, so a YAML alias stays one object).
+ */
+function counted<T>(value: T): { value: T; reads: () => number; reset: () => void } {
+  let reads = 0;
+  const proxies = new WeakMap<object, object>();
+  const wrap = (target: unknown): unknown => {
+    if (target === null || typeof target !== "object") return target;
+    let proxy = proxies.get(target);
+    if (proxy === undefined) {
+      proxy = new Proxy(target, {
+        get(t, key, receiver) {
+          reads++;
+          return wrap(Reflect.get(t, key, receiver));
+        },
+        ownKeys(t) {
+          reads++;
+          return Reflect.ownKeys(t);
+        },
+      });
+      proxies.set(target, proxy);
+    }
+    return proxy;
+  };
+  return {
+    value: wrap(value) as T,
+    reads: () => reads,
+    reset: () => {
+      reads = 0;
+    },
+  };
+}
+
+describe("schema excerpts of a hostile contract document are bounded work", () => {
+  const compile = (doc: ReturnType<typeof parseOpenApi>) => {
+    const compiled = new ContractCompiler().get("k", doc, { document: "https://x", operation: "a" }, 200);
+    if (compiled instanceof Error) throw compiled;
+    return compiled;
+  };
+  /** The document with `p`'s schema (the one 100 violations share) behind counting proxies. */
+  const withCountedSchema = (doc: ReturnType<typeof parseOpenApi>) => {
+    const properties = ((doc.root.paths as any)["/a"].get.responses["200"].content["application/json"].schema as { properties: Record<string, unknown> }).properties;
+    const schema = counted(properties.p);
+    properties.p = schema.value;
+    return schema;
+  };
+
+  for (const [name, text] of [
+    ["YAML: the long-key objects are aliases repeated at every level", aliasedLongKeyYaml({ keyLength: 1000, required: 100 })],
+    ["JSON: 15,625 long keys written out", longKeyJson({ keyLength: 40, required: 100 })],
+  ] as const) {
+    it(`${name}: 100 violations read the schema a bounded number of times, the output is bounded`, () => {
+      const doc = parseOpenApi(text, { url: "https://x/openapi" });
+      const schema = withCountedSchema(doc);
+      const compiled = compile(doc);
+      schema.reset();
+      const found = validateAgainst(compiled, { p: {} }, doc.url);
+      expect(found.count).toBe(100);
+      // the three-level tree has 15,625 leaves: an excerpt stops at its 2 KiB, and is made once for the 100 violations
+      expect(schema.reads()).toBeLessThan(5000);
+      const excerpts = found.violations.filter((v) => v.change.schemaExcerpt !== undefined);
+      expect(excerpts.length).toBeLessThanOrEqual(1);
+      for (const v of excerpts) expect(JSON.stringify(v.change.schemaExcerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+      expect(JSON.stringify(found.violations).length).toBeLessThan(100 * 1024);
+      // the same schema object again (another response): the excerpt is not made again
+      schema.reset();
+      validateAgainst(compiled, { p: { r0: 1 } }, doc.url);
+      expect(schema.reads()).toBeLessThan(100);
+    });
+  }
+
+  it("keys are cut like strings: an object of five 10,000-character keys has an excerpt", () => {
+    const wide = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`${String(i)}${"k".repeat(10_000)}`, { type: "string" }]));
+    const excerpt = schemaExcerptOf(wide) as Record<string, unknown>;
+    expect(Object.keys(excerpt)).toEqual(Array.from({ length: 5 }, (_, i) => `${String(i)}${"k".repeat(199)}…`));
+    expect(JSON.stringify(excerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+  });
+
+  it("a 1 MB YAML document whose excerpt would be 600 MB of JSON: the check answers, with bounded violations", async () => {
+    const text = aliasedLongKeyYaml({ keyLength: 20, leafKeyLength: 40_000, required: 100 });
+    expect(text.length).toBeGreaterThan(1_000_000);
+    const fetcher = {
+      fetch: async () => ({ status: 200, headers: {}, body: text, contentType: "application/yaml", size: text.length, latencyMs: 1, finalUrl: "https://x/openapi.yaml", notModified: false, browserRender: false, waitStrategy: null }),
+    };
+    const checker = new ContractChecker({ store: {} as never, fetcher: fetcher as never });
+    const monitor = { id: "mon_1", orgId: "org_1", contract: { document: "https://x/openapi.yaml", operation: "a" } } as unknown as MonitorRecord;
+    const response = { status: 200, body: '{"p":{}}', size: 8 } as FetchResponse;
+    const first = await checker.check(monitor, response, null);
+    expect(first).toMatchObject({ ok: true, count: 100 });
+    expect(JSON.stringify(first).length).toBeLessThan(100 * 1024);
+    // the next check compares with the previous response (r0 was there): only what is new, excerpts included where needed
+    const second = await checker.check(monitor, response, { status: 200, body: '{"p":{"r0":1}}' } as SnapshotRecord);
+    expect(second).toMatchObject({ ok: true, count: 1 });
+    if (!second.ok) throw new Error("unreachable");
+    expect(second.violations[0]!.change).toMatchObject({ path: "$.p.r0", keyword: "required", schemaPath: "/paths/~1a/get/responses/200/content/application~1json/schema/properties/p/required" });
   });
 });

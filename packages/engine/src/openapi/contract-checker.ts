@@ -3,7 +3,7 @@ import type { Fetcher, FetchResponse, MonitorRecord, NewDiff, SnapshotRecord, St
 import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
 import { type Change, maxSeverity } from "@driftwatch/schema";
 import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
-import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation } from "./contract.js";
+import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation, withExcerpts } from "./contract.js";
 
 /** How long a contract document read from a URL is used before it is fetched again. */
 export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
@@ -119,8 +119,12 @@ export class ContractChecker {
     } catch {
       return found;
     }
-    const had = new Set(validateAgainst(compiled, before, loaded.doc.url).violations.map((violation) => violation.key));
-    const fresh = found.violations.filter((violation) => !had.has(violation.key));
+    // only the keys of the previous response's violations are compared: no excerpts made for them
+    const had = new Set(validateAgainst(compiled, before, loaded.doc.url, { excerpts: false }).violations.map((violation) => violation.key));
+    const fresh = withExcerpts(
+      found.violations.filter((violation) => !had.has(violation.key)),
+      found.violations,
+    );
     return { ok: true, violations: fresh, count: fresh.length };
   }
 }

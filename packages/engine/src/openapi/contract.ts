@@ -259,6 +259,8 @@ export interface CompiledContract {
   readonly schema: StandaloneSchema;
   readonly operation: string;
   readonly status: string;
+  /** Schema excerpts made so far, by the document's schema object (undefined: none fits). */
+  readonly excerpts: WeakMap<object, unknown>;
 }
 
 /**
@@ -299,7 +301,7 @@ export class ContractCompiler {
       // compiled functions are kept by the cache here, not by Ajv (whose own cache never forgets)
       ajv.removeSchema(schema.schema);
       this.compiled++;
-      entry = { validate, schema, operation: found.operation, status: found.status };
+      entry = { validate, schema, operation: found.operation, status: found.status, excerpts: new WeakMap() };
     } catch (error) {
       entry = error instanceof OpenApiError ? error : new OpenApiError("invalid_document", `the response schema cannot be compiled: ${(error as Error).message}`);
     }
@@ -335,47 +337,136 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** A value small enough to show next to the violation: itself, or its type and size. */
-function excerpt(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  if (text === undefined || text.length <= 200) return value;
-  if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
-  if (isObject(value)) return `<object with ${String(Object.keys(value).length)} properties>`;
-  return `${text.slice(0, 200)}...`;
-}
-
 /** Longest schema excerpt (JSON characters) a contract change records. */
 export const MAX_SCHEMA_EXCERPT_CHARS = 2048;
 const EXCERPT_ENTRIES = 25;
 const EXCERPT_STRING = 200;
+/** Longest value (JSON characters) a violation shows as it is (`actual`, `expected`). */
+const VALUE_CHARS = 200;
 
-function shortened(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return value.length > EXCERPT_STRING ? `${value.slice(0, EXCERPT_STRING)}…` : value;
-  if (value === null || typeof value !== "object") return value;
-  if (depth === 0) return Array.isArray(value) ? "[…]" : "{…}";
-  if (Array.isArray(value)) {
-    const items = value.slice(0, EXCERPT_ENTRIES).map((item) => shortened(item, depth - 1));
-    return value.length > EXCERPT_ENTRIES ? [...items, `… ${String(value.length - EXCERPT_ENTRIES)} more`] : items;
+// Members of each object shortened (a YAML alias puts one object at many places: counted once).
+const memberCounts = new WeakMap<object, number>();
+function memberCount(value: object): number {
+  let count = memberCounts.get(value);
+  if (count === undefined) {
+    count = Object.keys(value).length;
+    memberCounts.set(value, count);
   }
-  const entries = Object.entries(value);
-  const out: JsonObject = {};
-  for (const [key, member] of entries.slice(0, EXCERPT_ENTRIES)) out[key] = shortened(member, depth - 1);
-  if (entries.length > EXCERPT_ENTRIES) out["…"] = `${String(entries.length - EXCERPT_ENTRIES)} more`;
-  return out;
+  return count;
+}
+
+function setMember(out: JsonObject, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/**
+ * Writes a shortened copy of a value (`depth` levels, 25 members per object or array, 200
+ * characters per string and per key) while counting the JSON characters of what it wrote, and
+ * stops as soon as they pass `budget`: the work is bounded by the budget, whatever the value's
+ * size (long keys, wide objects, a YAML alias repeated at every level).
+ */
+class BoundedWriter {
+  used = 0;
+  /** Something was cut (a string, a key, members past 25, a level past `depth`). */
+  cut = false;
+  constructor(readonly budget: number) {}
+
+  get over(): boolean {
+    return this.used > this.budget;
+  }
+
+  #text(text: string): string {
+    let out = text;
+    if (text.length > EXCERPT_STRING) {
+      out = `${text.slice(0, EXCERPT_STRING)}…`;
+      this.cut = true;
+    }
+    this.used += JSON.stringify(out).length;
+    return out;
+  }
+
+  write(value: unknown, depth: number): unknown {
+    if (typeof value === "string") return this.#text(value);
+    if (value === null || typeof value !== "object") {
+      // numbers, booleans (what else a parsed document holds is not JSON: written as null)
+      const text = typeof value === "number" || typeof value === "boolean" ? JSON.stringify(value) : "null";
+      this.used += text.length;
+      return typeof value === "number" || typeof value === "boolean" ? value : null;
+    }
+    if (depth === 0) {
+      this.cut = true;
+      return this.#text(Array.isArray(value) ? "[…]" : "{…}");
+    }
+    this.used += 2; // brackets
+    if (Array.isArray(value)) {
+      const items: unknown[] = [];
+      const shown = Math.min(value.length, EXCERPT_ENTRIES);
+      for (let i = 0; i < shown && !this.over; i++) {
+        if (i > 0) this.used += 1;
+        items.push(this.write(value[i], depth - 1));
+      }
+      if (value.length > EXCERPT_ENTRIES && !this.over) {
+        this.cut = true;
+        this.used += 1;
+        items.push(this.#text(`… ${String(value.length - EXCERPT_ENTRIES)} more`));
+      }
+      return items;
+    }
+    const out: JsonObject = {};
+    let members = 0;
+    for (const key in value) {
+      if (members === EXCERPT_ENTRIES || this.over) break;
+      if (!Object.hasOwn(value, key)) continue;
+      if (members > 0) this.used += 1;
+      const name = this.#text(key);
+      this.used += 1; // the colon
+      setMember(out, name, this.write((value as JsonObject)[key], depth - 1));
+      members++;
+    }
+    if (members === EXCERPT_ENTRIES && !this.over) {
+      const total = memberCount(value);
+      if (total > EXCERPT_ENTRIES) {
+        this.cut = true;
+        this.used += 1 + JSON.stringify("…").length + 1;
+        setMember(out, "…", this.#text(`${String(total - EXCERPT_ENTRIES)} more`));
+      }
+    }
+    return out;
+  }
+}
+
+/** `value` as it is when its JSON has at most `chars` characters, else undefined (work bounded by `chars`). */
+function whole(value: unknown, chars: number): unknown {
+  const writer = new BoundedWriter(chars);
+  // every level costs at least two characters: deeper than `chars` cannot fit
+  writer.write(value, chars);
+  return writer.over || writer.cut ? undefined : value;
+}
+
+/** A value small enough to show next to the violation: itself, or its type and size. */
+function excerpt(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (whole(value, VALUE_CHARS) !== undefined) return value;
+  if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
+  if (isObject(value)) return `<object with ${String(memberCount(value))} properties>`;
+  return `${JSON.stringify(typeof value === "string" ? value.slice(0, VALUE_CHARS) : value).slice(0, VALUE_CHARS)}...`;
 }
 
 /**
  * The schema object that holds a violated keyword, as the document writes it (its `$ref`s as
  * they are), shortened to show next to the value: at most three levels deep (deeper objects and
- * arrays as `{…}` and `[…]`), 25 members per object or array, 200 characters per string, and
- * `MAX_SCHEMA_EXCERPT_CHARS` in all (two levels, then one, when three are longer); undefined when
- * even one level is longer.
+ * arrays as `{…}` and `[…]`), 25 members per object or array, 200 characters per string and per
+ * key, and `MAX_SCHEMA_EXCERPT_CHARS` in all (two levels, then one, when three are longer);
+ * undefined when even one level is longer. Each try stops as soon as it passes the bound, so a
+ * huge schema (or one a YAML alias repeats at every level) costs no more than a small one.
  */
 export function schemaExcerptOf(schema: unknown): unknown {
   if (schema === null || typeof schema !== "object") return undefined;
   for (const depth of [3, 2, 1]) {
-    const excerpt = shortened(schema, depth);
-    if (JSON.stringify(excerpt).length <= MAX_SCHEMA_EXCERPT_CHARS) return excerpt;
+    const writer = new BoundedWriter(MAX_SCHEMA_EXCERPT_CHARS);
+    const excerpt = writer.write(schema, depth);
+    if (!writer.over) return excerpt;
   }
   return undefined;
 }
@@ -439,9 +530,37 @@ export interface Violation {
   readonly change: Change;
 }
 
-/** Ajv's errors as contract changes (at most `MAX_VIOLATIONS`, the total counted). */
-export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledContract, docUrl: string): { violations: Violation[]; count: number } {
+/**
+ * The excerpt of the document's schema object behind `parentSchema` (Ajv's), made once per
+ * compiled contract and schema object; undefined when there is none or it cannot be made.
+ */
+function excerptFor(compiled: CompiledContract, parent: unknown): unknown {
+  const original = parent !== null && typeof parent === "object" ? compiled.schema.originals.get(parent) : undefined;
+  if (original === undefined) return undefined;
+  if (compiled.excerpts.has(original)) return compiled.excerpts.get(original);
+  let made: unknown;
+  try {
+    made = schemaExcerptOf(original);
+  } catch {
+    made = undefined; // an excerpt is an aid: a schema it cannot be made of (too deep for the stack) has none
+  }
+  compiled.excerpts.set(original, made);
+  return made;
+}
+
+/** What `violationsOf` makes besides the violations' identity. */
+export interface ViolationOptions {
+  /** Schema excerpts (default true); a check that only compares violations' keys needs none. */
+  excerpts?: boolean;
+}
+
+/**
+ * Ajv's errors as contract changes (at most `MAX_VIOLATIONS`, the total counted). The schema
+ * excerpt is on the first violation of each `schemaPath` only (`shareExcerpts`).
+ */
+export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledContract, docUrl: string, options: ViolationOptions = {}): { violations: Violation[]; count: number } {
   const seen = new Set<string>();
+  const excerpted = new Set<string>();
   const violations: Violation[] = [];
   for (const error of errors) {
     // the branches of a oneOf/anyOf that failed are reported by the oneOf/anyOf itself
@@ -476,7 +595,8 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
         break;
       }
       case "enum":
-        expected = params.allowedValues;
+        // the documented values, unless they are too long to show (then shortened like an excerpt)
+        expected = whole(params.allowedValues, MAX_SCHEMA_EXCERPT_CHARS) ?? schemaExcerptOf(params.allowedValues) ?? excerpt(params.allowedValues);
         actual = excerpt(error.data);
         detail = `${JSON.stringify(excerpt(error.data))} is not one of the documented values`;
         break;
@@ -494,9 +614,11 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
       violations.push({ key, change: { path, category: "contract", op, severity: violationSeverity(error.keyword) } });
       continue;
     }
-    const parent = error.parentSchema;
-    const original = parent !== null && typeof parent === "object" ? compiled.schema.originals.get(parent) : undefined;
-    const schemaExcerpt = original === undefined ? undefined : schemaExcerptOf(original);
+    let schemaExcerpt: unknown;
+    if (options.excerpts !== false && !excerpted.has(schemaPath)) {
+      excerpted.add(schemaPath);
+      schemaExcerpt = excerptFor(compiled, error.parentSchema);
+    }
     violations.push({
       key,
       change: {
@@ -518,9 +640,31 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
 }
 
 /** Validates one response body (parsed JSON) against a compiled contract. */
-export function validateAgainst(compiled: CompiledContract, data: unknown, docUrl: string): { violations: Violation[]; count: number } {
+export function validateAgainst(compiled: CompiledContract, data: unknown, docUrl: string, options: ViolationOptions = {}): { violations: Violation[]; count: number } {
   if (compiled.validate(data)) return { violations: [], count: 0 };
-  return violationsOf(compiled.validate.errors ?? [], compiled, docUrl);
+  return violationsOf(compiled.validate.errors ?? [], compiled, docUrl, options);
+}
+
+/**
+ * Some of `all`'s violations (the new ones) with the schema excerpts they need: each
+ * `schemaPath`'s on its first violation among `some`, taken from `all` (where it was on the
+ * first violation of that path, which `some` may have left out).
+ */
+export function withExcerpts(some: readonly Violation[], all: readonly Violation[]): Violation[] {
+  const byPath = new Map<string, unknown>();
+  for (const violation of all) {
+    const { schemaPath, schemaExcerpt } = violation.change;
+    if (schemaPath !== undefined && schemaExcerpt !== undefined && !byPath.has(schemaPath)) byPath.set(schemaPath, schemaExcerpt);
+  }
+  const given = new Set<string>();
+  return some.map((violation) => {
+    const { schemaPath } = violation.change;
+    if (schemaPath === undefined || given.has(schemaPath)) return violation;
+    given.add(schemaPath);
+    const schemaExcerpt = byPath.get(schemaPath);
+    if (schemaExcerpt === undefined || violation.change.schemaExcerpt !== undefined) return violation;
+    return { ...violation, change: { ...violation.change, schemaExcerpt } };
+  });
 }
 
 /** A stable key of a document version (the stored text). */
