@@ -402,3 +402,47 @@ describe("schema excerpts of a hostile contract document are bounded work", () =
     expect(second.violations[0]!.change).toMatchObject({ path: "$.p.r0", keyword: "required", schemaPath: "/paths/~1a/get/responses/200/content/application~1json/schema/properties/p/required" });
   });
 });
+
+describe("violations at the root of an inline response schema", () => {
+  const inline = (version: "3.0.3" | "3.1.0", schema: string) =>
+    parseOpenApi(`openapi: ${version}
+info: { title: t, version: "1" }
+paths:
+  /a:
+    get:
+      operationId: a
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: ${schema}
+components:
+  schemas:
+    Named: { type: object, properties: { name: { type: string } } }
+`);
+  const SCHEMA = "/paths/~1a/get/responses/200/content/application~1json/schema";
+
+  it("OpenAPI 3.1: the root's required and additionalProperties have the schema's pointer and excerpt", () => {
+    const found = check({ doc: inline("3.1.0", "{ type: object, required: [id], additionalProperties: false }"), key: "k" }, { document: "https://x", operation: "a" }, 200, { x: 1 });
+    expect(found.violations.map((v) => [v.change.path, v.change.keyword, v.change.schemaPath, v.change.schemaExcerpt])).toEqual([
+      ["$.id", "required", `${SCHEMA}/required`, { type: "object", required: ["id"], additionalProperties: false }],
+      ["$.x", "additionalProperties", `${SCHEMA}/additionalProperties`, { type: "object", required: ["id"], additionalProperties: false }],
+    ]);
+  });
+
+  it("a boolean schema (false) is violated at the schema itself", () => {
+    const [violation] = check({ doc: inline("3.1.0", "false"), key: "k" }, { document: "https://x", operation: "a" }, 200, { x: 1 }).violations;
+    expect(violation!.change).toMatchObject({ keyword: "false schema", schemaPath: SCHEMA });
+  });
+
+  it("OpenAPI 3.0 nullable without a type: the wrapped schema's violations are at the document's schema (no anyOf/0), with its excerpt", () => {
+    const doc = inline("3.0.3", '{ nullable: true, allOf: [{ $ref: "#/components/schemas/Named" }], required: [id] }');
+    const found = check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, { name: "n" });
+    // (the anyOf that says "or null" is reported too, at the converted schema's anyOf)
+    const required = found.violations.find((v) => v.change.keyword === "required")!.change;
+    expect([required.path, required.schemaPath]).toEqual(["$.id", `${SCHEMA}/required`]);
+    expect(required.schemaExcerpt).toEqual({ nullable: true, allOf: [{ $ref: "#/components/schemas/Named" }], required: ["id"] });
+    expect(check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, null).count).toBe(0);
+  });
+});

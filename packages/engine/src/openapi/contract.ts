@@ -139,6 +139,8 @@ export interface StandaloneSchema {
   readonly origins: ReadonlyMap<string, string>;
   /** `document#pointer` of the root schema. */
   readonly rootOrigin: string;
+  /** The root schema is a boolean, wrapped as `allOf: [<boolean>]` (its violations are the root's). */
+  readonly booleanRoot?: boolean;
   /** Each copied schema object -> `document#pointer` of the schema it copies (Ajv's `parentSchema` is one of them). */
   readonly objects: WeakMap<object, string>;
   /** Each copied schema object -> the schema object it copies, as the document writes it (for a violation's excerpt). */
@@ -208,9 +210,13 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
         out[key] = map;
       } else out[key] = copy({ doc: location.doc, pointer: childPointer(location.pointer, key), value: child }, depth + 1);
     }
-    if (legacy) convertLegacy(out, value);
-    objects.set(out, `${location.doc}#${location.pointer}`);
-    originals.set(out, value);
+    const origin = `${location.doc}#${location.pointer}`;
+    // a nullable schema becomes `anyOf: [itself, null]`: its violations are still the document's schema's
+    const inner = legacy ? convertLegacy(out, value) : undefined;
+    for (const copied of inner === undefined ? [out] : [out, inner]) {
+      objects.set(copied, origin);
+      originals.set(copied, value);
+    }
     return out;
   };
 
@@ -219,13 +225,21 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
     const next = pending.shift()!;
     defs[next.key] = copy(next.location, 0);
   }
+  const rootOrigin = `${root.doc}#${root.pointer}`;
   const standalone: JsonObject = typeof schema === "boolean" ? { allOf: [schema] } : { ...schema };
   if (Object.keys(defs).length > 0) standalone.$defs = { ...(isObject(standalone.$defs) ? standalone.$defs : {}), ...defs };
-  return { schema: standalone, origins, rootOrigin: `${root.doc}#${root.pointer}`, objects, originals };
+  // Ajv's parentSchema of a violation at the root is this object, not the copy it spreads
+  objects.set(standalone, (isObject(schema) ? objects.get(schema) : undefined) ?? rootOrigin);
+  const original = (isObject(schema) ? originals.get(schema) : undefined) ?? (isObject(root.value) ? root.value : undefined);
+  if (original !== undefined) originals.set(standalone, original);
+  return { schema: standalone, origins, rootOrigin, objects, originals, ...(typeof schema === "boolean" ? { booleanRoot: true } : {}) };
 }
 
-/** OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). */
-function convertLegacy(out: JsonObject, original: JsonObject): void {
+/**
+ * OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). Returns the
+ * schema a nullable schema without a type is wrapped around (`anyOf: [schema, { type: "null" }]`).
+ */
+function convertLegacy(out: JsonObject, original: JsonObject): JsonObject | undefined {
   if (original.nullable === true) {
     if (typeof out.type === "string") out.type = [out.type, "null"];
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
@@ -233,7 +247,7 @@ function convertLegacy(out: JsonObject, original: JsonObject): void {
       const { nullable: _n, ...rest } = out;
       for (const key of Object.keys(out)) delete out[key];
       out.anyOf = [rest, { type: "null" }];
-      return;
+      return rest;
     }
   }
   delete out.nullable;
@@ -251,6 +265,7 @@ function convertLegacy(out: JsonObject, original: JsonObject): void {
     const props = original.properties;
     out.required = (out.required as unknown[]).filter((name) => !(typeof name === "string" && isObject(props[name]) && props[name].writeOnly === true));
   }
+  return undefined;
 }
 
 /** A compiled response schema, with what its violations report. */
@@ -511,7 +526,13 @@ function schemaOrigin(compiled: CompiledContract, error: ErrorObject, docUrl: st
     return doc === docUrl ? pointer : `${doc}#${pointer}`;
   }
   const schemaPath = error.schemaPath;
-  const tokens = tokensOf(schemaPath.startsWith("#") ? schemaPath.slice(1) : schemaPath);
+  let tokens = tokensOf(schemaPath.startsWith("#") ? schemaPath.slice(1) : schemaPath);
+  if (error.keyword === "false schema") {
+    // a `false` schema is violated where it is written (Ajv names no keyword there); the root's
+    // is the `allOf` wrapper's only member
+    tokens = tokens.slice(0, -1);
+    if (compiled.schema.booleanRoot === true && tokens.length === 2 && tokens[0] === "allOf" && tokens[1] === "0") tokens = [];
+  }
   let origin = compiled.schema.rootOrigin;
   let rest = tokens;
   if (tokens[0] === "$defs" && tokens[1] !== undefined && compiled.schema.origins.has(tokens[1])) {
