@@ -235,6 +235,69 @@ components:
   });
 });
 
+describe("the dialect of a response schema that is a $ref, and $schema inside it", () => {
+  const document = (components: string, schema = '{ $ref: "#/components/schemas/X" }') =>
+    parseOpenApi(`openapi: 3.1.0
+info: { title: t, version: "1" }
+paths:
+  /pair:
+    get:
+      operationId: pair
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: ${schema}
+components:
+  schemas:
+${components}
+`);
+  const compile = (doc: ReturnType<typeof parseOpenApi>) => new ContractCompiler().get("k", doc, { document: "https://x", operation: "pair" }, 200);
+  const run = (doc: ReturnType<typeof parseOpenApi>, body: unknown) => {
+    const compiled = compile(doc);
+    if (compiled instanceof Error) throw compiled;
+    return validateAgainst(compiled, body, doc.url).violations.map((v) => [v.change.path, v.change.keyword]);
+  };
+
+  it("the component a $ref names says draft-07: a tuple's items are read as draft-07 (through a chain of $refs too)", () => {
+    const x = '    X: { $schema: "http://json-schema.org/draft-07/schema#", type: array, items: [{ type: string }, { type: integer }], additionalItems: false }';
+    for (const doc of [document(x), document(`${x}\n    Y: { $ref: "#/components/schemas/X" }`, '{ $ref: "#/components/schemas/Y" }')]) {
+      expect(run(doc, ["a", 1])).toEqual([]);
+      expect(run(doc, ["a", "b", 3])).toEqual([
+        ["$", "additionalItems"],
+        ["$[1]", "type"],
+      ]);
+    }
+  });
+
+  it("the component a $ref names says draft-04: refused with the reason, not read as 2020-12", () => {
+    const refused = compile(document('    X: { $schema: "http://json-schema.org/draft-04/schema#", type: object }'));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toBe('the response schema\'s JSON Schema dialect "http://json-schema.org/draft-04/schema#" is not supported (2020-12, 2019-09, draft-07 or draft-06)');
+  });
+
+  it("a schema inside the response schema whose $schema names another dialect, or one not supported, is refused saying where", () => {
+    const nested = (dialect: string) =>
+      document(`    X: { type: object, properties: { p: { $ref: "#/components/schemas/P" } } }\n    P: { $schema: "${dialect}", type: string }`);
+    const other = compile(nested("http://json-schema.org/draft-07/schema#"));
+    expect((other as Error).message).toBe("the schema at memory:/openapi#/components/schemas/P says JSON Schema dialect draft-07, but the response schema is validated as 2020-12 (one dialect per response schema)");
+    const unsupported = compile(nested("http://json-schema.org/draft-04/schema#"));
+    expect((unsupported as Error).message).toBe('the schema at memory:/openapi#/components/schemas/P says JSON Schema dialect "http://json-schema.org/draft-04/schema#", which is not supported (2020-12, 2019-09, draft-07 or draft-06)');
+    // the same dialect, however it is spelled, is fine
+    expect(run(nested("http://json-schema.org/draft/2020-12/schema#"), { p: 1 })).toEqual([["$.p", "type"]]);
+  });
+
+  it("json-schema.org dialect URIs are read with http or https, with or without the trailing #", () => {
+    const doc = document("    X: { type: string }");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft-07/schema#" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft-06/schema" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "http://json-schema.org/draft-07/schema" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "http://json-schema.org/draft/2019-09/schema#" })).toBe("2019-09");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft/2020-12/schema#" })).toBe("2020-12");
+  });
+});
+
 describe("OpenAPI schemas as JSON Schema", () => {
   const doc30 = parseOpenApi(`openapi: 3.0.3
 info: { title: t, version: "1" }

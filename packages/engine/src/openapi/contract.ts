@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError } from "@driftwatch/openapi";
+import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError, resolveRef } from "@driftwatch/openapi";
 import type { Change, Contract, Severity } from "@driftwatch/schema";
 import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
@@ -8,19 +8,45 @@ import type addFormatsModule from "ajv-formats";
 /** The JSON Schema dialects a contract validates with: OpenAPI 3.1's default (2020-12), 2019-09 and draft-07 (draft-06 read as 07). */
 export type SchemaDialect = "2020-12" | "2019-09" | "draft-07";
 
+// json-schema.org URIs are compared as https, without a trailing `#` (both spellings are in use)
 const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([
   ["https://json-schema.org/draft/2020-12/schema", "2020-12"],
   ["https://spec.openapis.org/oas/3.1/dialect/base", "2020-12"],
   ["https://json-schema.org/draft/2019-09/schema", "2019-09"],
-  ["http://json-schema.org/draft-07/schema", "draft-07"],
-  ["http://json-schema.org/draft-06/schema", "draft-07"],
+  ["https://json-schema.org/draft-07/schema", "draft-07"],
+  ["https://json-schema.org/draft-06/schema", "draft-07"],
 ]);
 
+/** The dialect a `$schema` URI names, or undefined for one not supported. */
+function dialectOf(declared: string): SchemaDialect | undefined {
+  const uri = declared.replace(/#$/, "").replace(/^https?:\/\/json-schema\.org\//, "https://json-schema.org/");
+  return DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
+}
+
+const SUPPORTED_DIALECTS = "2020-12, 2019-09, draft-07 or draft-06";
+
 /**
- * The dialect a response schema is written in, as the document says: the schema's own `$schema`,
- * else (OpenAPI 3.1) the document's `jsonSchemaDialect`, else 2020-12 (OpenAPI 3.1's default
- * dialect; 3.0 schemas are converted to it). The OAS dialect of any date
- * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12. Throws for another dialect.
+ * The schema a response schema starts with: its own object, or the one its `$ref` chain ends at
+ * (an object with a `$schema` ends the chain: it is the schema's own). Within `maxDepth` hops.
+ */
+function rootSchemaOf(doc: OpenApiDocument, location: Location): unknown {
+  let current = location;
+  for (let hops = 0; ; hops++) {
+    const value = current.value;
+    if (!isObject(value) || typeof value.$ref !== "string" || value.$schema !== undefined) return value;
+    if (hops >= doc.limits.maxDepth) {
+      throw new OpenApiError("too_deep", `a $ref chain from ${location.doc}#${location.pointer} is longer than ${doc.limits.maxDepth} hops (or a cycle)`);
+    }
+    current = resolveRef(doc, current.doc, value.$ref);
+  }
+}
+
+/**
+ * The dialect a schema is written in, as the document says: the schema's own `$schema`, else
+ * (OpenAPI 3.1) the document's `jsonSchemaDialect`, else 2020-12 (OpenAPI 3.1's default dialect;
+ * 3.0 schemas are converted to it). The OAS dialect of any date
+ * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12; json-schema.org URIs are read
+ * with http or https, with or without the trailing `#`. Throws for another dialect.
  */
 export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDialect {
   // OpenAPI 3.0's schema objects are its own dialect (no $schema), converted to 2020-12
@@ -28,12 +54,21 @@ export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDial
   const own = isObject(schema) && typeof schema.$schema === "string" ? schema.$schema : undefined;
   const declared = own ?? (typeof doc.root.jsonSchemaDialect === "string" ? doc.root.jsonSchemaDialect : undefined);
   if (declared === undefined) return "2020-12";
-  const uri = declared.replace(/#$/, "").replace(/^http:\/\/json-schema\.org\/draft\/20/, "https://json-schema.org/draft/20");
-  const dialect = DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
+  const dialect = dialectOf(declared);
   if (dialect === undefined) {
-    throw new OpenApiError("invalid_document", `the response schema's JSON Schema dialect ${JSON.stringify(declared)} is not supported (2020-12, 2019-09, draft-07 or draft-06)`);
+    throw new OpenApiError("invalid_document", `the response schema's JSON Schema dialect ${JSON.stringify(declared)} is not supported (${SUPPORTED_DIALECTS})`);
   }
   return dialect;
+}
+
+/**
+ * The dialect of the response schema at `location`: `schemaDialect` of the schema itself, or, when
+ * it is a `$ref` without a `$schema` of its own, of the schema its `$ref` chain ends at
+ * (`schema: { $ref: '#/components/schemas/X' }` is in X's dialect).
+ */
+export function responseSchemaDialect(doc: OpenApiDocument, location: Location): SchemaDialect {
+  if (doc.version === "3.0") return "2020-12";
+  return schemaDialect(doc, rootSchemaOf(doc, location));
 }
 
 // Ajv and ajv-formats are loaded on the first contract compiled (about 8 MB of a process's memory
@@ -132,7 +167,7 @@ export function findResponseSchema(doc: OpenApiDocument, contract: Contract, sta
 /** Keywords whose values are data, not schemas: copied as they are. */
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "example", "examples", "required", "type", "discriminator", "xml", "externalDocs"]);
 
-/** A standalone JSON Schema (2020-12) of a response schema, and where each `$defs` entry came from. */
+/** A standalone JSON Schema (in the response schema's dialect) of a response schema, and where each `$defs` entry came from. */
 export interface StandaloneSchema {
   readonly schema: JsonObject;
   /** `$defs` key -> `document#pointer` of the schema it copies. */
@@ -198,10 +233,23 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
     return copySchema(location, depth);
   };
 
+  // A schema is validated in one dialect: a schema inside it that says another is refused (its
+  // keywords would be read in the wrong one), not silently read in the response schema's.
+  const checkNestedDialect = (location: Location, declared: unknown): void => {
+    const named = typeof declared === "string" ? dialectOf(declared) : undefined;
+    if (named === dialect) return;
+    const where = `${location.doc}#${location.pointer}`;
+    if (named === undefined) {
+      throw new OpenApiError("invalid_document", `the schema at ${where} says JSON Schema dialect ${JSON.stringify(declared)}, which is not supported (${SUPPORTED_DIALECTS})`);
+    }
+    throw new OpenApiError("invalid_document", `the schema at ${where} says JSON Schema dialect ${named}, but the response schema is validated as ${dialect} (one dialect per response schema)`);
+  };
+
   const copySchema = (location: Location, depth: number): unknown => {
     const value = location.value as JsonObject;
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(value)) {
+      if (key === "$schema" && !legacy) checkNestedDialect(location, child);
       if (key.startsWith("x-") || key === "$schema" || key === "$id" || key === "$anchor" || key === "$dynamicAnchor") continue;
       if (DATA_KEYWORDS.has(key)) out[key] = child;
       else if ((key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" || key === "dependentSchemas") && isObject(child)) {
@@ -279,8 +327,9 @@ export interface CompiledContract {
 }
 
 /**
- * Compiles response schemas with Ajv (JSON Schema 2020-12, formats checked), each once per
- * document version, operation and status, keeping the most recent `maxEntries`.
+ * Compiles response schemas with Ajv (in the dialect the document says, `responseSchemaDialect`;
+ * formats checked), each once per document version, operation and status, keeping the most
+ * recent `maxEntries`.
  */
 export class ContractCompiler {
   readonly #ajv = new Map<SchemaDialect, Ajv2020>();
@@ -305,7 +354,7 @@ export class ContractCompiler {
     let entry: CompiledContract | OpenApiError;
     try {
       const found = findResponseSchema(doc, contract, status);
-      const dialect = schemaDialect(doc, found.location.value);
+      const dialect = responseSchemaDialect(doc, found.location);
       const schema = toJsonSchema(doc, found.location, dialect);
       let ajv = this.#ajv.get(dialect);
       if (ajv === undefined) {
