@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
-import type { FetchResponse, MonitorRecord, SnapshotRecord } from "@driftwatch/core";
-import type { Contract } from "@driftwatch/schema";
+import type { FetchResponse, MonitorRecord, NewDiff, SnapshotRecord } from "@driftwatch/core";
+import type { Change, Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { ContractCompiler, documentKey, MAX_EXCERPTS_CHARS_PER_RESPONSE, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, shareExcerpts, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
-import { ContractChecker } from "../src/openapi/contract-checker.js";
+import { ContractChecker, withViolations } from "../src/openapi/contract-checker.js";
 import { aliasedLongKeyYaml, longKeyJson } from "./hostile-contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
@@ -507,5 +507,44 @@ components:
     expect([required.path, required.schemaPath]).toEqual(["$.id", `${SCHEMA}/required`]);
     expect(required.schemaExcerpt).toEqual({ nullable: true, allOf: [{ $ref: "#/components/schemas/Named" }], required: ["id"] });
     expect(check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, null).count).toBe(0);
+  });
+});
+
+describe("a check's diff with its contract violations stays within the stored diff's caps", () => {
+  const base = { id: "dif_1", previousSnapshotId: "snp_1", requestId: "req_1", status: 200, latencyMs: 1, createdAt: "2026-01-01T00:00:00.000Z" };
+  const violations = Array.from({ length: 100 }, (_, i) => ({
+    key: `v${String(i)}`,
+    change: { path: `$.v${String(i)}`, category: "contract" as const, op: "remove" as const, severity: "high" as const, keyword: "required", schemaPath: `/s/${String(i)}/required`, schemaExcerpt: { description: "d".repeat(300) } },
+  }));
+  const bytes = (changes: readonly unknown[]) => Buffer.byteLength(JSON.stringify(changes), "utf8");
+  const valueDiff = (changes: Change[], truncated: boolean): NewDiff =>
+    ({ ...base, classification: "value_change", schemaChanges: 0, valueChanges: 5000, topSeverity: "low", diffFingerprint: "sha256:x", changes, ...(truncated ? { truncated: true } : {}) }) as NewDiff;
+
+  it("a diff already at 1000 changes: still 1000, truncated, the violations listed first", () => {
+    const changes: Change[] = Array.from({ length: 1000 }, (_, i) => ({ path: `$.a${String(i)}`, category: "value", op: "replace", severity: "low", before: i, after: i + 1 }));
+    const out = withViolations(valueDiff(changes, true), violations, base)!;
+    expect(out.changes).toHaveLength(1000);
+    expect(out.truncated).toBe(true);
+    expect(out.changes[0]!.category).toBe("contract");
+    expect(out.topSeverity).toBe("high");
+    expect(out).toMatchObject({ valueChanges: 5000 });
+  });
+
+  it("a diff just under 1 MB: the violations and excerpts do not take it past 1 MB", () => {
+    const changes: Change[] = Array.from({ length: 100 }, (_, i) => ({ path: `$.a${String(i)}`, category: "value", op: "replace", severity: "low", before: "b".repeat(10_300), after: i }));
+    expect(bytes(changes)).toBeLessThan(1024 * 1024);
+    const out = withViolations(valueDiff(changes, false), violations, base)!;
+    expect(bytes(out.changes)).toBeLessThanOrEqual(1024 * 1024);
+    expect(out.truncated).toBe(true);
+    expect(out.changes.filter((c) => c.category === "contract")).toHaveLength(100);
+  });
+
+  it("a contract_violation diff of its own takes the caps given; under them nothing is cut", () => {
+    const out = withViolations(null, violations, base, { maxChanges: 10, maxBytes: 1024 * 1024 })!;
+    expect(out).toMatchObject({ classification: "contract_violation", schemaChanges: 100, truncated: true });
+    expect(out.changes).toHaveLength(10);
+    const whole = withViolations(null, violations, base)!;
+    expect(whole.changes).toHaveLength(100);
+    expect(whole).not.toHaveProperty("truncated");
   });
 });

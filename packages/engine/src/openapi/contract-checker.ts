@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { Fetcher, FetchResponse, MonitorRecord, NewDiff, SnapshotRecord, Store } from "@driftwatch/core";
 import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
 import { type Change, maxSeverity } from "@driftwatch/schema";
+import { DEFAULT_COMPARE_LIMITS } from "../limits.js";
+import { truncateChanges } from "../workers/compare.js";
 import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
 import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation, withExcerpts } from "./contract.js";
 
@@ -132,12 +134,15 @@ export class ContractChecker {
 /**
  * A check's diff with the new contract violations added: appended to the content's diff (its
  * top severity and fingerprint cover them), or a diff of their own (`contract_violation`) when
- * the content's diff is empty, the first check's included.
+ * the content's diff is empty, the first check's included. The stored diff's caps (`caps`, 1000
+ * changes and 1 MB by default) apply to the whole: past them it lists the first changes that fit
+ * (the violations first) and says `truncated: true`; counts, fingerprint and top severity cover all.
  */
 export function withViolations(
   diff: NewDiff | null,
   violations: readonly Violation[],
   base: { id: string; previousSnapshotId: string | null; requestId: string; status: number; latencyMs: number; createdAt: string },
+  caps: { maxChanges: number; maxBytes: number } = { maxChanges: DEFAULT_COMPARE_LIMITS.maxDiffChanges, maxBytes: DEFAULT_COMPARE_LIMITS.maxDiffBytes },
 ): NewDiff | null {
   if (violations.length === 0) return diff;
   const changes: Change[] = shareExcerpts(violations.map((violation) => violation.change));
@@ -147,12 +152,24 @@ export function withViolations(
   const fingerprint = `sha256:${hash.digest("hex")}`;
   const top = maxSeverity(changes.map((change) => change.severity))!;
   if (diff === null) {
-    return { ...base, classification: "contract_violation", schemaChanges: changes.length, valueChanges: 0, topSeverity: top, diffFingerprint: fingerprint, changes };
+    const capped = truncateChanges(changes, caps.maxChanges, caps.maxBytes);
+    return {
+      ...base,
+      classification: "contract_violation",
+      schemaChanges: changes.length,
+      valueChanges: 0,
+      topSeverity: top,
+      diffFingerprint: fingerprint,
+      changes: capped.changes,
+      ...(capped.truncated ? { truncated: true as const } : {}),
+    };
   }
   if (diff.classification === "content_change") return diff;
+  const capped = truncateChanges([...changes, ...diff.changes], caps.maxChanges, caps.maxBytes);
   return {
     ...diff,
-    changes: [...changes, ...diff.changes],
+    changes: capped.changes,
+    ...(capped.truncated || diff.truncated === true ? { truncated: true as const } : {}),
     topSeverity: maxSeverity([diff.topSeverity, top])!,
     diffFingerprint: fingerprint,
   };
