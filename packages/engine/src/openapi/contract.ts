@@ -408,15 +408,17 @@ const EXCERPT_STRING = 200;
 /** Longest value (JSON characters) a violation shows as it is (`actual`, `expected`). */
 const VALUE_CHARS = 200;
 
-// Members of each object shortened (a YAML alias puts one object at many places: counted once).
-const memberCounts = new WeakMap<object, number>();
-function memberCount(value: object): number {
-  let count = memberCounts.get(value);
-  if (count === undefined) {
-    count = Object.keys(value).length;
-    memberCounts.set(value, count);
+// The first members and the count of each object shortened, listed once per object: a YAML alias
+// puts one object (maybe of many members) at many places, and listing keys is linear in them.
+const memberLists = new WeakMap<object, { first: readonly string[]; count: number }>();
+function membersOf(value: object): { first: readonly string[]; count: number } {
+  let members = memberLists.get(value);
+  if (members === undefined) {
+    const keys = Object.keys(value);
+    members = { first: keys.slice(0, EXCERPT_ENTRIES), count: keys.length };
+    memberLists.set(value, members);
   }
-  return count;
+  return members;
 }
 
 function setMember(out: JsonObject, key: string, value: unknown): void {
@@ -478,23 +480,18 @@ class BoundedWriter {
       return items;
     }
     const out: JsonObject = {};
-    let members = 0;
-    for (const key in value) {
-      if (members === EXCERPT_ENTRIES || this.over) break;
-      if (!Object.hasOwn(value, key)) continue;
-      if (members > 0) this.used += 1;
+    const members = membersOf(value);
+    for (const [i, key] of members.first.entries()) {
+      if (this.over) return out;
+      if (i > 0) this.used += 1;
       const name = this.#text(key);
       this.used += 1; // the colon
       setMember(out, name, this.write((value as JsonObject)[key], depth - 1));
-      members++;
     }
-    if (members === EXCERPT_ENTRIES && !this.over) {
-      const total = memberCount(value);
-      if (total > EXCERPT_ENTRIES) {
-        this.cut = true;
-        this.used += 1 + JSON.stringify("…").length + 1;
-        setMember(out, "…", this.#text(`${String(total - EXCERPT_ENTRIES)} more`));
-      }
+    if (members.count > EXCERPT_ENTRIES && !this.over) {
+      this.cut = true;
+      this.used += 1 + JSON.stringify("…").length + 1;
+      setMember(out, "…", this.#text(`${String(members.count - EXCERPT_ENTRIES)} more`));
     }
     return out;
   }
@@ -513,7 +510,7 @@ function excerpt(value: unknown): unknown {
   if (value === undefined) return undefined;
   if (whole(value, VALUE_CHARS) !== undefined) return value;
   if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
-  if (isObject(value)) return `<object with ${String(memberCount(value))} properties>`;
+  if (isObject(value)) return `<object with ${String(membersOf(value).count)} properties>`;
   return `${JSON.stringify(typeof value === "string" ? value.slice(0, VALUE_CHARS) : value).slice(0, VALUE_CHARS)}...`;
 }
 
