@@ -371,8 +371,9 @@ components:
  * `value` behind proxies that count each read of a member or of the keys (lazily, each object
  * wrapped once, so a YAML alias stays one object).
  */
-function counted<T>(value: T): { value: T; reads: () => number; reset: () => void } {
+function counted<T>(value: T): { value: T; reads: () => number; listings: () => number; reset: () => void } {
   let reads = 0;
+  let listings = 0;
   const proxies = new WeakMap<object, object>();
   const wrap = (target: unknown): unknown => {
     if (target === null || typeof target !== "object") return target;
@@ -385,6 +386,7 @@ function counted<T>(value: T): { value: T; reads: () => number; reset: () => voi
         },
         ownKeys(t) {
           reads++;
+          listings++;
           return Reflect.ownKeys(t);
         },
       });
@@ -395,8 +397,10 @@ function counted<T>(value: T): { value: T; reads: () => number; reset: () => voi
   return {
     value: wrap(value) as T,
     reads: () => reads,
+    listings: () => listings,
     reset: () => {
       reads = 0;
+      listings = 0;
     },
   };
 }
@@ -438,6 +442,18 @@ describe("schema excerpts of a hostile contract document are bounded work", () =
       expect(schema.reads()).toBeLessThan(100);
     });
   }
+
+  it("an object reached at many places (a YAML alias) has its keys listed once, however wide it is", () => {
+    const wide = counted(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${String(i)}`, i])));
+    const schema = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`x-${String(i)}`, Object.fromEntries(Array.from({ length: 25 }, (_, j) => [`m${String(j)}`, wide.value]))]));
+    schema.type = "object" as never;
+    wide.reset();
+    const excerpt = schemaExcerptOf(schema);
+    expect(JSON.stringify(excerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+    // its keys are listed once; its members are read only as far as 2 KiB go
+    expect(wide.listings()).toBe(1);
+    expect(wide.reads()).toBeLessThan(300);
+  });
 
   it("keys are cut like strings: an object of five 10,000-character keys has an excerpt", () => {
     const wide = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`${String(i)}${"k".repeat(10_000)}`, { type: "string" }]));
