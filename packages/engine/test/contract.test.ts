@@ -455,6 +455,15 @@ describe("schema excerpts of a hostile contract document are bounded work", () =
     expect(wide.reads()).toBeLessThan(300);
   });
 
+  it("an enum whose documented values pass 2 KiB: expected lists them shortened, within 2 KiB", () => {
+    const values = Array.from({ length: 500 }, (_, i) => `value-${String(i)}-${"v".repeat(40)}`);
+    const doc = parseOpenApi(JSON.stringify({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: { "/a": { get: { operationId: "a", responses: { "200": { description: "ok", content: { "application/json": { schema: { enum: values } } } } } } } } }));
+    const [violation] = check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, "other").violations;
+    expect(violation!.change.keyword).toBe("enum");
+    expect(violation!.change.expected).toEqual([...values.slice(0, 25), "… 475 more"]);
+    expect(JSON.stringify(violation!.change.expected).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+  });
+
   it("keys are cut like strings: an object of five 10,000-character keys has an excerpt", () => {
     const wide = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`${String(i)}${"k".repeat(10_000)}`, { type: "string" }]));
     const excerpt = schemaExcerptOf(wide) as Record<string, unknown>;
