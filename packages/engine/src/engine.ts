@@ -174,6 +174,8 @@ export function createEngine(options: EngineOptions): Engine {
     noise,
     compare,
     maxWebhookPayloadBytes: limits.maxWebhookPayloadBytes,
+    maxDiffChanges: limits.maxDiffChanges,
+    maxDiffBytes: limits.maxDiffBytes,
     publicUrl: options.publicUrl ?? null,
     ...(options.screenshots === undefined ? {} : { screenshots: options.screenshots }),
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),

@@ -26,7 +26,7 @@ import {
   StoreError,
 } from "@driftwatch/core";
 import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, type Severity, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
-import { DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
+import { DEFAULT_COMPARE_LIMITS, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
@@ -110,6 +110,12 @@ export interface CheckServiceOptions {
   compare?: ComparePool;
   /** A webhook payload lists changes up to this size (default 256 KB); past it, `data.truncated` and `data.diffUrl`. */
   maxWebhookPayloadBytes?: number;
+  /**
+   * Caps of a stored diff once a check's contract violations are added to it (default: the
+   * `compare` pool's, else 1000 changes and 1 MB, as the comparison's own).
+   */
+  maxDiffChanges?: number;
+  maxDiffBytes?: number;
   /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
   publicUrl?: string | null;
   /** Where website monitors' screenshots are kept (default: the store). */
@@ -284,6 +290,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
   const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now });
+  const diffCaps = {
+    maxChanges: options.maxDiffChanges ?? compare.diffCaps?.maxDiffChanges ?? DEFAULT_COMPARE_LIMITS.maxDiffChanges,
+    maxBytes: options.maxDiffBytes ?? compare.diffCaps?.maxDiffBytes ?? DEFAULT_COMPARE_LIMITS.maxDiffBytes,
+  };
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -668,7 +678,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
             return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
           }
           const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
-          diff = withViolations(diff, checked.violations, base);
+          diff = withViolations(diff, checked.violations, base, diffCaps);
           if (diff !== null) silenced = null;
         }
       }
