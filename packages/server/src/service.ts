@@ -14,7 +14,7 @@ import { startMetricsListener, type MetricsListener } from "./http/metrics-liste
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import { createNotifier } from "@driftwatch/notify";
-import { createChannelSender } from "./notify/channel-sender.js";
+import { createChannelSender, resealInStore } from "./notify/channel-sender.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -273,7 +273,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const engine = createEngine({
     channels: createChannelSender(notifier, secrets, {
       // a key rotation: the channel's URL moves to the new key at its next send
-      reseal: (channel, urlSealed) => store.updateChannel(channel.orgId, channel.id, { urlSealed, ifUrlSealed: channel.urlSealed, updatedAt: new Date().toISOString() }),
+      reseal: resealInStore(store),
     }),
     ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
