@@ -46,7 +46,7 @@ describe.skipIf(chromiumSkipReason() !== null)("learning settings in Chromium", 
     const org = await dw.api("GET", `/api/orgs/${orgId}`);
     expect(org).toMatchObject({ learnNoiseByDefault: false, learningDefaults: { warmupSamples: 0, learningSamples: 4 } });
     // the facts above the form follow
-    await b.page.getByText("do not learn; 0 warm-up fetches, 4 learning samples").waitFor();
+    await b.page.getByRole("definition").filter({ hasText: "0 warm-up fetches, 4 learning samples" }).waitFor();
 
     const created = await dw.api<{ id: string }>("POST", "/api/monitors", { name: "Status", url: `${target.url}/status.json`, intervalSeconds: 3600, state: "paused" });
     expect(await dw.api("GET", `/api/monitors/${created.id}/settings`)).toMatchObject({ autoApplySuggestions: false, learning: { warmupSamples: 0, learningSamples: 4 } });

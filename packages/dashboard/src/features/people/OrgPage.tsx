@@ -60,12 +60,10 @@ export function OrgPage(): ReactNode {
             <RelativeTime value={org.createdAt} />
           </Fact>
           <Fact label="Your role">{me.role ?? "API token"}</Fact>
-          <Fact label="New monitors">
-            {org.learnNoiseByDefault ? "learn their noise" : "do not learn"}; {org.learningDefaults === null ? "the service’s learning defaults" : describeLearning(org.learningDefaults)}
-          </Fact>
+          <Fact label="New monitors learn">{org.learnNoiseByDefault ? "yes" : "no"}</Fact>
+          <Fact label="Their first fetches">{org.learningDefaults === null ? "the service’s defaults" : describeLearning(org.learningDefaults)}</Fact>
         </dl>
       </section>
-      {isAdmin ? <NewMonitorDefaults key={org.id} orgId={org.id} learnNoiseByDefault={org.learnNoiseByDefault} learningDefaults={org.learningDefaults} /> : null}
       {isAdmin ? (
         <form className="form card" onSubmit={submit} aria-labelledby="o-rename">
           <h2 id="o-rename">Rename</h2>
@@ -82,6 +80,7 @@ export function OrgPage(): ReactNode {
           </button>
         </form>
       ) : null}
+      {isAdmin ? <NewMonitorDefaults key={org.id} orgId={org.id} learnNoiseByDefault={org.learnNoiseByDefault} learningDefaults={org.learningDefaults} /> : null}
       {isOwner ? (
         <form
           className="form card danger-zone"
@@ -146,7 +145,7 @@ function NewMonitorDefaults(props: { orgId: string; learnNoiseByDefault: boolean
         <LearningFields idPrefix="o-learning" draft={draft} onChange={setDraft} errors={parsed.ok ? {} : parsed.errors} serverError={save.error} errorBase="learningDefaults" />
       </fieldset>
       <p className="hint">
-        A young monitor’s diffs are recorded as <span className="tag">learning</span> diffs and notified only when they remove something, change a type or hold a change rated
+        A young monitor’s diffs are recorded as <code>learning</code> diffs and notified only when they remove something, change a type or hold a change rated
         medium or above.{" "}
         <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
           How young monitors learn

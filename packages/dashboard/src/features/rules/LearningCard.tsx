@@ -46,24 +46,24 @@ export function LearningCard({ monitorId, autoApply, learning }: { monitorId: st
       {!learns ? <p className="hint">Off: every change is reported as your rules say; the settings below wait until learning is on again.</p> : null}
       <fieldset>
         <legend>The first fetches</legend>
-        <p className="hint" id="learning-now">
+        <p className="hint">
           {learning === null ? (
             <>
-              This monitor uses the service’s defaults (<strong>{describeLearning(null)}</strong>, unless the server was started with other values). Leave a field empty
-              to keep its default.
+              This monitor uses the service’s defaults: <strong>{describeLearning(null)}</strong> (unless the server was started with other values).
             </>
           ) : (
             <>
-              This monitor has its own settings: <strong>{describeLearning(learning)}</strong> (an empty field takes the service’s default).
+              This monitor has its own settings: <strong>{describeLearning(learning)}</strong>.
             </>
           )}{" "}
-          {me ? (
-            <>
-              New monitors of <span className="break">{me.org.name}</span> start with{" "}
-              {orgDefaults === null ? "the service’s defaults" : <strong>{describeLearning(orgDefaults)}</strong>} (<Link to="/org">organization default</Link>).
-            </>
-          ) : null}
+          Leave a field empty for the service’s default.
         </p>
+        {me ? (
+          <p className="hint">
+            New monitors of <span className="break">{me.org.name}</span> start with{" "}
+            {orgDefaults === null ? "the service’s defaults" : <strong>{describeLearning(orgDefaults)}</strong>} (<Link to="/org">organization default</Link>).
+          </p>
+        ) : null}
         <LearningFields
           idPrefix="learning"
           draft={draft}
@@ -86,7 +86,7 @@ export function LearningCard({ monitorId, autoApply, learning }: { monitorId: st
       </fieldset>
       <p className="hint">
         While it has learned from fewer than {young} stored contents, a learning monitor is <em>young</em>: its diffs are recorded as{" "}
-        <span className="tag">learning</span> diffs, kept in the timeline and the diff list, and notified only when they remove something, change a type or hold a change
+        <code>learning</code> diffs, kept in the timeline and the diff list, and notified only when they remove something, change a type or hold a change
         rated medium or above.{" "}
         <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
           How young monitors learn

@@ -41,12 +41,7 @@ export function LearningFields(props: {
         const { min, max } = LEARNING_LIMITS[field];
         return (
           <div key={field} className="learning-field">
-            <label htmlFor={id}>
-              {LABELS[field].label}{" "}
-              <span className="hint">
-                ({String(min)} to {String(max)})
-              </span>
-            </label>
+            <label htmlFor={id}>{LABELS[field].label}</label>
             <input
               id={id}
               type="number"
@@ -62,7 +57,7 @@ export function LearningFields(props: {
               onChange={(e) => props.onChange({ ...draft, [field]: e.target.value })}
             />
             <p className="hint" id={`${id}-hint`}>
-              {LABELS[field].hint}
+              {String(min)} to {String(max)}. {LABELS[field].hint}
             </p>
             <FieldError id={`${id}-error`} messages={messages} />
           </div>

@@ -69,7 +69,7 @@ describe("how a monitor learns, on its rules page", () => {
   it("shows the defaults a monitor without settings uses, the organization's default, and the young-monitor rules with a link to them", async () => {
     setup({ orgDefaults: { learningSamples: 5 } });
     const form = await screen.findByRole("form", { name: "How this monitor learns" });
-    expect(form.textContent).toContain("This monitor uses the service’s defaults (2 warm-up fetches, 3 learning samples");
+    expect(form.textContent).toContain("This monitor uses the service’s defaults: 2 warm-up fetches, 3 learning samples (unless");
     expect(form.textContent).toContain("New monitors of Acme start with 2 warm-up fetches, 5 learning samples");
     expect(form.textContent).toContain("notified only when they remove something, change a type or hold a change rated medium or above");
     expect(within(form).getByRole("link", { name: "How young monitors learn" })).toHaveAttribute("href", expect.stringContaining("docs/signal.md#young-monitors"));
@@ -98,7 +98,7 @@ describe("how a monitor learns, on its rules page", () => {
     await user.click(save);
     await waitFor(() => expect(patches(calls)).toEqual([{ autoApplySuggestions: false, learning: { warmupSamples: 0, learningSamples: 4 } }]));
     expect(await within(form).findByRole("status")).toHaveTextContent("Saved.");
-    expect(form.textContent).toContain("This monitor has its own settings: 0 warm-up fetches, 4 learning samples");
+    expect(form.textContent).toContain("This monitor has its own settings: 0 warm-up fetches, 4 learning samples.");
     expect(save).toBeDisabled();
   });
 
@@ -166,7 +166,8 @@ describe("what new monitors start with, on the organization page", () => {
   it("an admin sets the learning defaults and whether new monitors learn; a value out of range is refused at its field", async () => {
     const { calls } = setup("admin");
     const form = screen.getByRole("form", { name: "New monitors" });
-    expect(screen.getByText("learn their noise; 1 warm-up fetch, 3 learning samples")).toBeInTheDocument();
+    expect(screen.getByText("New monitors learn", { selector: "dt" }).nextElementSibling).toHaveTextContent("yes");
+    expect(screen.getByText("Their first fetches", { selector: "dt" }).nextElementSibling).toHaveTextContent("1 warm-up fetch, 3 learning samples");
     const user = userEvent.setup();
     const warmup = within(form).getByRole("spinbutton", { name: /Warm-up fetches/ });
     expect(warmup).toHaveValue(1);
@@ -207,6 +208,7 @@ describe("what new monitors start with, on the organization page", () => {
   it("is not offered to a member", () => {
     setup("member");
     expect(screen.queryByRole("form", { name: "New monitors" })).toBeNull();
-    expect(screen.getByText("learn their noise; 1 warm-up fetch, 3 learning samples")).toBeInTheDocument();
+    expect(screen.getByText("New monitors learn", { selector: "dt" }).nextElementSibling).toHaveTextContent("yes");
+    expect(screen.getByText("Their first fetches", { selector: "dt" }).nextElementSibling).toHaveTextContent("1 warm-up fetch, 3 learning samples");
   });
 });
