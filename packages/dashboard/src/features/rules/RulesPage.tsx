@@ -26,15 +26,16 @@ export function RulesPage(): ReactNode {
   if (settings.isError) return <ErrorState error={settings.error} retry={() => void settings.refetch()} />;
   if (monitor.isError) return <ErrorState error={monitor.error} />;
   const name = monitor.data.name;
-  // the editor starts again from what the server stored after each save; the learning settings and
-  // the learned noise are its siblings, so that saving one of them keeps what is typed in the others
+  // the editor starts again from the stored policy when it changes (a save, a pinned entry); the
+  // learning settings and the learned noise are its siblings and save other fields, so saving them
+  // keeps what is typed in the editor
   return (
     <Page title={`Rules of ${name}`}>
       <p>
         <Link to={`/monitors/${monitorId}`}>← {name}</Link>
       </p>
       {canWrite ? null : <p className="state">Your role can read these rules and preview edits; saving them needs a member or an admin.</p>}
-      <RulesEditor key={settings.data.updatedAt ?? "initial"} monitorId={monitorId} website={monitor.data.type === "website"} stored={settings.data.policyRulesJson} />
+      <RulesEditor key={JSON.stringify(settings.data.policyRulesJson)} monitorId={monitorId} website={monitor.data.type === "website"} stored={settings.data.policyRulesJson} />
       <LearningCard monitorId={monitorId} autoApply={settings.data.autoApplySuggestions} learning={settings.data.learning ?? null} />
       <Suggestions monitorId={monitorId} autoApply={settings.data.autoApplySuggestions} />
     </Page>

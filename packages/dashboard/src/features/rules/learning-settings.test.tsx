@@ -115,6 +115,20 @@ describe("how a monitor learns, on its rules page", () => {
     await waitFor(() => expect(patches(calls)).toEqual([{ learning: null }]));
   });
 
+  it("keeps a rule being edited when the learning settings are saved", async () => {
+    const { calls } = setup();
+    const form = await screen.findByRole("form", { name: "How this monitor learns" });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Add rule" }));
+    const path = screen.getByRole("textbox", { name: "JSONPath" });
+    await user.type(path, "served_at");
+    await user.type(within(form).getByRole("spinbutton", { name: /Learning samples/ }), "2");
+    await user.click(within(form).getByRole("button", { name: "Save learning settings" }));
+    await waitFor(() => expect(patches(calls)).toEqual([{ learning: { learningSamples: 2 } }]));
+    expect(await within(form).findByRole("status")).toHaveTextContent("Saved.");
+    expect(screen.getByRole("textbox", { name: "JSONPath" })).toHaveValue("$.served_at");
+  });
+
   it("shows the server's 422 at the field it names", async () => {
     setup({
       patch: () => ({
