@@ -61,7 +61,7 @@ export function parseDocumentText(text: string, where: string, limits: OpenApiLi
       data = parseYamlText(text, where, limits, jsonError);
     }
   } else data = parseYamlText(text, where, limits, undefined);
-  checkDepth(data, where, limits.maxDepth);
+  checkDepth(data, where, limits);
   return data;
 }
 
@@ -69,18 +69,80 @@ export function parseDocumentText(text: string, where: string, limits: OpenApiLi
 // monitors never read YAML should not pay; issue 26). `require` keeps parsing synchronous; yaml
 // ships CommonJS. The CommonJS build has `__filename`; the ESM build (and the sources) `import.meta.url`.
 let yaml: typeof Yaml | undefined;
-function parseYaml(text: string, options: Yaml.ParseOptions & Yaml.DocumentOptions & Yaml.SchemaOptions & Yaml.ToJSOptions): unknown {
+function loadYaml(): typeof Yaml {
   yaml ??= createRequire(typeof __filename === "string" ? __filename : import.meta.url)("yaml") as typeof Yaml;
-  return yaml.parse(text, options) as unknown;
+  return yaml;
 }
 
+// `yaml.parse`, in two steps, so that the work of building the data can be bounded before it is
+// done: merge keys (`<<: *a`) copy the merged map, deeply, at every place (yaml's `maxAliasCount`
+// counts them, but not their size; issue 30).
 function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonError: unknown): unknown {
-  try {
-    return parseYaml(text, { maxAliasCount: limits.maxAliases, uniqueKeys: false, merge: true });
-  } catch (error) {
+  const refuse = (error: unknown): OpenApiError => {
     const reason = jsonError instanceof Error ? jsonError.message : (error as Error).message;
-    throw new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
+    return new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
+  };
+  const y = loadYaml();
+  let doc: Yaml.Document;
+  try {
+    doc = y.parseDocument(text, { uniqueKeys: false, merge: true });
+  } catch (error) {
+    throw refuse(error);
   }
+  if (doc.errors.length > 0) throw refuse(doc.errors[0]);
+  checkYamlWork(y, doc, where, limits);
+  try {
+    return doc.toJS({ maxAliasCount: limits.maxAliases }) as unknown;
+  } catch (error) {
+    throw refuse(error);
+  }
+}
+
+/**
+ * The values `toJS` will create for a YAML document, counted on its syntax tree before they are
+ * created, and refused beyond `maxNodes` (`too_complex`). Counted as `checkDepth` counts them (one
+ * per collection and one per entry); a plain alias is shared, not copied, so it costs nothing; a
+ * merge key costs twice its source (yaml converts the source again, then copies its keys). Each
+ * node's cost is computed once, so this is linear in the size of the tree.
+ */
+function checkYamlWork(y: typeof Yaml, doc: Yaml.Document, where: string, limits: OpenApiLimits): void {
+  const anchors = new Map<string, Yaml.Node>();
+  const costs = new Map<Yaml.Node, number>();
+  const tooComplex = (): OpenApiError =>
+    new OpenApiError("too_complex", `${where} would build more than ${limits.maxNodes} values (YAML merge keys copy their source at every use)`);
+  const tooDeep = (): OpenApiError => new OpenApiError("too_deep", `${where} nests deeper than ${limits.maxDepth} levels (merge keys included)`);
+  // in document order, so that an alias finds the anchor written last before it, as yaml does
+  const cost = (node: unknown, depth: number): number => {
+    if (!y.isNode(node)) return 0;
+    if (node.anchor !== undefined && node.anchor !== null) anchors.set(node.anchor, node);
+    if (!y.isCollection(node)) return 0; // scalars and aliases
+    const known = costs.get(node);
+    if (known !== undefined) return known;
+    if (depth > limits.maxDepth) throw tooDeep();
+    costs.set(node, 0); // a merge of a map into itself: yaml refuses it
+    let total = 1;
+    for (const item of node.items) {
+      total += 1;
+      if (y.isPair(item)) {
+        total += cost(item.key, depth + 1);
+        if (isMergeKey(y, item.key)) {
+          const sources = y.isSeq(item.value) ? item.value.items : [item.value];
+          for (const source of sources) {
+            const target = y.isAlias(source) ? anchors.get(source.source) : source;
+            total += 2 * (y.isAlias(source) ? (costs.get(target as Yaml.Node) ?? cost(target, depth + 1)) : cost(source, depth + 1));
+          }
+        } else total += cost(item.value, depth + 1);
+      } else total += cost(item, depth + 1);
+      if (total > limits.maxNodes) throw tooComplex();
+    }
+    costs.set(node, total);
+    return total;
+  };
+  if (cost(doc.contents, 0) > limits.maxNodes) throw tooComplex();
+}
+
+function isMergeKey(y: typeof Yaml, key: unknown): boolean {
+  return y.isScalar(key) && (key.value === "<<" || (typeof key.value === "symbol" && key.value.description === "<<"));
 }
 
 function firstLine(text: string): string {
@@ -88,18 +150,62 @@ function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
-// Iterative, so a hostile nesting cannot overflow the stack before the limit says no. Objects
-// shared through YAML aliases are walked at every place they appear (the diff walks them there
-// too), so an alias that contains itself (a cyclic document) ends as too deep.
-function checkDepth(data: unknown, where: string, maxDepth: number): void {
-  const stack: Array<[unknown, number]> = [[data, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== "object") continue;
-    if (depth > maxDepth) throw new OpenApiError("too_deep", `${where} nests deeper than ${maxDepth} levels (or an alias contains itself)`);
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+interface Frame {
+  readonly value: object;
+  readonly children: unknown[];
+  index: number;
+  height: number;
+}
+
+/**
+ * Checks a parsed document's nesting depth and bounds the work of walking it. Each distinct object
+ * is walked once and its height memoised: an object shared through YAML aliases (one wide object
+ * aliased hundreds of times) costs once, not at every place it appears (issue 30). The work, the
+ * entries of every distinct object, is bounded by `maxNodes` (`too_complex`). Iterative, so a
+ * hostile nesting cannot overflow the stack before the limit says no; an alias that contains
+ * itself (a cyclic document) ends as too deep.
+ */
+function checkDepth(data: unknown, where: string, limits: Pick<OpenApiLimits, "maxDepth" | "maxNodes">): void {
+  if (data === null || typeof data !== "object") return;
+  const { maxDepth, maxNodes } = limits;
+  const tooDeep = (): OpenApiError => new OpenApiError("too_deep", `${where} nests deeper than ${maxDepth} levels (or an alias contains itself)`);
+  const heights = new WeakMap<object, number>();
+  const onPath = new WeakSet<object>();
+  const stack: Frame[] = [];
+  let nodes = 0;
+  // `stack.length` is the depth of the value entered (the root is at depth 0)
+  const enter = (value: object): void => {
+    if (stack.length > maxDepth) throw tooDeep();
+    const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    nodes += 1 + children.length;
+    if (nodes > maxNodes) {
+      throw new OpenApiError("too_complex", `${where} has more than ${maxNodes} values (objects shared through YAML aliases count once)`);
     }
+    onPath.add(value);
+    stack.push({ value, children, index: 0, height: 0 });
+  };
+  enter(data);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.index < frame.children.length) {
+      const child = frame.children[frame.index++];
+      if (child === null || typeof child !== "object") continue;
+      const known = heights.get(child);
+      if (known === undefined) {
+        if (onPath.has(child)) throw tooDeep();
+        enter(child);
+        continue;
+      }
+      // the child sits at depth `stack.length`; its deepest value `known` levels below
+      if (stack.length + known > maxDepth) throw tooDeep();
+      if (known + 1 > frame.height) frame.height = known + 1;
+      continue;
+    }
+    stack.pop();
+    onPath.delete(frame.value);
+    heights.set(frame.value, frame.height);
+    const parent = stack[stack.length - 1];
+    if (parent !== undefined && frame.height + 1 > parent.height) parent.height = frame.height + 1;
   }
 }
 
@@ -130,7 +236,7 @@ export function parseOpenApi(input: string | JsonObject, options: ParseOptions =
   const limits = resolveLimits(options.limits);
   const url = options.url ?? DEFAULT_URL;
   const data = typeof input === "string" ? parseDocumentText(input, url, limits) : input;
-  if (typeof input !== "string") checkDepth(data, url, limits.maxDepth);
+  if (typeof input !== "string") checkDepth(data, url, limits);
   const { version, openapi } = openApiVersion(data, url);
   const documents = new Map<string, unknown>([[url, data]]);
   const texts = options.documents ?? {};

@@ -10,6 +10,11 @@ export interface OpenApiLimits {
   readonly maxDepth: number;
   /** YAML aliases expanded while parsing (default 1000; billion-laughs documents stop here). */
   readonly maxAliases: number;
+  /**
+   * Values (objects, arrays and their entries) walked while loading one document (default
+   * 4,000,000). An object shared through YAML aliases counts once, wherever it appears.
+   */
+  readonly maxNodes: number;
   /** Schema pairs the diff may visit (default 2,000,000). */
   readonly maxSchemaVisits: number;
 }
@@ -20,6 +25,7 @@ export const DEFAULT_LIMITS: OpenApiLimits = {
   maxDocuments: 50,
   maxDepth: 256,
   maxAliases: 1000,
+  maxNodes: 4_000_000,
   maxSchemaVisits: 2_000_000,
 };
 

@@ -84,6 +84,71 @@ describe("bounded work on hostile documents", () => {
     expect(changes[0]!.message).toMatch(/"next\/next\/.*next" \(response 200\): type changed from string to integer/);
   });
 
+  // issue 30: one wide object aliased hundreds of times was walked at every place it appears
+  describe("objects shared through YAML aliases are walked once", () => {
+    /** A wide object behind a proxy that counts how often its keys are listed. */
+    const counted = (width: number): { value: Record<string, unknown>; listings: () => number } => {
+      const target: Record<string, unknown> = {};
+      for (let i = 0; i < width; i++) target[`k${i}`] = { type: "string" };
+      let listings = 0;
+      const value = new Proxy(target, {
+        ownKeys(t) {
+          listings++;
+          return Reflect.ownKeys(t);
+        },
+      });
+      return { value, listings: () => listings };
+    };
+    const sharedIn = (shared: unknown, places: number): Record<string, unknown> => ({
+      openapi: "3.1.0",
+      info: { title: "t", version: "1" },
+      paths: {},
+      "x-refs": Array.from({ length: places }, () => shared),
+    });
+
+    it("loading lists a shared object's keys a fixed number of times, however often it appears", () => {
+      const few = counted(1000);
+      parseOpenApi(sharedIn(few.value, 5));
+      const many = counted(1000);
+      parseOpenApi(sharedIn(many.value, 500));
+      expect(many.listings()).toBe(few.listings());
+      expect(many.listings()).toBeLessThanOrEqual(2); // the depth check and the $ref scan
+    });
+
+    it("the work budget counts a shared object once; beyond it, too_complex", () => {
+      const wide = Array.from({ length: 1000 }, (_, i) => `  k${i}: 1`).join("\n");
+      const aliases = Array.from({ length: 500 }, () => "  - *w").join("\n");
+      const yaml = minimal(`x-wide: &w\n${wide}\nx-refs:\n${aliases}\n`);
+      // 1,000 entries + 500 aliases + a few, not 500,000 (one per place)
+      expect(codeOf(() => parseOpenApi(yaml, { limits: { maxNodes: 2000 } }))).toBeUndefined();
+      expect(codeOf(() => parseOpenApi(yaml, { limits: { maxNodes: 1400 } }))).toBe("too_complex");
+      expect(codeOf(() => parseOpenApi(JSON.stringify({ openapi: "3.0.3", x: Array(5000).fill(0) }), { limits: { maxNodes: 4000 } }))).toBe("too_complex");
+    });
+
+    it("YAML merge keys, which copy their source at every use, are counted before the data is built", () => {
+      const wide = Array.from({ length: 1000 }, (_, i) => `  k${i}: 1`).join("\n");
+      const merges = Array.from({ length: 200 }, (_, i) => `  - <<: *w\n    own: ${i}`).join("\n");
+      const yaml = minimal(`x-wide: &w\n${wide}\nx-merged:\n${merges}\n`);
+      // each merge copies 1,000 keys: about 200 * 1,000 values in all (counted twice: converted, then copied)
+      expect(codeOf(() => parseOpenApi(yaml, { limits: { maxNodes: 100_000 } }))).toBe("too_complex");
+      const doc = parseOpenApi(yaml, { limits: { maxNodes: 500_000 } });
+      const merged = doc.root["x-merged"] as Array<Record<string, unknown>>;
+      expect(merged).toHaveLength(200);
+      expect(Object.keys(merged[199]!)).toHaveLength(1001);
+      expect(merged[199]!.own).toBe(199);
+    });
+
+    it("depth still counts where a shared object sits deepest", () => {
+      let deep: unknown = { leaf: true };
+      for (let i = 0; i < 200; i++) deep = { next: deep };
+      let wrapped: unknown = deep;
+      for (let i = 0; i < 100; i++) wrapped = { next: wrapped };
+      // first met near the top (depth 201 in all), then 100 levels further down (301 > 256)
+      expect(codeOf(() => parseOpenApi({ ...sharedIn(deep, 1), "x-deeper": wrapped }))).toBe("too_deep");
+      expect(codeOf(() => parseOpenApi({ ...sharedIn(deep, 3) }))).toBeUndefined();
+    });
+  });
+
   it("a diff that would visit more schema pairs than allowed stops with too_complex", () => {
     const limits = { maxSchemaVisits: 20 };
     expect(codeOf(() => diffOpenApi(parseOpenApi(chain(50, "string"), { limits }), parseOpenApi(chain(50, "integer"), { limits })))).toBe("too_complex");
