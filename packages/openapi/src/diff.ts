@@ -41,7 +41,8 @@ const LEVEL_RANK: Record<ChangeLevel, number> = { breaking: 0, "potentially-brea
 
 /**
  * The API changes from `base` to `revision`, with oasdiff's rule ids and levels, breaking first.
- * Work is bounded by `limits.maxSchemaVisits` of the revision (`too_complex` beyond it).
+ * Work is bounded by `limits.maxSchemaVisits` of the revision (`too_complex` beyond it): schema
+ * pairs visited and members of schemas read.
  */
 export function diffOpenApi(base: OpenApiDocument, revision: OpenApiDocument, options: DiffOptions = {}): OpenApiChange[] {
   const differ = new Differ(base, revision, options.today ?? new Date().toISOString().slice(0, 10));
@@ -136,9 +137,15 @@ class Differ {
     return location.doc === doc.url ? location.pointer : `${location.doc}#${location.pointer}`;
   }
 
-  private tick(): void {
-    if (++this.visits > this.rev.limits.maxSchemaVisits) {
-      throw new OpenApiError("too_complex", `the diff visits more than ${this.rev.limits.maxSchemaVisits} schema pairs`);
+  /**
+   * Counts work against `maxSchemaVisits`: one per schema pair visited, and one per member
+   * (property, enum value, required name) read from a schema. A member list shared through YAML
+   * aliases sits at many places, each its own schema pair, and is read at each (issue 30).
+   */
+  private tick(steps = 1): void {
+    this.visits += steps;
+    if (this.visits > this.rev.limits.maxSchemaVisits) {
+      throw new OpenApiError("too_complex", `the diff takes more than ${this.rev.limits.maxSchemaVisits} steps (schema pairs visited, members read)`);
     }
   }
 
@@ -554,6 +561,7 @@ class Differ {
   private computeNode(b: Location, r: Location, pos: SchemaPosition, stack: ReadonlySet<string>, depth: number, node: FindingNode): void {
     const bs = this.view(this.base, b);
     const rs = this.view(this.rev, r);
+    this.tick(membersOf(bs) + membersOf(rs));
     const nested = pos.nested;
     const prefix =
       pos.area === "parameter" ? (nested ? "request-parameter-property" : "request-parameter") : pos.area === "header" ? (nested ? "response-header-property" : "response-header") : `${pos.direction}-${nested ? "property" : "body"}`;
@@ -829,6 +837,7 @@ class Differ {
   }
 
   /** The parts of a schema the rules read, with `allOf` members merged in. */
+  // (charged by the caller, once the members are known: see tick)
   private view(doc: OpenApiDocument, location: Location): SchemaView {
     const raw = isObject(location.value) ? location.value : {};
     const view: SchemaView = {
@@ -1040,4 +1049,9 @@ function typeFormatBreaking(
     }
   }
   return typeBreaking || formatBreaking;
+}
+
+/** The members a schema view read (charged to the diff's step budget). */
+function membersOf(view: SchemaView): number {
+  return view.properties.size + view.required.size + (view.enum?.size ?? 0);
 }

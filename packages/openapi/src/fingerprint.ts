@@ -24,12 +24,31 @@ const NAME_MAPS = new Set([
 // Values that are data, compared as JSON.
 const DATA_KEYS = new Set(["enum", "const", "default", "required"]);
 
+// By object: a value shared through YAML aliases (an enum list in hundreds of schemas) is written
+// once, not at every place (issue 30).
+const canonical = new WeakMap<object, string>();
+const canonicalSorted = new WeakMap<object, string>();
+
 /** JSON with sorted keys, for comparing data values (enum members, const, default). */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const object = value as JsonObject;
-  return `{${Object.keys(object).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(object[k])}`).join(",")}}`;
+  const known = canonical.get(value);
+  if (known !== undefined) return known;
+  let text: string;
+  if (Array.isArray(value)) text = `[${value.map(canonicalJson).join(",")}]`;
+  else {
+    const object = value as JsonObject;
+    text = `{${Object.keys(object).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(object[k])}`).join(",")}}`;
+  }
+  canonical.set(value, text);
+  return text;
+}
+
+/** `canonicalJson` of an array's members in sorted order (a `required` list is a set). */
+function canonicalJsonSorted(list: readonly unknown[]): string {
+  let text = canonicalSorted.get(list);
+  if (text === undefined) canonicalSorted.set(list, (text = canonicalJson([...list].sort())));
+  return text;
 }
 
 /**
@@ -103,7 +122,7 @@ export class Fingerprints {
           if (!names && (k === "$ref" || !isContractKey(k))) continue;
           const child = object[k];
           shape += `${JSON.stringify(k)}:`;
-          if (!names && DATA_KEYS.has(k)) shape += canonicalJson(k === "required" && Array.isArray(child) ? [...child].sort() : child);
+          if (!names && DATA_KEYS.has(k)) shape += k === "required" && Array.isArray(child) ? canonicalJsonSorted(child) : canonicalJson(child);
           else shape += this.ofValue(doc, child, !names && NAME_MAPS.has(k));
           shape += ",";
         }

@@ -138,6 +138,39 @@ describe("bounded work on hostile documents", () => {
       expect(merged[199]!.own).toBe(199);
     });
 
+    it("the diff charges members it reads from shared lists at every schema that holds them", () => {
+      // one 1,000-value enum (a YAML alias) in 200 properties whose format changes
+      const doc = (format: string, values: { list: string[]; reads: () => number }): Record<string, unknown> => {
+        const properties: Record<string, unknown> = {};
+        for (let i = 0; i < 200; i++) properties[`p${i}`] = { type: "string", format, enum: values.list };
+        return {
+          openapi: "3.1.0",
+          info: { title: "t", version: "1" },
+          paths: { "/a": { get: { responses: { 200: { description: "ok", content: { "application/json": { schema: { type: "object", properties } } } } } } } },
+        };
+      };
+      const countedList = (): { list: string[]; reads: () => number } => {
+        let reads = 0;
+        const target = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+        const list = new Proxy(target, {
+          get(t, key, receiver) {
+            if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+            return Reflect.get(t, key, receiver) as unknown;
+          },
+        });
+        return { list, reads: () => reads };
+      };
+      const base = countedList();
+      const rev = countedList();
+      const changes = diffOpenApi(parseOpenApi(doc("uuid", base)), parseOpenApi(doc("uri", rev)));
+      expect(changes.filter((c) => c.id === "response-property-type-changed" && c.message.includes("format changed"))).toHaveLength(200);
+      // the load reads the list twice (depth check, $ref scan), the fingerprints once (not at each
+      // of the 200 schemas), the diff at each of the 200 schemas, and charges it to its budget:
+      expect(base.reads()).toBeLessThanOrEqual(3 * 1000 + 200 * 1000);
+      const limits = { maxSchemaVisits: 100_000 };
+      expect(codeOf(() => diffOpenApi(parseOpenApi(doc("uuid", countedList()), { limits }), parseOpenApi(doc("uri", countedList()), { limits })))).toBe("too_complex");
+    });
+
     it("depth still counts where a shared object sits deepest", () => {
       let deep: unknown = { leaf: true };
       for (let i = 0; i < 200; i++) deep = { next: deep };
