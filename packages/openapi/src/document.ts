@@ -83,6 +83,7 @@ function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonE
     return new OpenApiError("invalid_document", `${where} is neither JSON nor YAML: ${firstLine(reason)}`, { cause: error });
   };
   const y = loadYaml();
+  countYamlNodes(y, text, where, limits);
   let doc: Yaml.Document;
   try {
     doc = y.parseDocument(text, { uniqueKeys: false, merge: true });
@@ -95,6 +96,28 @@ function parseYamlText(text: string, where: string, limits: OpenApiLimits, jsonE
     return doc.toJS({ maxAliasCount: limits.maxAliases }) as unknown;
   } catch (error) {
     throw refuse(error);
+  }
+}
+
+// Tokens that open a node of yaml's syntax tree (a scalar, a collection, an entry, an alias).
+const YAML_NODE_TOKENS = new Set<string>([
+  "scalar", "single-quoted-scalar", "double-quoted-scalar", "block-scalar-header",
+  "flow-map-start", "flow-seq-start", "seq-item-ind", "map-value-ind", "explicit-key-ind", "alias",
+]);
+
+/**
+ * Counts the nodes of a YAML text with yaml's lexer (streaming, a fraction of the parser's time,
+ * no syntax tree kept) and refuses beyond `maxYamlNodes` (`too_complex`) before the parser builds
+ * its tree: about 800 bytes of heap per node, so 32 MiB of `- {a: 1}` lines would need several
+ * GB (issue 30).
+ */
+function countYamlNodes(y: typeof Yaml, text: string, where: string, limits: OpenApiLimits): void {
+  let nodes = 0;
+  for (const token of new y.Lexer().lex(text)) {
+    const type = y.CST.tokenType(token);
+    if (type !== null && YAML_NODE_TOKENS.has(type) && ++nodes > limits.maxYamlNodes) {
+      throw new OpenApiError("too_complex", `${where} has more than ${limits.maxYamlNodes} YAML nodes`);
+    }
   }
 }
 

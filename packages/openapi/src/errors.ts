@@ -6,7 +6,7 @@ export type OpenApiErrorCode =
   | "too_large" // a document, or all of them together, exceed the byte limit
   | "too_many_documents" // external $refs reach more documents than allowed
   | "too_deep" // nesting or $ref chains exceed the depth limit
-  | "too_complex" // the diff would visit more schema pairs than allowed
+  | "too_complex" // a document has more values (or YAML nodes), or a diff takes more steps, than allowed
   | "unresolved_ref" // a $ref points nowhere
   | "external_ref_refused" // a $ref to another document, and no loader was given
   | "load_failed"; // the loader could not read a document

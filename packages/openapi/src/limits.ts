@@ -15,6 +15,11 @@ export interface OpenApiLimits {
    * 4,000,000). An object shared through YAML aliases counts once, wherever it appears.
    */
   readonly maxNodes: number;
+  /**
+   * Nodes of one YAML document (scalars, collections, entries, aliases), counted before it is
+   * parsed (default 1,000,000: yaml's syntax tree takes about 800 bytes of heap per node).
+   */
+  readonly maxYamlNodes: number;
   /** Schema pairs the diff may visit (default 2,000,000). */
   readonly maxSchemaVisits: number;
 }
@@ -26,6 +31,7 @@ export const DEFAULT_LIMITS: OpenApiLimits = {
   maxDepth: 256,
   maxAliases: 1000,
   maxNodes: 4_000_000,
+  maxYamlNodes: 1_000_000,
   maxSchemaVisits: 2_000_000,
 };
 

@@ -171,6 +171,15 @@ describe("bounded work on hostile documents", () => {
       expect(codeOf(() => diffOpenApi(parseOpenApi(doc("uuid", countedList()), { limits }), parseOpenApi(doc("uri", countedList()), { limits })))).toBe("too_complex");
     });
 
+    it("a YAML text with more nodes than maxYamlNodes is refused before it is parsed", () => {
+      const lines = Array.from({ length: 1000 }, (_, i) => `  - {a${i}: 1}`).join("\n");
+      const yaml = minimal(`x-list:\n${lines}\n`);
+      expect(codeOf(() => parseOpenApi(yaml, { limits: { maxYamlNodes: 4000 } }))).toBe("too_complex");
+      expect(codeOf(() => parseOpenApi(yaml, { limits: { maxYamlNodes: 6000 } }))).toBeUndefined();
+      // JSON is not YAML-counted
+      expect(codeOf(() => parseOpenApi(JSON.stringify({ openapi: "3.0.3", info: { title: "t", version: "1" }, paths: {}, x: Array(5000).fill({ a: 1 }) }), { limits: { maxYamlNodes: 10 } }))).toBeUndefined();
+    });
+
     it("depth still counts where a shared object sits deepest", () => {
       let deep: unknown = { leaf: true };
       for (let i = 0; i < 200; i++) deep = { next: deep };
