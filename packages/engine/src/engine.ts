@@ -178,6 +178,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
     onScreenshotError: (error, monitor) => logger.warn({ err: error, monitorId: monitor.id }, "screenshot not compared or kept"),
     warmup: {
+      ...(options.checkConcurrency === undefined ? {} : { concurrency: options.checkConcurrency }),
       ...options.warmup,
       samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES,
       intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS,
