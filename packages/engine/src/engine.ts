@@ -240,7 +240,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   async function stop(stopOptions: EngineStopOptions = {}): Promise<void> {
     running = false;
-    const results = await Promise.allSettled([scheduler.stop(stopOptions), worker.stop(stopOptions), channelWorker?.stop(stopOptions)]);
+    // the scheduler's checks done, their warm-ups (which go on after them) end too
+    const results = await Promise.allSettled([scheduler.stop(stopOptions).then(() => checks.stopDetachedWarmups()), worker.stop(stopOptions), channelWorker?.stop(stopOptions)]);
     for (const result of results) {
       if (result.status === "rejected") logger.error({ err: result.reason }, "error while stopping");
     }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   buildPendingDiffDetectedEvent,
@@ -261,7 +262,12 @@ export interface EngineCheckService extends CheckService {
    * monitor was deleted, `store_unavailable`, `store_closed`, `stale_snapshot` after retries).
    */
   runCheck(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome>;
-  /** Ends the comparison worker threads this service started (not a `compare` pool passed in). */
+  /**
+   * Ends the detached warm-ups (`RunCheckContext.detachWarmup`) where they are, a fetch in flight
+   * cancelled and not recorded; resolves when they have ended (the engine's `stop()`).
+   */
+  stopDetachedWarmups(): Promise<void>;
+  /** Ends the warm-ups and the comparison worker threads this service started (not a `compare` pool passed in). */
   close(): Promise<void>;
 }
 
@@ -427,7 +433,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     const key = `${monitor.orgId}/${monitor.id}`;
     // The monitor's next scheduled check ends its detached warm-up (a fetch in flight is
     // cancelled) instead of holding a check slot while the warm-up sleeps: the schedule takes over.
-    if (context.detachWarmup === true) detachedWarmups.get(key)?.abort();
+    if (context.detachWarmup === true) detachedWarmups.get(key)?.stop.abort();
     const previousTail = tails.get(key);
     let done!: () => void;
     const tail = new Promise<void>((resolve) => (done = resolve));
@@ -479,12 +485,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   };
   warmup.maxMs = Math.min(WARMUP_MAX_MS, Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS));
   const warmupStop = new AbortController();
+  // one listener per warm-up a caller waits for (as many as the callers)
+  setMaxListeners(0, warmupStop.signal);
   /** Warm-ups running: closing the service waits for them (they use the compare pool). */
   const warmups = new Set<Promise<void>>();
   /** Per host (`hostname:port`): when this process may send its next warm-up request there (epoch ms). */
   const warmupHostFree = new Map<string, number>();
-  /** Detached warm-ups running, per monitor (`orgId/id`): what ends each. */
-  const detachedWarmups = new Map<string, AbortController>();
+  /** Detached warm-ups running, per monitor (`orgId/id`): what ends each, and its end. */
+  const detachedWarmups = new Map<string, { stop: AbortController; done: Promise<void> }>();
   /** Warm-up fetches in flight, and the warm-ups waiting for one of the `warmup.concurrency` slots. */
   let warmupFetching = 0;
   const warmupFetchWaiters: (() => void)[] = [];
@@ -545,12 +553,15 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
    */
   function warmUpDetached(first: MonitorRecord, key: string, context: RunCheckContext, finished: () => void): boolean {
     if (detachedWarmups.size >= warmup.backlog || warmupStop.signal.aborted) return false;
-    const own = new AbortController();
-    detachedWarmups.set(key, own);
-    void warmUp(first, context, own).finally(() => {
-      if (detachedWarmups.get(key) === own) detachedWarmups.delete(key);
-      finished();
-    });
+    const stop = new AbortController();
+    const entry = {
+      stop,
+      done: warmUp(first, context, stop).finally(() => {
+        if (detachedWarmups.get(key) === entry) detachedWarmups.delete(key);
+        finished();
+      }),
+    };
+    detachedWarmups.set(key, entry);
     return true;
   }
 
@@ -562,12 +573,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
    * elsewhere, or a fetch fails. Its errors are told to `onWarmupError`, never thrown: the check
    * it follows has been recorded.
    */
-  async function warmUp(first: MonitorRecord, context: RunCheckContext, stop = new AbortController()): Promise<void> {
+  async function warmUp(first: MonitorRecord, context: RunCheckContext, detached?: AbortController): Promise<void> {
     // stopped when the service closes, or when the caller cancels the check (shutdown); a listener
-    // removed at the end, not AbortSignal.any (whose signals live as long as the caller's)
+    // removed at the end, not AbortSignal.any (whose signals live as long as the caller's). A
+    // detached one is stopped through `detachedWarmups` instead (no listener per warm-up).
+    const stop = detached ?? new AbortController();
     const signal = stop.signal;
     const abort = (): void => stop.abort();
-    const sources = context.signal === undefined ? [warmupStop.signal] : [warmupStop.signal, context.signal];
+    const sources = detached !== undefined ? [] : context.signal === undefined ? [warmupStop.signal] : [warmupStop.signal, context.signal];
     for (const source of sources) {
       if (source.aborted) stop.abort();
       else source.addEventListener("abort", abort, { once: true });
@@ -888,10 +901,16 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 
   return {
     runCheck,
+    async stopDetachedWarmups(): Promise<void> {
+      const running = [...detachedWarmups.values()];
+      for (const { stop } of running) stop.abort();
+      await Promise.allSettled(running.map(({ done }) => done));
+    },
     async close(): Promise<void> {
       // warm-ups stop where they are (a fetch in flight is cancelled, nothing of it recorded), and
       // end before the compare pool they use closes
       warmupStop.abort();
+      for (const { stop } of detachedWarmups.values()) stop.abort();
       await Promise.allSettled([...warmups]);
       if (options.compare === undefined) await compare.close();
     },
