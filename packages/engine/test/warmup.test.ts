@@ -47,7 +47,12 @@ async function startTarget(): Promise<Target> {
     if (later) {
       target.laterInFlight++;
       target.maxLaterInFlight = Math.max(target.maxLaterInFlight, target.laterInFlight);
-      response.on("close", () => target.laterInFlight--);
+      let ended = false;
+      const end = (): void => {
+        if (!ended) target.laterInFlight--;
+        ended = true;
+      };
+      response.on("finish", end).on("close", end);
     }
     const body = JSON.stringify({ ...target.doc, request_id: randomUUID() });
     const answer = (): void => void response.writeHead(200, { "content-type": "application/json" }).end(body);
@@ -364,11 +369,11 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
 
   it("one check slot runs every new monitor's first check without waiting for the warm-ups; the next scheduled check ends a warm-up", async () => {
     const onCheck = vi.fn();
-    // warm-ups that would sleep a minute before their first fetch
-    const { checks, scheduler } = setup({ samples: 2, intervalMs: 60_000 }, onCheck);
+    // warm-ups that would sleep 20 s before each fetch (within their 50 s deadline)
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 20_000 }, onCheck);
     const monitors = await newMonitors("slot", 4);
     scheduler.start();
-    // before the fix, the first check held the only slot for its warm-up: one check in a minute
+    // before the fix, the first check held the only slot for its warm-up: one check in 40 s
     await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(4), { timeout: 10_000, interval: 20 });
     for (let i = 0; i < 4; i++) expect(requestsOf("slot", i)).toBe(1);
     expect(onCheck.mock.calls.map(([outcome]) => (outcome as CheckOutcome).result)).toEqual(["new_snapshot", "new_snapshot", "new_snapshot", "new_snapshot"]);
@@ -420,27 +425,49 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
     expect(onCheck).toHaveBeenCalledTimes(3);
   });
 
-  it("past the backlog a new monitor has no warm-up; warm-up fetches in flight stay within their concurrency", async () => {
+  it("past the backlog a new monitor has no warm-up: it learns from its regular checks", async () => {
     const onCheck = vi.fn();
-    // two warm-ups at most, one fetch of them at a time; warm-up answers take 150 ms
-    target.laterDelayMs = 150;
-    target.maxLaterInFlight = 0;
-    const { checks, scheduler } = setup({ samples: 1, intervalMs: 10, hostBurst: 100, concurrency: 1, backlog: 2 }, onCheck);
+    // two warm-ups at most, each sleeping 20 s before its fetch
+    const { checks, scheduler } = setup({ samples: 1, intervalMs: 20_000, backlog: 2 }, onCheck);
     try {
-      await newMonitors("capped", 4);
+      const monitors = await newMonitors("backlog", 4);
       scheduler.start();
       await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(4), { timeout: 10_000, interval: 20 });
       await scheduler.stop();
-      // both warm-ups end (close waits for them, here once they fetched)
-      await vi.waitFor(() => expect([0, 1, 2, 3].map((i) => requestsOf("capped", i)).reduce((a, b) => a + b)).toBeGreaterThanOrEqual(6), {
-        timeout: 10_000,
-        interval: 20,
+      // a check asked for runs after the monitor's warm-up: two monitors answer at once (no warm-up),
+      // two wait for theirs
+      const answered = new Set<string>();
+      const asked = monitors.map(async (m) => {
+        await checks.runCheck((await store.getMonitor(orgId, m.id))!, { requestId: `req_${m.id}` });
+        answered.add(m.id);
       });
+      await vi.waitFor(() => expect(answered.size).toBe(2), { timeout: 10_000, interval: 20 });
+      const waiting = monitors.filter((m) => !answered.has(m.id));
+      expect(waiting).toHaveLength(2);
+      for (const m of waiting) expect(target.requests.get(new URL(m.url).pathname)).toHaveLength(1);
+      // ending the warm-ups lets them run; no warm-up fetched
+      await checks.stopDetachedWarmups();
+      await Promise.all(asked);
+      for (let i = 0; i < 4; i++) expect(requestsOf("backlog", i)).toBe(2);
+    } finally {
       await checks.close();
-      const counts = [0, 1, 2, 3].map((i) => requestsOf("capped", i));
-      // at most two warm-ups ran at once (of four monitors whose first checks came faster than a warm-up ends)
-      expect(counts.reduce((a, b) => a + b)).toBe(6);
-      expect(counts.filter((n) => n === 2)).toHaveLength(2);
+    }
+  });
+
+  it("warm-up fetches in flight stay within their concurrency", async () => {
+    const onCheck = vi.fn();
+    // one warm-up fetch at a time; warm-up answers take 200 ms, first contents come at once
+    target.laterDelayMs = 200;
+    target.maxLaterInFlight = 0;
+    const { checks, scheduler } = setup({ samples: 1, intervalMs: 10, hostBurst: 100, concurrency: 1 }, onCheck);
+    try {
+      await newMonitors("concurrency", 4);
+      scheduler.start();
+      await vi.waitFor(() => {
+        for (let i = 0; i < 4; i++) expect(requestsOf("concurrency", i)).toBe(2);
+      }, { timeout: 10_000, interval: 20 });
+      await scheduler.stop();
+      await checks.close();
       expect(target.maxLaterInFlight).toBe(1);
     } finally {
       target.laterDelayMs = 0;
