@@ -65,6 +65,7 @@ export type {
   PolicyRules,
   PolicyRulesInput,
   Problem,
+  LearningSettings,
   Settings,
   SettingsPreview,
   SettingsPreviewRequest,

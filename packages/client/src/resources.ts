@@ -224,6 +224,9 @@ export class SettingsResource extends Resource {
    * `track` replaces the values each check records and `alert` the conditions that decide when a
    * check alerts (`null` removes them); see docs/conditions.md. Invalid ones are refused with
    * 422 `invalid_track` / `invalid_conditions`, each error naming its place (`alert.conditions[1].to`).
+   * `learning` sets how the monitor starts learning its noise (`{ warmupSamples: 0..5,
+   * learningSamples: 2..10 }`, an absent member or `null`: the server's `--warmup-samples` and
+   * `--learning-samples`; see docs/signal.md, "Young monitors").
    */
   update(monitorId: string, body: SettingsUpdate, options?: RequestOptions): APIPromise<Settings> {
     return this.http.request({ method: "PATCH", path: `/api/monitors/${seg(monitorId)}/settings`, body, options });

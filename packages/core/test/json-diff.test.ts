@@ -115,6 +115,28 @@ describe("paths and structure", () => {
     ]);
     expect(diffJson([{ id: 1 }, { id: 2 }], [{ id: 3 }, { id: 2 }])!.changes).toEqual([{ path: "$[0].id", category: "value", op: "replace", severity: "info", before: 1, after: 3 }]);
   });
+  it("reports a keyed element whose key member changed type as that type change (critical), not a removal and an addition", () => {
+    const before = { c: [{ name: "web", image: "a" }, { name: "worker", image: "a" }, { name: "cache", image: "a" }] };
+    const after = { c: [{ name: "web", image: "a" }, { name: 42, image: "b" }, { name: "cache", image: "a" }] };
+    const diff = diffJson(before, after)!;
+    expect(diff.changes.map((c) => `${c.op} ${c.path} ${c.severity}`)).toEqual(["replace $.c[1].name critical", "replace $.c[1].image info"]);
+    expect(diff.changes[0]).toMatchObject({ category: "schema", before: "worker", after: 42 });
+    // with removals and additions around it, the patch still turns one into the other
+    const cases: [unknown[], unknown[]][] = [
+      [[{ id: "a", v: 1 }, { id: "b", v: 2 }, { id: "c", v: 3 }], [{ id: "x", v: 0 }, { id: 7, v: 2 }, { id: "c", v: 3 }, { id: "d", v: 4 }]],
+      [[{ id: "a", v: 1 }, { id: "b", v: 2 }], [{ id: 1, v: 1 }, { id: 2, v: 2 }]],
+      [[{ id: 1, v: 1 }, { id: "b", v: 2 }, { id: 3, v: 3 }], [{ id: 3, v: 3 }, { id: "1", v: 1 }]],
+    ];
+    for (const [a, b] of cases) {
+      for (const reportMoves of [false, true]) {
+        const d = diffJson(a, b, { reportMoves })!;
+        expect(fastJsonPatch.applyPatch(structuredClone(a), toJsonPatch(d.changes) as Operation[]).newDocument, JSON.stringify([a, b])).toEqual(b);
+      }
+    }
+    expect(diffJson(cases[1]![0], cases[1]![1])!.changes.map((c) => `${c.path} ${c.severity}`)).toEqual(["$[0].id critical", "$[1].id critical"]);
+    // a key of the same type that changed is another element: removed and added, as before
+    expect(diffJson([{ id: "a", v: 1 }, { id: "b", v: 2 }], [{ id: "a", v: 1 }, { id: "c", v: 2 }])!.changes.map((c) => `${c.op} ${c.path}`)).toEqual(["remove $[1]", "add $[1]"]);
+  });
   it("falls back to positions when keys repeat or are missing", () => {
     expect(diffJson([{ id: 1, v: 1 }, { id: 1, v: 2 }], [{ id: 1, v: 2 }, { id: 1, v: 2 }])!.changes).toEqual([
       { path: "$[0].v", category: "value", op: "replace", severity: "info", before: 1, after: 2 },

@@ -288,6 +288,18 @@ if ("contract" in shop) {
     await tab.locator("#g-high").evaluate((h) => h.scrollIntoView({ block: "start" }));
   }]);
 }
+// learning settings (issue 25): the organization's default for new monitors, set after the monitors
+// above were made (they keep the service's defaults); the rules page shows it beside the monitor's own
+if ("learning" in (await api("GET", `/api/monitors/${shop.id}/settings`))) {
+  const { org } = await api("GET", "/api/auth/me");
+  await api("PATCH", `/api/orgs/${org.id}`, { learningDefaults: { warmupSamples: 1, learningSamples: 4 } });
+  const scrollTo = (name) => async (tab) => {
+    await tab.getByRole("heading", { name }).evaluate((h) => h.scrollIntoView({ block: "start" }));
+  };
+  extra.push(["learning", `/monitors/${shop.id}/rules`, "Rules of Northwind catalogue", scrollTo("How this monitor learns")]);
+  // desktop: the facts, renaming and the defaults; 360 px: the defaults
+  extra.push(["org-defaults", "/org", "Organization", async (tab) => (tab.viewportSize().width < 600 ? await scrollTo("New monitors")(tab) : undefined)]);
+}
 // DRIFTWATCH_SCREENSHOTS_ONLY=contract-form,inferred-schema: only these (and no dark theme unless "diff-dark" is named)
 const only = process.env.DRIFTWATCH_SCREENSHOTS_ONLY ? new Set(process.env.DRIFTWATCH_SCREENSHOTS_ONLY.split(",")) : null;
 

@@ -104,7 +104,7 @@ export function meAs(role: keyof typeof SCOPES_OF, patch: Partial<Me> = {}): Me 
   return {
     via: "session",
     user: { id: "usr_self", email: "self@example.com", displayName: "Self", createdAt: "2026-11-01T00:00:00.000Z" },
-    org: { id: "org_1", slug: "acme", name: "Acme", learnNoiseByDefault: true, createdAt: "2026-11-01T00:00:00.000Z" },
+    org: { id: "org_1", slug: "acme", name: "Acme", learnNoiseByDefault: true, learningDefaults: null, createdAt: "2026-11-01T00:00:00.000Z" },
     role,
     scopes: [...SCOPES_OF[role]],
     orgs: [{ id: "org_1", slug: "acme", name: "Acme", role }],

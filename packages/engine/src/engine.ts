@@ -3,7 +3,7 @@ import { bootstrapStore, rotateWebhookSecret, type BootstrapOptions, type Bootst
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/delivery-worker.js";
 import { createChannelDeliveryService, type ChannelDeliveryService, type ChannelSender } from "./delivery/channel-delivery.js";
 import { createDeliveryService, type DeliverDueOptions, type DeliverDueResult, type EngineDeliveryService } from "./delivery/delivery.js";
-import { DEFAULT_ENGINE_LIMITS, DEFAULT_WARMUP_INTERVAL_MS, DEFAULT_WARMUP_SAMPLES, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_LEARNING_SAMPLES, DEFAULT_WARMUP_INTERVAL_MS, DEFAULT_WARMUP_SAMPLES, SECRET_ROTATION_GRACE_MS, type EngineLimits } from "./limits.js";
 import { createMetrics, type EngineMetrics } from "./metrics.js";
 import { createCheckService, type CheckOutcome, type EngineCheckService, type WarmupOptions } from "./pipeline/check-service.js";
 import { createNoiseLearner, type NoiseLearner } from "./pipeline/noise.js";
@@ -65,7 +65,8 @@ export interface EngineOptions {
   /**
    * The warm-up of monitors that learn their noise: extra fetches in the check that stores a
    * monitor's first content (default 2, `DEFAULT_WARMUP_SAMPLES`, 1 s apart; `{ samples: 0 }`:
-   * none). See docs/signal.md.
+   * none), and how many stored contents a monitor learns from before its diffs stop being
+   * `learning` ones (`learningSamples`, default 3, `DEFAULT_LEARNING_SAMPLES`). See docs/signal.md.
    */
   warmup?: Partial<WarmupOptions>;
   /** Checks in flight at once (default 8) and against one host (default 2). */
@@ -173,6 +174,8 @@ export function createEngine(options: EngineOptions): Engine {
     noise,
     compare,
     maxWebhookPayloadBytes: limits.maxWebhookPayloadBytes,
+    maxDiffChanges: limits.maxDiffChanges,
+    maxDiffBytes: limits.maxDiffBytes,
     publicUrl: options.publicUrl ?? null,
     ...(options.screenshots === undefined ? {} : { screenshots: options.screenshots }),
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
@@ -182,6 +185,7 @@ export function createEngine(options: EngineOptions): Engine {
       ...options.warmup,
       samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES,
       intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS,
+      learningSamples: options.warmup?.learningSamples ?? DEFAULT_LEARNING_SAMPLES,
     },
     onWarmupError: (error, monitor) => logger.error({ err: error, monitorId: monitor.id }, "warm-up fetch failed"),
   });

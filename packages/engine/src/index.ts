@@ -24,6 +24,7 @@ export {
   CheckError,
   contentHash,
   createCheckService,
+  learningDiffNotifies,
   silencedOf,
   toPublicSnapshot,
   type CheckErrorCode,

@@ -123,6 +123,15 @@ export const NOISE_CACHE_ENTRIES = 1000;
  */
 export const DEFAULT_WARMUP_SAMPLES = 2;
 export const DEFAULT_WARMUP_INTERVAL_MS = 1000;
+/**
+ * A learning monitor's diff is a `learning` one while its noise profile was learned from fewer
+ * than this many stored contents (see docs/signal.md, "Young monitors"): its third content is
+ * judged from one pair, which cannot tell a rotating block from a changed headline.
+ */
+export const DEFAULT_LEARNING_SAMPLES = 3;
+/** The most warm-up fetches and the most learning samples a monitor's settings may ask for. */
+export const MAX_WARMUP_SAMPLES = 5;
+export const MAX_LEARNING_SAMPLES = 10;
 
 // Webhook deliveries
 

@@ -2,9 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parseOpenApi } from "@driftwatch/openapi";
-import type { Contract } from "@driftwatch/schema";
+import type { FetchResponse, MonitorRecord, NewDiff, SnapshotRecord } from "@driftwatch/core";
+import type { Change, Contract } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { ContractCompiler, documentKey, MAX_EXCERPTS_CHARS_PER_RESPONSE, MAX_SCHEMA_EXCERPT_CHARS, schemaDialect, shareExcerpts, schemaExcerptOf, toJsonSchema, validateAgainst, findResponseSchema } from "../src/openapi/contract.js";
+import { ContractChecker, withViolations } from "../src/openapi/contract-checker.js";
+import { aliasedLongKeyYaml, longKeyJson } from "./hostile-contract.js";
 
 const real = path.join(import.meta.dirname, "../../openapi/test/real");
 const recorded = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "contracts", name), "utf8"));
@@ -107,7 +110,8 @@ paths:
     const pets = Array.from({ length: 5 }, (_, i) => ({ id: i, photoUrls: [] }));
     const found = check(petstore, { document: "https://x/openapi.yaml", operation: { method: "GET", path: "/pet/findByStatus" } }, 200, pets);
     expect(found.violations.map((v) => v.change.path)).toEqual(["$[0].name", "$[1].name", "$[2].name", "$[3].name", "$[4].name"]);
-    expect(found.violations.every((v) => v.change.schemaExcerpt !== undefined)).toBe(true);
+    // made once: on the first violation of each schema location only
+    expect(found.violations.map((v) => v.change.schemaExcerpt !== undefined)).toEqual([true, false, false, false, false]);
     const recorded = shareExcerpts(found.violations.map((v) => v.change));
     expect(recorded.map((c) => c.schemaExcerpt !== undefined)).toEqual([true, false, false, false, false]);
     expect(recorded.map((c) => c.schemaPath)).toEqual(found.violations.map((v) => v.change.schemaPath));
@@ -231,6 +235,69 @@ components:
   });
 });
 
+describe("the dialect of a response schema that is a $ref, and $schema inside it", () => {
+  const document = (components: string, schema = '{ $ref: "#/components/schemas/X" }') =>
+    parseOpenApi(`openapi: 3.1.0
+info: { title: t, version: "1" }
+paths:
+  /pair:
+    get:
+      operationId: pair
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: ${schema}
+components:
+  schemas:
+${components}
+`);
+  const compile = (doc: ReturnType<typeof parseOpenApi>) => new ContractCompiler().get("k", doc, { document: "https://x", operation: "pair" }, 200);
+  const run = (doc: ReturnType<typeof parseOpenApi>, body: unknown) => {
+    const compiled = compile(doc);
+    if (compiled instanceof Error) throw compiled;
+    return validateAgainst(compiled, body, doc.url).violations.map((v) => [v.change.path, v.change.keyword]);
+  };
+
+  it("the component a $ref names says draft-07: a tuple's items are read as draft-07 (through a chain of $refs too)", () => {
+    const x = '    X: { $schema: "http://json-schema.org/draft-07/schema#", type: array, items: [{ type: string }, { type: integer }], additionalItems: false }';
+    for (const doc of [document(x), document(`${x}\n    Y: { $ref: "#/components/schemas/X" }`, '{ $ref: "#/components/schemas/Y" }')]) {
+      expect(run(doc, ["a", 1])).toEqual([]);
+      expect(run(doc, ["a", "b", 3])).toEqual([
+        ["$", "additionalItems"],
+        ["$[1]", "type"],
+      ]);
+    }
+  });
+
+  it("the component a $ref names says draft-04: refused with the reason, not read as 2020-12", () => {
+    const refused = compile(document('    X: { $schema: "http://json-schema.org/draft-04/schema#", type: object }'));
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toBe('the response schema\'s JSON Schema dialect "http://json-schema.org/draft-04/schema#" is not supported (2020-12, 2019-09, draft-07 or draft-06)');
+  });
+
+  it("a schema inside the response schema whose $schema names another dialect, or one not supported, is refused saying where", () => {
+    const nested = (dialect: string) =>
+      document(`    X: { type: object, properties: { p: { $ref: "#/components/schemas/P" } } }\n    P: { $schema: "${dialect}", type: string }`);
+    const other = compile(nested("http://json-schema.org/draft-07/schema#"));
+    expect((other as Error).message).toBe("the schema at memory:/openapi#/components/schemas/P says JSON Schema dialect draft-07, but the response schema is validated as 2020-12 (one dialect per response schema)");
+    const unsupported = compile(nested("http://json-schema.org/draft-04/schema#"));
+    expect((unsupported as Error).message).toBe('the schema at memory:/openapi#/components/schemas/P says JSON Schema dialect "http://json-schema.org/draft-04/schema#", which is not supported (2020-12, 2019-09, draft-07 or draft-06)');
+    // the same dialect, however it is spelled, is fine
+    expect(run(nested("http://json-schema.org/draft/2020-12/schema#"), { p: 1 })).toEqual([["$.p", "type"]]);
+  });
+
+  it("json-schema.org dialect URIs are read with http or https, with or without the trailing #", () => {
+    const doc = document("    X: { type: string }");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft-07/schema#" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft-06/schema" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "http://json-schema.org/draft-07/schema" })).toBe("draft-07");
+    expect(schemaDialect(doc, { $schema: "http://json-schema.org/draft/2019-09/schema#" })).toBe("2019-09");
+    expect(schemaDialect(doc, { $schema: "https://json-schema.org/draft/2020-12/schema#" })).toBe("2020-12");
+  });
+});
+
 describe("OpenAPI schemas as JSON Schema", () => {
   const doc30 = parseOpenApi(`openapi: 3.0.3
 info: { title: t, version: "1" }
@@ -297,5 +364,212 @@ components:
     expect(compiler.size).toBe(2);
     expect(compiler.get("v1", doc30, contract, 200)).not.toBe(first); // evicted: compiled again
     expect(compiler.compiled).toBe(4);
+  });
+});
+
+/**
+ * `value` behind proxies that count each read of a member or of the keys (lazily, each object
+ * wrapped once, so a YAML alias stays one object).
+ */
+function counted<T>(value: T): { value: T; reads: () => number; listings: () => number; reset: () => void } {
+  let reads = 0;
+  let listings = 0;
+  const proxies = new WeakMap<object, object>();
+  const wrap = (target: unknown): unknown => {
+    if (target === null || typeof target !== "object") return target;
+    let proxy = proxies.get(target);
+    if (proxy === undefined) {
+      proxy = new Proxy(target, {
+        get(t, key, receiver) {
+          reads++;
+          return wrap(Reflect.get(t, key, receiver));
+        },
+        ownKeys(t) {
+          reads++;
+          listings++;
+          return Reflect.ownKeys(t);
+        },
+      });
+      proxies.set(target, proxy);
+    }
+    return proxy;
+  };
+  return {
+    value: wrap(value) as T,
+    reads: () => reads,
+    listings: () => listings,
+    reset: () => {
+      reads = 0;
+      listings = 0;
+    },
+  };
+}
+
+describe("schema excerpts of a hostile contract document are bounded work", () => {
+  const compile = (doc: ReturnType<typeof parseOpenApi>) => {
+    const compiled = new ContractCompiler().get("k", doc, { document: "https://x", operation: "a" }, 200);
+    if (compiled instanceof Error) throw compiled;
+    return compiled;
+  };
+  /** The document with `p`'s schema (the one 100 violations share) behind counting proxies. */
+  const withCountedSchema = (doc: ReturnType<typeof parseOpenApi>) => {
+    const properties = ((doc.root.paths as any)["/a"].get.responses["200"].content["application/json"].schema as { properties: Record<string, unknown> }).properties;
+    const schema = counted(properties.p);
+    properties.p = schema.value;
+    return schema;
+  };
+
+  for (const [name, text] of [
+    ["YAML: the long-key objects are aliases repeated at every level", aliasedLongKeyYaml({ keyLength: 1000, required: 100 })],
+    ["JSON: 15,625 long keys written out", longKeyJson({ keyLength: 40, required: 100 })],
+  ] as const) {
+    it(`${name}: 100 violations read the schema a bounded number of times, the output is bounded`, () => {
+      const doc = parseOpenApi(text, { url: "https://x/openapi" });
+      const schema = withCountedSchema(doc);
+      const compiled = compile(doc);
+      schema.reset();
+      const found = validateAgainst(compiled, { p: {} }, doc.url);
+      expect(found.count).toBe(100);
+      // the three-level tree has 15,625 leaves: an excerpt stops at its 2 KiB, and is made once for the 100 violations
+      expect(schema.reads()).toBeLessThan(5000);
+      const excerpts = found.violations.filter((v) => v.change.schemaExcerpt !== undefined);
+      expect(excerpts.length).toBeLessThanOrEqual(1);
+      for (const v of excerpts) expect(JSON.stringify(v.change.schemaExcerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+      expect(JSON.stringify(found.violations).length).toBeLessThan(100 * 1024);
+      // the same schema object again (another response): the excerpt is not made again
+      schema.reset();
+      validateAgainst(compiled, { p: { r0: 1 } }, doc.url);
+      expect(schema.reads()).toBeLessThan(100);
+    });
+  }
+
+  it("an object reached at many places (a YAML alias) has its keys listed once, however wide it is", () => {
+    const wide = counted(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${String(i)}`, i])));
+    const schema = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`x-${String(i)}`, Object.fromEntries(Array.from({ length: 25 }, (_, j) => [`m${String(j)}`, wide.value]))]));
+    schema.type = "object" as never;
+    wide.reset();
+    const excerpt = schemaExcerptOf(schema);
+    expect(JSON.stringify(excerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+    // its keys are listed once; its members are read only as far as 2 KiB go
+    expect(wide.listings()).toBe(1);
+    expect(wide.reads()).toBeLessThan(300);
+  });
+
+  it("an enum whose documented values pass 2 KiB: expected lists them shortened, within 2 KiB", () => {
+    const values = Array.from({ length: 500 }, (_, i) => `value-${String(i)}-${"v".repeat(40)}`);
+    const doc = parseOpenApi(JSON.stringify({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: { "/a": { get: { operationId: "a", responses: { "200": { description: "ok", content: { "application/json": { schema: { enum: values } } } } } } } } }));
+    const [violation] = check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, "other").violations;
+    expect(violation!.change.keyword).toBe("enum");
+    expect(violation!.change.expected).toEqual([...values.slice(0, 25), "… 475 more"]);
+    expect(JSON.stringify(violation!.change.expected).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+  });
+
+  it("keys are cut like strings: an object of five 10,000-character keys has an excerpt", () => {
+    const wide = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`${String(i)}${"k".repeat(10_000)}`, { type: "string" }]));
+    const excerpt = schemaExcerptOf(wide) as Record<string, unknown>;
+    expect(Object.keys(excerpt)).toEqual(Array.from({ length: 5 }, (_, i) => `${String(i)}${"k".repeat(199)}…`));
+    expect(JSON.stringify(excerpt).length).toBeLessThanOrEqual(MAX_SCHEMA_EXCERPT_CHARS);
+  });
+
+  it("a 1 MB YAML document whose excerpt would be 600 MB of JSON: the check answers, with bounded violations", async () => {
+    const text = aliasedLongKeyYaml({ keyLength: 20, leafKeyLength: 40_000, required: 100 });
+    expect(text.length).toBeGreaterThan(1_000_000);
+    const fetcher = {
+      fetch: async () => ({ status: 200, headers: {}, body: text, contentType: "application/yaml", size: text.length, latencyMs: 1, finalUrl: "https://x/openapi.yaml", notModified: false, browserRender: false, waitStrategy: null }),
+    };
+    const checker = new ContractChecker({ store: {} as never, fetcher: fetcher as never });
+    const monitor = { id: "mon_1", orgId: "org_1", contract: { document: "https://x/openapi.yaml", operation: "a" } } as unknown as MonitorRecord;
+    const response = { status: 200, body: '{"p":{}}', size: 8 } as FetchResponse;
+    const first = await checker.check(monitor, response, null);
+    expect(first).toMatchObject({ ok: true, count: 100 });
+    expect(JSON.stringify(first).length).toBeLessThan(100 * 1024);
+    // the next check compares with the previous response (r0 was there): only what is new, excerpts included where needed
+    const second = await checker.check(monitor, response, { status: 200, body: '{"p":{"r0":1}}' } as SnapshotRecord);
+    expect(second).toMatchObject({ ok: true, count: 1 });
+    if (!second.ok) throw new Error("unreachable");
+    expect(second.violations[0]!.change).toMatchObject({ path: "$.p.r0", keyword: "required", schemaPath: "/paths/~1a/get/responses/200/content/application~1json/schema/properties/p/required" });
+  });
+});
+
+describe("violations at the root of an inline response schema", () => {
+  const inline = (version: "3.0.3" | "3.1.0", schema: string) =>
+    parseOpenApi(`openapi: ${version}
+info: { title: t, version: "1" }
+paths:
+  /a:
+    get:
+      operationId: a
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: ${schema}
+components:
+  schemas:
+    Named: { type: object, properties: { name: { type: string } } }
+`);
+  const SCHEMA = "/paths/~1a/get/responses/200/content/application~1json/schema";
+
+  it("OpenAPI 3.1: the root's required and additionalProperties have the schema's pointer and excerpt", () => {
+    const found = check({ doc: inline("3.1.0", "{ type: object, required: [id], additionalProperties: false }"), key: "k" }, { document: "https://x", operation: "a" }, 200, { x: 1 });
+    expect(found.violations.map((v) => [v.change.path, v.change.keyword, v.change.schemaPath, v.change.schemaExcerpt])).toEqual([
+      ["$.id", "required", `${SCHEMA}/required`, { type: "object", required: ["id"], additionalProperties: false }],
+      ["$.x", "additionalProperties", `${SCHEMA}/additionalProperties`, { type: "object", required: ["id"], additionalProperties: false }],
+    ]);
+  });
+
+  it("a boolean schema (false) is violated at the schema itself", () => {
+    const [violation] = check({ doc: inline("3.1.0", "false"), key: "k" }, { document: "https://x", operation: "a" }, 200, { x: 1 }).violations;
+    expect(violation!.change).toMatchObject({ keyword: "false schema", schemaPath: SCHEMA });
+  });
+
+  it("OpenAPI 3.0 nullable without a type: the wrapped schema's violations are at the document's schema (no anyOf/0), with its excerpt", () => {
+    const doc = inline("3.0.3", '{ nullable: true, allOf: [{ $ref: "#/components/schemas/Named" }], required: [id] }');
+    const found = check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, { name: "n" });
+    // (the anyOf that says "or null" is reported too, at the converted schema's anyOf)
+    const required = found.violations.find((v) => v.change.keyword === "required")!.change;
+    expect([required.path, required.schemaPath]).toEqual(["$.id", `${SCHEMA}/required`]);
+    expect(required.schemaExcerpt).toEqual({ nullable: true, allOf: [{ $ref: "#/components/schemas/Named" }], required: ["id"] });
+    expect(check({ doc, key: "k" }, { document: "https://x", operation: "a" }, 200, null).count).toBe(0);
+  });
+});
+
+describe("a check's diff with its contract violations stays within the stored diff's caps", () => {
+  const base = { id: "dif_1", previousSnapshotId: "snp_1", requestId: "req_1", status: 200, latencyMs: 1, createdAt: "2026-01-01T00:00:00.000Z" };
+  const violations = Array.from({ length: 100 }, (_, i) => ({
+    key: `v${String(i)}`,
+    change: { path: `$.v${String(i)}`, category: "contract" as const, op: "remove" as const, severity: "high" as const, keyword: "required", schemaPath: `/s/${String(i)}/required`, schemaExcerpt: { description: "d".repeat(300) } },
+  }));
+  const bytes = (changes: readonly unknown[]) => Buffer.byteLength(JSON.stringify(changes), "utf8");
+  const valueDiff = (changes: Change[], truncated: boolean): NewDiff =>
+    ({ ...base, classification: "value_change", schemaChanges: 0, valueChanges: 5000, topSeverity: "low", diffFingerprint: "sha256:x", changes, ...(truncated ? { truncated: true } : {}) }) as NewDiff;
+
+  it("a diff already at 1000 changes: still 1000, truncated, the violations listed first", () => {
+    const changes: Change[] = Array.from({ length: 1000 }, (_, i) => ({ path: `$.a${String(i)}`, category: "value", op: "replace", severity: "low", before: i, after: i + 1 }));
+    const out = withViolations(valueDiff(changes, true), violations, base)!;
+    expect(out.changes).toHaveLength(1000);
+    expect(out.truncated).toBe(true);
+    expect(out.changes[0]!.category).toBe("contract");
+    expect(out.topSeverity).toBe("high");
+    expect(out).toMatchObject({ valueChanges: 5000 });
+  });
+
+  it("a diff just under 1 MB: the violations and excerpts do not take it past 1 MB", () => {
+    const changes: Change[] = Array.from({ length: 100 }, (_, i) => ({ path: `$.a${String(i)}`, category: "value", op: "replace", severity: "low", before: "b".repeat(10_300), after: i }));
+    expect(bytes(changes)).toBeLessThan(1024 * 1024);
+    const out = withViolations(valueDiff(changes, false), violations, base)!;
+    expect(bytes(out.changes)).toBeLessThanOrEqual(1024 * 1024);
+    expect(out.truncated).toBe(true);
+    expect(out.changes.filter((c) => c.category === "contract")).toHaveLength(100);
+  });
+
+  it("a contract_violation diff of its own takes the caps given; under them nothing is cut", () => {
+    const out = withViolations(null, violations, base, { maxChanges: 10, maxBytes: 1024 * 1024 })!;
+    expect(out).toMatchObject({ classification: "contract_violation", schemaChanges: 100, truncated: true });
+    expect(out.changes).toHaveLength(10);
+    const whole = withViolations(null, violations, base)!;
+    expect(whole.changes).toHaveLength(100);
+    expect(whole).not.toHaveProperty("truncated");
   });
 });

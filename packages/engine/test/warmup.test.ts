@@ -7,11 +7,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { Fetcher, Store } from "@driftwatch/core";
+import type { Change, Fetcher, Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCheckService, createNoiseLearner, createScheduler, type CheckOutcome, type Scheduler, type WarmupOptions } from "../src/index.js";
+import { learningDiffNotifies } from "../src/pipeline/check-service.js";
 import { createMonitor, manualClock } from "./fixtures.js";
 
 interface Target {
@@ -65,6 +66,39 @@ async function startTarget(): Promise<Target> {
   target.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return target;
 }
+
+describe("which learning diffs notify", () => {
+  const li = (n: number) => `ol > li:nth-of-type(${String(n)})`;
+  it("a removal or a type change always, a change rated medium or above from loudFrom on; a removed text the diff adds back elsewhere is a move", () => {
+    // a ranked list reordered: every removed item is added back: nothing lost
+    const reordered: Change[] = [
+      { path: li(1), category: "value", op: "remove", severity: "info", before: "First story" },
+      { path: li(2), category: "value", op: "add", severity: "info", after: "Second story" },
+      { path: li(3), category: "value", op: "add", severity: "info", after: "First story" },
+      { path: li(4), category: "value", op: "remove", severity: "info", before: "Second story" },
+    ];
+    expect(learningDiffNotifies(reordered, null)).toBe(false);
+    expect(learningDiffNotifies(reordered, "medium")).toBe(false);
+    // a reordered list whose items took each other's places: replaced, one removed, its text in another place
+    expect(
+      learningDiffNotifies(
+        [
+          { path: li(1), category: "value", op: "replace", severity: "info", before: "First story", after: "Third story" },
+          { path: li(3), category: "value", op: "remove", severity: "info", before: "Third story" },
+        ],
+        "medium",
+      ),
+    ).toBe(false);
+    // one item removed for good (added back once, removed twice): a removal
+    expect(learningDiffNotifies([...reordered, { path: li(5), category: "value", op: "remove", severity: "info", before: "First story" }], null)).toBe(true);
+    expect(learningDiffNotifies([{ path: "$.a", category: "value", op: "remove", severity: "critical", before: 1 }], null)).toBe(true);
+    expect(learningDiffNotifies([{ path: "$.a", category: "schema", op: "replace", severity: "critical", before: 1, after: "1" }], null)).toBe(true);
+    const price: Change[] = [{ path: "$.price", category: "value", op: "replace", severity: "medium", before: 10, after: 12 }];
+    expect(learningDiffNotifies(price, null)).toBe(false);
+    expect(learningDiffNotifies(price, "medium")).toBe(true);
+    expect(learningDiffNotifies([{ path: "$.n", category: "value", op: "replace", severity: "info", before: 1, after: 2 }], "medium")).toBe(false);
+  });
+});
 
 describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)", () => {
   let dir: string;
@@ -251,6 +285,98 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
       expect(outcome.result).toBe("new_snapshot");
       expect(Date.now() - started).toBeLessThan(5000);
       expect(a.requests.get(`/stopped-${how}`)).toHaveLength(1);
+      await checks.close();
+    }
+  });
+
+  it("a young monitor (fewer stored contents than learningSamples): its diffs are learning ones, notified only for removals, type changes and changes rated medium or above", async () => {
+    const checks = service({ samples: 0, intervalMs: 0, learningSamples: 3 });
+    const deliveries = async (monitorId: string): Promise<number> => (await store.listDeliveries(orgId, webhookOf.get(monitorId)!, { limit: 10 })).data.length;
+    try {
+      // seats moves once on the third content: an info change, held back while young (kept in the diff list)
+      a.doc = { plan: "pro", seats: 5 };
+      const quiet = await learningMonitor(`${a.url}/young-info`);
+      await check(checks, quiet.id);
+      expect((await check(checks, quiet.id)).diff?.learning).toBe(true);
+      a.doc = { plan: "pro", seats: 6 };
+      const third = await check(checks, quiet.id);
+      expect(third.diff?.learning).toBe(true);
+      expect(third.diff?.changes.map((c) => c.path)).toEqual(["$.seats"]);
+      expect(await deliveries(quiet.id)).toBe(0);
+      // learned from three contents: no longer young, a change is judged and notified as usual
+      a.doc = { plan: "pro", seats: 7 };
+      const fourth = await check(checks, quiet.id);
+      expect(fourth.diff?.learning).toBeUndefined();
+      expect(fourth.diff?.changes.map((c) => c.path)).toEqual(["$.seats"]);
+      expect(await deliveries(quiet.id)).toBe(1);
+
+      // a stable enum-like value that flips on the third content: rated medium, so it notifies while young
+      a.doc = { plan: "pro", seats: 5 };
+      const flip = await learningMonitor(`${a.url}/young-medium`);
+      await check(checks, flip.id);
+      await check(checks, flip.id);
+      a.doc = { plan: "team", seats: 5 };
+      const flipped = await check(checks, flip.id);
+      expect(flipped.diff?.learning).toBe(true);
+      expect(flipped.diff?.changes.find((c) => c.path === "$.plan")?.severity).toBe("medium");
+      expect(await deliveries(flip.id)).toBe(1);
+
+      // a removal on the third content: never held back
+      a.doc = { plan: "pro", seats: 5 };
+      const gone = await learningMonitor(`${a.url}/young-removal`);
+      await check(checks, gone.id);
+      await check(checks, gone.id);
+      a.doc = { plan: "pro" };
+      const removed = await check(checks, gone.id);
+      expect(removed.diff?.learning).toBe(true);
+      expect(removed.diff?.changes.map((c) => `${c.op} ${c.path}`)).toContain("remove $.seats");
+      expect(await deliveries(gone.id)).toBe(1);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("a young monitor is counted in stored contents: one whose documents exceed the learning byte budget is not young forever", async () => {
+    // a budget smaller than one answer: nothing is learned from, yet three contents were stored
+    const checks = createCheckService({ store, httpFetcher: fetcher, now: ticking, noise: createNoiseLearner(store, { maxBytes: 40 }), warmup: { samples: 0, intervalMs: 0, learningSamples: 3 } });
+    try {
+      a.doc = { plan: "pro", seats: 5 };
+      const big = await learningMonitor(`${a.url}/over-budget`);
+      await check(checks, big.id);
+      expect((await check(checks, big.id)).diff?.learning).toBe(true);
+      expect((await check(checks, big.id)).diff?.learning).toBe(true);
+      const judged = await check(checks, big.id);
+      expect(judged.diff?.changes.map((c) => c.path)).toEqual(["$.request_id"]);
+      expect(judged.diff?.learning).toBeUndefined();
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("a monitor's settings set its own warm-up fetches and learning samples (learning.warmupSamples, learning.learningSamples)", async () => {
+    const checks = service({ samples: 2, intervalMs: 10, learningSamples: 3 });
+    try {
+      a.doc = { plan: "pro", seats: 5 };
+      const own = await learningMonitor(`${a.url}/own-settings`);
+      const set = await store.updateSettings(orgId, own.id, { learning: { warmupSamples: 0, learningSamples: 2 }, updatedAt: clock.now().toISOString() });
+      expect(set?.learning).toEqual({ warmupSamples: 0, learningSamples: 2 });
+      await check(checks, own.id);
+      // no warm-up: one request
+      expect(a.requests.get("/own-settings")).toHaveLength(1);
+      expect((await check(checks, own.id)).diff?.learning).toBe(true);
+      a.doc = { plan: "pro", seats: 6 };
+      // learned from two contents: judged, not young
+      const third = await check(checks, own.id);
+      expect(third.diff?.learning).toBeUndefined();
+      expect(third.diff?.changes.map((c) => c.path)).toEqual(["$.seats"]);
+
+      // null: the service's defaults again (two warm-up fetches)
+      const other = await learningMonitor(`${a.url}/service-settings`);
+      await store.updateSettings(orgId, other.id, { learning: { warmupSamples: 1 }, updatedAt: clock.now().toISOString() });
+      expect((await store.updateSettings(orgId, other.id, { learning: null, updatedAt: clock.now().toISOString() }))?.learning).toBeNull();
+      await check(checks, other.id);
+      expect(a.requests.get("/service-settings")).toHaveLength(3);
+    } finally {
       await checks.close();
     }
   });

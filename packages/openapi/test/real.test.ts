@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -42,4 +43,12 @@ describe("real documents at two versions", () => {
       }
     });
   }
+});
+
+describe("GitHub's expected changes against the two files", () => {
+  it("check-expected.mjs, reading the files without the diff's code, finds each expected rule and operation's count there", () => {
+    const script = path.join(import.meta.dirname, "real/github/check-expected.mjs");
+    const output = execFileSync(process.execPath, [script], { encoding: "utf8" });
+    expect(output).toMatch(/^178 of 178 expected changes agree with the two files/);
+  });
 });

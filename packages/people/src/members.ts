@@ -2,6 +2,7 @@
 // leaving), transferring ownership (docs/people.md). Owners are made, changed and removed only by
 // an owner; what a member created beyond their new rights is revoked (rights.ts).
 import type { MemberRecord, OrganizationRecord, Role } from "@driftwatch/core";
+import type { LearningSettings } from "@driftwatch/schema";
 import { audit, type Actor, type Origin } from "./audit.js";
 import { PeopleError } from "./errors.js";
 import type { People } from "./people.js";
@@ -48,18 +49,20 @@ export async function updateOrganization(
   origin: Origin,
   actor: Actor,
   orgId: string,
-  patch: { name?: string | undefined; learnNoiseByDefault?: boolean | undefined },
+  patch: { name?: string | undefined; learnNoiseByDefault?: boolean | undefined; learningDefaults?: LearningSettings | null | undefined },
 ): Promise<OrganizationRecord> {
   const before = await organizationOf(people.store, orgId);
-  const { name, learnNoiseByDefault } = patch;
+  const { name, learnNoiseByDefault, learningDefaults } = patch;
   const org = await people.store.updateOrganization(before.id, {
     ...(name !== undefined ? { name } : {}),
     ...(learnNoiseByDefault !== undefined ? { learnNoiseByDefault } : {}),
+    ...(learningDefaults !== undefined ? { learningDefaults: learningDefaults === null || Object.keys(learningDefaults).length === 0 ? null : learningDefaults } : {}),
   });
   if (org === null) throw new PeopleError("not_found", "No organization with this id exists.");
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   if (before.name !== org.name) changes.name = { from: before.name, to: org.name };
   if (before.learnNoiseByDefault !== org.learnNoiseByDefault) changes.learnNoiseByDefault = { from: before.learnNoiseByDefault, to: org.learnNoiseByDefault };
+  if (JSON.stringify(before.learningDefaults ?? null) !== JSON.stringify(org.learningDefaults ?? null)) changes.learningDefaults = { from: before.learningDefaults ?? null, to: org.learningDefaults ?? null };
   await audit(people, origin, org.id, actor, "org.updated", org.id, changes);
   return org;
 }

@@ -7,7 +7,7 @@ export function presentUser(user: UserRecord): User {
 }
 
 export function presentOrg(org: OrganizationRecord): Org {
-  return { id: org.id, slug: org.slug, name: org.name, learnNoiseByDefault: org.learnNoiseByDefault, createdAt: org.createdAt };
+  return { id: org.id, slug: org.slug, name: org.name, learnNoiseByDefault: org.learnNoiseByDefault, learningDefaults: org.learningDefaults ?? null, createdAt: org.createdAt };
 }
 
 export function presentMember(member: MemberRecord): Member {

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { RoleSchema, ScopeSchema, type Role, type Scope } from "./enums.js";
 import { idSchema } from "./ids.js";
-import { TimestampSchema } from "./resources.js";
+import { LearningSettingsSchema, TimestampSchema } from "./resources.js";
 
 /** An email address as users type it (compared trimmed and lower-cased). */
 export const EmailSchema = z.string().trim().max(254).pipe(z.email());
@@ -42,14 +42,21 @@ export const OrgSchema = z.object({
    * monitors as they are.
    */
   learnNoiseByDefault: z.boolean(),
+  /**
+   * The `learning` settings (warm-up fetches, learning samples) a new monitor of the organization
+   * starts with (default null: the service's defaults). Changing it leaves existing monitors as they are.
+   */
+  learningDefaults: LearningSettingsSchema.nullable(),
   createdAt: TimestampSchema,
 });
 export type Org = z.infer<typeof OrgSchema>;
 
 /** Body of `PATCH /api/orgs/{orgId}` (admin): at least one field. */
 export const OrgUpdateSchema = z
-  .strictObject({ name: NameSchema.optional(), learnNoiseByDefault: z.boolean().optional() })
-  .refine((body) => body.name !== undefined || body.learnNoiseByDefault !== undefined, { message: "give name or learnNoiseByDefault" });
+  .strictObject({ name: NameSchema.optional(), learnNoiseByDefault: z.boolean().optional(), learningDefaults: LearningSettingsSchema.nullable().optional() })
+  .refine((body) => body.name !== undefined || body.learnNoiseByDefault !== undefined || body.learningDefaults !== undefined, {
+    message: "give name, learnNoiseByDefault or learningDefaults",
+  });
 export type OrgUpdate = z.input<typeof OrgUpdateSchema>;
 
 /** One organization of the signed-in user, with the user's role in it. */

@@ -413,10 +413,11 @@ const diffCommon = {
   latencyMs: z.number().int(),
   createdAt: TimestampSchema,
   /**
-   * True for a diff recorded while the monitor was still learning its target's noise (fewer than
-   * `NOISE_MIN_SAMPLES` contents to learn from, its second fetch, or found by one of its warm-up
-   * fetches right after its first content): it is kept for the record but notifies no webhook,
-   * unless it removes something or changes a type. Absent otherwise.
+   * True for a diff recorded while the monitor was still learning its target's noise (fewer stored
+   * contents to learn from than its learning samples, 3 by default: a young monitor; or found by
+   * one of its warm-up fetches right after its first content): it is kept for the record but
+   * notifies no webhook, unless it removes something or changes a type, or (a young monitor's,
+   * learned from two contents or more) holds a change rated medium or above. Absent otherwise.
    */
   learning: z.boolean().optional(),
   /**
@@ -600,6 +601,22 @@ export const RejectedSuggestionSchema = z
   .refine((entry) => (entry.path === undefined) !== (entry.selector === undefined), { message: "give exactly one of path and selector" });
 export type RejectedSuggestion = z.infer<typeof RejectedSuggestionSchema>;
 
+/**
+ * How a monitor that learns its noise starts (docs/signal.md, "The first fetches"): each member
+ * absent (or the whole object null) takes the service's default.
+ * - `warmupSamples`: extra fetches in the check that stores its first content (0 to 5; the
+ *   service's default is 2, `--warmup-samples`);
+ * - `learningSamples`: its diffs are `learning` diffs while its noise profile was learned from
+ *   fewer than this many stored contents (2 to 10; the service's default is 3,
+ *   `--learning-samples`). A learning diff notifies only when it removes something or changes a
+ *   type, or, learned from two contents or more, holds a change rated `medium` or above.
+ */
+export const LearningSettingsSchema = z.strictObject({
+  warmupSamples: z.number().int().min(0).max(5).optional(),
+  learningSamples: z.number().int().min(2).max(10).optional(),
+});
+export type LearningSettings = z.infer<typeof LearningSettingsSchema>;
+
 export const SettingsSchema = z.object({
   monitorId: z.string(),
   policyRulesJson: PolicyRulesSchema,
@@ -615,6 +632,8 @@ export const SettingsSchema = z.object({
   track: TrackSchema,
   /** Conditions that decide when a check alerts (docs/conditions.md); null: every diff alerts as usual. */
   alert: AlertSchema.nullable(),
+  /** How the monitor starts learning (null: the service's defaults). */
+  learning: LearningSettingsSchema.nullable(),
   updatedAt: TimestampSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -630,6 +649,8 @@ export const SettingsUpdateSchema = z.strictObject({
   track: TrackSchema.optional(),
   /** Replaces the alert conditions (null removes them). Invalid: 422 invalid_conditions naming the place (`alert.conditions[1].to`). */
   alert: AlertSchema.nullable().optional(),
+  /** Replaces how the monitor starts learning (`{ "warmupSamples": 0 }`; null: the service's defaults). */
+  learning: LearningSettingsSchema.nullable().optional(),
 });
 export type SettingsUpdate = z.input<typeof SettingsUpdateSchema>;
 

@@ -14,7 +14,7 @@ import { startMetricsListener, type MetricsListener } from "./http/metrics-liste
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import { createNotifier } from "@driftwatch/notify";
-import { createChannelSender } from "./notify/channel-sender.js";
+import { createChannelSender, resealInStore } from "./notify/channel-sender.js";
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_CHROMIUM_PATH,
@@ -30,6 +30,7 @@ import {
   DEFAULT_PER_HOST_CONCURRENCY,
   DEFAULT_WARMUP_INTERVAL_MS,
   DEFAULT_WARMUP_SAMPLES,
+  DEFAULT_LEARNING_SAMPLES,
   DEFAULT_CHECK_WAIT_MS,
   ConfigError,
   defaultCheckConcurrency,
@@ -125,6 +126,7 @@ function withDefaults(options: DriftwatchServerOptions): DriftwatchConfig {
     perHostConcurrency: options.perHostConcurrency ?? DEFAULT_PER_HOST_CONCURRENCY,
     warmupSamples: options.warmupSamples ?? DEFAULT_WARMUP_SAMPLES,
     warmupIntervalMs: options.warmupIntervalMs ?? DEFAULT_WARMUP_INTERVAL_MS,
+    learningSamples: options.learningSamples ?? DEFAULT_LEARNING_SAMPLES,
     checkWaitMs: options.checkWaitMs ?? DEFAULT_CHECK_WAIT_MS,
     trustProxy: options.trustProxy ?? false,
     smtp: options.smtp ?? null,
@@ -271,7 +273,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
   const engine = createEngine({
     channels: createChannelSender(notifier, secrets, {
       // a key rotation: the channel's URL moves to the new key at its next send
-      reseal: (channel, urlSealed) => store.updateChannel(channel.orgId, channel.id, { urlSealed, ifUrlSealed: channel.urlSealed, updatedAt: new Date().toISOString() }),
+      reseal: resealInStore(store),
     }),
     ...(jobs === null ? {} : { queue: (context: WorkQueueContext) => jobs.workQueue(store, context) }),
     store,
@@ -285,7 +287,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
     publicUrl: config.publicUrl,
     checkConcurrency: config.checkConcurrency,
     perHostConcurrency: config.perHostConcurrency,
-    warmup: { samples: config.warmupSamples, intervalMs: config.warmupIntervalMs },
+    warmup: { samples: config.warmupSamples, intervalMs: config.warmupIntervalMs, learningSamples: config.learningSamples },
     ...(config.leaseMs === null ? {} : { leaseMs: config.leaseMs }),
     orgShare: config.orgSharePercent / 100,
     schedulerPollMs: config.pollIntervalMs,

@@ -161,6 +161,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         slug: input.slug,
         name: input.name ?? input.slug,
         learnNoiseByDefault: true,
+        learningDefaults: null,
         createdAt: this.#now(),
       };
       this.#db.organizations.set(record.id, record);
@@ -192,6 +193,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         slug,
         name: name ?? slug,
         learnNoiseByDefault: true,
+        learningDefaults: null,
         createdAt: this.#now(),
       };
       this.#db.organizations.set(record.id, record);
@@ -209,6 +211,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
       if (org === undefined) return null;
       if (patch.name !== undefined) org.name = patch.name;
       if (patch.learnNoiseByDefault !== undefined) org.learnNoiseByDefault = patch.learnNoiseByDefault;
+      if (patch.learningDefaults !== undefined) org.learningDefaults = copy(patch.learningDefaults);
       return copy(org);
     });
   }
@@ -348,6 +351,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
           rejectedSuggestions: [],
           track: [],
           alert: null,
+          learning: input.learning == null ? null : copy(input.learning),
           updatedAt: null,
         });
       }
@@ -624,6 +628,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         rejectedSuggestions: [],
         track: [],
         alert: null,
+        learning: null,
         updatedAt: null,
       }
     );
@@ -657,6 +662,7 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
         rejectedSuggestions: copy(patch.rejectedSuggestions ?? current.rejectedSuggestions),
         track: copy(patch.track ?? current.track),
         alert: patch.alert === undefined ? current.alert : copy(patch.alert),
+        learning: patch.learning === undefined ? (current.learning ?? null) : copy(patch.learning),
         updatedAt: patch.updatedAt,
       };
       this.#db.settings.set(monitorId, next);

@@ -455,6 +455,16 @@ ALTER TABLE {schema}.monitors ADD COLUMN last_failure jsonb;
 CREATE INDEX channel_deliveries_pending_org ON {schema}.channel_deliveries (org_id, id) WHERE state = 'pending';
 `,
   },
+  {
+    version: 13,
+    name: "settings_learning",
+    sql: `
+-- How a monitor that learns its noise starts (warmupSamples, learningSamples), null for the service's defaults.
+ALTER TABLE {schema}.settings ADD COLUMN learning jsonb;
+-- What a new monitor of the organization starts with (as above), null for the service's defaults.
+ALTER TABLE {schema}.organizations ADD COLUMN learning_defaults jsonb;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

@@ -85,7 +85,7 @@ export class PostgresAdapter extends SqlStoreAdapter {
     const { t } = this.ctx;
     const one = calls.length === 1;
     const rows = await this.driver.all<Row>(
-      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.rejected_suggestions, s.track, s.alert, s.updated_at,
+      `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.rejected_suggestions, s.track, s.alert, s.learning, s.updated_at,
          s.monitor_id AS settings_of, ${LATEST_COLUMNS.map((column) => `l.${column} AS l_${column}`).join(", ")}
        FROM ${one ? `${t.monitors} m` : `unnest($1::text[], $2::text[]) AS k(org_id, id) JOIN ${t.monitors} m ON m.org_id = k.org_id AND m.id = k.id`}
        LEFT JOIN ${t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id

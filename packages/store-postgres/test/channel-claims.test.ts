@@ -165,4 +165,95 @@ describe.skipIf(skipReason !== null)("channel claims on PostgreSQL lock only the
       expect(taken.length + rest.length).toBe(ids.length);
     }
   });
+
+  /** Holds a row lock on the `perOrg` oldest messages of each organization in an open transaction (until `release`). */
+  async function holdOldest(schema: string, perOrg: number): Promise<{ held: Set<string>; release: () => Promise<void> }> {
+    const client = await admin.connect();
+    await client.query("BEGIN");
+    const { rows } = await client.query<{ id: string }>(
+      `SELECT id FROM "${schema}".channel_deliveries WHERE id IN (
+         SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY id) AS n FROM "${schema}".channel_deliveries) r WHERE n <= $1)
+       FOR UPDATE`,
+      [perOrg],
+    );
+    return {
+      held: new Set(rows.map((row) => row.id)),
+      release: async () => {
+        await client.query("ROLLBACK").catch(() => undefined);
+        client.release();
+      },
+    };
+  }
+
+  it("a large claim past held messages binds its tried ids as one parameter, and its limit is clamped", async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    // 32 organizations (each walked on its own), the 100 oldest of each held by another transaction
+    const ids = await seed(store, 32, 150, "big");
+    const { held, release } = await holdOldest(schema, 100);
+    try {
+      expect(held.size).toBe(3200);
+      const claimed = await store.claimDueChannelDeliveries({ now: T0, limit: 1000, leaseMs: 60_000, owner: "w1" });
+      expect(claimed).toHaveLength(1000);
+      expect(claimed.filter((m) => held.has(m.id))).toEqual([]);
+      expect(new Set(claimed.map((m) => m.id)).size).toBe(1000);
+      // a limit past MAX_CHANNEL_CLAIM claims that many: the 600 left here
+      const rest = await store.claimDueChannelDeliveries({ now: T0, limit: 100_000, leaseMs: 60_000, owner: "w2" });
+      expect(rest).toHaveLength(ids.length - 3200 - 1000);
+      expect(rest.filter((m) => held.has(m.id))).toEqual([]);
+    } finally {
+      await release();
+    }
+    const capped = await store.claimDueChannelDeliveries({ now: T0, limit: 100_000, leaseMs: 60_000, owner: "w3" });
+    expect(capped).toHaveLength(1000);
+  });
+
+  it("does not come back empty while messages no one holds are due, when a long transaction holds the oldest", async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    await seed(store, 5, 100, "long");
+    const { held, release } = await holdOldest(schema, 40);
+    try {
+      expect(held.size).toBe(200);
+      const claimed = await store.claimDueChannelDeliveries({ now: T0, limit: 50, leaseMs: 60_000, owner: "w1" });
+      expect(claimed).toHaveLength(50);
+      expect(claimed.filter((m) => held.has(m.id))).toEqual([]);
+      // and the next claims go on until the 300 free ones are taken, none twice
+      const taken = new Set(claimed.map((m) => m.id));
+      for (let i = 0; i < 5; i++) for (const m of await store.claimDueChannelDeliveries({ now: T0, limit: 50, leaseMs: 60_000, owner: `w${String(i + 2)}` })) taken.add(m.id);
+      expect(taken.size).toBe(300);
+      expect(await store.claimDueChannelDeliveries({ now: T0, limit: 50, leaseMs: 60_000, owner: "w9" })).toEqual([]);
+    } finally {
+      await release();
+    }
+  });
+
+  it("releases the leases of earlier rounds when a later round of the claim fails", async () => {
+    const schema = freshSchema();
+    const store = await open(schema);
+    const ids = await seed(store, 4, 20, "fail");
+    // the second leasing statement of w1 fails (a statement after one that already leased rows)
+    await admin.query(`
+      CREATE FUNCTION "${schema}".fail_second() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM taken WHERE lease_owner = 'w1')
+           AND EXISTS (SELECT 1 FROM "${schema}".channel_deliveries d WHERE d.lease_owner = 'w1' AND d.id NOT IN (SELECT id FROM taken)) THEN
+          RAISE EXCEPTION 'round failed';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await admin.query(`CREATE TRIGGER fail_second AFTER UPDATE ON "${schema}".channel_deliveries REFERENCING NEW TABLE AS taken
+      FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".fail_second()`);
+    // the 3 oldest of each organization held: the first round leases the one free per organization it read
+    const { release } = await holdOldest(schema, 3);
+    try {
+      await expect(store.claimDueChannelDeliveries({ now: T0, limit: 16, leaseMs: 60_000, owner: "w1" })).rejects.toThrow(/round failed/);
+      const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".channel_deliveries WHERE lease_owner IS NOT NULL`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await release();
+    }
+    const next = await store.claimDueChannelDeliveries({ now: T0, limit: 1000, leaseMs: 60_000, owner: "w2" });
+    expect(next).toHaveLength(ids.length);
+  });
 });

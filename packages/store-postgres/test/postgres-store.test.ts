@@ -64,8 +64,9 @@ describe.skipIf(skipReason !== null)(`@driftwatch/store-postgres${skipReason ===
         { version: 10, name: "monitor_contract" },
         { version: 11, name: "monitor_learning_since" },
         { version: 12, name: "last_failure_claim_index" },
+        { version: 13, name: "settings_learning" },
       ]);
-      expect(POSTGRES_SCHEMA_VERSION).toBe(12);
+      expect(POSTGRES_SCHEMA_VERSION).toBe(13);
       await open({ schema }); // reopening applies nothing
       expect(await count(schema, "driftwatch_migrations")).toBe(POSTGRES_MIGRATIONS.length);
     });

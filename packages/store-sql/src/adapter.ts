@@ -87,6 +87,8 @@ export const MONITOR_CONTRACT_VERSION = 10;
 export const MONITOR_LEARNING_SINCE_VERSION = 11;
 /** The migration (12, `monitor_last_failure`) that adds `monitors.last_failure`. */
 export const MONITOR_LAST_FAILURE_VERSION = 12;
+/** The migration (13, `settings_learning`) that adds `settings.learning` and `organizations.learning_defaults`. */
+export const SETTINGS_LEARNING_VERSION = 13;
 
 /** The migration (9, `tracked_values`) that adds `settings.track`, `settings.alert` and the tables of tracked values and alert state. */
 export const TRACKED_VALUES_VERSION = 9;
@@ -331,13 +333,15 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       return this.#rows.monitor(rows[0]!);
     }
     const learn = input.autoApplySuggestions;
+    const learning = input.learning == null || this.#schemaVersion < SETTINGS_LEARNING_VERSION ? null : input.learning;
     // The monitor and its first settings in one transaction: a monitor never exists without the setting it was made with.
     return this.driver.transaction(async (tx) => {
       const rows = await this.#all(tx, insert, Object.values(values));
       await this.ctx.run(
         tx,
-        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, updated_at) VALUES (?, ?, ?, ?, ?, NULL)`,
-        [values.id, orgId, this.#d.writeJson({ rules: [] }), DEFAULT_SNAPSHOT_RETENTION, this.#d.bool(learn)],
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${learning === null ? "" : "learning, "}updated_at)
+         VALUES (?, ?, ?, ?, ?, ${learning === null ? "" : "?, "}NULL)`,
+        [values.id, orgId, this.#d.writeJson({ rules: [] }), DEFAULT_SNAPSHOT_RETENTION, this.#d.bool(learn), ...(learning === null ? [] : [this.#d.writeJson(learning)])],
       );
       return this.#rows.monitor(rows[0]!);
     });
@@ -583,7 +587,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     const rows = await this.#all(
       db,
       `SELECT m.id AS monitor_id, m.org_id, s.policy_rules, s.snapshot_retention, s.auto_apply_suggestions, s.updated_at,
-         ${this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? "s.rejected_suggestions," : ""} ${this.#schemaVersion >= TRACKED_VALUES_VERSION ? "s.track, s.alert," : ""} s.monitor_id AS settings_of
+         ${this.#schemaVersion >= LEARNING_DEFAULTS_VERSION ? "s.rejected_suggestions," : ""} ${this.#schemaVersion >= TRACKED_VALUES_VERSION ? "s.track, s.alert," : ""} ${this.#schemaVersion >= SETTINGS_LEARNING_VERSION ? "s.learning," : ""} s.monitor_id AS settings_of
        FROM ${this.#t.monitors} m LEFT JOIN ${this.#t.settings} s ON s.monitor_id = m.id AND s.org_id = m.org_id
        WHERE m.org_id = ? AND m.id = ?${lock ? this.#d.lockRows("m") : ""}`,
       [orgId, monitorId],
@@ -607,14 +611,17 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
       // Likewise track and alert (schema version 9).
       const tracked = this.#schemaVersion >= TRACKED_VALUES_VERSION;
       const alert = patch.alert === undefined ? current.alert : patch.alert;
+      // Likewise learning (schema version 13).
+      const learns = this.#schemaVersion >= SETTINGS_LEARNING_VERSION;
+      const learning = patch.learning === undefined ? current.learning : patch.learning;
       const rows = await this.#all(
         tx,
-        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${rejected ? "rejected_suggestions, " : ""}${tracked ? "track, alert, " : ""}updated_at)
-         VALUES (?, ?, ?, ?, ?, ${rejected ? "?, " : ""}${tracked ? "?, ?, " : ""}?)
+        `INSERT INTO ${this.#t.settings} (monitor_id, org_id, policy_rules, snapshot_retention, auto_apply_suggestions, ${rejected ? "rejected_suggestions, " : ""}${tracked ? "track, alert, " : ""}${learns ? "learning, " : ""}updated_at)
+         VALUES (?, ?, ?, ?, ?, ${rejected ? "?, " : ""}${tracked ? "?, ?, " : ""}${learns ? "?, " : ""}?)
          ON CONFLICT (monitor_id) DO UPDATE SET policy_rules = excluded.policy_rules, snapshot_retention = excluded.snapshot_retention,
            auto_apply_suggestions = excluded.auto_apply_suggestions, ${rejected ? "rejected_suggestions = excluded.rejected_suggestions, " : ""}${
              tracked ? "track = excluded.track, alert = excluded.alert, " : ""
-           }updated_at = excluded.updated_at
+           }${learns ? "learning = excluded.learning, " : ""}updated_at = excluded.updated_at
          RETURNING *`,
         [
           monitorId,
@@ -624,6 +631,7 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
           this.#d.bool(patch.autoApplySuggestions ?? current.autoApplySuggestions),
           ...(rejected ? [this.#d.writeJson(patch.rejectedSuggestions ?? current.rejectedSuggestions)] : []),
           ...(tracked ? [this.#d.writeJson(patch.track ?? current.track), alert === null ? null : this.#d.writeJson(alert)] : []),
+          ...(learns ? [learning === null ? null : this.#d.writeJson(learning)] : []),
           patch.updatedAt,
         ],
       );

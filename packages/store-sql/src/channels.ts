@@ -236,9 +236,14 @@ export class SqlChannels {
    * a lock; where the database locks rows (PostgreSQL), the lease is then written on exactly the
    * candidates picked, locked with `FOR UPDATE SKIP LOCKED` in the same statement (re-checked, so a
    * message another claimer took meanwhile is not taken again), and when another claimer holds some
-   * of them the next candidates are read in their place (up to `CLAIM_ROUNDS` times). A claim thus
-   * never locks more rows than it takes and never waits on another claimer's locks. SQLite's write
-   * transaction holds the whole database.
+   * of them the next candidates are read in their place (up to `CLAIM_ROUNDS` times). When the
+   * rounds run out with more due (a long transaction holds many of the oldest), one last statement
+   * reads and locks the oldest due messages no one holds (`ORDER BY id LIMIT n FOR UPDATE SKIP
+   * LOCKED`, organizations not in turn), so a claim does not come back short while others are due.
+   * A claim thus never locks more rows than it takes and never waits on another claimer's locks.
+   * Each statement commits on its own: when a later round fails, the leases of earlier rounds are
+   * released before the error is thrown. SQLite's write transaction holds the whole database.
+   * `limit` is clamped to `MAX_CHANNEL_CLAIM` by the store.
    */
   async claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]> {
     const limit = Math.max(0, Math.floor(input.limit));
@@ -255,9 +260,23 @@ export class SqlChannels {
     const lock = d.lockRows("d");
     const locks = lock !== "";
     type Picked = { id: string; org_id: string; lease_owner: string | null };
+    // Rows lock on PostgreSQL only: there ids go as one array parameter (a list of placeholders
+    // repeated in each organization's branch could pass PostgreSQL's 65,535 parameters).
     /** Candidates not among `tried` (messages another claimer holds): the condition and its values. */
     const fresh = (tried: readonly string[]): [string, unknown[]] =>
-      tried.length === 0 ? ["", []] : [` AND d.id NOT IN (${tried.map(() => "?").join(", ")})`, [...tried]];
+      tried.length === 0 ? ["", []] : locks ? [" AND d.id <> ALL(?::text[])", [[...tried]]] : [` AND d.id NOT IN (${tried.map(() => "?").join(", ")})`, [...tried]];
+    const table = this.#t.channel_deliveries;
+    /** Locks, re-checks and leases the rows `taken` selects (with its values): one statement. */
+    const lease = async (tx: SqlExecutor, taken: string, values: unknown[]): Promise<ClaimedChannelDelivery[]> => {
+      const rows = await this.#ctx.all(
+        tx,
+        `WITH taken AS (${taken})
+         UPDATE ${table} SET lease_owner = ?, lease_expires_at = ? FROM taken
+         WHERE ${table}.id = taken.id RETURNING ${table}.*, taken.lease_owner AS taken_over_from`,
+        [...values, input.owner, until],
+      );
+      return rows.map((row) => ({ ...this.delivery(row), takenOverFrom: (row.taken_over_from as string | null) ?? null }));
+    };
     // Where rows lock, each statement stands on its own (the lease is written by the statement that
     // locks and re-checks the rows): no transaction, so no BEGIN and COMMIT round trips and no lock
     // held past the statement. SQLite reads and writes in one write transaction.
@@ -319,36 +338,53 @@ export class SqlChannels {
       };
       const claimed: ClaimedChannelDelivery[] = [];
       const tried: string[] = [];
-      for (let round = 0; round < (locks ? CLAIM_ROUNDS : 1) && claimed.length < limit; round++) {
-        const want = limit - claimed.length;
-        const picked = await candidates(want, tried);
-        if (picked.length === 0) break;
-        const ids = picked.map((row) => row.id);
-        for (const { placeholders: list, params: chunk } of inListChunks(ids)) {
+      let more = false;
+      try {
+        for (let round = 0; round < (locks ? CLAIM_ROUNDS : 1) && claimed.length < limit; round++) {
+          const want = limit - claimed.length;
+          const picked = await candidates(want, tried);
+          more = false;
+          if (picked.length === 0) break;
+          const ids = picked.map((row) => row.id);
           if (locks) {
             // Locks exactly the picked messages that are still due and that no one else holds,
             // and writes the lease on them: one statement.
-            const rows = await this.#ctx.all(
-              tx,
-              `WITH taken AS (SELECT d.id, d.lease_owner FROM ${from} WHERE d.id IN (${list}) AND ${where}${lock} SKIP LOCKED)
-               UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? FROM taken
-               WHERE ${this.#t.channel_deliveries}.id = taken.id RETURNING ${this.#t.channel_deliveries}.*, taken.lease_owner AS taken_over_from`,
-              [...chunk, ...filters, input.owner, until],
-            );
-            for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: (row.taken_over_from as string | null) ?? null });
+            claimed.push(...(await lease(tx, `SELECT d.id, d.lease_owner FROM ${from} WHERE d.id = ANY(?::text[]) AND ${where}${lock} SKIP LOCKED`, [ids, ...filters])));
           } else {
             const previous = new Map(picked.map((row) => [row.id, row.lease_owner]));
-            const rows = await this.#ctx.all(
-              tx,
-              `UPDATE ${this.#t.channel_deliveries} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${list}) RETURNING *`,
-              [input.owner, until, ...chunk],
-            );
-            for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: previous.get(row.id as string) ?? null });
+            for (const { placeholders: list, params: chunk } of inListChunks(ids)) {
+              const rows = await this.#ctx.all(tx, `UPDATE ${table} SET lease_owner = ?, lease_expires_at = ? WHERE id IN (${list}) RETURNING *`, [input.owner, until, ...chunk]);
+              for (const row of rows) claimed.push({ ...this.delivery(row), takenOverFrom: previous.get(row.id as string) ?? null });
+            }
           }
+          // Fewer than asked: nothing more is due.
+          if (picked.length < want) break;
+          more = true;
+          tried.push(...ids);
         }
-        // Fewer than asked: nothing more is due.
-        if (picked.length < want) break;
-        tried.push(...ids);
+        if (locks && more && claimed.length < limit) {
+          // The rounds ran out while others held the candidates read (a long transaction holding
+          // many due messages would otherwise have every claim re-read them and come back short):
+          // the oldest due messages no one holds, read and locked together, organizations not in
+          // turn this once.
+          const [notTried, triedValues] = fresh([...tried, ...claimed.map((m) => m.id)]);
+          claimed.push(
+            ...(await lease(tx, `SELECT d.id, d.lease_owner FROM ${from} WHERE ${where}${notTried} ORDER BY d.id LIMIT ?${lock} SKIP LOCKED`, [
+              ...filters,
+              ...triedValues,
+              limit - claimed.length,
+            ])),
+          );
+        }
+      } catch (error) {
+        // Each round commits on its own: leases of earlier rounds the caller will never get are
+        // released (else the messages wait out the lease) before the error goes on.
+        if (locks && claimed.length > 0) {
+          await this.#ctx
+            .run(tx, `UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ANY(?::text[]) AND lease_owner = ?`, [claimed.map((m) => m.id), input.owner])
+            .catch(() => undefined);
+        }
+        throw error;
       }
       return claimed.sort((a, b) => (a.id < b.id ? -1 : 1));
     };

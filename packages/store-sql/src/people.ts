@@ -68,6 +68,7 @@ export abstract class SqlPeopleAdapter {
     const params: unknown[] = [];
     if (patch.name !== undefined) sets.push("name = ?"), params.push(patch.name);
     if (patch.learnNoiseByDefault !== undefined) sets.push("learn_noise_by_default = ?"), params.push(this.ctx.dialect.bool(patch.learnNoiseByDefault));
+    if (patch.learningDefaults !== undefined) sets.push("learning_defaults = ?"), params.push(patch.learningDefaults === null ? null : this.ctx.dialect.writeJson(patch.learningDefaults));
     if (sets.length === 0) return this.#first(`SELECT * FROM ${this.ctx.t.organizations} WHERE id = ?`, [id], (row) => this.ctx.rows.organization(row));
     return this.#first(`UPDATE ${this.ctx.t.organizations} SET ${sets.join(", ")} WHERE id = ? RETURNING *`, [...params, id], (row) => this.ctx.rows.organization(row));
   }

@@ -124,6 +124,8 @@ export class RowCodec {
       name: row.name as string,
       // no column before schema version 5 (LEARNING_DEFAULTS_VERSION): the column's default
       learnNoiseByDefault: row.learn_noise_by_default === undefined ? true : this.#d.readBool(row.learn_noise_by_default),
+      // no column before schema version 13 (SETTINGS_LEARNING_VERSION): the service's defaults
+      learningDefaults: row.learning_defaults === undefined ? null : this.#jsonOrNull(row.learning_defaults),
       createdAt: this.#time(row.created_at),
     };
   }
@@ -323,6 +325,8 @@ export class RowCodec {
       // no columns before schema version 9 (TRACKED_VALUES_VERSION): nothing tracked, no conditions
       track: row.track === undefined || row.track === null ? [] : this.#d.readJson(row.track),
       alert: row.alert === undefined ? null : this.#jsonOrNull(row.alert),
+      // no column before schema version 13 (SETTINGS_LEARNING_VERSION): the service's defaults
+      learning: row.learning === undefined ? null : this.#jsonOrNull(row.learning),
       updatedAt: this.#timeOrNull(row.updated_at),
     };
   }

@@ -451,6 +451,16 @@ ALTER TABLE monitors ADD COLUMN last_failure TEXT;
 CREATE INDEX channel_deliveries_pending_org ON channel_deliveries (org_id, id) WHERE state = 'pending';
 `,
   },
+  {
+    version: 13,
+    name: "settings_learning",
+    sql: `
+-- How a monitor that learns its noise starts (JSON: warmupSamples, learningSamples), null for the service's defaults.
+ALTER TABLE settings ADD COLUMN learning TEXT;
+-- What a new monitor of the organization starts with (JSON as above), null for the service's defaults.
+ALTER TABLE organizations ADD COLUMN learning_defaults TEXT;
+`,
+  },
 ];
 
 /** The schema version this build writes. */

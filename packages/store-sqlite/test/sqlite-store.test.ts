@@ -60,8 +60,9 @@ describe("opening a file", () => {
         { version: 10, name: "monitor_contract" },
         { version: 11, name: "monitor_learning_since" },
         { version: 12, name: "last_failure_claim_index" },
+        { version: 13, name: "settings_learning" },
     ]);
-    expect(SQLITE_SCHEMA_VERSION).toBe(12);
+    expect(SQLITE_SCHEMA_VERSION).toBe(13);
     db.close();
   });
 

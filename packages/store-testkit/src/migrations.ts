@@ -20,6 +20,7 @@ export async function expectFirstVersionSettingsMigrated(store: Store, updatedAt
     rejectedSuggestions: [],
     track: [],
     alert: null,
+    learning: null,
     updatedAt,
   });
   // the organization written before learning became the default: new monitors of it learn

@@ -138,7 +138,51 @@ export function matchByKey(before: readonly unknown[], after: readonly unknown[]
   }
   for (let t = tail - 1; t >= 0; t--) pairs.push(la - 1 - t, lb - 1 - t);
   if (!reordered) moved = [];
-  return { pairs, removed, added, reordered, moved };
+  const match = { pairs, removed, added, reordered, moved };
+  if (!reordered && removed.length > 0 && added.length > 0) pairRetyped(before, after, key, match);
+  return match;
+}
+
+/**
+ * An identity does not change type: an element removed and one added in the same place of an
+ * ordered match, whose keys are a string on one side and a number on the other
+ * (`{"name": "worker"}` -> `{"name": 42}`), are the same element whose key member changed type.
+ * They are paired, so the walk reports the type change at the key member (critical), not a removal
+ * and an addition of the element. Only pairs that keep the match in order are made (so the pairs
+ * stay in the same relative order on both sides and the patch stays valid).
+ */
+function pairRetyped(before: readonly unknown[], after: readonly unknown[], key: string, match: KeyedMatch): void {
+  const { pairs, removed, added } = match;
+  // pairs are in new-document order and, unreordered, in old-document order too
+  let p = 0;
+  let r = 0;
+  const keptRemoved: number[] = [];
+  const keptAdded: number[] = [];
+  const merged: number[] = [];
+  for (const j of added) {
+    // the pairs before this addition
+    while (p < pairs.length && pairs[p + 1]! < j) {
+      merged.push(pairs[p]!, pairs[p + 1]!);
+      p += 2;
+    }
+    // removals before the next pair's old index are candidates for this slot
+    const limit = p < pairs.length ? pairs[p]! : before.length;
+    const lower = merged.length > 0 ? merged[merged.length - 2]! : -1;
+    while (r < removed.length && removed[r]! <= lower) keptRemoved.push(removed[r++]!);
+    const i = r < removed.length && removed[r]! < limit ? removed[r]! : -1;
+    const ki = i < 0 ? undefined : keyOf(before[i], key);
+    const kj = keyOf(after[j], key);
+    if (ki !== undefined && kj !== undefined && typeof ki !== typeof kj) {
+      merged.push(i, j);
+      r++;
+    } else keptAdded.push(j);
+  }
+  for (; p < pairs.length; p += 2) merged.push(pairs[p]!, pairs[p + 1]!);
+  while (r < removed.length) keptRemoved.push(removed[r++]!);
+  if (keptAdded.length === added.length) return;
+  match.pairs = merged;
+  match.removed = keptRemoved;
+  match.added = keptAdded;
 }
 
 /**

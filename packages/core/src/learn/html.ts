@@ -16,6 +16,8 @@ interface BlockStat {
   texts: string[];
   pairs: number;
   changed: number;
+  /** Pairs (index of the older sample) where the block's text only shifted to a sibling (see shiftedPairs). */
+  shifted?: Set<number>;
 }
 
 /** At least two words of prose: enum-like one-word texts ("Operational") are not promos. */
@@ -172,6 +174,49 @@ function stableSelector(selector: string, volatilePerPage: readonly ReadonlySet<
 }
 
 /** Suggests a policy for a website monitor from its pages, oldest first. */
+/** A positional selector's parent and tag: the block's siblings of one tag share it. */
+const siblingsOf = (selector: string): string => selector.replace(/:nth-of-type\(\d+\)$/, "");
+
+/**
+ * Marks the pairs where a block's text did not change but moved: a block was added or removed
+ * before it among its siblings, so its positional selector now holds the text its previous
+ * sibling held (exactly), and its own text is at a sibling (with the same skeleton: its numbers may
+ * have moved too, "31 comments" -> "32 comments"). Such a pair is neither a change nor a pair of
+ * the block; the added or removed sibling is judged as usual (a text never seen before is kept).
+ */
+function shiftedPairs(stats: ReadonlyMap<string, BlockStat>, samples: number): void {
+  const groups = new Map<string, { stat: BlockStat; index: number }[]>();
+  for (const stat of stats.values()) {
+    const position = /:nth-of-type\((\d+)\)$/.exec(stat.selector);
+    // list items are followed as lists (rankedLists): a reorder there is not a shift
+    if (position === null || /(?:^|[\s>])(?:li|tr|dt|dd)(?::nth-of-type\(\d+\))$/.test(stat.selector)) continue;
+    const key = siblingsOf(stat.selector);
+    const entry = { stat, index: Number(position[1]) };
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [entry]);
+    else group.push(entry);
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    for (let p = 0; p + 1 < samples; p++) {
+      for (const { stat, index } of group) {
+        const a = stat.texts[p];
+        const b = stat.texts[p + 1];
+        if (a === undefined || b === undefined || a === b) continue;
+        // an insertion before the block moves texts down (from a lower place, to a higher one), a
+        // removal up; texts that came from one side and went to the same side were reordered
+        const from = group.find((other) => other.stat !== stat && other.stat.texts[p] === b);
+        if (from === undefined) continue;
+        const to = group.find((other) => {
+          const moved = other.stat.texts[p + 1];
+          return other.stat !== stat && moved !== undefined && (moved === a || sameSkeleton(a, moved));
+        });
+        if (to !== undefined && (from.index < index) === (index < to.index)) (stat.shifted ??= new Set()).add(p);
+      }
+    }
+  }
+}
+
 export function suggestHtmlPolicy(pages: readonly string[], scope: string | null): PolicySuggestion {
   const perPage = pages.map((html) => htmlTextBlocks(html, scope === null ? {} : { selector: scope }));
   const stats = new Map<string, BlockStat>();
@@ -182,11 +227,12 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       stat.texts[index] = block.text;
     }
   });
+  shiftedPairs(stats, pages.length);
   for (const stat of stats.values()) {
     for (let p = 0; p + 1 < pages.length; p++) {
       const a = stat.texts[p];
       const b = stat.texts[p + 1];
-      if (a === undefined || b === undefined) continue;
+      if (a === undefined || b === undefined || stat.shifted?.has(p) === true) continue;
       stat.pairs++;
       if (a !== b) stat.changed++;
     }
@@ -209,7 +255,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     for (let p = 0; p + 1 < stat.texts.length; p++) {
       const a = stat.texts[p];
       const b = stat.texts[p + 1];
-      if (a === undefined || b === undefined || a === b) continue;
+      if (a === undefined || b === undefined || a === b || stat.shifted?.has(p) === true) continue;
       if (partsOnly || replaced) {
         // replaced: every change so far put another text in place, none only moved its numbers
         if (sameSkeleton(a, b)) replaced = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSecretBox, generateSecretKey, parseSecretKey, parseSecretKeys, secretKeyId } from "./secret-box.js";
+import { createSecretBox, generateSecretKey, parseSecretKey, parseSecretKeys, sealedKeyId, secretKeyId } from "./secret-box.js";
 
 const keyA = parseSecretKey(generateSecretKey());
 const keyB = parseSecretKey(generateSecretKey());
@@ -38,6 +38,22 @@ describe("secret box", () => {
     expect(rotated.needsReseal(rotated.seal("token", "secret:o1:pw"))).toBe(false);
     const withoutOld = createSecretBox([keyB]);
     expect(() => withoutOld.open(sealed, "secret:o1:pw")).toThrow(/not among the configured keys/);
+  });
+
+  it("tells a value sealed under a key it does not hold from a damaged one (a rolling rotation)", () => {
+    const newer = createSecretBox([keyB, keyA]);
+    const sealedNew = newer.seal("token", "channel:c1");
+    const older = createSecretBox([keyA]);
+    expect(sealedKeyId(sealedNew)).toBe(secretKeyId(keyB));
+    expect(sealedKeyId("plain text")).toBeNull();
+    expect(older.lacksKeyFor(sealedNew)).toBe(true);
+    expect(newer.lacksKeyFor(sealedNew)).toBe(false);
+    expect(newer.lacksKeyFor(older.seal("token", "channel:c1"))).toBe(false);
+    // a damaged value under a held key, and text that is not sealed, are not a missing key
+    const parts = older.seal("token", "channel:c1").split(".");
+    parts[4] = (parts[4]![0] === "A" ? "B" : "A") + parts[4]!.slice(1);
+    expect(older.lacksKeyFor(parts.join("."))).toBe(false);
+    expect(older.lacksKeyFor("plain text")).toBe(false);
   });
 
   it("reads keys as base64, base64url or hex, and refuses anything else without echoing it", () => {

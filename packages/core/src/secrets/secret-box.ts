@@ -18,7 +18,7 @@ const NONCE_BYTES = 12;
 export const SECRET_KEY_BYTES = KEY_BYTES;
 
 export interface SecretBox {
-  /** The id of the key new values are sealed with. */
+  /** The id of the key new values are sealed with (the first key of the list). */
   readonly keyId: string;
   /** Seals `plaintext` for `context` (what the value belongs to; the same context opens it). */
   seal(plaintext: string, context: string): string;
@@ -28,6 +28,19 @@ export interface SecretBox {
   needsReseal(sealed: string): boolean;
   /** Whether `value` has the shape of a sealed value (not whether it opens). */
   isSealed(value: string): boolean;
+  /**
+   * Whether `sealed` was sealed under a key this box does not hold (during a rolling rotation, a
+   * value another process sealed under a key this one is not yet given): opening it fails until
+   * the key is configured, not because the value is damaged.
+   */
+  lacksKeyFor(sealed: string): boolean;
+}
+
+const SEALED = /^dw1\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
+
+/** The id of the key `sealed` was sealed with, or null when it is not a sealed value. */
+export function sealedKeyId(sealed: string): string | null {
+  return SEALED.exec(sealed)?.[1] ?? null;
 }
 
 /** The id of a key: the first 8 hex digits of its SHA-256. */
@@ -86,7 +99,7 @@ export function createSecretBox(keys: readonly Uint8Array[]): SecretBox {
   }
   const current = Buffer.from(keys[0]!);
   const keyId = secretKeyId(current);
-  const pattern = /^dw1\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
+  const pattern = SEALED;
 
   return {
     keyId,
@@ -119,6 +132,10 @@ export function createSecretBox(keys: readonly Uint8Array[]): SecretBox {
     },
     isSealed(value) {
       return pattern.test(value);
+    },
+    lacksKeyFor(sealed) {
+      const id = sealedKeyId(sealed);
+      return id !== null && !byId.has(id);
     },
   };
 }

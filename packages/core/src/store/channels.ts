@@ -35,7 +35,7 @@ export interface ChannelStore {
    * Leases up to `limit` pending messages whose `nextAttemptAt <= now` (any time with `force`),
    * oldest first, the organizations in turn, optionally of one organization / channel, skipping
    * channels that are paused or failing. Two callers never receive the same message while its
-   * lease holds.
+   * lease holds. `limit` is at most `MAX_CHANNEL_CLAIM` (a larger one claims that many).
    */
   claimDueChannelDeliveries(input: ClaimChannelDeliveriesInput): Promise<ClaimedChannelDelivery[]>;
   /** Records one attempt by the lease holder and ends the lease; null when the lease was lost. */
@@ -101,7 +101,9 @@ export type ChannelPatch = Partial<
   /**
    * Applies the patch only while the stored `urlSealed` is this one (a re-seal of the same URL
    * under a newer key must not undo a URL changed meanwhile): otherwise nothing is written and
-   * `updateChannel` answers null.
+   * `updateChannel` answers null. Every store adapter must honour it (a compare-and-set on the
+   * stored sealed URL, in the same statement or transaction as the write); the store testkit's
+   * channel cases check it.
    */
   ifUrlSealed?: string;
 };
@@ -141,8 +143,12 @@ export interface ChannelDeliveryRecord {
   createdAt: string;
 }
 
+/** The most messages one `claimDueChannelDeliveries` call leases (a larger `limit` is clamped to it). */
+export const MAX_CHANNEL_CLAIM = 1000;
+
 export interface ClaimChannelDeliveriesInput {
   now: string;
+  /** Messages to lease at most; clamped to `MAX_CHANNEL_CLAIM`. */
   limit: number;
   leaseMs: number;
   owner: string;

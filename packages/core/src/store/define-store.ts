@@ -13,7 +13,7 @@ import { checkNewScreenshot, type FailureScreenshotRecord, type NewFailureScreen
 import { MAX_SECRETS_PER_ORGANIZATION, type NewSecret, type SecretRecord } from "./secrets.js";
 import type { Store, StoreCapabilities } from "./store.js";
 import { normalizeStoreTime, normalizeStoreTimeOrNull, normalizeTimeFields } from "./time.js";
-import type { ChannelAttemptEntry, ChannelDeliveryRecord, ChannelPatch, ChannelRecord, ClaimChannelDeliveriesInput, ClaimedChannelDelivery, NewChannel, NewChannelDelivery } from "./channels.js";
+import { MAX_CHANNEL_CLAIM, type ChannelAttemptEntry, type ChannelDeliveryRecord, type ChannelPatch, type ChannelRecord, type ClaimChannelDeliveriesInput, type ClaimedChannelDelivery, type NewChannel, type NewChannelDelivery } from "./channels.js";
 import { WEBHOOK_TIME_FIELDS, type DeliveryAttemptRecord, type DeliveryRecord, type NewWebhook, type WebhookPatch, type WebhookRecord } from "./webhooks.js";
 
 /** The filters of a diff list, without its paging. */
@@ -196,6 +196,12 @@ class DefinedStore implements Store {
       if (patch.learnNoiseByDefault !== undefined) {
         if (typeof patch.learnNoiseByDefault !== "boolean") throw new StoreError("invariant_violation", "learnNoiseByDefault must be a boolean.");
         checked.learnNoiseByDefault = patch.learnNoiseByDefault;
+      }
+      if (patch.learningDefaults !== undefined) {
+        if (patch.learningDefaults !== null && (typeof patch.learningDefaults !== "object" || Array.isArray(patch.learningDefaults))) {
+          throw new StoreError("invariant_violation", "learningDefaults must be an object or null.");
+        }
+        checked.learningDefaults = patch.learningDefaults;
       }
       return this.#a.updateOrganization(id, checked);
     });
@@ -427,7 +433,7 @@ class DefinedStore implements Store {
       requireIds(input.owner);
       if (input.orgId !== undefined) requireIds(input.orgId);
       if (input.channelId !== undefined) requireIds(input.channelId);
-      return this.#a.claimDueChannelDeliveries({ ...input, now: normalizeStoreTime(input.now) });
+      return this.#a.claimDueChannelDeliveries({ ...input, limit: Math.min(input.limit, MAX_CHANNEL_CLAIM), now: normalizeStoreTime(input.now) });
     });
   }
   recordChannelDeliveryAttempt(id: string, owner: string, attempt: DeliveryAttempt): Promise<ChannelDeliveryRecord | null> {

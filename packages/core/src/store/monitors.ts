@@ -1,4 +1,4 @@
-import type { BrowserOptions, Contract, HttpMethod, Monitor, MonitorState, MonitorType, Page } from "@driftwatch/schema";
+import type { BrowserOptions, Contract, HttpMethod, LearningSettings, Monitor, MonitorState, MonitorType, Page } from "@driftwatch/schema";
 import type { PageRequest } from "./paging.js";
 
 /** Monitors: what to fetch, how often, and the outcome of the last check. */
@@ -43,6 +43,8 @@ export interface NewMonitor {
    * row is written and the setting reads false. The row written has `updatedAt` null (no one changed it yet).
    */
   autoApplySuggestions?: boolean;
+  /** The monitor's `learning` settings from the start (the server passes its organization's `learningDefaults`), written with `autoApplySuggestions`. */
+  learning?: LearningSettings | null;
 }
 export interface MonitorRecord extends Monitor {
   orgId: string;

@@ -1,4 +1,4 @@
-import type { Page, Scope, Token } from "@driftwatch/schema";
+import type { LearningSettings, Page, Scope, Token } from "@driftwatch/schema";
 import type { PageRequest } from "./paging.js";
 
 /** Organizations: the tenants every other record belongs to. */
@@ -41,6 +41,8 @@ export interface NewOrganization {
 export interface OrganizationPatch {
   name?: string;
   learnNoiseByDefault?: boolean;
+  /** null: the service's defaults. */
+  learningDefaults?: LearningSettings | null;
 }
 export interface OrganizationRecord {
   id: string;
@@ -48,6 +50,8 @@ export interface OrganizationRecord {
   name: string;
   /** The `autoApplySuggestions` a new monitor starts with (default true; organizations made before it existed read true as well). */
   learnNoiseByDefault: boolean;
+  /** The `learning` settings a new monitor starts with (default null: the service's; organizations made before it existed read null). */
+  learningDefaults: LearningSettings | null;
   createdAt: string;
 }
 

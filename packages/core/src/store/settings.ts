@@ -1,4 +1,4 @@
-import type { Alert, PolicyRules, RejectedSuggestion, TrackedValueSpec } from "@driftwatch/schema";
+import type { Alert, LearningSettings, PolicyRules, RejectedSuggestion, TrackedValueSpec } from "@driftwatch/schema";
 
 /** Per-monitor settings: policy rules, snapshot retention, auto-applied suggestions. */
 export interface SettingsStore {
@@ -26,6 +26,8 @@ export interface SettingsRecord {
   track: TrackedValueSpec[];
   /** Conditions that decide when a check alerts (default null: none). */
   alert: Alert | null;
+  /** How the monitor starts learning: its own warm-up and learning samples (default null: the service's). */
+  learning: LearningSettings | null;
   updatedAt: string | null;
 }
 export interface SettingsPatch {
@@ -36,10 +38,12 @@ export interface SettingsPatch {
   track?: TrackedValueSpec[];
   /** null removes the conditions. */
   alert?: Alert | null;
+  /** null: the service's defaults. */
+  learning?: LearningSettings | null;
   updatedAt: string;
 }
 
 /** The settings of a monitor that never had any written. */
 export function defaultSettings(orgId: string, monitorId: string, snapshotRetention: number): SettingsRecord {
-  return { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: null };
+  return { orgId, monitorId, policyRulesJson: { rules: [] }, snapshotRetention, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: null };
 }

@@ -252,6 +252,30 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(page(3), page(4).replace("Delta closes", "Delta ends"), { policy })).not.toBeNull();
   });
 
+  it("follows a block that a paragraph added before it moved down: its numbers still move by skeleton, an edit is still reported", () => {
+    const paras = ["We moved our monitoring to diffs.", "The biggest win was silence.", "Tags: monitoring, ops"];
+    const page = (i: number, comments: number, opts: { added?: boolean; edit?: string } = {}) => {
+      const body = [...paras];
+      if (opts.added === true) body.splice(2, 0, "Update: we open-sourced it.");
+      if (opts.edit !== undefined) body[1] = opts.edit;
+      return `<html><body><article><p>Posted by Dana</p>${body.map((t) => `<p>${t}</p>`).join("")}<p>${String(comments)} comments</p></article><footer>page ${String(i % 1)}</footer></body></html>`;
+    };
+    // the comments paragraph moved from p:nth-of-type(5) to (6) when a paragraph was added at the third fetch
+    const pages = [page(0, 27), page(1, 29), page(2, 31), page(3, 32, { added: true })];
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true }]);
+    expect(evidence.find((e) => e.kind === "volatile")).toMatchObject({ changed: 2, pairs: 2 });
+    // the added paragraph's place (it changed once, beyond numbers) is kept
+    expect(evidence.filter((e) => e.kind === "kept").map((e) => e.selector)).toEqual(["body > article:nth-of-type(1) > p:nth-of-type(4)"]);
+    expect(diffHtml(pages[3]!, page(4, 34, { added: true }), { policy })).toBeNull();
+    // an edit of a paragraph's words is reported, and so is the added paragraph going away
+    expect(diffHtml(pages[3]!, page(4, 34, { added: true, edit: "The biggest win was noise." }), { policy })?.changes.map((c) => c.after)).toEqual(["The biggest win was noise."]);
+    expect(diffHtml(pages[3]!, page(4, 34), { policy })?.changes.some((c) => c.before === "Update: we open-sourced it.")).toBe(true);
+    // two paragraphs that swapped places are not a shift: both stay kept
+    const swapped = [page(0, 27), page(1, 27), page(2, 27).replace("<p>We moved our monitoring to diffs.</p><p>The biggest win was silence.</p>", "<p>The biggest win was silence.</p><p>We moved our monitoring to diffs.</p>")];
+    expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([]);
+  });
+
   it("keeps a block whose text changed beyond numbers and times", () => {
     const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });

@@ -10,7 +10,7 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
-// | tuning | html | learned | 39 | 312 | 175 | 29 | 0 | 0 | 39 | 25 |
+// | tuning | html | learned | 39 | 312 | 175 | 28 | 0 | 0 | 39 | 25 |
 // | tuning | html | first3 | 39 | 312 | 175 | 76 | 0 | 0 | 39 | 25 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
@@ -26,8 +26,9 @@ describe("world corpus, HTML, tuning set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`tuning/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("tuning/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // most of what is left is the second fetch (learned from one pair: 25 of the 29) and rotating blocks seen twice
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(29);
+    // most of what is left is the second fetch (learned from one pair: 25 of the 28) and rotating blocks seen twice
+    // (29 before blocks moved down by an added paragraph were followed to their new place)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(28);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

@@ -13,12 +13,12 @@
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 161 | 1610 | 1009 | 970 | 0 | 324 | 153 | 156 |
-// | tuning | json | learned | 161 | 1610 | 1009 | 3 | 0 | 2 | 138 | 3 |
-// | tuning | json | first3 | 161 | 1610 | 1009 | 3 | 0 | 1 | 138 | 3 |
-// | held-out | json | defaults | 84 | 840 | 532 | 518 | 0 | 168 | 82 | 82 |
-// | held-out | json | learned | 84 | 840 | 532 | 3 | 0 | 3 | 69 | 2 |
-// | held-out | json | first3 | 84 | 840 | 532 | 4 | 0 | 1 | 69 | 2 |
+// | tuning | json | defaults | 161 | 1610 | 1009 | 970 | 0 | 323 | 153 | 156 |
+// | tuning | json | learned | 161 | 1610 | 1009 | 3 | 0 | 0 | 138 | 3 |
+// | tuning | json | first3 | 161 | 1610 | 1009 | 3 | 0 | 0 | 138 | 3 |
+// | held-out | json | defaults | 84 | 840 | 532 | 518 | 0 | 167 | 82 | 82 |
+// | held-out | json | learned | 84 | 840 | 532 | 3 | 0 | 0 | 69 | 2 |
+// | held-out | json | first3 | 84 | 840 | 532 | 4 | 0 | 0 | 69 | 2 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 12 s.
 import { PolicyRulesSchema } from "@driftwatch/schema";
@@ -115,9 +115,10 @@ describe("world corpus", () => {
       for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
       const learned = outcomes.get(`${set}/json/learned`)!;
       expect([...learned.judged.misses, ...learned.early.misses], set).toEqual([]);
-      // measured: 3 false alarms of 1009 / 532 noise pairs, 1 (tuning) / 0 (held-out) under-rated changes
+      // measured: 3 false alarms of 1009 / 532 noise pairs, no under-rated change (the tuning set's one, a keyed element whose key
+      // member changed type, is rated as that type change since the diff engine pairs such elements)
       expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(3);
-      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 1 : 0);
+      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     }
   }, 120_000);
 });

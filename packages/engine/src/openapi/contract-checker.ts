@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import type { Fetcher, FetchResponse, MonitorRecord, NewDiff, SnapshotRecord, Store } from "@driftwatch/core";
 import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
 import { type Change, maxSeverity } from "@driftwatch/schema";
+import { DEFAULT_COMPARE_LIMITS } from "../limits.js";
+import { truncateChanges } from "../workers/compare.js";
 import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
-import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation } from "./contract.js";
+import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation, withExcerpts } from "./contract.js";
 
 /** How long a contract document read from a URL is used before it is fetched again. */
 export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
@@ -119,8 +121,12 @@ export class ContractChecker {
     } catch {
       return found;
     }
-    const had = new Set(validateAgainst(compiled, before, loaded.doc.url).violations.map((violation) => violation.key));
-    const fresh = found.violations.filter((violation) => !had.has(violation.key));
+    // only the keys of the previous response's violations are compared: no excerpts made for them
+    const had = new Set(validateAgainst(compiled, before, loaded.doc.url, { excerpts: false }).violations.map((violation) => violation.key));
+    const fresh = withExcerpts(
+      found.violations.filter((violation) => !had.has(violation.key)),
+      found.violations,
+    );
     return { ok: true, violations: fresh, count: fresh.length };
   }
 }
@@ -128,12 +134,15 @@ export class ContractChecker {
 /**
  * A check's diff with the new contract violations added: appended to the content's diff (its
  * top severity and fingerprint cover them), or a diff of their own (`contract_violation`) when
- * the content's diff is empty, the first check's included.
+ * the content's diff is empty, the first check's included. The stored diff's caps (`caps`, 1000
+ * changes and 1 MB by default) apply to the whole: past them it lists the first changes that fit
+ * (the violations first) and says `truncated: true`; counts, fingerprint and top severity cover all.
  */
 export function withViolations(
   diff: NewDiff | null,
   violations: readonly Violation[],
   base: { id: string; previousSnapshotId: string | null; requestId: string; status: number; latencyMs: number; createdAt: string },
+  caps: { maxChanges: number; maxBytes: number } = { maxChanges: DEFAULT_COMPARE_LIMITS.maxDiffChanges, maxBytes: DEFAULT_COMPARE_LIMITS.maxDiffBytes },
 ): NewDiff | null {
   if (violations.length === 0) return diff;
   const changes: Change[] = shareExcerpts(violations.map((violation) => violation.change));
@@ -143,12 +152,24 @@ export function withViolations(
   const fingerprint = `sha256:${hash.digest("hex")}`;
   const top = maxSeverity(changes.map((change) => change.severity))!;
   if (diff === null) {
-    return { ...base, classification: "contract_violation", schemaChanges: changes.length, valueChanges: 0, topSeverity: top, diffFingerprint: fingerprint, changes };
+    const capped = truncateChanges(changes, caps.maxChanges, caps.maxBytes);
+    return {
+      ...base,
+      classification: "contract_violation",
+      schemaChanges: changes.length,
+      valueChanges: 0,
+      topSeverity: top,
+      diffFingerprint: fingerprint,
+      changes: capped.changes,
+      ...(capped.truncated ? { truncated: true as const } : {}),
+    };
   }
   if (diff.classification === "content_change") return diff;
+  const capped = truncateChanges([...changes, ...diff.changes], caps.maxChanges, caps.maxBytes);
   return {
     ...diff,
-    changes: [...changes, ...diff.changes],
+    changes: capped.changes,
+    ...(capped.truncated || diff.truncated === true ? { truncated: true as const } : {}),
     topSeverity: maxSeverity([diff.topSeverity, top])!,
     diffFingerprint: fingerprint,
   };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError } from "@driftwatch/openapi";
+import { childPointer, deref, type JsonObject, type Location, type OpenApiDocument, OpenApiError, resolveRef } from "@driftwatch/openapi";
 import type { Change, Contract, Severity } from "@driftwatch/schema";
 import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
@@ -8,19 +8,45 @@ import type addFormatsModule from "ajv-formats";
 /** The JSON Schema dialects a contract validates with: OpenAPI 3.1's default (2020-12), 2019-09 and draft-07 (draft-06 read as 07). */
 export type SchemaDialect = "2020-12" | "2019-09" | "draft-07";
 
+// json-schema.org URIs are compared as https, without a trailing `#` (both spellings are in use)
 const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([
   ["https://json-schema.org/draft/2020-12/schema", "2020-12"],
   ["https://spec.openapis.org/oas/3.1/dialect/base", "2020-12"],
   ["https://json-schema.org/draft/2019-09/schema", "2019-09"],
-  ["http://json-schema.org/draft-07/schema", "draft-07"],
-  ["http://json-schema.org/draft-06/schema", "draft-07"],
+  ["https://json-schema.org/draft-07/schema", "draft-07"],
+  ["https://json-schema.org/draft-06/schema", "draft-07"],
 ]);
 
+/** The dialect a `$schema` URI names, or undefined for one not supported. */
+function dialectOf(declared: string): SchemaDialect | undefined {
+  const uri = declared.replace(/#$/, "").replace(/^https?:\/\/json-schema\.org\//, "https://json-schema.org/");
+  return DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
+}
+
+const SUPPORTED_DIALECTS = "2020-12, 2019-09, draft-07 or draft-06";
+
 /**
- * The dialect a response schema is written in, as the document says: the schema's own `$schema`,
- * else (OpenAPI 3.1) the document's `jsonSchemaDialect`, else 2020-12 (OpenAPI 3.1's default
- * dialect; 3.0 schemas are converted to it). The OAS dialect of any date
- * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12. Throws for another dialect.
+ * The schema a response schema starts with: its own object, or the one its `$ref` chain ends at
+ * (an object with a `$schema` ends the chain: it is the schema's own). Within `maxDepth` hops.
+ */
+function rootSchemaOf(doc: OpenApiDocument, location: Location): unknown {
+  let current = location;
+  for (let hops = 0; ; hops++) {
+    const value = current.value;
+    if (!isObject(value) || typeof value.$ref !== "string" || value.$schema !== undefined) return value;
+    if (hops >= doc.limits.maxDepth) {
+      throw new OpenApiError("too_deep", `a $ref chain from ${location.doc}#${location.pointer} is longer than ${doc.limits.maxDepth} hops (or a cycle)`);
+    }
+    current = resolveRef(doc, current.doc, value.$ref);
+  }
+}
+
+/**
+ * The dialect a schema is written in, as the document says: the schema's own `$schema`, else
+ * (OpenAPI 3.1) the document's `jsonSchemaDialect`, else 2020-12 (OpenAPI 3.1's default dialect;
+ * 3.0 schemas are converted to it). The OAS dialect of any date
+ * (`https://spec.openapis.org/oas/3.1/dialect/<date>`) is 2020-12; json-schema.org URIs are read
+ * with http or https, with or without the trailing `#`. Throws for another dialect.
  */
 export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDialect {
   // OpenAPI 3.0's schema objects are its own dialect (no $schema), converted to 2020-12
@@ -28,12 +54,21 @@ export function schemaDialect(doc: OpenApiDocument, schema: unknown): SchemaDial
   const own = isObject(schema) && typeof schema.$schema === "string" ? schema.$schema : undefined;
   const declared = own ?? (typeof doc.root.jsonSchemaDialect === "string" ? doc.root.jsonSchemaDialect : undefined);
   if (declared === undefined) return "2020-12";
-  const uri = declared.replace(/#$/, "").replace(/^http:\/\/json-schema\.org\/draft\/20/, "https://json-schema.org/draft/20");
-  const dialect = DIALECTS.get(uri) ?? (/^https:\/\/spec\.openapis\.org\/oas\/3\.[12]\/dialect\/[^/]+$/.test(uri) ? "2020-12" : undefined);
+  const dialect = dialectOf(declared);
   if (dialect === undefined) {
-    throw new OpenApiError("invalid_document", `the response schema's JSON Schema dialect ${JSON.stringify(declared)} is not supported (2020-12, 2019-09, draft-07 or draft-06)`);
+    throw new OpenApiError("invalid_document", `the response schema's JSON Schema dialect ${JSON.stringify(declared)} is not supported (${SUPPORTED_DIALECTS})`);
   }
   return dialect;
+}
+
+/**
+ * The dialect of the response schema at `location`: `schemaDialect` of the schema itself, or, when
+ * it is a `$ref` without a `$schema` of its own, of the schema its `$ref` chain ends at
+ * (`schema: { $ref: '#/components/schemas/X' }` is in X's dialect).
+ */
+export function responseSchemaDialect(doc: OpenApiDocument, location: Location): SchemaDialect {
+  if (doc.version === "3.0") return "2020-12";
+  return schemaDialect(doc, rootSchemaOf(doc, location));
 }
 
 // Ajv and ajv-formats are loaded on the first contract compiled (about 8 MB of a process's memory
@@ -132,13 +167,15 @@ export function findResponseSchema(doc: OpenApiDocument, contract: Contract, sta
 /** Keywords whose values are data, not schemas: copied as they are. */
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "example", "examples", "required", "type", "discriminator", "xml", "externalDocs"]);
 
-/** A standalone JSON Schema (2020-12) of a response schema, and where each `$defs` entry came from. */
+/** A standalone JSON Schema (in the response schema's dialect) of a response schema, and where each `$defs` entry came from. */
 export interface StandaloneSchema {
   readonly schema: JsonObject;
   /** `$defs` key -> `document#pointer` of the schema it copies. */
   readonly origins: ReadonlyMap<string, string>;
   /** `document#pointer` of the root schema. */
   readonly rootOrigin: string;
+  /** The root schema is a boolean, wrapped as `allOf: [<boolean>]` (its violations are the root's). */
+  readonly booleanRoot?: boolean;
   /** Each copied schema object -> `document#pointer` of the schema it copies (Ajv's `parentSchema` is one of them). */
   readonly objects: WeakMap<object, string>;
   /** Each copied schema object -> the schema object it copies, as the document writes it (for a violation's excerpt). */
@@ -196,10 +233,23 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
     return copySchema(location, depth);
   };
 
+  // A schema is validated in one dialect: a schema inside it that says another is refused (its
+  // keywords would be read in the wrong one), not silently read in the response schema's.
+  const checkNestedDialect = (location: Location, declared: unknown): void => {
+    const named = typeof declared === "string" ? dialectOf(declared) : undefined;
+    if (named === dialect) return;
+    const where = `${location.doc}#${location.pointer}`;
+    if (named === undefined) {
+      throw new OpenApiError("invalid_document", `the schema at ${where} says JSON Schema dialect ${JSON.stringify(declared)}, which is not supported (${SUPPORTED_DIALECTS})`);
+    }
+    throw new OpenApiError("invalid_document", `the schema at ${where} says JSON Schema dialect ${named}, but the response schema is validated as ${dialect} (one dialect per response schema)`);
+  };
+
   const copySchema = (location: Location, depth: number): unknown => {
     const value = location.value as JsonObject;
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(value)) {
+      if (key === "$schema" && !legacy) checkNestedDialect(location, child);
       if (key.startsWith("x-") || key === "$schema" || key === "$id" || key === "$anchor" || key === "$dynamicAnchor") continue;
       if (DATA_KEYWORDS.has(key)) out[key] = child;
       else if ((key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" || key === "dependentSchemas") && isObject(child)) {
@@ -208,9 +258,13 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
         out[key] = map;
       } else out[key] = copy({ doc: location.doc, pointer: childPointer(location.pointer, key), value: child }, depth + 1);
     }
-    if (legacy) convertLegacy(out, value);
-    objects.set(out, `${location.doc}#${location.pointer}`);
-    originals.set(out, value);
+    const origin = `${location.doc}#${location.pointer}`;
+    // a nullable schema becomes `anyOf: [itself, null]`: its violations are still the document's schema's
+    const inner = legacy ? convertLegacy(out, value) : undefined;
+    for (const copied of inner === undefined ? [out] : [out, inner]) {
+      objects.set(copied, origin);
+      originals.set(copied, value);
+    }
     return out;
   };
 
@@ -219,13 +273,21 @@ export function toJsonSchema(doc: OpenApiDocument, root: Location, dialect: Sche
     const next = pending.shift()!;
     defs[next.key] = copy(next.location, 0);
   }
+  const rootOrigin = `${root.doc}#${root.pointer}`;
   const standalone: JsonObject = typeof schema === "boolean" ? { allOf: [schema] } : { ...schema };
   if (Object.keys(defs).length > 0) standalone.$defs = { ...(isObject(standalone.$defs) ? standalone.$defs : {}), ...defs };
-  return { schema: standalone, origins, rootOrigin: `${root.doc}#${root.pointer}`, objects, originals };
+  // Ajv's parentSchema of a violation at the root is this object, not the copy it spreads
+  objects.set(standalone, (isObject(schema) ? objects.get(schema) : undefined) ?? rootOrigin);
+  const original = (isObject(schema) ? originals.get(schema) : undefined) ?? (isObject(root.value) ? root.value : undefined);
+  if (original !== undefined) originals.set(standalone, original);
+  return { schema: standalone, origins, rootOrigin, objects, originals, ...(typeof schema === "boolean" ? { booleanRoot: true } : {}) };
 }
 
-/** OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). */
-function convertLegacy(out: JsonObject, original: JsonObject): void {
+/**
+ * OpenAPI 3.0 schema idioms in JSON Schema 2020-12 terms (in place, on the copy). Returns the
+ * schema a nullable schema without a type is wrapped around (`anyOf: [schema, { type: "null" }]`).
+ */
+function convertLegacy(out: JsonObject, original: JsonObject): JsonObject | undefined {
   if (original.nullable === true) {
     if (typeof out.type === "string") out.type = [out.type, "null"];
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
@@ -233,7 +295,7 @@ function convertLegacy(out: JsonObject, original: JsonObject): void {
       const { nullable: _n, ...rest } = out;
       for (const key of Object.keys(out)) delete out[key];
       out.anyOf = [rest, { type: "null" }];
-      return;
+      return rest;
     }
   }
   delete out.nullable;
@@ -251,6 +313,7 @@ function convertLegacy(out: JsonObject, original: JsonObject): void {
     const props = original.properties;
     out.required = (out.required as unknown[]).filter((name) => !(typeof name === "string" && isObject(props[name]) && props[name].writeOnly === true));
   }
+  return undefined;
 }
 
 /** A compiled response schema, with what its violations report. */
@@ -259,11 +322,14 @@ export interface CompiledContract {
   readonly schema: StandaloneSchema;
   readonly operation: string;
   readonly status: string;
+  /** Schema excerpts made so far, by the document's schema object (undefined: none fits). */
+  readonly excerpts: WeakMap<object, unknown>;
 }
 
 /**
- * Compiles response schemas with Ajv (JSON Schema 2020-12, formats checked), each once per
- * document version, operation and status, keeping the most recent `maxEntries`.
+ * Compiles response schemas with Ajv (in the dialect the document says, `responseSchemaDialect`;
+ * formats checked), each once per document version, operation and status, keeping the most
+ * recent `maxEntries`.
  */
 export class ContractCompiler {
   readonly #ajv = new Map<SchemaDialect, Ajv2020>();
@@ -288,7 +354,7 @@ export class ContractCompiler {
     let entry: CompiledContract | OpenApiError;
     try {
       const found = findResponseSchema(doc, contract, status);
-      const dialect = schemaDialect(doc, found.location.value);
+      const dialect = responseSchemaDialect(doc, found.location);
       const schema = toJsonSchema(doc, found.location, dialect);
       let ajv = this.#ajv.get(dialect);
       if (ajv === undefined) {
@@ -299,7 +365,7 @@ export class ContractCompiler {
       // compiled functions are kept by the cache here, not by Ajv (whose own cache never forgets)
       ajv.removeSchema(schema.schema);
       this.compiled++;
-      entry = { validate, schema, operation: found.operation, status: found.status };
+      entry = { validate, schema, operation: found.operation, status: found.status, excerpts: new WeakMap() };
     } catch (error) {
       entry = error instanceof OpenApiError ? error : new OpenApiError("invalid_document", `the response schema cannot be compiled: ${(error as Error).message}`);
     }
@@ -335,47 +401,133 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** A value small enough to show next to the violation: itself, or its type and size. */
-function excerpt(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  if (text === undefined || text.length <= 200) return value;
-  if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
-  if (isObject(value)) return `<object with ${String(Object.keys(value).length)} properties>`;
-  return `${text.slice(0, 200)}...`;
-}
-
 /** Longest schema excerpt (JSON characters) a contract change records. */
 export const MAX_SCHEMA_EXCERPT_CHARS = 2048;
 const EXCERPT_ENTRIES = 25;
 const EXCERPT_STRING = 200;
+/** Longest value (JSON characters) a violation shows as it is (`actual`, `expected`). */
+const VALUE_CHARS = 200;
 
-function shortened(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return value.length > EXCERPT_STRING ? `${value.slice(0, EXCERPT_STRING)}…` : value;
-  if (value === null || typeof value !== "object") return value;
-  if (depth === 0) return Array.isArray(value) ? "[…]" : "{…}";
-  if (Array.isArray(value)) {
-    const items = value.slice(0, EXCERPT_ENTRIES).map((item) => shortened(item, depth - 1));
-    return value.length > EXCERPT_ENTRIES ? [...items, `… ${String(value.length - EXCERPT_ENTRIES)} more`] : items;
+// The first members and the count of each object shortened, listed once per object: a YAML alias
+// puts one object (maybe of many members) at many places, and listing keys is linear in them.
+const memberLists = new WeakMap<object, { first: readonly string[]; count: number }>();
+function membersOf(value: object): { first: readonly string[]; count: number } {
+  let members = memberLists.get(value);
+  if (members === undefined) {
+    const keys = Object.keys(value);
+    members = { first: keys.slice(0, EXCERPT_ENTRIES), count: keys.length };
+    memberLists.set(value, members);
   }
-  const entries = Object.entries(value);
-  const out: JsonObject = {};
-  for (const [key, member] of entries.slice(0, EXCERPT_ENTRIES)) out[key] = shortened(member, depth - 1);
-  if (entries.length > EXCERPT_ENTRIES) out["…"] = `${String(entries.length - EXCERPT_ENTRIES)} more`;
-  return out;
+  return members;
+}
+
+function setMember(out: JsonObject, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/**
+ * Writes a shortened copy of a value (`depth` levels, 25 members per object or array, 200
+ * characters per string and per key) while counting the JSON characters of what it wrote, and
+ * stops as soon as they pass `budget`: the work is bounded by the budget, whatever the value's
+ * size (long keys, wide objects, a YAML alias repeated at every level).
+ */
+class BoundedWriter {
+  used = 0;
+  /** Something was cut (a string, a key, members past 25, a level past `depth`). */
+  cut = false;
+  constructor(readonly budget: number) {}
+
+  get over(): boolean {
+    return this.used > this.budget;
+  }
+
+  #text(text: string): string {
+    let out = text;
+    if (text.length > EXCERPT_STRING) {
+      out = `${text.slice(0, EXCERPT_STRING)}…`;
+      this.cut = true;
+    }
+    this.used += JSON.stringify(out).length;
+    return out;
+  }
+
+  write(value: unknown, depth: number): unknown {
+    if (typeof value === "string") return this.#text(value);
+    if (value === null || typeof value !== "object") {
+      // numbers, booleans (what else a parsed document holds is not JSON: written as null)
+      const text = typeof value === "number" || typeof value === "boolean" ? JSON.stringify(value) : "null";
+      this.used += text.length;
+      return typeof value === "number" || typeof value === "boolean" ? value : null;
+    }
+    if (depth === 0) {
+      this.cut = true;
+      return this.#text(Array.isArray(value) ? "[…]" : "{…}");
+    }
+    this.used += 2; // brackets
+    if (Array.isArray(value)) {
+      const items: unknown[] = [];
+      const shown = Math.min(value.length, EXCERPT_ENTRIES);
+      for (let i = 0; i < shown && !this.over; i++) {
+        if (i > 0) this.used += 1;
+        items.push(this.write(value[i], depth - 1));
+      }
+      if (value.length > EXCERPT_ENTRIES && !this.over) {
+        this.cut = true;
+        this.used += 1;
+        items.push(this.#text(`… ${String(value.length - EXCERPT_ENTRIES)} more`));
+      }
+      return items;
+    }
+    const out: JsonObject = {};
+    const members = membersOf(value);
+    for (const [i, key] of members.first.entries()) {
+      if (this.over) return out;
+      if (i > 0) this.used += 1;
+      const name = this.#text(key);
+      this.used += 1; // the colon
+      setMember(out, name, this.write((value as JsonObject)[key], depth - 1));
+    }
+    if (members.count > EXCERPT_ENTRIES && !this.over) {
+      this.cut = true;
+      this.used += 1 + JSON.stringify("…").length + 1;
+      setMember(out, "…", this.#text(`${String(members.count - EXCERPT_ENTRIES)} more`));
+    }
+    return out;
+  }
+}
+
+/** `value` as it is when its JSON has at most `chars` characters, else undefined (work bounded by `chars`). */
+function whole(value: unknown, chars: number): unknown {
+  const writer = new BoundedWriter(chars);
+  // every level costs at least two characters: deeper than `chars` cannot fit
+  writer.write(value, chars);
+  return writer.over || writer.cut ? undefined : value;
+}
+
+/** A value small enough to show next to the violation: itself, or its type and size. */
+function excerpt(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (whole(value, VALUE_CHARS) !== undefined) return value;
+  if (Array.isArray(value)) return `<array of ${String(value.length)} items>`;
+  if (isObject(value)) return `<object with ${String(membersOf(value).count)} properties>`;
+  return `${JSON.stringify(typeof value === "string" ? value.slice(0, VALUE_CHARS) : value).slice(0, VALUE_CHARS)}...`;
 }
 
 /**
  * The schema object that holds a violated keyword, as the document writes it (its `$ref`s as
  * they are), shortened to show next to the value: at most three levels deep (deeper objects and
- * arrays as `{…}` and `[…]`), 25 members per object or array, 200 characters per string, and
- * `MAX_SCHEMA_EXCERPT_CHARS` in all (two levels, then one, when three are longer); undefined when
- * even one level is longer.
+ * arrays as `{…}` and `[…]`), 25 members per object or array, 200 characters per string and per
+ * key, and `MAX_SCHEMA_EXCERPT_CHARS` in all (two levels, then one, when three are longer);
+ * undefined when even one level is longer. Each try stops as soon as it passes the bound, so a
+ * huge schema (or one a YAML alias repeats at every level) costs no more than a small one.
  */
 export function schemaExcerptOf(schema: unknown): unknown {
   if (schema === null || typeof schema !== "object") return undefined;
   for (const depth of [3, 2, 1]) {
-    const excerpt = shortened(schema, depth);
-    if (JSON.stringify(excerpt).length <= MAX_SCHEMA_EXCERPT_CHARS) return excerpt;
+    const writer = new BoundedWriter(MAX_SCHEMA_EXCERPT_CHARS);
+    const excerpt = writer.write(schema, depth);
+    if (!writer.over) return excerpt;
   }
   return undefined;
 }
@@ -420,7 +572,13 @@ function schemaOrigin(compiled: CompiledContract, error: ErrorObject, docUrl: st
     return doc === docUrl ? pointer : `${doc}#${pointer}`;
   }
   const schemaPath = error.schemaPath;
-  const tokens = tokensOf(schemaPath.startsWith("#") ? schemaPath.slice(1) : schemaPath);
+  let tokens = tokensOf(schemaPath.startsWith("#") ? schemaPath.slice(1) : schemaPath);
+  if (error.keyword === "false schema") {
+    // a `false` schema is violated where it is written (Ajv names no keyword there); the root's
+    // is the `allOf` wrapper's only member
+    tokens = tokens.slice(0, -1);
+    if (compiled.schema.booleanRoot === true && tokens.length === 2 && tokens[0] === "allOf" && tokens[1] === "0") tokens = [];
+  }
   let origin = compiled.schema.rootOrigin;
   let rest = tokens;
   if (tokens[0] === "$defs" && tokens[1] !== undefined && compiled.schema.origins.has(tokens[1])) {
@@ -439,9 +597,37 @@ export interface Violation {
   readonly change: Change;
 }
 
-/** Ajv's errors as contract changes (at most `MAX_VIOLATIONS`, the total counted). */
-export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledContract, docUrl: string): { violations: Violation[]; count: number } {
+/**
+ * The excerpt of the document's schema object behind `parentSchema` (Ajv's), made once per
+ * compiled contract and schema object; undefined when there is none or it cannot be made.
+ */
+function excerptFor(compiled: CompiledContract, parent: unknown): unknown {
+  const original = parent !== null && typeof parent === "object" ? compiled.schema.originals.get(parent) : undefined;
+  if (original === undefined) return undefined;
+  if (compiled.excerpts.has(original)) return compiled.excerpts.get(original);
+  let made: unknown;
+  try {
+    made = schemaExcerptOf(original);
+  } catch {
+    made = undefined; // an excerpt is an aid: a schema it cannot be made of (too deep for the stack) has none
+  }
+  compiled.excerpts.set(original, made);
+  return made;
+}
+
+/** What `violationsOf` makes besides the violations' identity. */
+export interface ViolationOptions {
+  /** Schema excerpts (default true); a check that only compares violations' keys needs none. */
+  excerpts?: boolean;
+}
+
+/**
+ * Ajv's errors as contract changes (at most `MAX_VIOLATIONS`, the total counted). The schema
+ * excerpt is on the first violation of each `schemaPath` only (`shareExcerpts`).
+ */
+export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledContract, docUrl: string, options: ViolationOptions = {}): { violations: Violation[]; count: number } {
   const seen = new Set<string>();
+  const excerpted = new Set<string>();
   const violations: Violation[] = [];
   for (const error of errors) {
     // the branches of a oneOf/anyOf that failed are reported by the oneOf/anyOf itself
@@ -476,7 +662,8 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
         break;
       }
       case "enum":
-        expected = params.allowedValues;
+        // the documented values, unless they are too long to show (then shortened like an excerpt)
+        expected = whole(params.allowedValues, MAX_SCHEMA_EXCERPT_CHARS) ?? schemaExcerptOf(params.allowedValues) ?? excerpt(params.allowedValues);
         actual = excerpt(error.data);
         detail = `${JSON.stringify(excerpt(error.data))} is not one of the documented values`;
         break;
@@ -494,9 +681,11 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
       violations.push({ key, change: { path, category: "contract", op, severity: violationSeverity(error.keyword) } });
       continue;
     }
-    const parent = error.parentSchema;
-    const original = parent !== null && typeof parent === "object" ? compiled.schema.originals.get(parent) : undefined;
-    const schemaExcerpt = original === undefined ? undefined : schemaExcerptOf(original);
+    let schemaExcerpt: unknown;
+    if (options.excerpts !== false && !excerpted.has(schemaPath)) {
+      excerpted.add(schemaPath);
+      schemaExcerpt = excerptFor(compiled, error.parentSchema);
+    }
     violations.push({
       key,
       change: {
@@ -518,9 +707,31 @@ export function violationsOf(errors: readonly ErrorObject[], compiled: CompiledC
 }
 
 /** Validates one response body (parsed JSON) against a compiled contract. */
-export function validateAgainst(compiled: CompiledContract, data: unknown, docUrl: string): { violations: Violation[]; count: number } {
+export function validateAgainst(compiled: CompiledContract, data: unknown, docUrl: string, options: ViolationOptions = {}): { violations: Violation[]; count: number } {
   if (compiled.validate(data)) return { violations: [], count: 0 };
-  return violationsOf(compiled.validate.errors ?? [], compiled, docUrl);
+  return violationsOf(compiled.validate.errors ?? [], compiled, docUrl, options);
+}
+
+/**
+ * Some of `all`'s violations (the new ones) with the schema excerpts they need: each
+ * `schemaPath`'s on its first violation among `some`, taken from `all` (where it was on the
+ * first violation of that path, which `some` may have left out).
+ */
+export function withExcerpts(some: readonly Violation[], all: readonly Violation[]): Violation[] {
+  const byPath = new Map<string, unknown>();
+  for (const violation of all) {
+    const { schemaPath, schemaExcerpt } = violation.change;
+    if (schemaPath !== undefined && schemaExcerpt !== undefined && !byPath.has(schemaPath)) byPath.set(schemaPath, schemaExcerpt);
+  }
+  const given = new Set<string>();
+  return some.map((violation) => {
+    const { schemaPath } = violation.change;
+    if (schemaPath === undefined || given.has(schemaPath)) return violation;
+    given.add(schemaPath);
+    const schemaExcerpt = byPath.get(schemaPath);
+    if (schemaExcerpt === undefined || violation.change.schemaExcerpt !== undefined) return violation;
+    return { ...violation, change: { ...violation.change, schemaExcerpt } };
+  });
 }
 
 /** A stable key of a document version (the stored text). */

@@ -21,12 +21,13 @@ import {
   type RecordCheckInput,
   type RecordCheckResult,
   type ScreenshotStorage,
+  type SettingsRecord,
   type SnapshotRecord,
   type Store,
   StoreError,
 } from "@driftwatch/core";
-import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
-import { DEFAULT_CHECK_CONCURRENCY, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
+import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, type Severity, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
+import { DEFAULT_CHECK_CONCURRENCY, DEFAULT_COMPARE_LIMITS, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
@@ -110,6 +111,12 @@ export interface CheckServiceOptions {
   compare?: ComparePool;
   /** A webhook payload lists changes up to this size (default 256 KB); past it, `data.truncated` and `data.diffUrl`. */
   maxWebhookPayloadBytes?: number;
+  /**
+   * Caps of a stored diff once a check's contract violations are added to it (default: the
+   * `compare` pool's, else 1000 changes and 1 MB, as the comparison's own).
+   */
+  maxDiffChanges?: number;
+  maxDiffBytes?: number;
   /** Base URL for `data.diffUrl` (`https://driftwatch.example.com`); without it the link is a path. */
   publicUrl?: string | null;
   /** Where website monitors' screenshots are kept (default: the store). */
@@ -162,9 +169,18 @@ export interface WarmupOptions {
   /**
    * Detached warm-ups (the scheduler's) running at once (default 1,000). Past it, a new monitor's
    * first check is not followed by a warm-up: the monitor learns from its regular checks, as with
-   * `samples: 0` (its second check's diff is a `learning` one).
+   * `samples: 0`.
    */
   backlog?: number;
+  /**
+   * A learning monitor's diff is recorded as `learning` while its noise profile was learned from
+   * fewer than this many stored contents (default 2, `NOISE_MIN_SAMPLES`: only the second content;
+   * the engine's default is 3, `DEFAULT_LEARNING_SAMPLES`). A monitor's settings may set their own
+   * (`learning.learningSamples`), as they may set `learning.warmupSamples`. A learning diff judged
+   * from two contents or more notifies when a change is rated `medium` or above; any learning
+   * diff notifies when it removes something or changes a type.
+   */
+  learningSamples?: number;
 }
 
 /** Warm-up requests to one host per interval, by default. */
@@ -304,6 +320,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
   const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now });
+  const diffCaps = {
+    maxChanges: options.maxDiffChanges ?? compare.diffCaps?.maxDiffChanges ?? DEFAULT_COMPARE_LIMITS.maxDiffChanges,
+    maxBytes: options.maxDiffBytes ?? compare.diffCaps?.maxDiffBytes ?? DEFAULT_COMPARE_LIMITS.maxDiffBytes,
+  };
 
   function fetcherFor(monitor: MonitorRecord): Fetcher {
     if (monitor.type === "website" && monitor.browserOptionsJson && browserFetcher) return browserFetcher;
@@ -477,6 +497,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const startsWarmup = new WeakSet<CheckOutcome>();
   const warmup: Required<WarmupOptions> = {
     samples: Math.max(0, Math.floor(options.warmup?.samples ?? 0)),
+    learningSamples: Math.max(NOISE_MIN_SAMPLES, Math.floor(options.warmup?.learningSamples ?? NOISE_MIN_SAMPLES)),
     intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0),
     hostBurst: Math.max(1, Math.floor(options.warmup?.hostBurst ?? DEFAULT_WARMUP_HOST_BURST)),
     maxMs: 0,
@@ -484,6 +505,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     backlog: Math.max(0, Math.floor(options.warmup?.backlog ?? DEFAULT_WARMUP_BACKLOG)),
   };
   warmup.maxMs = Math.min(WARMUP_MAX_MS, Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS));
+  /** The monitor's own warm-up fetches (its settings' `learning.warmupSamples`), else the service's. */
+  const warmupSamplesOf = (settings: SettingsRecord | null): number => settings?.learning?.warmupSamples ?? warmup.samples;
+  /** The monitor's own learning samples (its settings' `learning.learningSamples`), else the service's. */
+  const learningSamplesOf = (settings: SettingsRecord | null): number => Math.max(NOISE_MIN_SAMPLES, settings?.learning?.learningSamples ?? warmup.learningSamples);
+  /** With a per-monitor number of fetches, the warm-up's own deadline. */
+  const warmupMaxMs = (samples: number): number =>
+    options.warmup?.maxMs !== undefined ? warmup.maxMs : Math.min(WARMUP_MAX_MS, samples * warmup.intervalMs + WARMUP_SLACK_MS);
   const warmupStop = new AbortController();
   // one listener per warm-up a caller waits for (as many as the callers)
   setMaxListeners(0, warmupStop.signal);
@@ -597,12 +625,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     const target = (m: MonitorRecord): string => JSON.stringify([m.url, m.method, m.body, m.selector, m.learningSince ?? null]);
     const host = hostOf(first.url);
     // a check (or the monitor's next check) waits for the warm-up: a slow target or a busy host shortens it instead
-    const deadline = Date.now() + warmup.maxMs;
+    const samples = warmupSamplesOf(await store.getSettings(first.orgId, first.id));
+    const deadline = Date.now() + warmupMaxMs(samples);
     // The last check this warm-up knows of: another one (another process's, sharing the store) means
     // the monitor is checked elsewhere now, and the warm-up stops rather than record beside it.
     let lastCheckedAt = first.lastCheckedAt;
     try {
-      for (let sample = 1; sample <= warmup.samples; sample++) {
+      for (let sample = 1; sample <= samples; sample++) {
         if (!(await warmupTurn(host, signal, Date.now() + warmup.intervalMs, deadline))) return;
         await warmupFetchSlot(signal);
         try {
@@ -679,7 +708,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         ...(context.signal ? { signal: context.signal } : {}),
       });
       // a check whose warm-up may follow frees the host after it (see runCheck)
-      if (firstContent && warmup.samples > 0 && plan !== undefined && context.detachWarmup !== true && !warmupStop.signal.aborted) plan.deferFetched = true;
+      if (firstContent && warmupSamplesOf(settings) > 0 && plan !== undefined && context.detachWarmup !== true && !warmupStop.signal.aborted) plan.deferFetched = true;
       else context.onFetched?.();
     } catch (error) {
       context.onFetched?.();
@@ -720,7 +749,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (learning && previous !== null && previous.contentHash !== hash) {
       const learned = await options.noise!.profile(monitor);
       policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
-      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples };
+      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples };
     }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
@@ -729,6 +758,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       // Parsed and compared only when the content changed (an unchanged hash means the same valid document).
       let diff: NewDiff | null = null;
       let silenced: Silenced | null = null;
+      /** A learning diff judged from two contents or more notifies from this severity on. */
+      let loudFrom: Severity | null = null;
       if (previous?.contentHash !== hash) {
         const explain = previous !== null && hasHidingEntries(policy);
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
@@ -742,7 +773,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         }
         // The first pair of a learning monitor: too few samples to tell noise from change yet.
         // A warm-up fetch's diff is one too (the monitor is still learning what its target does).
-        if (diff !== null && ((learnedNoise !== null && learnedNoise.samples < NOISE_MIN_SAMPLES) || context.warmup === true)) diff = { ...diff, learning: true };
+        // A young monitor's diff (fewer than its learning samples: one pair cannot tell a rotating
+        // block from a changed headline) is one as well.
+        // Counted in stored contents, not in those the byte budget let it learn from.
+        if (diff !== null && ((learnedNoise !== null && learnedNoise.stored < learningSamplesOf(settings)) || context.warmup === true)) {
+          diff = { ...diff, learning: true };
+          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) loudFrom = "medium";
+        }
         if (monitor.type === "api" && monitor.contract != null) {
           const checked = await contracts.check(monitor, response, previous, context.signal);
           if (!checked.ok) {
@@ -751,7 +788,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
             return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
           }
           const base = { id: newId("diff", at.getTime()), previousSnapshotId: previous?.id ?? null, requestId: context.requestId, status: response.status, latencyMs: response.latencyMs, createdAt: at.toISOString() };
-          diff = withViolations(diff, checked.violations, base);
+          diff = withViolations(diff, checked.violations, base, diffCaps);
           if (diff !== null) silenced = null;
         }
       }
@@ -761,8 +798,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
       }
       try {
-        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced }));
-        if (firstContent && warmup.samples > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
+        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced, loudFrom }));
+        if (firstContent && warmupSamplesOf(settings) > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
         return outcome;
       } catch (error) {
         // (A warm-up fetch stops there instead: the monitor is checked elsewhere.)
@@ -825,7 +862,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     /** The content's hash; null records the newest snapshot's content again (an alert-only diff of unchanged content). */
     hash: string | null,
     found: NewDiff | null,
-    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null },
+    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null; loudFrom?: Severity | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, record, at } = context;
     const keep = record.keep;
@@ -860,12 +897,16 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       diff = alertOnlyDiff(monitor, evaluation, common, { browserRender: response.browserRender, waitStrategy: response.waitStrategy });
     }
     const minSeverity = policy.notify?.minSeverity;
-    // A learning diff notifies only when it removes something or changes a type: those are never held back.
+    // A learning diff notifies only when it removes something or changes a type (those are never
+    // held back), or, judged from two contents or more, holds a change rated `loudFrom` or above
+    // (a stable status, boolean, price or version that flipped).
+    const loudFrom = context.loudFrom ?? null;
     const notify =
       diff !== null &&
       (evaluation !== null
         ? alertNotifies(evaluation, diff.alertOnly !== true)
-        : (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) && (diff.learning !== true || diff.changes.some(isNeverHidden)));
+        : (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) &&
+          (diff.learning !== true || learningDiffNotifies(diff.changes, loudFrom)));
     const input: RecordCheckInput = {
       monitorId: monitor.id,
       monitor: successPatch(monitor, response, at, diff !== null && diff.alertOnly !== true),
@@ -931,11 +972,42 @@ export interface LearnedPolicy {
   merged: PolicyRules;
   /** Contents learned from, this check's included. */
   samples: number;
+  /** Stored contents of the current target (a young monitor has fewer than its learning samples), whatever the byte budget learned from. */
+  stored: number;
 }
 
 /** A removal, or a type change (a schema replace): reported even while a monitor is learning. */
 function isNeverHidden(change: Change): boolean {
   return change.op === "remove" || (change.category === "schema" && change.op === "replace");
+}
+
+/**
+ * Whether a learning diff notifies: it removes something or changes a type, or holds a change
+ * rated `loudFrom` or above. A removal whose content the same diff adds back elsewhere, as an
+ * addition or as the new text of another place (a list item or an element that changed places:
+ * "Most read" reordered), lost nothing: it is a move, not a removal, so it alone does not notify.
+ */
+export function learningDiffNotifies(changes: readonly Change[], loudFrom: Severity | null): boolean {
+  let added: Map<string, number> | undefined;
+  for (const change of changes) {
+    if (loudFrom !== null && compareSeverity(change.severity, loudFrom) >= 0) return true;
+    if (!isNeverHidden(change)) continue;
+    if (change.op !== "remove" || change.before === undefined) return true;
+    if (added === undefined) {
+      added = new Map();
+      for (const other of changes) {
+        // added, or put in place of another text (a page's block that took a moved item's text)
+        if ((other.op !== "add" && other.op !== "replace") || other.after === undefined) continue;
+        const key = JSON.stringify(other.after);
+        added.set(key, (added.get(key) ?? 0) + 1);
+      }
+    }
+    const key = JSON.stringify(change.before);
+    const left = added.get(key) ?? 0;
+    if (left === 0) return true;
+    added.set(key, left - 1);
+  }
+  return false;
 }
 
 /** Whether a policy can hide a value change (so a check explains what it hid). */

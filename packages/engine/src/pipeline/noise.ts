@@ -32,6 +32,12 @@ export { NOISE_MAX_BYTES };
 export interface LearnedNoise {
   /** Snapshots learned from. */
   samples: number;
+  /**
+   * Snapshots of the monitor's current target (since `learningSince`) among the newest
+   * `maxSamples`, whatever their size: what a young monitor is judged by (the byte budget may
+   * leave fewer `samples` to learn from; a monitor of large documents is not young forever).
+   */
+  stored?: number;
   /** The suggested policy (`{ rules: [] }` below `NOISE_MIN_SAMPLES`). */
   policy: PolicyRules;
   evidence: PolicyEvidence[];
@@ -100,32 +106,35 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
 
   return {
     async profile(monitor, candidate) {
-      const stored = candidate === undefined ? maxSamples : maxSamples - 1;
-      const page = await store.listSnapshots(monitor.orgId, monitor.id, { limit: stored });
+      const limit = candidate === undefined ? maxSamples : maxSamples - 1;
+      const page = await store.listSnapshots(monitor.orgId, monitor.id, { limit });
       const ids: string[] = [];
+      let stored = 0;
       let bytes = candidate === undefined ? 0 : Buffer.byteLength(candidate.body, "utf8");
       // the candidate is a sample only within the byte budget, as a stored one
       if (bytes > maxBytes) candidate = undefined;
       // only what was fetched from the monitor's current target (see `MonitorRecord.learningSince`)
       const since = monitor.learningSince == null ? null : Date.parse(monitor.learningSince);
+      let budget = true;
       for (const snapshot of page.data) {
         if (since !== null && Date.parse(snapshot.fetchedAt) < since) break;
+        stored++;
         bytes += snapshot.size;
-        if (bytes > maxBytes) break;
-        ids.push(snapshot.id);
+        if (bytes > maxBytes) budget = false;
+        if (budget) ids.push(snapshot.id);
       }
       const count = ids.length + (candidate === undefined ? 0 : 1);
       // one sample is learned from too (what stays put); `samples` tells the caller how many
-      if (count === 0) return emptyNoise(0);
+      if (count === 0) return { ...emptyNoise(0), stored };
       const key = `${monitor.orgId}/${monitor.id}`;
-      const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}:${candidate?.hash ?? ""}`;
+      const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}:${candidate?.hash ?? ""}:${String(stored)}`;
       const cached = cache.get(key);
       if (cached !== undefined && cached.ids === idKey) {
         cache.delete(key); // most recently used last
         cache.set(key, cached);
         return cached.result;
       }
-      const result = learn(monitor, ids, candidate);
+      const result = learn(monitor, ids, candidate).then((learned) => ({ ...learned, stored }));
       cache.set(key, { ids: idKey, result });
       result.catch(() => {
         if (cache.get(key)?.result === result) cache.delete(key);

@@ -38,6 +38,8 @@ export interface ComparePool {
   visual(task: VisualTask): Promise<VisualResult>;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
+  /** The caps of a stored diff this pool applies (a check applies them again after adding contract violations). */
+  readonly diffCaps?: { readonly maxDiffChanges: number; readonly maxDiffBytes: number };
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
   }
 
   return {
+    diffCaps: { maxDiffChanges: l.maxDiffChanges, maxDiffBytes: l.maxDiffBytes },
     get offloaded() {
       return offloaded;
     },

@@ -13,6 +13,8 @@ Commands:
                    --check-concurrency n (default 4 per core, 4..64)  --per-host-concurrency 2
                    --warmup-samples 2  --warmup-interval-ms 1000 (extra fetches in the first check
                      of a learning monitor, and after its target changed; 0: none)
+                   --learning-samples 3 (a learning monitor's diffs are \`learning\` diffs until it
+                     learned from this many contents)
                    --queue pg-boss|leases (default pg-boss on PostgreSQL, leases otherwise)
   token create   Print a new API token: --org <slug> [--name n] [--scopes a,b] [--database url]
   store copy     Copy a whole database, e.g. SQLite to PostgreSQL and back, verified by checksums:

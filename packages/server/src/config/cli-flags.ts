@@ -65,4 +65,5 @@ export const SERVE_OPTIONS: Record<string, OptionSpec> = {
   "per-host-concurrency": { type: "string" },
   "warmup-samples": { type: "string" },
   "warmup-interval-ms": { type: "string" },
+  "learning-samples": { type: "string" },
 };

@@ -27,6 +27,7 @@ export const ENV = {
   perHostConcurrency: "DRIFTWATCH_PER_HOST_CONCURRENCY",
   warmupSamples: "DRIFTWATCH_WARMUP_SAMPLES",
   warmupInterval: "DRIFTWATCH_WARMUP_INTERVAL_MS",
+  learningSamples: "DRIFTWATCH_LEARNING_SAMPLES",
   checkWait: "DRIFTWATCH_CHECK_WAIT_MS",
   trustProxy: "DRIFTWATCH_TRUST_PROXY",
   trustProxyHops: "DRIFTWATCH_TRUST_PROXY_HOPS",

@@ -76,6 +76,12 @@ export interface DriftwatchConfig {
   warmupSamples: number;
   /** Wait before each warm-up fetch, and the least time between two warm-up requests of this process to one host (default 1000 ms). */
   warmupIntervalMs: number;
+  /**
+   * A learning monitor's diffs are `learning` diffs (notified only for removals, type changes and,
+   * from two contents on, changes rated medium or above) while its noise profile was learned from
+   * fewer than this many stored contents (default 3, 2 to 10). A monitor's settings may set their own. See docs/signal.md.
+   */
+  learningSamples: number;
   /** How long an api-only process waits for a worker to run a "check now" (default 30 s). */
   checkWaitMs: number;
   /** Log lines for people (`pretty`) or machines (`json`); unset: pretty on a terminal, JSON otherwise. */
@@ -120,6 +126,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_PER_HOST_CONCURRENCY = 2;
 export const DEFAULT_WARMUP_SAMPLES = 2;
 export const DEFAULT_WARMUP_INTERVAL_MS = 1000;
+export const DEFAULT_LEARNING_SAMPLES = 3;
 export const DEFAULT_CHECK_WAIT_MS = 30_000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 export const DEFAULT_ORG_SHARE_PERCENT = 50;
@@ -159,6 +166,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   const perHostConcurrency = pick("per-host-concurrency", ENV.perHostConcurrency);
   const warmupSamples = pick("warmup-samples", ENV.warmupSamples);
   const warmupInterval = pick("warmup-interval-ms", ENV.warmupInterval);
+  const learningSamples = pick("learning-samples", ENV.learningSamples);
   const checkWait = env[ENV.checkWait];
   if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
     throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
@@ -231,6 +239,7 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
       perHostConcurrency === undefined ? DEFAULT_PER_HOST_CONCURRENCY : parseInteger(perHostConcurrency.value, perHostConcurrency.source, 1, 1000),
     warmupSamples: warmupSamples === undefined ? DEFAULT_WARMUP_SAMPLES : parseInteger(warmupSamples.value, warmupSamples.source, 0, 10),
     warmupIntervalMs: warmupInterval === undefined ? DEFAULT_WARMUP_INTERVAL_MS : parseInteger(warmupInterval.value, warmupInterval.source, 0, 10_000),
+    learningSamples: learningSamples === undefined ? DEFAULT_LEARNING_SAMPLES : parseInteger(learningSamples.value, learningSamples.source, 2, 10),
     checkWaitMs: checkWait === undefined || checkWait === "" ? DEFAULT_CHECK_WAIT_MS : parseInteger(checkWait, ENV.checkWait, 1000, 600_000),
     // a number of hops says a proxy is in front: DRIFTWATCH_TRUST_PROXY is implied
     trustProxy: trustProxy === undefined || trustProxy === "" ? hops !== undefined : parseBoolean(trustProxy, ENV.trustProxy),

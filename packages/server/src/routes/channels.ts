@@ -351,7 +351,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
           "Sends a sample change (with the channel's template) straight to the service, bypassing the outbox, and answers what the service said: `delivered`, `retry` (rate limited or unavailable, with the wait it asked for), `gone` (the hook, bot or chat no longer exists) or `failed` (refused, with its reason).",
         params: ChannelParams,
         body: optionalBody(z.strictObject({})),
-        response: { 200: ChannelTestResultSchema, ...problems(404, 503) },
+        response: { 200: ChannelTestResultSchema, ...problems(404, 422, 503) },
       },
     },
     async (request) => {

@@ -54,7 +54,7 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
       if (which === "effective" && settings.autoApplySuggestions && monitor.type !== "openapi") {
         const profile = await noise.profile(monitor);
         policy = mergeSuggestedPolicy(user, profile.policy, monitor.type === "api" ? "json" : "html", settings.rejectedSuggestions);
-        learned = { learned: profile.policy, merged: policy, samples: profile.samples };
+        learned = { learned: profile.policy, merged: policy, samples: profile.samples, stored: profile.stored ?? profile.samples };
       }
       const result = await compare.compare({
         type: monitor.type,

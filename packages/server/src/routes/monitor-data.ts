@@ -51,6 +51,7 @@ function presentSettings(s: SettingsRecord): Settings {
     rejectedSuggestions: s.rejectedSuggestions,
     track: s.track,
     alert: s.alert,
+    learning: s.learning ?? null,
     updatedAt: s.updatedAt,
   };
 }
@@ -255,7 +256,10 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
           "of learned entries ({ kind, path | selector }) that are never applied again to this monitor. " +
           "track replaces the values each check records (docs/conditions.md; invalid: 422 invalid_track naming the place, e.g. track[1].path); " +
           "alert replaces the conditions that decide when a check alerts (null removes them; invalid, or naming a value that is not tracked: " +
-          "422 invalid_conditions naming the place, e.g. alert.conditions[1].to).",
+          "422 invalid_conditions naming the place, e.g. alert.conditions[1].to). " +
+          "learning replaces how the monitor starts learning its noise: warmupSamples (0 to 5) extra fetches in the check that stores its first " +
+          "content, learningSamples (2 to 10) stored contents it learns from before its diffs stop being learning diffs; an absent member " +
+          "(or null for the whole object) takes the service's default (--warmup-samples, --learning-samples; docs/signal.md).",
         params: MonitorParams,
         body: SettingsUpdateSchema,
         response: { 200: SettingsSchema, ...problems(404, 413, 415, 422) },
@@ -269,6 +273,7 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
       if (body.snapshotRetention !== undefined) patch.snapshotRetention = body.snapshotRetention;
       if (body.autoApplySuggestions !== undefined) patch.autoApplySuggestions = body.autoApplySuggestions;
       if (body.rejectedSuggestions !== undefined) patch.rejectedSuggestions = uniqueRejections(body.rejectedSuggestions);
+      if (body.learning !== undefined) patch.learning = body.learning === null || Object.keys(body.learning).length === 0 ? null : body.learning;
       if (body.track !== undefined || body.alert !== undefined) {
         // track is checked against the monitor's type, alert against the tracked values it will have.
         const [monitor, current] = await Promise.all([store.getMonitor(orgId, request.params.id), store.getSettings(orgId, request.params.id)]);
@@ -285,7 +290,8 @@ export function registerMonitorDataRoutes(app: FastifyInstance, deps: AppDepende
         patch.autoApplySuggestions === undefined &&
         patch.rejectedSuggestions === undefined &&
         patch.track === undefined &&
-        patch.alert === undefined
+        patch.alert === undefined &&
+        patch.learning === undefined
           ? await store.getSettings(orgId, request.params.id)
           : await store.updateSettings(orgId, request.params.id, patch);
       if (settings === null) throw notFound("monitor");

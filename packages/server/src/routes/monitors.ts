@@ -159,6 +159,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
           state: body.state,
           nextCheckAt: body.state === "active" ? at : null,
           autoApplySuggestions: org?.learnNoiseByDefault ?? true,
+          learning: org?.learningDefaults ?? null,
         });
         return { status: 201, body: presentMonitor(monitor) };
       });

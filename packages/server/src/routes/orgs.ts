@@ -60,7 +60,8 @@ export function registerOrgRoutes(app: FastifyInstance, people: PeopleContext, o
         summary: "Rename your organization or change its defaults (admin)",
         description:
           "learnNoiseByDefault (default true) is the autoApplySuggestions setting new monitors start with: they learn their target's noise " +
-          "from their own snapshots and apply it. Changing it leaves existing monitors as they are.",
+          "from their own snapshots and apply it. learningDefaults ({ warmupSamples: 0..5, learningSamples: 2..10 }, null: the service's " +
+          "defaults) is the learning setting new monitors start with (docs/signal.md). Changing either leaves existing monitors as they are.",
         params: OrgParams,
         body: OrgUpdateSchema,
         response: { 200: OrgSchema, ...problems(404, 413, 415, 422) },

@@ -173,3 +173,36 @@ describe("what a learning monitor silenced, through the API", () => {
     expect(loud.diff.learning).toBeUndefined();
   });
 });
+
+describe("a monitor's own learning settings", () => {
+  it("learning sets its warm-up fetches and learning samples, validated; null takes the service's defaults again", async () => {
+    const id = await create("/own-learning");
+    expect((await settingsOf(id)).learning).toBeNull();
+    for (const bad of [{ warmupSamples: 6 }, { learningSamples: 1 }, { learningSamples: 2.5 }, { warmup: 1 }, "3"]) {
+      const problem = expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { learning: bad } }), 422, "validation_failed");
+      expect(problem.errors?.[0]?.path, JSON.stringify(bad)).toContain("learning");
+    }
+    const set = SettingsSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { learning: { warmupSamples: 0, learningSamples: 4 } } })));
+    expect(set.learning).toEqual({ warmupSamples: 0, learningSamples: 4 });
+    // other settings leave it as it is
+    expect(SettingsSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { snapshotRetention: 50 } }))).learning).toEqual({ warmupSamples: 0, learningSamples: 4 });
+    expect((await settingsOf(id)).learning).toEqual({ warmupSamples: 0, learningSamples: 4 });
+    expect(SettingsSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { learning: null } }))).learning).toBeNull();
+    expect(SettingsSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { learning: {} } }))).learning).toBeNull();
+  });
+
+  it("an organization's learningDefaults (admin, validated) is the learning setting new monitors start with; existing ones keep theirs", async () => {
+    const before = await create("/org-learning-before");
+    expect(OrgSchema.parse(json(await h.request(h.a.admin, { method: "GET", url: `/api/orgs/${h.a.orgId}` }))).learningDefaults).toBeNull();
+    const bad = expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learningDefaults: { warmupSamples: -1 } } }), 422, "validation_failed");
+    expect(bad.errors?.[0]?.path).toContain("learningDefaults");
+    const set = OrgSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learningDefaults: { warmupSamples: 1 } } })));
+    expect(set.learningDefaults).toEqual({ warmupSamples: 1 });
+    const after = await create("/org-learning-after");
+    expect((await settingsOf(after)).learning).toEqual({ warmupSamples: 1 });
+    expect((await settingsOf(before)).learning).toBeNull();
+    expect(json(await h.request(h.b.admin, { method: "GET", url: `/api/orgs/${h.b.orgId}` })).learningDefaults).toBeNull();
+    expect(OrgSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/orgs/${h.a.orgId}`, payload: { learningDefaults: null } }))).learningDefaults).toBeNull();
+    expect((await settingsOf(await create("/org-learning-cleared"))).learning).toBeNull();
+  });
+});

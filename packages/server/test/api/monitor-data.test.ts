@@ -21,7 +21,7 @@ describe("settings (policy rules, retention, auto-applied suggestions)", () => {
     expect(res.statusCode).toBe(200);
     const settings = SettingsSchema.parse(json(res));
     // a monitor created through the API learns its target's noise: its organization's learnNoiseByDefault (true)
-    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, updatedAt: null });
+    expect(settings).toEqual({ monitorId, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: null });
   });
 
   it("PATCH with policyRules replaces the entire stored rule set", async () => {

@@ -88,6 +88,15 @@ describe("GET /api/openapi.json", () => {
     );
     expect(noise.responses["404"]).toBeDefined();
   });
+
+  it("lists the problems a channel's test answers: 404, 422 invalid_template (a stored template the service refuses), 503", async () => {
+    const doc = json(await h.request(null, { method: "GET", url: "/api/openapi.json" }));
+    const test = doc.paths["/api/channels/{id}/test"].post;
+    for (const status of ["404", "422", "503"]) {
+      expect(test.responses[status]?.content["application/problem+json"].schema, status).toEqual({ $ref: "#/components/schemas/Problem" });
+    }
+    expect(test.responses["422"].description).toContain("invalid_template");
+  });
 });
 
 describe("system routes", () => {

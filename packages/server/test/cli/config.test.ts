@@ -189,6 +189,14 @@ describe("process roles and concurrency", () => {
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_WARMUP_INTERVAL_MS: "-1" })).message).toMatch(/DRIFTWATCH_WARMUP_INTERVAL_MS/);
   });
 
+  it("reads the learning samples of young monitors (default 3, 2 to 10), flags over the environment", () => {
+    expect(resolveServeConfig([], {})).toMatchObject({ learningSamples: 3 });
+    expect(resolveServeConfig([], { DRIFTWATCH_LEARNING_SAMPLES: "2" })).toMatchObject({ learningSamples: 2 });
+    expect(resolveServeConfig(["--learning-samples", "5"], { DRIFTWATCH_LEARNING_SAMPLES: "2" })).toMatchObject({ learningSamples: 5 });
+    expect(configError(() => resolveServeConfig(["--learning-samples", "1"], {})).message).toMatch(/--learning-samples/);
+    expect(configError(() => resolveServeConfig([], { DRIFTWATCH_LEARNING_SAMPLES: "11" })).message).toMatch(/DRIFTWATCH_LEARNING_SAMPLES/);
+  });
+
   it("names the flag or variable of a bad role or concurrency", () => {
     expect(configError(() => resolveServeConfig(["--role", "scheduler"], {})).message).toMatch(/--role must be one of all, api, worker/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ROLE: "API" })).message).toMatch(/DRIFTWATCH_ROLE/);

@@ -8,11 +8,11 @@ export function settingsCases(ctx: ContractContext): void {
       const store = await ctx.store();
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
-      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: null });
+      expect(await store.getSettings(org.id, monitor.id)).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: null });
 
       const rules = { rules: [{ path: "$..updatedAt", action: "ignore" as const }, { path: "$.price", severity: "critical" as const }], arrayKeys: { "$.items": "sku" }, notify: { minSeverity: "medium" as const } };
       const set = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, updatedAt: "2026-01-01T00:00:00Z" });
-      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(set).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: rules, snapshotRetention: 100, autoApplySuggestions: false, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: "2026-01-01T00:00:00.000Z" });
       const retention = await store.updateSettings(org.id, monitor.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(retention).toMatchObject({ policyRulesJson: rules, snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" });
       const cleared = await store.updateSettings(org.id, monitor.id, { policyRulesJson: { rules: [] }, updatedAt: "2026-01-03T00:00:00.000Z" });
@@ -28,8 +28,8 @@ export function settingsCases(ctx: ContractContext): void {
       const org = await store.ensureOrganization("acme");
       const monitor = await store.createMonitor(org.id, apiMonitor());
       // the first write of a monitor's settings may be this field alone
-      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
-      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-01T00:00:00.000Z" });
+      const on = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: "2026-01-01T00:00:00.000Z" });
+      expect(on).toEqual({ orgId: org.id, monitorId: monitor.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: "2026-01-01T00:00:00.000Z" });
       const rules = { rules: [{ path: "$.price", severity: "high" as const }], volatile: [{ path: "$.generatedAt" }] };
       const kept = await store.updateSettings(org.id, monitor.id, { policyRulesJson: rules, snapshotRetention: 9, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(kept).toMatchObject({ policyRulesJson: rules, snapshotRetention: 9, autoApplySuggestions: true });
@@ -60,6 +60,7 @@ export function settingsCases(ctx: ContractContext): void {
         rejectedSuggestions: [],
         track: [],
         alert: null,
+        learning: null,
         updatedAt: null,
       });
       const quiet = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: false });
@@ -87,7 +88,7 @@ export function settingsCases(ctx: ContractContext): void {
       const kept = await store.updateSettings(org.id, monitor.id, { autoApplySuggestions: true, updatedAt: "2026-01-02T00:00:00.000Z" });
       expect(kept?.rejectedSuggestions).toEqual(rejected);
       expect((await store.getSettings(org.id, monitor.id))?.rejectedSuggestions).toEqual(rejected);
-      const cleared = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: [], track: [], alert: null, updatedAt: "2026-01-03T00:00:00.000Z" });
+      const cleared = await store.updateSettings(org.id, monitor.id, { rejectedSuggestions: [], track: [], alert: null, learning: null, updatedAt: "2026-01-03T00:00:00.000Z" });
       expect(cleared?.rejectedSuggestions).toEqual([]);
     });
 
@@ -104,6 +105,27 @@ export function settingsCases(ctx: ContractContext): void {
       expect((await store.getOrganizationBySlug("acme"))?.learnNoiseByDefault).toBe(false);
       expect((await store.updateOrganization(org.id, { learnNoiseByDefault: true }))?.learnNoiseByDefault).toBe(true);
       expect(await store.updateOrganization("org_00000000000000000000000000", { learnNoiseByDefault: false })).toBeNull();
+    });
+
+    it("learning settings: an organization's learningDefaults (none by default) and a monitor's learning, from creation and replaced by updates", async () => {
+      const store = await ctx.store();
+      const org = await store.ensureOrganization("acme");
+      expect(org.learningDefaults).toBeNull();
+      const set = await store.updateOrganization(org.id, { learningDefaults: { warmupSamples: 0, learningSamples: 4 } });
+      expect(set).toMatchObject({ learnNoiseByDefault: true, learningDefaults: { warmupSamples: 0, learningSamples: 4 } });
+      expect((await store.getOrganization(org.id))?.learningDefaults).toEqual({ warmupSamples: 0, learningSamples: 4 });
+      expect((await store.updateOrganization(org.id, { name: "Acme Inc" }))?.learningDefaults).toEqual({ warmupSamples: 0, learningSamples: 4 });
+      // a monitor created with its organization's defaults has them as its own
+      const made = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: true, learning: { warmupSamples: 0, learningSamples: 4 } });
+      expect((await store.getSettings(org.id, made.id))?.learning).toEqual({ warmupSamples: 0, learningSamples: 4 });
+      const plain = await store.createMonitor(org.id, { ...apiMonitor(), autoApplySuggestions: true });
+      expect((await store.getSettings(org.id, plain.id))?.learning).toBeNull();
+      // replaced when given, kept when omitted, null clears it
+      expect((await store.updateSettings(org.id, plain.id, { learning: { learningSamples: 2 }, updatedAt: "2026-01-01T00:00:00.000Z" }))?.learning).toEqual({ learningSamples: 2 });
+      expect((await store.updateSettings(org.id, plain.id, { snapshotRetention: 5, updatedAt: "2026-01-02T00:00:00.000Z" }))?.learning).toEqual({ learningSamples: 2 });
+      expect((await store.getSettings(org.id, plain.id))?.learning).toEqual({ learningSamples: 2 });
+      expect((await store.updateSettings(org.id, plain.id, { learning: null, updatedAt: "2026-01-03T00:00:00.000Z" }))?.learning).toBeNull();
+      expect((await store.updateOrganization(org.id, { learningDefaults: null }))?.learningDefaults).toBeNull();
     });
   });
 

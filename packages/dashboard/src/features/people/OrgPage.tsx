@@ -1,3 +1,4 @@
+import type { LearningSettings, OrgUpdate } from "@driftwatch/client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useClient } from "../../api/context";
@@ -7,8 +8,13 @@ import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { EmptyState } from "../../ui/states";
+import { LearningFields, YOUNG_MONITORS_DOC } from "../rules/LearningFields";
+import { describeLearning, learningDraftOf, parseLearningDraft, sameLearning } from "../rules/learning-settings";
 
-/** The active organization: rename it (admins), delete it (owners, after typing its name). */
+/**
+ * The active organization: rename it and set what new monitors start with (admins), delete it
+ * (owners, after typing its name).
+ */
 export function OrgPage(): ReactNode {
   const client = useClient();
   const queryClient = useQueryClient();
@@ -54,6 +60,8 @@ export function OrgPage(): ReactNode {
             <RelativeTime value={org.createdAt} />
           </Fact>
           <Fact label="Your role">{me.role ?? "API token"}</Fact>
+          <Fact label="New monitors learn">{org.learnNoiseByDefault ? "yes" : "no"}</Fact>
+          <Fact label="Their first fetches">{org.learningDefaults === null ? "the service’s defaults" : describeLearning(org.learningDefaults)}</Fact>
         </dl>
       </section>
       {isAdmin ? (
@@ -72,6 +80,7 @@ export function OrgPage(): ReactNode {
           </button>
         </form>
       ) : null}
+      {isAdmin ? <NewMonitorDefaults key={org.id} orgId={org.id} learnNoiseByDefault={org.learnNoiseByDefault} learningDefaults={org.learningDefaults} /> : null}
       {isOwner ? (
         <form
           className="form card danger-zone"
@@ -94,5 +103,61 @@ export function OrgPage(): ReactNode {
         </form>
       ) : null}
     </Page>
+  );
+}
+
+/**
+ * What the organization's new monitors start with (`learnNoiseByDefault`, `learningDefaults`, admins):
+ * existing monitors keep their own settings.
+ */
+function NewMonitorDefaults(props: { orgId: string; learnNoiseByDefault: boolean; learningDefaults: LearningSettings | null }): ReactNode {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const [learns, setLearns] = useState(props.learnNoiseByDefault);
+  const [draft, setDraft] = useState(() => learningDraftOf(props.learningDefaults));
+  const parsed = parseLearningDraft(draft);
+  const learningChanged = parsed.ok && !sameLearning(parsed.value, props.learningDefaults);
+  const dirty = learns !== props.learnNoiseByDefault || learningChanged;
+  const save = useMutation({
+    mutationFn: async (body: OrgUpdate) => await client.orgs.update(props.orgId, body),
+    onSuccess: async () => await queryClient.invalidateQueries({ queryKey: ["me"] }),
+  });
+  const fieldErrors = (save.error as { errors?: Array<{ path: string }> } | null)?.errors ?? [];
+  const otherError = fieldErrors.length > 0 && fieldErrors.every((f) => f.path.startsWith("learningDefaults.")) ? null : save.error;
+  function submit(event: FormEvent): void {
+    event.preventDefault();
+    if (!parsed.ok || !dirty) return;
+    save.mutate({
+      ...(learns !== props.learnNoiseByDefault ? { learnNoiseByDefault: learns } : {}),
+      ...(learningChanged ? { learningDefaults: parsed.value } : {}),
+    });
+  }
+  return (
+    <form className="form card" onSubmit={submit} aria-labelledby="o-defaults" noValidate>
+      <h2 id="o-defaults">New monitors</h2>
+      <p className="hint">What a monitor created from now on starts with; existing monitors keep their own settings (change them on each monitor’s rules page).</p>
+      <label className="inline">
+        <input type="checkbox" checked={learns} onChange={(e) => setLearns(e.target.checked)} /> New monitors learn their noise from their own snapshots and apply it
+      </label>
+      <fieldset>
+        <legend>Their first fetches</legend>
+        <p className="hint">Leave a field empty for the service’s default.</p>
+        <LearningFields idPrefix="o-learning" draft={draft} onChange={setDraft} errors={parsed.ok ? {} : parsed.errors} serverError={save.error} errorBase="learningDefaults" />
+      </fieldset>
+      <p className="hint">
+        A young monitor’s diffs are recorded as <code>learning</code> diffs and notified only when they remove something, change a type or hold a change rated
+        medium or above.{" "}
+        <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
+          How young monitors learn
+        </a>
+      </p>
+      <MutationError error={otherError} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={!dirty || !parsed.ok || save.isPending}>
+          {save.isPending ? "Saving…" : "Save defaults"}
+        </button>
+        {save.isSuccess && !dirty ? <span role="status">Saved.</span> : null}
+      </div>
+    </form>
   );
 }

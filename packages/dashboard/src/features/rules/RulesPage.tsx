@@ -11,6 +11,7 @@ import { SeverityBadge, SeverityOptions } from "../../ui/severity";
 import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
+import { LearningCard } from "./LearningCard";
 import { applySuggestion, rejectionOf, sameRejection } from "./suggestions";
 
 const OPS = ["", "add", "remove", "replace", "move"] as const;
@@ -20,18 +21,24 @@ export function RulesPage(): ReactNode {
   const { monitorId = "" } = useParams();
   const monitor = useMonitor(monitorId);
   const settings = useSettings(monitorId);
+  const canWrite = useCan("monitors:write");
   if (settings.isPending || monitor.isPending) return <Loading what="the rules" />;
   if (settings.isError) return <ErrorState error={settings.error} retry={() => void settings.refetch()} />;
   if (monitor.isError) return <ErrorState error={monitor.error} />;
+  const name = monitor.data.name;
+  // the editor starts again from the stored policy when it changes (a save, a pinned entry); the
+  // learning settings and the learned noise are its siblings and save other fields, so saving them
+  // keeps what is typed in the editor
   return (
-    <RulesEditor
-      key={settings.data.updatedAt ?? "initial"}
-      monitorId={monitorId}
-      name={monitor.data.name}
-      website={monitor.data.type === "website"}
-      stored={settings.data.policyRulesJson}
-      autoApply={settings.data.autoApplySuggestions}
-    />
+    <Page title={`Rules of ${name}`}>
+      <p>
+        <Link to={`/monitors/${monitorId}`}>← {name}</Link>
+      </p>
+      {canWrite ? null : <p className="state">Your role can read these rules and preview edits; saving them needs a member or an admin.</p>}
+      <RulesEditor key={JSON.stringify(settings.data.policyRulesJson)} monitorId={monitorId} website={monitor.data.type === "website"} stored={settings.data.policyRulesJson} />
+      <LearningCard monitorId={monitorId} autoApply={settings.data.autoApplySuggestions} learning={settings.data.learning ?? null} />
+      <Suggestions monitorId={monitorId} autoApply={settings.data.autoApplySuggestions} />
+    </Page>
   );
 }
 
@@ -41,7 +48,7 @@ function restOf(policy: PolicyRules): string {
   return JSON.stringify(rest, null, 2);
 }
 
-function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorId: string; name: string; website: boolean; stored: PolicyRules; autoApply: boolean }): ReactNode {
+function RulesEditor({ monitorId, website, stored }: { monitorId: string; website: boolean; stored: PolicyRules }): ReactNode {
   const [rules, setRules] = useState<PolicyRule[]>(stored.rules ?? []);
   const [rest, setRest] = useState(() => restOf(stored));
   const save = useSaveSettings(monitorId);
@@ -75,107 +82,100 @@ function RulesEditor({ monitorId, name, website, stored, autoApply }: { monitorI
     });
 
   return (
-    <Page title={`Rules of ${name}`}>
-      <p>
-        <Link to={`/monitors/${monitorId}`}>← {name}</Link>
-      </p>
-      {canWrite ? null : <p className="state">Your role can read these rules and preview edits; saving them needs a member or an admin.</p>}
-      <div className="rules-layout">
-        <section className="card form" aria-labelledby="rules-h">
-          <h2 id="rules-h">Rules (first match wins)</h2>
-          {rules.length === 0 ? <p className="hint">No rules: every change is reported with its default severity.</p> : null}
-          <ol className="rules">
-            {rules.map((rule, i) => (
-              <li key={i} className="rule">
-                <fieldset>
-                  <legend>Rule {i + 1}</legend>
-                  <div className="grid2">
+    <div className="rules-layout">
+      <section className="card form" aria-labelledby="rules-h">
+        <h2 id="rules-h">Rules (first match wins)</h2>
+        {rules.length === 0 ? <p className="hint">No rules: every change is reported with its default severity.</p> : null}
+        <ol className="rules">
+          {rules.map((rule, i) => (
+            <li key={i} className="rule">
+              <fieldset>
+                <legend>Rule {i + 1}</legend>
+                <div className="grid2">
+                  <label>
+                    {website ? "Selector" : "JSONPath"}
+                    <input value={(website ? rule.selector : rule.path) ?? ""} onChange={(e) => update(i, website ? { selector: e.target.value } : { path: e.target.value })} />
+                  </label>
+                  <label>
+                    Action
+                    <select
+                      value={rule.action === "ignore" ? "ignore" : "set"}
+                      onChange={(e) =>
+                        update(i, e.target.value === "ignore" ? { action: "ignore", severity: undefined } : { action: undefined, severity: rule.severity ?? "high" })
+                      }
+                    >
+                      <option value="ignore">Ignore</option>
+                      <option value="set">Set severity</option>
+                    </select>
+                  </label>
+                  {rule.action !== "ignore" ? (
                     <label>
-                      {website ? "Selector" : "JSONPath"}
-                      <input value={(website ? rule.selector : rule.path) ?? ""} onChange={(e) => update(i, website ? { selector: e.target.value } : { path: e.target.value })} />
-                    </label>
-                    <label>
-                      Action
-                      <select
-                        value={rule.action === "ignore" ? "ignore" : "set"}
-                        onChange={(e) =>
-                          update(i, e.target.value === "ignore" ? { action: "ignore", severity: undefined } : { action: undefined, severity: rule.severity ?? "high" })
-                        }
-                      >
-                        <option value="ignore">Ignore</option>
-                        <option value="set">Set severity</option>
+                      Severity
+                      <select value={rule.severity ?? "high"} onChange={(e) => update(i, { severity: e.target.value as Severity })}>
+                        <SeverityOptions />
                       </select>
                     </label>
-                    {rule.action !== "ignore" ? (
-                      <label>
-                        Severity
-                        <select value={rule.severity ?? "high"} onChange={(e) => update(i, { severity: e.target.value as Severity })}>
-                          <SeverityOptions />
-                        </select>
-                      </label>
-                    ) : null}
+                  ) : null}
+                  <label>
+                    Only op
+                    <select value={rule.op ?? ""} onChange={(e) => update(i, { op: (e.target.value || undefined) as PolicyRule["op"] })}>
+                      {OPS.map((o) => (
+                        <option key={o} value={o}>
+                          {o === "" ? "any" : o}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                  {!website ? (
                     <label>
-                      Only op
-                      <select value={rule.op ?? ""} onChange={(e) => update(i, { op: (e.target.value || undefined) as PolicyRule["op"] })}>
-                        {OPS.map((o) => (
-                          <option key={o} value={o}>
-                            {o === "" ? "any" : o}
+                      Only category
+                      <select value={rule.category ?? ""} onChange={(e) => update(i, { category: (e.target.value || undefined) as PolicyRule["category"] })}>
+                        {CATEGORIES.map((c) => (
+                          <option key={c} value={c}>
+                            {c === "" ? "any" : c}
                           </option>
                         ))}
                       </select>
                     </label>
-                    {!website ? (
-                      <label>
-                        Only category
-                        <select value={rule.category ?? ""} onChange={(e) => update(i, { category: (e.target.value || undefined) as PolicyRule["category"] })}>
-                          {CATEGORIES.map((c) => (
-                            <option key={c} value={c}>
-                              {c === "" ? "any" : c}
-                            </option>
-                          ))}
-                        </select>
-                      </label>
-                    ) : null}
-                  </div>
-                  <div className="actions">
-                    <button type="button" disabled={i === 0} onClick={() => move(i, -1)}>
-                      Up<span className="sr-only"> rule {i + 1}</span>
-                    </button>
-                    <button type="button" disabled={i === rules.length - 1} onClick={() => move(i, 1)}>
-                      Down<span className="sr-only"> rule {i + 1}</span>
-                    </button>
-                    <button type="button" className="danger" onClick={() => setRules((all) => all.filter((_, j) => j !== i))}>
-                      Remove<span className="sr-only"> rule {i + 1}</span>
-                    </button>
-                  </div>
-                </fieldset>
-              </li>
-            ))}
-          </ol>
-          <button type="button" onClick={() => setRules((all) => [...all, website ? { selector: "", action: "ignore" } : { path: "$.", action: "ignore" }])}>
-            Add rule
-          </button>
-          <label htmlFor="rest">Other settings of the policy (arrayKeys, notify, volatile, tolerance, unordered, normalize) as JSON</label>
-          <textarea id="rest" rows={6} spellCheck={false} value={rest} aria-invalid={!restParsed.ok} onChange={(e) => setRest(e.target.value)} />
-          {!restParsed.ok ? (
-            <p className="field-error" role="alert">
-              Not valid JSON: {restParsed.message}
-            </p>
+                  ) : null}
+                </div>
+                <div className="actions">
+                  <button type="button" disabled={i === 0} onClick={() => move(i, -1)}>
+                    Up<span className="sr-only"> rule {i + 1}</span>
+                  </button>
+                  <button type="button" disabled={i === rules.length - 1} onClick={() => move(i, 1)}>
+                    Down<span className="sr-only"> rule {i + 1}</span>
+                  </button>
+                  <button type="button" className="danger" onClick={() => setRules((all) => all.filter((_, j) => j !== i))}>
+                    Remove<span className="sr-only"> rule {i + 1}</span>
+                  </button>
+                </div>
+              </fieldset>
+            </li>
+          ))}
+        </ol>
+        <button type="button" onClick={() => setRules((all) => [...all, website ? { selector: "", action: "ignore" } : { path: "$.", action: "ignore" }])}>
+          Add rule
+        </button>
+        <label htmlFor="rest">Other settings of the policy (arrayKeys, notify, volatile, tolerance, unordered, normalize) as JSON</label>
+        <textarea id="rest" rows={6} spellCheck={false} value={rest} aria-invalid={!restParsed.ok} onChange={(e) => setRest(e.target.value)} />
+        {!restParsed.ok ? (
+          <p className="field-error" role="alert">
+            Not valid JSON: {restParsed.message}
+          </p>
+        ) : null}
+        <MutationError error={save.error} />
+        <div className="actions">
+          {canWrite ? (
+            <button type="button" className="primary" disabled={!dirty || policy === null || save.isPending} onClick={() => policy && save.mutate({ policyRules: policy })}>
+              {save.isPending ? "Saving…" : "Save rules"}
+            </button>
           ) : null}
-          <MutationError error={save.error} />
-          <div className="actions">
-            {canWrite ? (
-              <button type="button" className="primary" disabled={!dirty || policy === null || save.isPending} onClick={() => policy && save.mutate({ policyRules: policy })}>
-                {save.isPending ? "Saving…" : "Save rules"}
-              </button>
-            ) : null}
-            {save.isSuccess && !dirty ? <span role="status">Saved.</span> : null}
-          </div>
-        </section>
-        <Preview monitorId={monitorId} policy={policy} />
-      </div>
-      <Suggestions monitorId={monitorId} autoApply={autoApply} />
-    </Page>
+          {save.isSuccess && !dirty ? <span role="status">Saved.</span> : null}
+        </div>
+      </section>
+      <Preview monitorId={monitorId} policy={policy} />
+    </div>
   );
 }
 
@@ -339,10 +339,11 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
           </EmptyState>
         ) : (
           <>
-            <label className="inline">
-              <input type="checkbox" checked={autoApply} disabled={save.isPending || !canWrite} onChange={(e) => save.mutate({ autoApplySuggestions: e.target.checked })} /> Apply suggestions
-              automatically to future diffs
-            </label>
+            <p className="hint">
+              {autoApply
+                ? "This monitor applies these entries to its diffs (except those you reject)."
+                : "Learning is off for this monitor (above): these are suggestions only, applied when you pin them."}
+            </p>
             <ul className="evidence">
               {noise.data.evidence.map((e, i) => (
                 <EvidenceItem

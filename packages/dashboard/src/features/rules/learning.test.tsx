@@ -111,7 +111,7 @@ describe("learned entries on the rules page", () => {
   };
 
   function setup(initialRejected: Settings["rejectedSuggestions"]) {
-    let settings: Settings = { monitorId: MON.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: initialRejected, track: [], alert: null, updatedAt: null };
+    let settings: Settings = { monitorId: MON.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: initialRejected, track: [], alert: null, learning: null, updatedAt: null };
     const fake = fakeClient((call) => {
       if (call.path === `/api/monitors/${MON.id}`) return { body: MON };
       if (call.path === `/api/monitors/${MON.id}/noise`) return { body: noise };
