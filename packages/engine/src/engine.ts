@@ -181,6 +181,7 @@ export function createEngine(options: EngineOptions): Engine {
     ...(options.resolveSecret === undefined ? {} : { resolveSecret: options.resolveSecret }),
     onScreenshotError: (error, monitor) => logger.warn({ err: error, monitorId: monitor.id }, "screenshot not compared or kept"),
     warmup: {
+      ...(options.checkConcurrency === undefined ? {} : { concurrency: options.checkConcurrency }),
       ...options.warmup,
       samples: options.warmup?.samples ?? DEFAULT_WARMUP_SAMPLES,
       intervalMs: options.warmup?.intervalMs ?? DEFAULT_WARMUP_INTERVAL_MS,
@@ -243,7 +244,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   async function stop(stopOptions: EngineStopOptions = {}): Promise<void> {
     running = false;
-    const results = await Promise.allSettled([scheduler.stop(stopOptions), worker.stop(stopOptions), channelWorker?.stop(stopOptions)]);
+    // the scheduler's checks done, their warm-ups (which go on after them) end too
+    const results = await Promise.allSettled([scheduler.stop(stopOptions).then(() => checks.stopDetachedWarmups()), worker.stop(stopOptions), channelWorker?.stop(stopOptions)]);
     for (const result of results) {
       if (result.status === "rejected") logger.error({ err: result.reason }, "error while stopping");
     }

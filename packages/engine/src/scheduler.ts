@@ -157,6 +157,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           requestId: newId("request"),
           signal: abort.signal,
           onFetched: freeHost,
+          // A learning monitor's warm-up goes on after the check, holding neither this slot nor its host's.
+          detachWarmup: true,
           ...(releasedByRecord ? { releaseLease: queue.owner } : {}),
         });
         nextCheckAt = outcome.monitor.nextCheckAt;

@@ -10,8 +10,8 @@ import path from "node:path";
 import type { Change, Fetcher, Store } from "@driftwatch/core";
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService, createNoiseLearner, type WarmupOptions } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createCheckService, createNoiseLearner, createScheduler, type CheckOutcome, type Scheduler, type WarmupOptions } from "../src/index.js";
 import { learningDiffNotifies } from "../src/pipeline/check-service.js";
 import { createMonitor, manualClock } from "./fixtures.js";
 
@@ -25,12 +25,17 @@ interface Target {
   delayMs: number;
   /** Paths answered 503 from their n-th request on (1-based). */
   failFrom: Map<string, number>;
+  /** How long each answer but the first of its path waits (ms): a warm-up's requests, not the first check's. */
+  laterDelayMs: number;
+  /** Requests in flight that are not the first of their path, now and at most. */
+  laterInFlight: number;
+  maxLaterInFlight: number;
   close(): Promise<void>;
 }
 
 async function startTarget(): Promise<Target> {
   const requests = new Map<string, number[]>();
-  const target: Target = { url: "", requests, doc: {}, delayMs: 0, failFrom: new Map(), close: async () => undefined };
+  const target: Target = { url: "", requests, doc: {}, delayMs: 0, failFrom: new Map(), laterDelayMs: 0, laterInFlight: 0, maxLaterInFlight: 0, close: async () => undefined };
   const server = http.createServer((request, response) => {
     const list = requests.get(request.url ?? "") ?? [];
     list.push(Date.now());
@@ -39,9 +44,21 @@ async function startTarget(): Promise<Target> {
       response.writeHead(503, { "content-type": "text/plain" }).end("busy");
       return;
     }
+    const later = list.length > 1;
+    if (later) {
+      target.laterInFlight++;
+      target.maxLaterInFlight = Math.max(target.maxLaterInFlight, target.laterInFlight);
+      let ended = false;
+      const end = (): void => {
+        if (!ended) target.laterInFlight--;
+        ended = true;
+      };
+      response.on("finish", end).on("close", end);
+    }
     const body = JSON.stringify({ ...target.doc, request_id: randomUUID() });
     const answer = (): void => void response.writeHead(200, { "content-type": "application/json" }).end(body);
-    if (target.delayMs > 0) setTimeout(answer, target.delayMs);
+    const delay = target.delayMs + (later ? target.laterDelayMs : 0);
+    if (delay > 0) setTimeout(answer, delay);
     else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -418,6 +435,190 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
       expect(b.requests.get("/again")).toHaveLength(3);
       expect(a.requests.get("/again")).toHaveLength(3);
     } finally {
+      await checks.close();
+    }
+  });
+});
+
+// The scheduler's checks detach their warm-up: the check resolves with the first content and frees
+// its check slot and host slot; the warm-up goes on in the background, bounded.
+describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
+  let dir: string;
+  let store: Store;
+  let orgId: string;
+  let fetcher: Fetcher;
+  let target: Target;
+  /** Real time, a millisecond later on every read: snapshots taken at once still have an order. */
+  let last = 0;
+  const now = (): Date => new Date((last = Math.max(Date.now(), last + 1)));
+  const running: { scheduler: Scheduler; checks: ReturnType<typeof createCheckService> }[] = [];
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-warmup-scheduled-"));
+    store = await createSqliteStore({ filename: path.join(dir, "warmup.db"), now });
+    orgId = (await store.createOrganization({ slug: "warmup-scheduled" })).id;
+    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+    target = await startTarget();
+    target.doc = { plan: "pro", seats: 5 };
+  });
+  afterAll(async () => {
+    for (const { scheduler, checks } of running) {
+      await scheduler.stop({ graceMs: 0 });
+      await checks.close();
+    }
+    await fetcher.close();
+    await target.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A check service with this warm-up under a scheduler of one check slot (and one per host). */
+  function setup(warmup: WarmupOptions, onCheck: (outcome: CheckOutcome) => void = () => undefined) {
+    const checks = createCheckService({ store, httpFetcher: fetcher, now, noise: createNoiseLearner(store), warmup });
+    const scheduler = createScheduler({ store, checks, now, owner: `warmup-${String(running.length)}`, concurrency: 1, perHostConcurrency: 1, pollIntervalMs: 20, onCheck });
+    running.push({ scheduler, checks });
+    return { checks, scheduler };
+  }
+  /** New learning monitors, due now (the monitors of earlier tests are checked and not due again within the test). */
+  async function newMonitors(name: string, n: number) {
+    const due = new Date(Date.now() - 1000).toISOString();
+    const monitors = [];
+    for (let i = 0; i < n; i++) {
+      const monitor = await createMonitor(store, orgId, { url: `${target.url}/${name}-${String(i)}`, intervalSeconds: 3600, nextCheckAt: due });
+      await store.updateSettings(orgId, monitor.id, { autoApplySuggestions: true, updatedAt: now().toISOString() });
+      monitors.push(monitor);
+    }
+    return monitors;
+  }
+  const requestsOf = (name: string, i: number): number => target.requests.get(`/${name}-${String(i)}`)?.length ?? 0;
+  const snapshotsOf = async (monitorId: string) => (await store.listSnapshots(orgId, monitorId, { limit: 10 })).data;
+
+  it("one check slot runs every new monitor's first check without waiting for the warm-ups; the next scheduled check ends a warm-up", async () => {
+    const onCheck = vi.fn();
+    // warm-ups that would sleep 20 s before each fetch (within their 50 s deadline)
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 20_000 }, onCheck);
+    const monitors = await newMonitors("slot", 4);
+    scheduler.start();
+    // before the fix, the first check held the only slot for its warm-up: one check in 40 s
+    await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(4), { timeout: 10_000, interval: 20 });
+    for (let i = 0; i < 4; i++) expect(requestsOf("slot", i)).toBe(1);
+    expect(onCheck.mock.calls.map(([outcome]) => (outcome as CheckOutcome).result)).toEqual(["new_snapshot", "new_snapshot", "new_snapshot", "new_snapshot"]);
+    // the first monitor is due again: its scheduled check ends its warm-up (which never fetched)
+    // and runs in the slot, compared with the first content
+    await store.updateMonitor(orgId, monitors[0]!.id, { nextCheckAt: new Date(Date.now() - 1000).toISOString() });
+    scheduler.wake();
+    await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(5), { timeout: 10_000, interval: 20 });
+    expect(requestsOf("slot", 0)).toBe(2);
+    const second = onCheck.mock.calls[4]![0] as CheckOutcome;
+    expect(second.monitor.id).toBe(monitors[0]!.id);
+    expect(second.diff?.learning).toBe(true);
+    // closing the service ends the other warm-ups where they sleep
+    await scheduler.stop();
+    await checks.close();
+    for (let i = 1; i < 4; i++) expect(requestsOf("slot", i)).toBe(1);
+    for (const monitor of monitors.slice(1)) expect(await snapshotsOf(monitor.id)).toHaveLength(1);
+  });
+
+  it("the warm-ups still happen in the background, and a check of the monitor asked for meanwhile runs after its warm-up", async () => {
+    const onCheck = vi.fn();
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 300 }, onCheck);
+    const monitors = await newMonitors("background", 3);
+    scheduler.start();
+    await vi.waitFor(() => expect(requestsOf("background", 0)).toBe(1), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(() => expect(onCheck.mock.calls.length).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
+    // "check now" of the first monitor (not detached), asked for while its warm-up sleeps: after the
+    // warm-up, compared with the warm-up's last content
+    const asked = await checks.runCheck((await store.getMonitor(orgId, monitors[0]!.id))!, { requestId: "req_asked" });
+    expect(requestsOf("background", 0)).toBe(4);
+    const snapshots = await snapshotsOf(monitors[0]!.id);
+    expect(snapshots).toHaveLength(4);
+    expect(asked.snapshot?.id).toBe(snapshots[0]!.id);
+    // three contents learned from: request_id is noise, silenced against the warm-up's last snapshot
+    expect(asked.diff).toBeNull();
+    expect(asked.snapshot?.silenced?.previousSnapshotId).toBe(snapshots[1]!.id);
+    // every monitor warmed up: three contents each, the first pair a learning diff notified to no one
+    await vi.waitFor(() => {
+      for (let i = 1; i < 3; i++) expect(requestsOf("background", i)).toBe(3);
+    }, { timeout: 10_000, interval: 20 });
+    await scheduler.stop();
+    await checks.close();
+    for (const monitor of monitors) {
+      const diffs = (await store.listDiffs(orgId, monitor.id, { limit: 10 })).data;
+      expect(diffs.length).toBeGreaterThanOrEqual(1);
+      expect(diffs.every((d) => d.learning === true)).toBe(true);
+    }
+    for (const monitor of monitors.slice(1)) expect(await snapshotsOf(monitor.id)).toHaveLength(3);
+    expect(onCheck).toHaveBeenCalledTimes(3);
+  });
+
+  it("past the backlog a new monitor has no warm-up: it learns from its regular checks", async () => {
+    const onCheck = vi.fn();
+    // two warm-ups at most, each sleeping 20 s before its fetch
+    const { checks, scheduler } = setup({ samples: 1, intervalMs: 20_000, backlog: 2 }, onCheck);
+    try {
+      const monitors = await newMonitors("backlog", 4);
+      scheduler.start();
+      await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(4), { timeout: 10_000, interval: 20 });
+      await scheduler.stop();
+      // a check asked for runs after the monitor's warm-up: two monitors answer at once (no warm-up),
+      // two wait for theirs
+      const answered = new Set<string>();
+      const asked = monitors.map(async (m) => {
+        await checks.runCheck((await store.getMonitor(orgId, m.id))!, { requestId: `req_${m.id}` });
+        answered.add(m.id);
+      });
+      await vi.waitFor(() => expect(answered.size).toBe(2), { timeout: 10_000, interval: 20 });
+      const waiting = monitors.filter((m) => !answered.has(m.id));
+      expect(waiting).toHaveLength(2);
+      for (const m of waiting) expect(target.requests.get(new URL(m.url).pathname)).toHaveLength(1);
+      // ending the warm-ups lets them run; no warm-up fetched
+      await checks.stopDetachedWarmups();
+      await Promise.all(asked);
+      for (let i = 0; i < 4; i++) expect(requestsOf("backlog", i)).toBe(2);
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("warm-up fetches in flight stay within their concurrency", async () => {
+    const onCheck = vi.fn();
+    // one warm-up fetch at a time; warm-up answers take 200 ms, first contents come at once
+    target.laterDelayMs = 200;
+    target.maxLaterInFlight = 0;
+    const { checks, scheduler } = setup({ samples: 1, intervalMs: 10, hostBurst: 100, concurrency: 1 }, onCheck);
+    try {
+      await newMonitors("concurrency", 4);
+      scheduler.start();
+      await vi.waitFor(() => {
+        for (let i = 0; i < 4; i++) expect(requestsOf("concurrency", i)).toBe(2);
+      }, { timeout: 10_000, interval: 20 });
+      await scheduler.stop();
+      await checks.close();
+      expect(target.maxLaterInFlight).toBe(1);
+    } finally {
+      target.laterDelayMs = 0;
+    }
+  });
+
+  it("a warm-up stops once another process checked the monitor: it never records beside that check", async () => {
+    const onCheck = vi.fn();
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 500 }, onCheck);
+    // another process on the same store: a check service of its own (its own per-monitor order)
+    const elsewhere = createCheckService({ store, httpFetcher: fetcher, now, noise: createNoiseLearner(store) });
+    try {
+      const [monitor] = await newMonitors("elsewhere", 1);
+      scheduler.start();
+      await vi.waitFor(() => expect(onCheck).toHaveBeenCalledTimes(1), { timeout: 10_000, interval: 5 });
+      await scheduler.stop();
+      // checked by the other process while the warm-up sleeps before its first fetch
+      await elsewhere.runCheck((await store.getMonitor(orgId, monitor!.id))!, { requestId: "req_elsewhere" });
+      expect(requestsOf("elsewhere", 0)).toBe(2);
+      // a check here runs after the warm-up, which re-read the monitor and stopped without fetching
+      await checks.runCheck((await store.getMonitor(orgId, monitor!.id))!, { requestId: "req_here" });
+      expect(requestsOf("elsewhere", 0)).toBe(3);
+      expect(await snapshotsOf(monitor!.id)).toHaveLength(3);
+    } finally {
+      await elsewhere.close();
       await checks.close();
     }
   });

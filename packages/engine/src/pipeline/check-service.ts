@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   buildPendingDiffDetectedEvent,
@@ -26,7 +27,7 @@ import {
   StoreError,
 } from "@driftwatch/core";
 import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, type Severity, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
-import { DEFAULT_COMPARE_LIMITS, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
+import { DEFAULT_CHECK_CONCURRENCY, DEFAULT_COMPARE_LIMITS, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
@@ -130,9 +131,10 @@ export interface CheckServiceOptions {
   contracts?: ContractChecker;
   /**
    * The warm-up of learning monitors (default: none): the check that stores the first content of
-   * a monitor that learns its noise (at creation, and the first since its target changed) fetches
-   * `samples` more times before it resolves, so the monitor's next check is judged with what it
-   * learned from three contents instead of one.
+   * a monitor that learns its noise (at creation, and the first since its target changed) is
+   * followed by `samples` more fetches, so the monitor's next check is judged with what it
+   * learned from three contents instead of one. The check resolves after its warm-up, unless its
+   * caller detaches it (`RunCheckContext.detachWarmup`, the scheduler's checks).
    */
   warmup?: WarmupOptions;
   /** Told when a warm-up fetch failed to run (a store error); the warm-up stops there. */
@@ -155,10 +157,21 @@ export interface WarmupOptions {
   hostBurst?: number;
   /**
    * No warm-up fetch starts later than this after the first content (ms; default
-   * `samples x intervalMs` + 10 s, at most 60 s): the check waits for its warm-up, so a slow target or a busy
-   * host shortens the warm-up instead of the check taking minutes.
+   * `samples x intervalMs` + 10 s, at most 60 s): a slow target or a busy host shortens the
+   * warm-up instead of a check (or a monitor's next check) waiting minutes for it.
    */
   maxMs?: number;
+  /**
+   * Warm-up fetches in flight at once in this process, all monitors together (default 8, the
+   * engine's check concurrency): a burst of new monitors cannot double the requests in flight.
+   */
+  concurrency?: number;
+  /**
+   * Detached warm-ups (the scheduler's) running at once (default 1,000). Past it, a new monitor's
+   * first check is not followed by a warm-up: the monitor learns from its regular checks, as with
+   * `samples: 0`.
+   */
+  backlog?: number;
   /**
    * A learning monitor's diff is recorded as `learning` while its noise profile was learned from
    * fewer than this many stored contents (default 2, `NOISE_MIN_SAMPLES`: only the second content;
@@ -176,6 +189,8 @@ export const DEFAULT_WARMUP_HOST_BURST = 8;
 export const WARMUP_SLACK_MS = 10_000;
 /** No warm-up fetch starts later than this after the first content, whatever the settings (ms). */
 export const WARMUP_MAX_MS = 60_000;
+/** Detached warm-ups running at once in one process, by default (`WarmupOptions.backlog`). */
+export const DEFAULT_WARMUP_BACKLOG = 1000;
 
 /**
  * The outbox event of a diff, bounded: when the diff was truncated or the event would pass
@@ -242,6 +257,16 @@ export interface RunCheckContext {
    * `learning` one (notified only when it removes something or changes a type).
    */
   warmup?: boolean;
+  /**
+   * The check resolves as soon as its content is recorded, and a warm-up that follows it goes on
+   * in the background (the scheduler's checks: a warm-up sleeping between its fetches holds no
+   * check slot and no host slot). `onFetched` is called when the check's own request is over; the
+   * warm-up's requests are bounded by the warm-up's own per-host limit and `concurrency`. Checks
+   * of the same monitor in this process still run after the warm-up; a detached check of it (the
+   * monitor's next scheduled check) ends the warm-up first. Without it, the check resolves after
+   * its warm-up and frees the host only then (a "check now" a user waits for, see docs/signal.md).
+   */
+  detachWarmup?: boolean;
 }
 
 export interface EngineCheckService extends CheckService {
@@ -253,7 +278,12 @@ export interface EngineCheckService extends CheckService {
    * monitor was deleted, `store_unavailable`, `store_closed`, `stale_snapshot` after retries).
    */
   runCheck(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome>;
-  /** Ends the comparison worker threads this service started (not a `compare` pool passed in). */
+  /**
+   * Ends the detached warm-ups (`RunCheckContext.detachWarmup`) where they are, a fetch in flight
+   * cancelled and not recorded; resolves when they have ended (the engine's `stop()`).
+   */
+  stopDetachedWarmups(): Promise<void>;
+  /** Ends the warm-ups and the comparison worker threads this service started (not a `compare` pool passed in). */
   close(): Promise<void>;
 }
 
@@ -421,10 +451,19 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const tails = new Map<string, Promise<void>>();
   async function runCheck(monitor: MonitorRecord, context: RunCheckContext): Promise<CheckOutcome> {
     const key = `${monitor.orgId}/${monitor.id}`;
+    // The monitor's next scheduled check ends its detached warm-up (a fetch in flight is
+    // cancelled) instead of holding a check slot while the warm-up sleeps: the schedule takes over.
+    if (context.detachWarmup === true) detachedWarmups.get(key)?.stop.abort();
     const previousTail = tails.get(key);
     let done!: () => void;
     const tail = new Promise<void>((resolve) => (done = resolve));
     tails.set(key, tail);
+    const release = (): void => {
+      done();
+      if (tails.get(key) === tail) tails.delete(key);
+    };
+    // A detached warm-up keeps the monitor's tail until it ends.
+    let detached = false;
     try {
       let current = monitor;
       if (previousTail !== undefined) {
@@ -439,15 +478,18 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       try {
         const outcome = await runCheckAlone(current, context, plan);
         // The warm-up is part of the check: the check resolves after it (a check asked for meanwhile
-        // runs after it), so the next check finds the contents it stored.
-        if (startsWarmup.has(outcome)) await warmUp(outcome.monitor, context);
+        // runs after it), so the next check finds the contents it stored. A detached one goes on in
+        // the background, still ahead of this monitor's next check in this process.
+        if (startsWarmup.has(outcome)) {
+          if (context.detachWarmup === true) detached = warmUpDetached(outcome.monitor, key, context, release);
+          else await warmUp(outcome.monitor, context);
+        }
         return outcome;
       } finally {
         if (plan.deferFetched) context.onFetched?.();
       }
     } finally {
-      done();
-      if (tails.get(key) === tail) tails.delete(key);
+      if (!detached) release();
     }
   }
 
@@ -459,6 +501,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0),
     hostBurst: Math.max(1, Math.floor(options.warmup?.hostBurst ?? DEFAULT_WARMUP_HOST_BURST)),
     maxMs: 0,
+    concurrency: Math.max(1, Math.floor(options.warmup?.concurrency ?? DEFAULT_CHECK_CONCURRENCY)),
+    backlog: Math.max(0, Math.floor(options.warmup?.backlog ?? DEFAULT_WARMUP_BACKLOG)),
   };
   warmup.maxMs = Math.min(WARMUP_MAX_MS, Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS));
   /** The monitor's own warm-up fetches (its settings' `learning.warmupSamples`), else the service's. */
@@ -469,10 +513,17 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   const warmupMaxMs = (samples: number): number =>
     options.warmup?.maxMs !== undefined ? warmup.maxMs : Math.min(WARMUP_MAX_MS, samples * warmup.intervalMs + WARMUP_SLACK_MS);
   const warmupStop = new AbortController();
+  // one listener per warm-up a caller waits for (as many as the callers)
+  setMaxListeners(0, warmupStop.signal);
   /** Warm-ups running: closing the service waits for them (they use the compare pool). */
   const warmups = new Set<Promise<void>>();
   /** Per host (`hostname:port`): when this process may send its next warm-up request there (epoch ms). */
   const warmupHostFree = new Map<string, number>();
+  /** Detached warm-ups running, per monitor (`orgId/id`): what ends each, and its end. */
+  const detachedWarmups = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  /** Warm-up fetches in flight, and the warm-ups waiting for one of the `warmup.concurrency` slots. */
+  let warmupFetching = 0;
+  const warmupFetchWaiters: (() => void)[] = [];
 
   function hostOf(url: string): string {
     try {
@@ -482,9 +533,13 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
   }
 
-  /** Waits for the host's next warm-up slot, and takes it. */
-  async function warmupTurn(host: string, signal: AbortSignal): Promise<void> {
-    const at = Math.max(Date.now(), warmupHostFree.get(host) ?? 0);
+  /**
+   * Takes the host's next warm-up slot no sooner than `notBefore` and waits for it; false (no slot
+   * taken) when that slot is past `deadline`: a busy host skips the sample instead of queueing it.
+   */
+  async function warmupTurn(host: string, signal: AbortSignal, notBefore: number, deadline: number): Promise<boolean> {
+    const at = Math.max(notBefore, warmupHostFree.get(host) ?? 0);
+    if (at > deadline) return false;
     warmupHostFree.set(host, at + warmup.intervalMs / warmup.hostBurst);
     if (warmupHostFree.size > 10_000) {
       const now = Date.now();
@@ -492,6 +547,50 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     }
     const wait = at - Date.now();
     if (wait > 0) await sleep(wait, undefined, { signal });
+    return true;
+  }
+
+  /** Waits for one of the `warmup.concurrency` warm-up fetch slots (rejects when `signal` aborts). */
+  async function warmupFetchSlot(signal: AbortSignal): Promise<void> {
+    while (warmupFetching >= warmup.concurrency) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const wake = (): void => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const at = warmupFetchWaiters.indexOf(wake);
+          if (at >= 0) warmupFetchWaiters.splice(at, 1);
+          reject(signal.reason as Error);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        warmupFetchWaiters.push(wake);
+      });
+    }
+    warmupFetching++;
+  }
+  function warmupFetchDone(): void {
+    warmupFetching--;
+    warmupFetchWaiters.shift()?.();
+  }
+
+  /**
+   * Starts a detached warm-up (see `RunCheckContext.detachWarmup`); `finished` is called when it
+   * ends. False when `warmup.backlog` detached warm-ups already run: the monitor has none.
+   */
+  function warmUpDetached(first: MonitorRecord, key: string, context: RunCheckContext, finished: () => void): boolean {
+    if (detachedWarmups.size >= warmup.backlog || warmupStop.signal.aborted) return false;
+    const stop = new AbortController();
+    const entry = {
+      stop,
+      done: warmUp(first, context, stop).finally(() => {
+        if (detachedWarmups.get(key) === entry) detachedWarmups.delete(key);
+        finished();
+      }),
+    };
+    detachedWarmups.set(key, entry);
+    return true;
   }
 
   /**
@@ -502,13 +601,14 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
    * elsewhere, or a fetch fails. Its errors are told to `onWarmupError`, never thrown: the check
    * it follows has been recorded.
    */
-  async function warmUp(first: MonitorRecord, context: RunCheckContext): Promise<void> {
+  async function warmUp(first: MonitorRecord, context: RunCheckContext, detached?: AbortController): Promise<void> {
     // stopped when the service closes, or when the caller cancels the check (shutdown); a listener
-    // removed at the end, not AbortSignal.any (whose signals live as long as the caller's)
-    const stop = new AbortController();
+    // removed at the end, not AbortSignal.any (whose signals live as long as the caller's). A
+    // detached one is stopped through `detachedWarmups` instead (no listener per warm-up).
+    const stop = detached ?? new AbortController();
     const signal = stop.signal;
     const abort = (): void => stop.abort();
-    const sources = context.signal === undefined ? [warmupStop.signal] : [warmupStop.signal, context.signal];
+    const sources = detached !== undefined ? [] : context.signal === undefined ? [warmupStop.signal] : [warmupStop.signal, context.signal];
     for (const source of sources) {
       if (source.aborted) stop.abort();
       else source.addEventListener("abort", abort, { once: true });
@@ -524,23 +624,33 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   async function warmUpRun(first: MonitorRecord, context: RunCheckContext, signal: AbortSignal): Promise<void> {
     const target = (m: MonitorRecord): string => JSON.stringify([m.url, m.method, m.body, m.selector, m.learningSince ?? null]);
     const host = hostOf(first.url);
-    // the check waits for its warm-up: a slow target or a busy host shortens it instead
+    // a check (or the monitor's next check) waits for the warm-up: a slow target or a busy host shortens it instead
     const samples = warmupSamplesOf(await store.getSettings(first.orgId, first.id));
     const deadline = Date.now() + warmupMaxMs(samples);
+    // The last check this warm-up knows of: another one (another process's, sharing the store) means
+    // the monitor is checked elsewhere now, and the warm-up stops rather than record beside it.
+    let lastCheckedAt = first.lastCheckedAt;
     try {
       for (let sample = 1; sample <= samples; sample++) {
-        await sleep(warmup.intervalMs, undefined, { signal });
-        await warmupTurn(host, signal);
-        if (Date.now() > deadline) return;
-        const monitor = await store.getMonitor(first.orgId, first.id);
-        if (monitor === null || monitor.state === "paused" || target(monitor) !== target(first)) return;
-        const settings = await store.getSettings(monitor.orgId, monitor.id);
-        if (settings?.autoApplySuggestions !== true) return;
-        const outcome = await runCheckAlone(monitor, { requestId: context.requestId, signal, warmup: true });
-        if (outcome.result === "failed") return;
+        if (!(await warmupTurn(host, signal, Date.now() + warmup.intervalMs, deadline))) return;
+        await warmupFetchSlot(signal);
+        try {
+          if (Date.now() > deadline) return;
+          const monitor = await store.getMonitor(first.orgId, first.id);
+          if (monitor === null || monitor.state === "paused" || target(monitor) !== target(first) || monitor.lastCheckedAt !== lastCheckedAt) return;
+          const settings = await store.getSettings(monitor.orgId, monitor.id);
+          if (settings?.autoApplySuggestions !== true) return;
+          const outcome = await runCheckAlone(monitor, { requestId: context.requestId, signal, warmup: true });
+          if (outcome.result === "failed") return;
+          lastCheckedAt = outcome.monitor.lastCheckedAt;
+        } finally {
+          warmupFetchDone();
+        }
       }
     } catch (error) {
       if (signal.aborted) return;
+      // the monitor was deleted, or checked elsewhere meanwhile (a newer snapshot than the one compared with)
+      if (isDriftwatchError(error) && (error.code === "not_found" || error.code === "stale_snapshot")) return;
       options.onWarmupError?.(error, first);
     }
   }
@@ -598,7 +708,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         ...(context.signal ? { signal: context.signal } : {}),
       });
       // a check whose warm-up may follow frees the host after it (see runCheck)
-      if (firstContent && warmupSamplesOf(settings) > 0 && plan !== undefined && !warmupStop.signal.aborted) plan.deferFetched = true;
+      if (firstContent && warmupSamplesOf(settings) > 0 && plan !== undefined && context.detachWarmup !== true && !warmupStop.signal.aborted) plan.deferFetched = true;
       else context.onFetched?.();
     } catch (error) {
       context.onFetched?.();
@@ -692,7 +802,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         if (firstContent && warmupSamplesOf(settings) > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
         return outcome;
       } catch (error) {
-        if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES) {
+        // (A warm-up fetch stops there instead: the monitor is checked elsewhere.)
+        if (isDriftwatchError(error) && error.code === "stale_snapshot" && attempt < MAX_STALE_RETRIES && context.warmup !== true) {
           // The content was parsed above: it differed from the snapshot this attempt compared with.
           previous = await store.getLatestSnapshot(monitor.orgId, monitor.id);
           continue;
@@ -831,10 +942,16 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
 
   return {
     runCheck,
+    async stopDetachedWarmups(): Promise<void> {
+      const running = [...detachedWarmups.values()];
+      for (const { stop } of running) stop.abort();
+      await Promise.allSettled(running.map(({ done }) => done));
+    },
     async close(): Promise<void> {
       // warm-ups stop where they are (a fetch in flight is cancelled, nothing of it recorded), and
       // end before the compare pool they use closes
       warmupStop.abort();
+      for (const { stop } of detachedWarmups.values()) stop.abort();
       await Promise.allSettled([...warmups]);
       if (options.compare === undefined) await compare.close();
     },
