@@ -118,6 +118,27 @@ describe("which learning diffs notify", () => {
         null,
       ),
     ).toBe(true);
+    // list items reordered whose text is in a block inside each item: a move; the same item moved to another list is not
+    const inItem = (list: number, n: number) => `ul:nth-of-type(${String(list)}) > li:nth-of-type(${String(n)}) > div:nth-of-type(1)`;
+    expect(
+      learningDiffNotifies(
+        [
+          { path: inItem(1, 1), category: "value", op: "replace", severity: "info", before: "a", after: "b" },
+          { path: inItem(1, 2), category: "value", op: "remove", severity: "info", before: "b" },
+          { path: inItem(1, 3), category: "value", op: "add", severity: "info", after: "a" },
+        ],
+        null,
+      ),
+    ).toBe(false);
+    expect(
+      learningDiffNotifies(
+        [
+          { path: inItem(1, 3), category: "value", op: "remove", severity: "info", before: "a" },
+          { path: inItem(2, 1), category: "value", op: "add", severity: "info", after: "a" },
+        ],
+        null,
+      ),
+    ).toBe(true);
     // a JSON list reordered in place: a move
     expect(
       learningDiffNotifies(

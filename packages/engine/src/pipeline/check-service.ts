@@ -889,11 +889,19 @@ function isNeverHidden(change: Change): boolean {
 
 /**
  * The container of a change's place: its path or selector without the last index (`$.plans[2]` →
- * `$.plans`, `ul:nth-of-type(2) > li:nth-of-type(3)` → `ul:nth-of-type(2) > li`). Two places in one
+ * `$.plans[*]`, `ul:nth-of-type(2) > li:nth-of-type(3)` → `ul:nth-of-type(2) > li`; in a list, the
+ * last item's index, whatever block inside the item holds the text). Two places in one
  * container are siblings: an item that changes places among them moved; one that leaves them for
  * another container (an "Included" list for a "Not included" one) was removed from the first.
  */
 export function containerOf(path: string): string {
+  // a list's items: the item's place is the index, whatever block inside it holds the text
+  // (`ul > li:nth-of-type(3) > div:nth-of-type(1)` → `ul > li > div:nth-of-type(1)`)
+  const item = [...path.matchAll(/(?:^|[\s>])(?:li|tr|dt|dd)(:nth-(?:of-type|child)\(\d+\))/gu)].at(-1);
+  if (item !== undefined) {
+    const at = item.index + item[0].length - item[1]!.length;
+    return path.slice(0, at) + path.slice(at + item[1]!.length);
+  }
   const nth = /:nth-(?:of-type|child)\(\d+\)(?=[^:]*$)/u.exec(path);
   const index = /\[\d+\](?=[^[]*$)/u.exec(path);
   // the later of the two is the last index
