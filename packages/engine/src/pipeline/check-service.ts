@@ -655,7 +655,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (learning && previous !== null && previous.contentHash !== hash) {
       const learned = await options.noise!.profile(monitor);
       policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
-      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples, capacity: learned.capacity };
+      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples, capacity: learned.capacity, evidence: learned.evidence };
     }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
@@ -666,6 +666,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       let silenced: Silenced | null = null;
       /** A learning diff judged from two contents or more notifies from this severity on. */
       let loudFrom: Severity | null = null;
+      /** What changed between the stored contents: a learning diff's change elsewhere notifies. */
+      let changedBefore: readonly ChangedPlace[] | null = null;
       if (previous?.contentHash !== hash) {
         const explain = previous !== null && hasHidingEntries(policy);
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
@@ -684,7 +686,10 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         // Counted in stored contents, not in those the byte budget let it learn from.
         if (diff !== null && ((learnedNoise !== null && learnedNoise.stored < grownUpAt(settings, learnedNoise)) || context.warmup === true)) {
           diff = { ...diff, learning: true };
-          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) loudFrom = "medium";
+          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) {
+            loudFrom = "medium";
+            changedBefore = learnedNoise.evidence ?? null;
+          }
         }
         if (monitor.type === "api" && monitor.contract != null) {
           const checked = await contracts.check(monitor, response, previous, context.signal);
@@ -704,7 +709,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
       }
       try {
-        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced, loudFrom }));
+        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced, loudFrom, changedBefore }));
         if (firstContent && warmupSamplesOf(settings) > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
         return outcome;
       } catch (error) {
@@ -767,7 +772,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     /** The content's hash; null records the newest snapshot's content again (an alert-only diff of unchanged content). */
     hash: string | null,
     found: NewDiff | null,
-    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null; loudFrom?: Severity | null },
+    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null; loudFrom?: Severity | null; changedBefore?: readonly ChangedPlace[] | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, record, at } = context;
     const keep = record.keep;
@@ -811,7 +816,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       (evaluation !== null
         ? alertNotifies(evaluation, diff.alertOnly !== true)
         : (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) &&
-          (diff.learning !== true || learningDiffNotifies(diff.changes, loudFrom)));
+          (diff.learning !== true || learningDiffNotifies(diff.changes, loudFrom, context.changedBefore ?? null)));
     const input: RecordCheckInput = {
       monitorId: monitor.id,
       monitor: successPatch(monitor, response, at, diff !== null && diff.alertOnly !== true),
@@ -875,6 +880,8 @@ export interface LearnedPolicy {
   stored: number;
   /** The most stored contents the learner counts (see `LearnedNoise.capacity`). */
   capacity?: number;
+  /** What the learner saw change between the stored contents. */
+  evidence?: readonly ChangedPlace[];
 }
 
 /** A whole number of samples within [min, max] (a per-monitor or embedder value out of range is clamped). */
@@ -925,7 +932,13 @@ function addTo(bag: Map<string, number>, value: unknown): void {
  * removal whose text reappears in another container or another member, and a removal in a
  * container that lost a text always notify.
  */
-export function learningDiffNotifies(changes: readonly Change[], loudFrom: Severity | null): boolean {
+export function learningDiffNotifies(changes: readonly Change[], loudFrom: Severity | null, changedBefore?: readonly ChangedPlace[] | null): boolean {
+  // judged from two stored contents or more: a change at a place that was stable across all of
+  // them is no noise the monitor could have seen yet, so it notifies as usual
+  if (changedBefore != null) {
+    const places = volatilePlaces(changedBefore);
+    if (changes.some((change) => !changedAt(change.path, places))) return true;
+  }
   let containers: Map<string, { lost: Map<string, number>; gained: Map<string, number> }> | undefined;
   for (const change of changes) {
     if (loudFrom !== null && compareSeverity(change.severity, loudFrom) >= 0) return true;
@@ -946,6 +959,39 @@ export function learningDiffNotifies(changes: readonly Change[], loudFrom: Sever
     // the removed text comes back in its container, and the container lost no text
     if (!container.gained.has(JSON.stringify(change.before))) return true;
     for (const [text, count] of container.lost) if ((container.gained.get(text) ?? 0) < count) return true;
+  }
+  return false;
+}
+
+/** What the noise learner saw change between a monitor's stored contents (its evidence entries). */
+export interface ChangedPlace {
+  path?: string;
+  selector?: string;
+  changed: number;
+}
+
+/** The paths and selectors that changed at least once between the stored contents. */
+function volatilePlaces(evidence: readonly ChangedPlace[]): Set<string> {
+  const places = new Set<string>();
+  for (const entry of evidence) {
+    if (entry.changed <= 0) continue;
+    if (entry.path !== undefined) places.add(entry.path);
+    if (entry.selector !== undefined) places.add(entry.selector);
+  }
+  return places;
+}
+
+/** Whether a change's place (or its element pattern, `$.items[3].x` as `$.items[*].x`, or a place it is inside of) changed before. */
+function changedAt(path: string, places: ReadonlySet<string>): boolean {
+  if (places.size === 0) return false;
+  const pattern = path.replace(/\[\d+\]/g, "[*]");
+  for (const candidate of [path, pattern]) {
+    if (places.has(candidate)) return true;
+    // inside a place that changed (a member of an object that changed as a whole)
+    for (let end = candidate.length - 1; end > 1; end--) {
+      const c = candidate[end];
+      if ((c === "." || c === "[" || c === " ") && places.has(candidate.slice(0, end).trimEnd())) return true;
+    }
   }
   return false;
 }
