@@ -454,7 +454,11 @@ export class Orgs extends Resource {
   get(orgId: string, options?: RequestOptions): APIPromise<Org> {
     return this.http.request({ method: "GET", path: `/api/orgs/${seg(orgId)}`, options });
   }
-  /** Renames the organization or changes its defaults, e.g. `{ learnNoiseByDefault: false }` (admins). */
+  /**
+   * Renames the organization or changes its defaults for new monitors (admins): `learnNoiseByDefault`
+   * (their `autoApplySuggestions`) and `learningDefaults` (their `learning` setting,
+   * `{ warmupSamples?: 0..5, learningSamples?: 2..10 }` or `null`), e.g. `{ learnNoiseByDefault: false }`.
+   */
   update(orgId: string, body: OrgUpdate, options?: RequestOptions): APIPromise<Org> {
     return this.http.request({ method: "PATCH", path: `/api/orgs/${seg(orgId)}`, body, options });
   }

@@ -25,6 +25,7 @@ export {
   contentHash,
   createCheckService,
   learningDiffNotifies,
+  type ChangedPlace,
   silencedOf,
   toPublicSnapshot,
   type CheckErrorCode,

@@ -79,7 +79,19 @@ describe("which learning diffs notify", () => {
     ];
     expect(learningDiffNotifies(reordered, null)).toBe(false);
     expect(learningDiffNotifies(reordered, "medium")).toBe(false);
-    // a reordered list whose items took each other's places: replaced, one removed, its text in another place
+    // items that took each other's places in one list: nothing lost
+    expect(
+      learningDiffNotifies(
+        [
+          { path: li(1), category: "value", op: "replace", severity: "info", before: "First story", after: "Third story" },
+          { path: li(3), category: "value", op: "remove", severity: "info", before: "Third story" },
+          { path: li(2), category: "value", op: "replace", severity: "info", before: "Second story", after: "First story" },
+          { path: li(4), category: "value", op: "add", severity: "info", after: "Second story" },
+        ],
+        "medium",
+      ),
+    ).toBe(false);
+    // "Third" moved up, but "First" is gone from the list: a removal
     expect(
       learningDiffNotifies(
         [
@@ -88,11 +100,83 @@ describe("which learning diffs notify", () => {
         ],
         "medium",
       ),
-    ).toBe(false);
+    ).toBe(true);
     // one item removed for good (added back once, removed twice): a removal
     expect(learningDiffNotifies([...reordered, { path: li(5), category: "value", op: "remove", severity: "info", before: "First story" }], null)).toBe(true);
     expect(learningDiffNotifies([{ path: "$.a", category: "value", op: "remove", severity: "critical", before: 1 }], null)).toBe(true);
     expect(learningDiffNotifies([{ path: "$.a", category: "schema", op: "replace", severity: "critical", before: 1, after: "1" }], null)).toBe(true);
+    // a plan removed, its name now the recommended one: another member, not a move
+    expect(
+      learningDiffNotifies(
+        [
+          { path: "$.plans[2]", category: "value", op: "remove", severity: "info", before: "team" },
+          { path: "$.recommended", category: "value", op: "replace", severity: "info", before: "pro", after: "team" },
+        ],
+        "medium",
+      ),
+    ).toBe(true);
+    // a page item moved from the "Included" list to the "Not included" one: removed from the first
+    expect(
+      learningDiffNotifies(
+        [
+          { path: "ul:nth-of-type(1) > li:nth-of-type(3)", category: "value", op: "remove", severity: "info", before: "Priority support" },
+          { path: "ul:nth-of-type(2) > li:nth-of-type(1)", category: "value", op: "add", severity: "info", after: "Priority support" },
+        ],
+        null,
+      ),
+    ).toBe(true);
+    // a renamed member: the old one removed (schema), whatever value the new one holds
+    expect(
+      learningDiffNotifies(
+        [
+          { path: "$.status", category: "schema", op: "remove", severity: "critical", before: "active" },
+          { path: "$.state", category: "schema", op: "add", severity: "info", after: "active" },
+        ],
+        null,
+      ),
+    ).toBe(true);
+    // list items reordered whose text is in a block inside each item: a move; the same item moved to another list is not
+    const inItem = (list: number, n: number) => `ul:nth-of-type(${String(list)}) > li:nth-of-type(${String(n)}) > div:nth-of-type(1)`;
+    expect(
+      learningDiffNotifies(
+        [
+          { path: inItem(1, 1), category: "value", op: "replace", severity: "info", before: "a", after: "b" },
+          { path: inItem(1, 2), category: "value", op: "remove", severity: "info", before: "b" },
+          { path: inItem(1, 3), category: "value", op: "add", severity: "info", after: "a" },
+        ],
+        null,
+      ),
+    ).toBe(false);
+    expect(
+      learningDiffNotifies(
+        [
+          { path: inItem(1, 3), category: "value", op: "remove", severity: "info", before: "a" },
+          { path: inItem(2, 1), category: "value", op: "add", severity: "info", after: "a" },
+        ],
+        null,
+      ),
+    ).toBe(true);
+    // a JSON list reordered in place: a move
+    expect(
+      learningDiffNotifies(
+        [
+          { path: "$.items[0]", category: "value", op: "replace", severity: "info", before: "a", after: "b" },
+          { path: "$.items[1]", category: "value", op: "remove", severity: "info", before: "b" },
+          { path: "$.items[1]", category: "value", op: "add", severity: "info", after: "a" },
+        ],
+        null,
+      ),
+    ).toBe(false);
+    // judged from two stored contents or more: held back only where the stored contents changed too
+    const seats: Change[] = [{ path: "$.items[3].seats", category: "value", op: "replace", severity: "info", before: 1, after: 2 }];
+    expect(learningDiffNotifies(seats, "medium", [])).toBe(true);
+    expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 0 }])).toBe(true);
+    expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(false);
+    expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[3]", changed: 2 }])).toBe(false);
+    expect(learningDiffNotifies([...seats, { path: "$.terms", category: "value", op: "replace", severity: "info", before: "a", after: "b" }], "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(true);
+    const block: Change[] = [{ path: "main > p:nth-of-type(2)", category: "value", op: "replace", severity: "info", before: "Terms v1", after: "Terms v2" }];
+    expect(learningDiffNotifies(block, "medium", [{ selector: "main > p:nth-of-type(1)", changed: 1 }])).toBe(true);
+    expect(learningDiffNotifies(block, "medium", [{ selector: "main > p:nth-of-type(2)", changed: 1 }])).toBe(false);
     const price: Change[] = [{ path: "$.price", category: "value", op: "replace", severity: "medium", before: 10, after: 12 }];
     expect(learningDiffNotifies(price, null)).toBe(false);
     expect(learningDiffNotifies(price, "medium")).toBe(true);
@@ -293,22 +377,24 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
     const checks = service({ samples: 0, intervalMs: 0, learningSamples: 3 });
     const deliveries = async (monitorId: string): Promise<number> => (await store.listDeliveries(orgId, webhookOf.get(monitorId)!, { limit: 10 })).data.length;
     try {
-      // seats moves once on the third content: an info change, held back while young (kept in the diff list)
+      // seats, stable across the stored contents, moves on the third content: an info change at a
+      // place that never changed is no noise seen yet, so it notifies although the monitor is young
       a.doc = { plan: "pro", seats: 5 };
       const quiet = await learningMonitor(`${a.url}/young-info`);
       await check(checks, quiet.id);
       expect((await check(checks, quiet.id)).diff?.learning).toBe(true);
+      expect(await deliveries(quiet.id)).toBe(0);
       a.doc = { plan: "pro", seats: 6 };
       const third = await check(checks, quiet.id);
       expect(third.diff?.learning).toBe(true);
       expect(third.diff?.changes.map((c) => c.path)).toEqual(["$.seats"]);
-      expect(await deliveries(quiet.id)).toBe(0);
+      expect(await deliveries(quiet.id)).toBe(1);
       // learned from three contents: no longer young, a change is judged and notified as usual
       a.doc = { plan: "pro", seats: 7 };
       const fourth = await check(checks, quiet.id);
       expect(fourth.diff?.learning).toBeUndefined();
       expect(fourth.diff?.changes.map((c) => c.path)).toEqual(["$.seats"]);
-      expect(await deliveries(quiet.id)).toBe(1);
+      expect(await deliveries(quiet.id)).toBe(2);
 
       // a stable enum-like value that flips on the third content: rated medium, so it notifies while young
       a.doc = { plan: "pro", seats: 5 };
@@ -348,6 +434,44 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
       const judged = await check(checks, big.id);
       expect(judged.diff?.changes.map((c) => c.path)).toEqual(["$.request_id"]);
       expect(judged.diff?.learning).toBeUndefined();
+    } finally {
+      await checks.close();
+    }
+  });
+
+  it("a monitor grows up at the contents it can ever store: its retention and the learner's samples cap its learning samples, and MAX_LEARNING_SAMPLES caps a setting", async () => {
+    const checks = createCheckService({ store, httpFetcher: fetcher, now: ticking, noise: createNoiseLearner(store, { maxSamples: 20 }), warmup: { samples: 0, intervalMs: 0, learningSamples: 3 } });
+    try {
+      a.doc = { plan: "pro", seats: 5 };
+      a.doc = { k0: "x", k1: "x", k2: "x" };
+      // retention 2: never three stored contents, so judged from its second stored one on
+      const kept = await learningMonitor(`${a.url}/retention-two`);
+      await store.updateSettings(orgId, kept.id, { snapshotRetention: 2, updatedAt: clock.now().toISOString() });
+      await check(checks, kept.id);
+      expect((await check(checks, kept.id)).diff?.learning).toBe(true);
+      for (let n = 0; n < 3; n++) {
+        // a member stable so far flips (one the learner cannot have learned)
+        a.doc = { ...a.doc, [`k${String(n)}`]: "y" };
+        const judged = await check(checks, kept.id);
+        expect(judged.diff?.changes.map((c) => c.path)).toContain(`$.k${String(n)}`);
+        expect(judged.diff?.learning).toBeUndefined();
+      }
+
+      // a setting of 1000 learning samples is MAX_LEARNING_SAMPLES (10) stored contents
+      a.doc = { plan: "pro", seats: 5 };
+      const many = await learningMonitor(`${a.url}/many-samples`);
+      await store.updateSettings(orgId, many.id, { learning: { learningSamples: 1000 }, updatedAt: clock.now().toISOString() });
+      for (let n = 1; n <= 9; n++) await check(checks, many.id);
+      // the 10th content, judged from 9 stored ones: young
+      a.doc = { plan: "pro", seats: 6 };
+      const tenth = await check(checks, many.id);
+      expect(tenth.diff?.changes.map((c) => c.path)).toContain("$.seats");
+      expect(tenth.diff?.learning).toBe(true);
+      // the 11th, from 10: grown up
+      a.doc = { plan: "pro", seats: 7 };
+      const eleventh = await check(checks, many.id);
+      expect(eleventh.diff?.changes.map((c) => c.path)).toContain("$.seats");
+      expect(eleventh.diff?.learning).toBeUndefined();
     } finally {
       await checks.close();
     }

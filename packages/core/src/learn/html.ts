@@ -185,7 +185,7 @@ const siblingsOf = (selector: string): string => selector.replace(/:nth-of-type\
  * the block; the added or removed sibling is judged as usual (a text never seen before is kept).
  */
 function shiftedPairs(stats: ReadonlyMap<string, BlockStat>, samples: number): void {
-  const groups = new Map<string, { stat: BlockStat; index: number }[]>();
+  const groups = new Map<string, SiblingEntry[]>();
   for (const stat of stats.values()) {
     const position = /:nth-of-type\((\d+)\)$/.exec(stat.selector);
     // list items are followed as lists (rankedLists): a reorder there is not a shift
@@ -196,26 +196,67 @@ function shiftedPairs(stats: ReadonlyMap<string, BlockStat>, samples: number): v
     if (group === undefined) groups.set(key, [entry]);
     else group.push(entry);
   }
+  // Linear in the blocks: texts are looked up, and a text whose numbers moved is looked for among
+  // the nearest siblings only (an insertion or a removal moves a block by one place, two at most).
   for (const group of groups.values()) {
     if (group.length < 2) continue;
+    const byIndex = new Map(group.map((entry) => [entry.index, entry]));
     for (let p = 0; p + 1 < samples; p++) {
+      const before = holders(group, p);
+      const after = holders(group, p + 1);
       for (const { stat, index } of group) {
         const a = stat.texts[p];
         const b = stat.texts[p + 1];
         if (a === undefined || b === undefined || a === b) continue;
         // an insertion before the block moves texts down (from a lower place, to a higher one), a
         // removal up; texts that came from one side and went to the same side were reordered
-        const from = group.find((other) => other.stat !== stat && other.stat.texts[p] === b);
+        shiftedPairsWork.comparisons++;
+        const from = otherThan(before.get(b), stat);
         if (from === undefined) continue;
-        const to = group.find((other) => {
-          const moved = other.stat.texts[p + 1];
-          return other.stat !== stat && moved !== undefined && (moved === a || sameSkeleton(a, moved));
-        });
+        shiftedPairsWork.comparisons++;
+        let to = otherThan(after.get(a), stat);
+        for (const d of NEAR) {
+          if (to !== undefined) break;
+          const near = byIndex.get(index + d);
+          const moved = near?.stat.texts[p + 1];
+          if (near === undefined || moved === undefined) continue;
+          shiftedPairsWork.comparisons++;
+          if (sameSkeleton(a, moved)) to = near;
+        }
         if (to !== undefined && (from.index < index) === (index < to.index)) (stat.shifted ??= new Set()).add(p);
       }
     }
   }
 }
+
+interface SiblingEntry {
+  stat: BlockStat;
+  index: number;
+}
+
+/** The places a shifted block's text is looked for when only its numbers moved: the nearest first. */
+const NEAR = [-1, 1, -2, 2] as const;
+
+/**
+ * Texts compared by shiftedPairs (looked up, or by skeleton): grows linearly with the blocks and
+ * the samples (a test counts it; reset it to 0 before).
+ */
+export const shiftedPairsWork = { comparisons: 0 };
+
+/** Each text a group's blocks hold in sample `p`: its first two blocks (one may be the block asking). */
+function holders(group: readonly SiblingEntry[], p: number): Map<string, SiblingEntry[]> {
+  const map = new Map<string, SiblingEntry[]>();
+  for (const entry of group) {
+    const text = entry.stat.texts[p];
+    if (text === undefined) continue;
+    const list = map.get(text);
+    if (list === undefined) map.set(text, [entry]);
+    else if (list.length < 2) list.push(entry);
+  }
+  return map;
+}
+
+const otherThan = (list: readonly SiblingEntry[] | undefined, stat: BlockStat): SiblingEntry | undefined => list?.find((entry) => entry.stat !== stat);
 
 export function suggestHtmlPolicy(pages: readonly string[], scope: string | null): PolicySuggestion {
   const perPage = pages.map((html) => htmlTextBlocks(html, scope === null ? {} : { selector: scope }));

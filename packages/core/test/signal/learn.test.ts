@@ -3,6 +3,7 @@
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { diffHtml, diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
+import { shiftedPairsWork } from "../../src/learn/html.js";
 
 const T = Date.UTC(2026, 10, 20, 8);
 const at = (i: number): string => new Date(T + i * 300_000).toISOString();
@@ -281,6 +282,32 @@ describe("suggestPolicy (html)", () => {
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
     expect(policy.volatile ?? []).toEqual([]);
     expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 4, pairs: 4 })]);
+  });
+});
+
+describe("following shifted blocks (shiftedPairs)", () => {
+  /** Three pages of `n` paragraphs, a new one inserted at the top of each: every block shifts down. */
+  const shifted = (n: number): string[] => {
+    const texts = Array.from({ length: n }, (_, i) => `Paragraph number ${String(i)} says ${String((i * 7919) % 10007)} things`);
+    return [0, 1, 2].map((page) => {
+      const top = Array.from({ length: page }, (_, i) => `Breaking item ${String(i)} of the day`).reverse();
+      return `<html><body><article>${[...top, ...texts].map((t) => `<p>${t}</p>`).join("")}</article></body></html>`;
+    });
+  };
+  const work = (n: number): number => {
+    shiftedPairsWork.comparisons = 0;
+    suggestPolicy(shifted(n), { kind: "html" });
+    return shiftedPairsWork.comparisons;
+  };
+
+  it("compares texts a bounded number of times per block and pair: linear in the blocks, not quadratic", () => {
+    const small = work(300);
+    const large = work(3000);
+    expect(small).toBeGreaterThan(0);
+    // at most 2 lookups and 4 neighbours per block and pair (two pairs here)
+    expect(large).toBeLessThanOrEqual(3000 * 2 * 6);
+    // ten times the blocks, about ten times the work (a quadratic scan is a hundred times)
+    expect(large / small).toBeLessThan(12);
   });
 });
 

@@ -27,7 +27,15 @@ import {
   StoreError,
 } from "@driftwatch/core";
 import { type Change, type CheckResult, type MonitorFailure, NOISE_MIN_SAMPLES, type Severity, SILENCED_MAX_ENTRIES, type Silenced } from "@driftwatch/schema";
-import { DEFAULT_CHECK_CONCURRENCY, DEFAULT_COMPARE_LIMITS, DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES, DEFAULT_SNAPSHOT_RETENTION, MAX_STALE_RETRIES } from "../limits.js";
+import {
+  DEFAULT_CHECK_CONCURRENCY,
+  DEFAULT_COMPARE_LIMITS,
+  DEFAULT_MAX_WEBHOOK_PAYLOAD_BYTES,
+  DEFAULT_SNAPSHOT_RETENTION,
+  MAX_LEARNING_SAMPLES,
+  MAX_STALE_RETRIES,
+  MAX_WARMUP_SAMPLES,
+} from "../limits.js";
 import type { EngineMetrics } from "../metrics.js";
 import type { CheckService } from "../ports.js";
 import { type ComparePool, createComparePool, type PooledCompareResult } from "../workers/compare-pool.js";
@@ -496,8 +504,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   /** Outcomes of checks that stored a learning monitor's first content: a warm-up follows. */
   const startsWarmup = new WeakSet<CheckOutcome>();
   const warmup: Required<WarmupOptions> = {
-    samples: Math.max(0, Math.floor(options.warmup?.samples ?? 0)),
-    learningSamples: Math.max(NOISE_MIN_SAMPLES, Math.floor(options.warmup?.learningSamples ?? NOISE_MIN_SAMPLES)),
+    samples: clampSamples(options.warmup?.samples ?? 0, 0, MAX_WARMUP_SAMPLES),
+    learningSamples: clampSamples(options.warmup?.learningSamples ?? NOISE_MIN_SAMPLES, NOISE_MIN_SAMPLES, MAX_LEARNING_SAMPLES),
     intervalMs: Math.max(0, options.warmup?.intervalMs ?? 0),
     hostBurst: Math.max(1, Math.floor(options.warmup?.hostBurst ?? DEFAULT_WARMUP_HOST_BURST)),
     maxMs: 0,
@@ -506,9 +514,18 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
   };
   warmup.maxMs = Math.min(WARMUP_MAX_MS, Math.max(0, options.warmup?.maxMs ?? warmup.samples * warmup.intervalMs + WARMUP_SLACK_MS));
   /** The monitor's own warm-up fetches (its settings' `learning.warmupSamples`), else the service's. */
-  const warmupSamplesOf = (settings: SettingsRecord | null): number => settings?.learning?.warmupSamples ?? warmup.samples;
+  const warmupSamplesOf = (settings: SettingsRecord | null): number =>
+    settings?.learning?.warmupSamples == null ? warmup.samples : clampSamples(settings.learning.warmupSamples, 0, MAX_WARMUP_SAMPLES);
   /** The monitor's own learning samples (its settings' `learning.learningSamples`), else the service's. */
-  const learningSamplesOf = (settings: SettingsRecord | null): number => Math.max(NOISE_MIN_SAMPLES, settings?.learning?.learningSamples ?? warmup.learningSamples);
+  const learningSamplesOf = (settings: SettingsRecord | null): number =>
+    settings?.learning?.learningSamples == null ? warmup.learningSamples : clampSamples(settings.learning.learningSamples, NOISE_MIN_SAMPLES, MAX_LEARNING_SAMPLES);
+  /**
+   * How many stored contents a learning monitor grows up at: its learning samples, but never more
+   * than it can ever have (its snapshot retention keeps that many; the learner counts at most its
+   * `capacity`), or it would stay young forever.
+   */
+  const grownUpAt = (settings: SettingsRecord | null, learned: LearnedPolicy): number =>
+    Math.min(learningSamplesOf(settings), Math.max(1, settings?.snapshotRetention ?? DEFAULT_SNAPSHOT_RETENTION), learned.capacity ?? Infinity);
   /** With a per-monitor number of fetches, the warm-up's own deadline. */
   const warmupMaxMs = (samples: number): number =>
     options.warmup?.maxMs !== undefined ? warmup.maxMs : Math.min(WARMUP_MAX_MS, samples * warmup.intervalMs + WARMUP_SLACK_MS);
@@ -749,7 +766,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     if (learning && previous !== null && previous.contentHash !== hash) {
       const learned = await options.noise!.profile(monitor);
       policy = mergeSuggestedPolicy(userPolicy, learned.policy, monitor.type === "api" ? "json" : "html", settings?.rejectedSuggestions ?? []);
-      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples };
+      learnedNoise = { learned: learned.policy, merged: policy, samples: learned.samples, stored: learned.stored ?? learned.samples, capacity: learned.capacity, evidence: learned.evidence };
     }
     // The store records a new snapshot only if `previous` is still the newest: a check of this
     // monitor in another process may have recorded one meanwhile (stale_snapshot). Then the new
@@ -760,6 +777,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       let silenced: Silenced | null = null;
       /** A learning diff judged from two contents or more notifies from this severity on. */
       let loudFrom: Severity | null = null;
+      /** What changed between the stored contents: a learning diff's change elsewhere notifies. */
+      let changedBefore: readonly ChangedPlace[] | null = null;
       if (previous?.contentHash !== hash) {
         const explain = previous !== null && hasHidingEntries(policy);
         const analyzed = await analyze(monitor, previous, response, policy, { requestId: context.requestId, at, explain });
@@ -776,9 +795,12 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         // A young monitor's diff (fewer than its learning samples: one pair cannot tell a rotating
         // block from a changed headline) is one as well.
         // Counted in stored contents, not in those the byte budget let it learn from.
-        if (diff !== null && ((learnedNoise !== null && learnedNoise.stored < learningSamplesOf(settings)) || context.warmup === true)) {
+        if (diff !== null && ((learnedNoise !== null && learnedNoise.stored < grownUpAt(settings, learnedNoise)) || context.warmup === true)) {
           diff = { ...diff, learning: true };
-          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) loudFrom = "medium";
+          if (context.warmup !== true && learnedNoise !== null && learnedNoise.stored >= NOISE_MIN_SAMPLES) {
+            loudFrom = "medium";
+            changedBefore = learnedNoise.evidence ?? null;
+          }
         }
         if (monitor.type === "api" && monitor.contract != null) {
           const checked = await contracts.check(monitor, response, previous, context.signal);
@@ -798,7 +820,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
         diff = withVisual(diff, visual, { previous, response, monitor, id: diff?.id ?? newId("diff", at.getTime()), requestId: context.requestId, at });
       }
       try {
-        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced, loudFrom }));
+        const outcome = finish(await compareAndRecord(monitor, response, previous, hash, diff, { policy, record, at, silenced, loudFrom, changedBefore }));
         if (firstContent && warmupSamplesOf(settings) > 0 && outcome.result !== "unchanged") startsWarmup.add(outcome);
         return outcome;
       } catch (error) {
@@ -862,7 +884,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     /** The content's hash; null records the newest snapshot's content again (an alert-only diff of unchanged content). */
     hash: string | null,
     found: NewDiff | null,
-    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null; loudFrom?: Severity | null },
+    context: { policy: PolicyRules; record: RecordContext; at: Date; silenced: Silenced | null; loudFrom?: Severity | null; changedBefore?: readonly ChangedPlace[] | null },
   ): Promise<Omit<CheckOutcome, "durationMs">> {
     const { policy, record, at } = context;
     const keep = record.keep;
@@ -906,7 +928,7 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       (evaluation !== null
         ? alertNotifies(evaluation, diff.alertOnly !== true)
         : (minSeverity === undefined || compareSeverity(diff.topSeverity, minSeverity) >= 0) &&
-          (diff.learning !== true || learningDiffNotifies(diff.changes, loudFrom)));
+          (diff.learning !== true || learningDiffNotifies(diff.changes, loudFrom, context.changedBefore ?? null)));
     const input: RecordCheckInput = {
       monitorId: monitor.id,
       monitor: successPatch(monitor, response, at, diff !== null && diff.alertOnly !== true),
@@ -974,6 +996,15 @@ export interface LearnedPolicy {
   samples: number;
   /** Stored contents of the current target (a young monitor has fewer than its learning samples), whatever the byte budget learned from. */
   stored: number;
+  /** The most stored contents the learner counts (see `LearnedNoise.capacity`). */
+  capacity?: number;
+  /** What the learner saw change between the stored contents. */
+  evidence?: readonly ChangedPlace[];
+}
+
+/** A whole number of samples within [min, max] (a per-monitor or embedder value out of range is clamped). */
+function clampSamples(value: number, min: number, max: number): number {
+  return Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : min;
 }
 
 /** A removal, or a type change (a schema replace): reported even while a monitor is learning. */
@@ -982,30 +1013,103 @@ function isNeverHidden(change: Change): boolean {
 }
 
 /**
- * Whether a learning diff notifies: it removes something or changes a type, or holds a change
- * rated `loudFrom` or above. A removal whose content the same diff adds back elsewhere, as an
- * addition or as the new text of another place (a list item or an element that changed places:
- * "Most read" reordered), lost nothing: it is a move, not a removal, so it alone does not notify.
+ * The container of a change's place: its path or selector without the last index (`$.plans[2]` →
+ * `$.plans[*]`, `ul:nth-of-type(2) > li:nth-of-type(3)` → `ul:nth-of-type(2) > li`; in a list, the
+ * last item's index, whatever block inside the item holds the text). Two places in one
+ * container are siblings: an item that changes places among them moved; one that leaves them for
+ * another container (an "Included" list for a "Not included" one) was removed from the first.
  */
-export function learningDiffNotifies(changes: readonly Change[], loudFrom: Severity | null): boolean {
-  let added: Map<string, number> | undefined;
+export function containerOf(path: string): string {
+  // a list's items: the item's place is the index, whatever block inside it holds the text
+  // (`ul > li:nth-of-type(3) > div:nth-of-type(1)` → `ul > li > div:nth-of-type(1)`)
+  const item = [...path.matchAll(/(?:^|[\s>])(?:li|tr|dt|dd)(:nth-(?:of-type|child)\(\d+\))/gu)].at(-1);
+  if (item !== undefined) {
+    const at = item.index + item[0].length - item[1]!.length;
+    return path.slice(0, at) + path.slice(at + item[1]!.length);
+  }
+  const nth = /:nth-(?:of-type|child)\(\d+\)(?=[^:]*$)/u.exec(path);
+  const index = /\[\d+\](?=[^[]*$)/u.exec(path);
+  // the later of the two is the last index
+  const last = nth !== null && (index === null || nth.index > index.index) ? nth : index;
+  if (last === null) return path;
+  return path.slice(0, last.index) + (last === index ? "[*]" : "") + path.slice(last.index + last[0].length);
+}
+
+/** Texts counted as a multiset (JSON of each value). */
+function addTo(bag: Map<string, number>, value: unknown): void {
+  const key = JSON.stringify(value);
+  bag.set(key, (bag.get(key) ?? 0) + 1);
+}
+
+/**
+ * Whether a learning diff notifies: it removes something or changes a type, or holds a change
+ * rated `loudFrom` or above. One exception, a move among siblings: a value removal is not sent
+ * when the same diff puts its text in another place of the SAME container (an added or replaced
+ * sibling: "Most read" reordered) and that container loses nothing (every text removed or replaced
+ * in it comes back in it, counted with repetitions). A removed member (a schema removal), a
+ * removal whose text reappears in another container or another member, and a removal in a
+ * container that lost a text always notify.
+ */
+export function learningDiffNotifies(changes: readonly Change[], loudFrom: Severity | null, changedBefore?: readonly ChangedPlace[] | null): boolean {
+  // judged from two stored contents or more: a change at a place that was stable across all of
+  // them is no noise the monitor could have seen yet, so it notifies as usual
+  if (changedBefore != null) {
+    const places = volatilePlaces(changedBefore);
+    if (changes.some((change) => !changedAt(change.path, places))) return true;
+  }
+  let containers: Map<string, { lost: Map<string, number>; gained: Map<string, number> }> | undefined;
   for (const change of changes) {
     if (loudFrom !== null && compareSeverity(change.severity, loudFrom) >= 0) return true;
     if (!isNeverHidden(change)) continue;
-    if (change.op !== "remove" || change.before === undefined) return true;
-    if (added === undefined) {
-      added = new Map();
+    if (change.op !== "remove" || change.category === "schema" || change.before === undefined) return true;
+    if (containers === undefined) {
+      containers = new Map();
       for (const other of changes) {
-        // added, or put in place of another text (a page's block that took a moved item's text)
-        if ((other.op !== "add" && other.op !== "replace") || other.after === undefined) continue;
-        const key = JSON.stringify(other.after);
-        added.set(key, (added.get(key) ?? 0) + 1);
+        if (other.op !== "add" && other.op !== "remove" && other.op !== "replace") continue;
+        const key = containerOf(other.path);
+        let entry = containers.get(key);
+        if (entry === undefined) containers.set(key, (entry = { lost: new Map(), gained: new Map() }));
+        if (other.op !== "add" && other.before !== undefined) addTo(entry.lost, other.before);
+        if (other.op !== "remove" && other.after !== undefined) addTo(entry.gained, other.after);
       }
     }
-    const key = JSON.stringify(change.before);
-    const left = added.get(key) ?? 0;
-    if (left === 0) return true;
-    added.set(key, left - 1);
+    const container = containers.get(containerOf(change.path))!;
+    // the removed text comes back in its container, and the container lost no text
+    if (!container.gained.has(JSON.stringify(change.before))) return true;
+    for (const [text, count] of container.lost) if ((container.gained.get(text) ?? 0) < count) return true;
+  }
+  return false;
+}
+
+/** What the noise learner saw change between a monitor's stored contents (its evidence entries). */
+export interface ChangedPlace {
+  path?: string;
+  selector?: string;
+  changed: number;
+}
+
+/** The paths and selectors that changed at least once between the stored contents. */
+function volatilePlaces(evidence: readonly ChangedPlace[]): Set<string> {
+  const places = new Set<string>();
+  for (const entry of evidence) {
+    if (entry.changed <= 0) continue;
+    if (entry.path !== undefined) places.add(entry.path);
+    if (entry.selector !== undefined) places.add(entry.selector);
+  }
+  return places;
+}
+
+/** Whether a change's place (or its element pattern, `$.items[3].x` as `$.items[*].x`, or a place it is inside of) changed before. */
+function changedAt(path: string, places: ReadonlySet<string>): boolean {
+  if (places.size === 0) return false;
+  const pattern = path.replace(/\[\d+\]/g, "[*]");
+  for (const candidate of [path, pattern]) {
+    if (places.has(candidate)) return true;
+    // inside a place that changed (a member of an object that changed as a whole)
+    for (let end = candidate.length - 1; end > 1; end--) {
+      const c = candidate[end];
+      if ((c === "." || c === "[" || c === " ") && places.has(candidate.slice(0, end).trimEnd())) return true;
+    }
   }
   return false;
 }

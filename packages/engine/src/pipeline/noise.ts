@@ -38,6 +38,11 @@ export interface LearnedNoise {
    * leave fewer `samples` to learn from; a monitor of large documents is not young forever).
    */
   stored?: number;
+  /**
+   * The most `stored` can count (the newest snapshots looked at: `maxSamples`, one fewer with a
+   * candidate): a monitor needing more stored contents than this to grow up would stay young forever.
+   */
+  capacity?: number;
   /** The suggested policy (`{ rules: [] }` below `NOISE_MIN_SAMPLES`). */
   policy: PolicyRules;
   evidence: PolicyEvidence[];
@@ -125,7 +130,7 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
       }
       const count = ids.length + (candidate === undefined ? 0 : 1);
       // one sample is learned from too (what stays put); `samples` tells the caller how many
-      if (count === 0) return { ...emptyNoise(0), stored };
+      if (count === 0) return { ...emptyNoise(0), stored, capacity: limit };
       const key = `${monitor.orgId}/${monitor.id}`;
       const idKey = `${monitor.type}:${monitor.selector ?? ""}:${ids.join(",")}:${candidate?.hash ?? ""}:${String(stored)}`;
       const cached = cache.get(key);
@@ -134,7 +139,7 @@ export function createNoiseLearner(store: Store, options: NoiseLearnerOptions = 
         cache.set(key, cached);
         return cached.result;
       }
-      const result = learn(monitor, ids, candidate).then((learned) => ({ ...learned, stored }));
+      const result = learn(monitor, ids, candidate).then((learned) => ({ ...learned, stored, capacity: limit }));
       cache.set(key, { ids: idKey, result });
       result.catch(() => {
         if (cache.get(key)?.result === result) cache.delete(key);

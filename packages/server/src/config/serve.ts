@@ -78,7 +78,8 @@ export interface DriftwatchConfig {
   warmupIntervalMs: number;
   /**
    * A learning monitor's diffs are `learning` diffs (notified only for removals, type changes and,
-   * from two contents on, changes rated medium or above) while its noise profile was learned from
+   * from two contents on, changes rated medium or above or at a place that did not change between
+   * the stored contents) while its noise profile was learned from
    * fewer than this many stored contents (default 3, 2 to 10). A monitor's settings may set their own. See docs/signal.md.
    */
   learningSamples: number;
