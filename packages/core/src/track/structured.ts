@@ -342,17 +342,25 @@ function visiblePrice($: CheerioAPI, locale: string | undefined): Price | null {
     for (const raw of texts) {
       const text = raw.replace(/\s+/g, " ").trim();
       if (text === "" || text.length > PRODUCT_LIMITS.maxPriceText) continue;
-      // The text must be the price, not a sentence that mentions one.
-      if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
-      const parsed = parsePrice(text, { locale });
-      // A 0 next to a price class is an empty cart's total or a placeholder, not the product's price.
-      if (parsed === null || parsed.currency === null || parsed.amount <= 0) continue;
-      // `$1.299` on a page that does not say which dollar: 1.299 or 1299? Unknown beats a guess.
-      if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
-      return parsed;
+      const parsed = priceOfText(text, locale);
+      if (parsed !== null) return parsed;
     }
   }
   return null;
+}
+
+/**
+ * The price a short text states, or null: the text must be the price, not a sentence that
+ * mentions one; a price needs a currency and an amount above 0 (a 0 next to a price class is an
+ * empty cart's total or a placeholder); and `$1.299` on a page that does not say which dollar
+ * (1.299 or 1299?) is unknown rather than a guess.
+ */
+function priceOfText(text: string, locale: string | undefined): ReturnType<typeof parsePrice> {
+  if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) return null;
+  const parsed = parsePrice(text, { locale });
+  if (parsed === null || parsed.currency === null || parsed.amount <= 0) return null;
+  if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) return null;
+  return parsed;
 }
 
 /** An element's tag and class list, the mark of a repeated box in a list. */
@@ -550,11 +558,8 @@ function labelledPrice($: CheerioAPI, locale: string | undefined): Price | null 
     if (label === null) continue;
     const text = label[1] !== "" ? label[1]! : (segments[i + 1] ?? "");
     if (text === "" || text.length > 40) continue;
-    if (text.replace(/[\d.,'’\s\u00a0\u202f€£$¥₹₽₩₺₪₴₸₫฿₱–-]/g, "").length > 12) continue;
-    const parsed = parsePrice(text, { locale });
-    if (parsed === null || parsed.currency === null || parsed.amount <= 0) continue;
-    if (/(?:^|[^\d.,])\d{1,3}[.,]\d{3}(?![\d.,])/.test(text) && findCurrency(text, locale)?.marker === "$" && !hasRegion(locale)) continue;
-    return parsed;
+    const parsed = priceOfText(text, locale);
+    if (parsed !== null) return parsed;
   }
   return null;
 }
