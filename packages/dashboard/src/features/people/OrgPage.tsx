@@ -8,7 +8,7 @@ import { MutationError } from "../../ui/FieldErrors";
 import { Page } from "../../ui/Page";
 import { RelativeTime } from "../../ui/RelativeTime";
 import { EmptyState } from "../../ui/states";
-import { LearningFields, YOUNG_MONITORS_DOC } from "../rules/LearningFields";
+import { LearningFields, YoungMonitorsRule } from "../rules/LearningFields";
 import { describeLearning, learningDraftOf, parseLearningDraft, sameLearning } from "../rules/learning-settings";
 
 /**
@@ -145,11 +145,7 @@ function NewMonitorDefaults(props: { orgId: string; learnNoiseByDefault: boolean
         <LearningFields idPrefix="o-learning" draft={draft} onChange={setDraft} errors={parsed.ok ? {} : parsed.errors} serverError={save.error} errorBase="learningDefaults" />
       </fieldset>
       <p className="hint">
-        A young monitor’s diffs are recorded as <code>learning</code> diffs and notified only when they remove something, change a type or hold a change rated
-        medium or above.{" "}
-        <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
-          How young monitors learn
-        </a>
+        A young monitor’s diffs are recorded as <code>learning</code> diffs and <YoungMonitorsRule />
       </p>
       <MutationError error={otherError} />
       <div className="actions">

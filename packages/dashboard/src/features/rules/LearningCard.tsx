@@ -4,7 +4,7 @@ import { Link } from "react-router";
 import { useCan, useSessionActions } from "../../auth/session-context";
 import { MutationError } from "../../ui/FieldErrors";
 import { useSaveSettings } from "./api";
-import { LearningFields, YOUNG_MONITORS_DOC } from "./LearningFields";
+import { LearningFields, YoungMonitorsRule } from "./LearningFields";
 import { describeLearning, learningDraftOf, parseLearningDraft, sameLearning, SERVICE_LEARNING_DEFAULTS } from "./learning-settings";
 
 /**
@@ -86,11 +86,7 @@ export function LearningCard({ monitorId, autoApply, learning }: { monitorId: st
       </fieldset>
       <p className="hint">
         While it has learned from fewer than {young} stored contents, a learning monitor is <em>young</em>: its diffs are recorded as{" "}
-        <code>learning</code> diffs, kept in the timeline and the diff list, and notified only when they remove something, change a type or hold a change
-        rated medium or above.{" "}
-        <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
-          How young monitors learn
-        </a>
+        <code>learning</code> diffs, kept in the timeline and the diff list, and <YoungMonitorsRule />
       </p>
       <MutationError error={otherError} />
       <div className="actions">

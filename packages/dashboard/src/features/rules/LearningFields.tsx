@@ -5,6 +5,19 @@ import { LEARNING_LIMITS, SERVICE_LEARNING_DEFAULTS, type LearningDraft, type Le
 /** Where docs/signal.md explains young monitors and the first fetches. */
 export const YOUNG_MONITORS_DOC = "https://github.com/driftwatch/driftwatch/blob/main/docs/signal.md#young-monitors";
 
+/** When a young monitor's `learning` diff is still notified (docs/signal.md, "Young monitors"), with the link there. */
+export function YoungMonitorsRule(): ReactNode {
+  return (
+    <>
+      notified only when they remove something, change a type or hold a change rated medium or above, or change a place that stayed the same in every
+      content stored before.{" "}
+      <a href={YOUNG_MONITORS_DOC} rel="noreferrer">
+        How young monitors learn
+      </a>
+    </>
+  );
+}
+
 const LABELS: Record<LearningField, { label: string; hint: string }> = {
   warmupSamples: {
     label: "Warm-up fetches",
