@@ -1,7 +1,12 @@
-import { processIo } from "./cli/io.js";
-import { runCli } from "./cli/main.js";
+import { applyServeHeapDefaults } from "./cli/heap.js";
 
-// The `driftwatch` binary (tsup adds the `#!/usr/bin/env node` banner to dist/cli.js).
+// The `driftwatch` binary (tsup adds the `#!/usr/bin/env node` banner to dist/cli.js). `serve`'s
+// heap settings are applied before any module of the server loads (cli/heap.ts), so the rest is
+// imported after them.
+if (process.argv[2] === "serve") applyServeHeapDefaults(process.env, process.execArgv);
+const { processIo } = await import("./cli/io.js");
+const { runCli } = await import("./cli/main.js");
+
 runCli(process.argv.slice(2), processIo()).then(
   (code) => {
     process.exitCode = code;

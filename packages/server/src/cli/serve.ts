@@ -8,6 +8,7 @@ import { resolveDashboardDir } from "../http/dashboard.js";
 import { createSetupLink } from "@driftwatch/people";
 import { createDriftwatchServer, type DriftwatchServer } from "../service.js";
 import { type CliIo, EXIT_ERROR } from "./io.js";
+import { appliedHeapChoice, HEAP_GROWING_PERCENT, settleHeapAfterStartup, YOUNG_GENERATION_MAX_MB, type HeapSettled } from "./heap.js";
 import { createCliLogger, defaultLogFormat } from "./log.js";
 import { USAGE } from "./usage.js";
 
@@ -57,6 +58,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   let receiver: DemoReceiver | null = null;
   let server: DriftwatchServer | null = null;
   let demo: DemoSetup | null = null;
+  let settled: HeapSettled | null = null;
   const cleanupDemo = async (): Promise<void> => {
     await Promise.allSettled([target?.close(), receiver?.close()]);
   };
@@ -99,6 +101,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       io.stderr(`driftwatch serve: second ${signal}, exiting without waiting.\n`);
       process.exit(130);
     }
+    settled?.stop();
     running.logger.info({ signal }, "shutting down: no new work; in-flight checks and deliveries finish or stay pending");
     void running
       .close()
@@ -137,6 +140,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       demo = await seedDemo(running.store, { apiUrl: target.apiUrl, pageUrl: target.pageUrl, receiverUrl: receiver.url });
     }
     await running.listen();
+    settled = settleHeapAfterStartup();
     const { port } = running.app.server.address() as AddressInfo;
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const baseUrl = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
@@ -150,6 +154,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
       privateNetworks: config.allowPrivateNetworks ? "allowed" : "blocked",
       openapi: `${baseUrl}/api/openapi.json`,
       metrics: metricsUrl(running, baseUrl),
+      ...heapSummary(settled),
     };
     running.logger.info(summary, "driftwatch listening");
     if (logFormat === "pretty" && demo === null) io.stdout(startupSummary(summary));
@@ -170,6 +175,7 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
     }
     hooks.onListening?.(running, baseUrl);
   } catch (error) {
+    settled?.stop();
     unsubscribe();
     await running.close().catch(() => undefined);
     await cleanupDemo();
@@ -185,6 +191,21 @@ export async function runServe(args: readonly string[], io: CliIo, hooks: ServeH
   const code = await stopped;
   unsubscribe();
   return code;
+}
+
+/** The heap settings in the "driftwatch listening" line (cli/heap.ts; nothing when `serve` runs inside another program). */
+function heapSummary(settled: HeapSettled | null): { heap?: Record<string, unknown> } {
+  const choice = appliedHeapChoice();
+  if (choice === null) return {};
+  if (choice.mode === "node") return { heap: { settings: "node", reason: choice.reason } };
+  return {
+    heap: {
+      settings: "lean",
+      youngGenerationMaxMb: YOUNG_GENERATION_MAX_MB,
+      heapGrowingPercent: HEAP_GROWING_PERCENT,
+      ...(settled === null ? {} : { youngGenerationMb: settled.youngGenerationMb, oldSpaceMb: settled.oldSpaceMb }),
+    },
+  };
 }
 
 function metricsUrl(server: DriftwatchServer, baseUrl: string): string {

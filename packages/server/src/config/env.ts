@@ -38,4 +38,5 @@ export const ENV = {
   userPassword: "DRIFTWATCH_USER_PASSWORD",
   secretKey: "DRIFTWATCH_SECRET_KEY",
   screenshotDir: "DRIFTWATCH_SCREENSHOT_DIR",
+  heap: "DRIFTWATCH_HEAP",
 } as const;

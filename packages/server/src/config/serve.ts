@@ -172,6 +172,11 @@ export function resolveServeConfig(args: readonly string[], env: Env = process.e
   if (logFormat !== undefined && logFormat.value !== "pretty" && logFormat.value !== "json") {
     throw new ConfigError("invalid_value", `${logFormat.source} must be pretty or json (got ${JSON.stringify(logFormat.value)}).`);
   }
+  // Read by the binary before anything loads (cli/heap.ts); checked here so that a typo stops `serve`.
+  const heap = env[ENV.heap];
+  if (heap !== undefined && heap.trim() !== "" && !["lean", "node"].includes(heap.trim().toLowerCase())) {
+    throw new ConfigError("invalid_value", `${ENV.heap} must be lean or node (got ${JSON.stringify(heap)}).`);
+  }
 
   const allowFlag = options["allow-private-networks"];
   const allowEnv = env[ENV.allowPrivateNetworks];

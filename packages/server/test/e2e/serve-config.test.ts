@@ -1,14 +1,15 @@
 /**
  * `driftwatch serve` configuration through the built binary: bad flags and variables stop it
  * with exit 2 before it listens; rate limits from the environment apply; `--version` and the
- * shebang work when the file is executed directly.
+ * shebang work when the file is executed directly; the binary's heap defaults (cli/heap.ts) apply,
+ * and DRIFTWATCH_HEAP=node leaves node's.
  */
 import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { api, cliPath, killAllChildren, newAdminToken, startCli, tempDir } from "./support.js";
+import { api, cliPath, eventually, killAllChildren, newAdminToken, startCli, tempDir } from "./support.js";
 
 const dir = tempDir("dw-e2e-config-");
 afterAll(() => {
@@ -47,6 +48,33 @@ describe("driftwatch serve configuration", () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("token create");
     expect(runCli([]).status).toBe(2);
+  });
+
+  it("starts with the lean heap (a young generation that did not grow while starting), or node's with DRIFTWATCH_HEAP=node", async () => {
+    const listening = async (server: Awaited<ReturnType<typeof startCli>>): Promise<{ heap?: Record<string, unknown> }> =>
+      eventually(
+        async () => {
+          const line = server.output().split("\n").find((l) => l.includes('"msg":"driftwatch listening"'));
+          return line === undefined ? undefined : (JSON.parse(line) as { heap?: Record<string, unknown> });
+        },
+        10_000,
+        "the driftwatch listening line",
+      );
+    const env = { DRIFTWATCH_LOG_FORMAT: "json", NODE_OPTIONS: "" };
+    const lean = await startCli(["--database", "memory:"], env);
+    const leanHeap = (await listening(lean)).heap;
+    expect(leanHeap).toMatchObject({ settings: "lean", youngGenerationMaxMb: 16, heapGrowingPercent: 50 });
+    // V8 took the setting: with node's defaults, loading the server takes the young generation to 32 MB.
+    expect(leanHeap!.youngGenerationMb as number).toBeLessThanOrEqual(4);
+    expect(await lean.kill("SIGTERM")).toEqual({ code: 0, signal: null });
+
+    const node = await startCli(["--database", "memory:"], { ...env, DRIFTWATCH_HEAP: "node" });
+    expect((await listening(node)).heap).toEqual({ settings: "node", reason: "DRIFTWATCH_HEAP=node" });
+    expect(await node.kill("SIGTERM")).toEqual({ code: 0, signal: null });
+
+    const bad = runCli(["serve", "--database", "memory:"], { DRIFTWATCH_HEAP: "tiny" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/DRIFTWATCH_HEAP must be lean or node/);
   });
 
   it("applies rate limits from the environment, with the IETF headers and Retry-After", async () => {
