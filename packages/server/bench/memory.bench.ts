@@ -12,7 +12,9 @@
 // Options (environment): DW_MEM_MONITORS (10000), DW_MEM_IDLE_S (20), DW_MEM_WARMUP_S (30),
 // DW_MEM_STEADY_S (60), DW_MEM_CLI (another build's dist/cli.js), DW_MEM_NO_WRITE=1 (print only),
 // DW_MEM_NODE_OPTIONS (extra node flags for the server, e.g. --heapsnapshot-signal=SIGUSR2),
-// DW_MEM_WARMUP_SAMPLES (the server's --warmup-samples; default: the server's default, 2).
+// DW_MEM_WARMUP_SAMPLES (the server's --warmup-samples; default: the server's default, 2),
+// DW_MEM_HEAP (the server's DRIFTWATCH_HEAP: `node` measures node's own heap settings; default: the
+// server's default, `lean`, which the binary sets itself, see src/cli/heap.ts).
 // With the default warm-up, the scheduled first check of each of the 10,000 monitors created at once
 // answers with its first content and its warm-up goes on in the background (8 warm-up requests per
 // host per second, at most 1,000 warm-ups at once, the rest learning from their scheduled checks):
@@ -33,6 +35,7 @@ const WARMUP_S = Number(process.env.DW_MEM_WARMUP_S ?? 30);
 const STEADY_S = Number(process.env.DW_MEM_STEADY_S ?? 60);
 const PORTS = 50;
 const WARMUP_SAMPLES = process.env.DW_MEM_WARMUP_SAMPLES;
+const HEAP = process.env.DW_MEM_HEAP;
 const TOKEN = `dw_${Buffer.alloc(32, 7).toString("base64url")}`;
 const cli = path.resolve(process.env.DW_MEM_CLI ?? path.join(here, "..", "dist", "cli.js"));
 const targets = { idle: 90, steady: 150, peak: 200 };
@@ -114,6 +117,7 @@ server = spawn(process.execPath, [...extraFlags, cli, "serve"], {
     DRIFTWATCH_LOG_FORMAT: "json",
     DRIFTWATCH_LOG_LEVEL: "warn",
     ...(WARMUP_SAMPLES !== undefined ? { DRIFTWATCH_WARMUP_SAMPLES: WARMUP_SAMPLES } : {}),
+    ...(HEAP !== undefined ? { DRIFTWATCH_HEAP: HEAP } : {}),
   },
   stdio: ["ignore", "ignore", "inherit"],
 });
@@ -211,7 +215,7 @@ const markdown = `## @driftwatch/server: memory of \`driftwatch serve\`
 
 Check rate over the ${String(STEADY_S)} s of steady state: **${checksPerSecond.toFixed(0)} checks/s** against a demand of ${demand.toFixed(0)}/s (${((checksPerSecond / demand) * 100).toFixed(0)} %), using ${(coreShare * 100).toFixed(0)} % of a core: ${cpuPerCheck.toFixed(2)} ms of CPU per check (unchanged documents). Creating the ${MONITORS.toLocaleString("en-US")} monitors took ${createSeconds.toFixed(1)} s.${
   WARMUP_SAMPLES !== undefined ? ` Run with \`DRIFTWATCH_WARMUP_SAMPLES=${WARMUP_SAMPLES}\` (the steady state of monitors past their warm-up; see the bench's header).` : ""
-}
+}${HEAP !== undefined ? ` Run with \`DRIFTWATCH_HEAP=${HEAP}\`.` : ""}
 
 Load average (1 min) at the end of the run: ${loadAverage()} on 2 cores.`;
 
