@@ -12,7 +12,7 @@ import vm from "node:vm";
 /** The young generation's ceiling while serving (both semi-spaces; node's default is 32 MB). */
 export const YOUNG_GENERATION_MAX_MB = 16;
 /** How much the old space may grow past its live objects after a full collection (node: 10 to 300 %, its own choice). */
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 30;
 /** `DRIFTWATCH_HEAP`: `lean` (the default) or `node` (node's own heap settings). */
 export const HEAP_ENV = "DRIFTWATCH_HEAP";
 

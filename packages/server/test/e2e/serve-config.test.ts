@@ -63,7 +63,7 @@ describe("driftwatch serve configuration", () => {
     const env = { DRIFTWATCH_LOG_FORMAT: "json", NODE_OPTIONS: "" };
     const lean = await startCli(["--database", "memory:"], env);
     const leanHeap = (await listening(lean)).heap;
-    expect(leanHeap).toMatchObject({ settings: "lean", youngGenerationMaxMb: 16, heapGrowingPercent: 50 });
+    expect(leanHeap).toMatchObject({ settings: "lean", youngGenerationMaxMb: 16, heapGrowingPercent: 30 });
     // V8 took the setting: with node's defaults, loading the server takes the young generation to 32 MB.
     expect(leanHeap!.youngGenerationMb as number).toBeLessThanOrEqual(4);
     expect(await lean.kill("SIGTERM")).toEqual({ code: 0, signal: null });
