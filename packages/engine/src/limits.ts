@@ -34,6 +34,14 @@ export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
   maxDiffBytes: 1024 * 1024,
 };
 
+/**
+ * OpenAPI documents (a monitor's, a contract's) up to this many bytes in all are read on the
+ * calling thread whatever they are: YAML takes about 4 ms per KiB to read at worst (a million
+ * compact nodes, the most `maxYamlNodes` lets through, about 7 s). Bigger ones are read inline
+ * only when they are all JSON and within `workerThresholdBytes`; else in a comparison worker thread.
+ */
+export const OPENAPI_INLINE_YAML_BYTES = 16 * 1024;
+
 /** A comparison worker thread idle this long ends (a new one starts on demand). */
 export const COMPARE_WORKER_IDLE_MS = 30_000;
 /** Young-generation heap of a comparison worker thread, in MB. */
