@@ -6,63 +6,41 @@ import type { MessagePort } from "node:worker_threads";
 import { type DocumentLoader, isOpenApiError, loadOpenApi, type OpenApiDocument, OpenApiError, type OpenApiErrorCode } from "@driftwatch/openapi";
 import type { Contract } from "@driftwatch/schema";
 import { OPENAPI_INLINE_YAML_BYTES } from "../limits.js";
-import { decodeBundle, encodeBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
+import { encodeBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
 import { ContractCompiler, documentKey, validateAgainst, type CompiledContract, type Violation, withExcerpts } from "./contract.js";
 
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Tells, document by document, whether OpenAPI texts are cheap enough to read on the calling
- * thread: all of them up to `OPENAPI_INLINE_YAML_BYTES` (YAML or not), or all JSON up to
- * `workerThresholdBytes` (JSON is read about a hundred times faster than the worst YAML); nothing
- * over `workerThresholdBytes`.
+ * Tells whether OpenAPI texts are cheap enough to read on the calling thread: all of them together
+ * up to `OPENAPI_INLINE_YAML_BYTES` (16 KiB), and never over `workerThresholdBytes`. JSON is no
+ * exception: reading it is fast, but a diff of two 250 KB JSON documents (1,400 operations whose
+ * responses share a changed schema) takes 3 s, and compiling a big response schema is slow too.
  */
 export class InlineBudget {
   #bytes = 0;
-  #json = true;
-  constructor(private readonly workerThresholdBytes: number) {}
+  readonly #limit: number;
+  constructor(workerThresholdBytes: number) {
+    this.#limit = Math.min(OPENAPI_INLINE_YAML_BYTES, workerThresholdBytes);
+  }
 
   /** Adds a document's text; false once the texts added so far are to be read in a worker thread. */
   add(text: string): boolean {
     // UTF-16 length: a bound within a factor of 3 of the UTF-8 size, and free to compute
     this.#bytes += text.length;
-    if (this.#bytes > this.workerThresholdBytes) return false;
-    // a JSON.parse of at most `workerThresholdBytes` in all: a few milliseconds
-    if (this.#json && !isJson(text)) this.#json = false;
     return this.inline;
   }
 
   get inline(): boolean {
-    return this.#bytes <= Math.min(OPENAPI_INLINE_YAML_BYTES, this.workerThresholdBytes) || (this.#bytes <= this.workerThresholdBytes && this.#json);
+    return this.#bytes <= this.#limit;
   }
 }
 
 /**
- * Whether stored OpenAPI contents (documents or bundles, `null` for none) are read on the calling
- * thread (`InlineBudget`). A bundle is opened only when it is small enough to be read inline at all.
+ * Whether stored OpenAPI contents (documents or bundles, `null` for none) are read, compared and
+ * checked against on the calling thread (`InlineBudget`; a bundle counts with its wrapping).
  */
 export function openApiContentsInline(bodies: readonly (string | null)[], workerThresholdBytes: number): boolean {
-  const total = bodies.reduce((sum, body) => sum + (body?.length ?? 0), 0);
-  if (total <= Math.min(OPENAPI_INLINE_YAML_BYTES, workerThresholdBytes)) return true;
-  if (total > workerThresholdBytes) return false;
   const budget = new InlineBudget(workerThresholdBytes);
-  for (const body of bodies) {
-    if (body === null) continue;
-    let texts: string[];
-    try {
-      texts = Object.values(decodeBundle(body, "memory:/openapi").documents);
-    } catch {
-      texts = [body]; // not a bundle after all: read (and refused) as a document
-    }
-    for (const text of texts) if (!budget.add(text)) return false;
-  }
+  for (const body of bodies) if (body !== null) budget.add(body);
   return budget.inline;
 }
 

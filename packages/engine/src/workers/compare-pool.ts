@@ -44,7 +44,7 @@ export interface ComparePool {
   /**
    * Reads an OpenAPI document and every document its `$ref`s reach (`loadOpenApi`), the texts
    * through `loader` on the calling thread (fetches, behind the SSRF guard): parsed on the calling
-   * thread while they are small (`InlineBudget`: 16 KiB, or 256 KiB of JSON), else in a worker
+   * thread while they are small (`InlineBudget`: 16 KiB in all), else in a worker
    * thread within `compareTimeoutMs` (the fetches of the documents it reaches included). `document`
    * is the parsed document when it was read inline (null otherwise); `key` the version key
    * (`documentKey` of its bundle) when read in a worker with `keep`: the worker keeps the parsed
@@ -58,7 +58,7 @@ export interface ComparePool {
    * big to read inline. Never rejects.
    */
   contract(task: ContractTask): Promise<ContractTaskResult>;
-  /** Whether stored OpenAPI contents (documents or bundles) are small enough to read on the calling thread (`InlineBudget`). */
+  /** Whether stored OpenAPI contents (documents or bundles) are small enough to read on the calling thread (16 KiB in all, `InlineBudget`). */
   readsInline(contents: readonly (string | null)[]): boolean;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
@@ -148,7 +148,7 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
       // Filter expressions cost up to their step budget whatever the document's size, so rules
       // with one (a `?` in the path: conservative, a quoted name may hold one too) run off the loop.
       const filters = task.policy.rules.some((rule) => rule.path?.includes("?") === true);
-      // OpenAPI documents: YAML is read inline only while small (`InlineBudget`)
+      // OpenAPI documents: read and diffed inline only while small (`InlineBudget`)
       const inline = task.type === "openapi" ? openApiContentsInline([task.body, task.previousBody], l.workerThresholdBytes) : size <= l.workerThresholdBytes;
       if (inline && !filters) return compareContent(task);
       offloaded++;
