@@ -39,7 +39,7 @@ export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
  * `workerThresholdBytes`) are read, diffed and checked against on the calling thread; bigger ones
  * in a comparison worker thread. YAML takes about 4 ms per KiB to read at worst (a million compact
  * nodes, the most `maxYamlNodes` lets through, about 7 s), and a diff of two 250 KB JSON documents
- * can take 3 s: 16 KiB of either costs well under 100 ms.
+ * can take 3 s: 16 KiB of either costs about 100 ms at most.
  */
 export const OPENAPI_INLINE_YAML_BYTES = 16 * 1024;
 
