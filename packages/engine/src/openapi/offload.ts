@@ -76,15 +76,30 @@ export function serveLoader(port: MessagePort, loader: DocumentLoader): void {
   });
 }
 
-/** Parsed documents a worker thread keeps, by version key (contracts' documents). */
+/**
+ * Parsed documents a worker thread keeps, by version key (contracts' documents): at most 8, and
+ * at most 8 MiB of their texts (a parsed document takes about 8 times its text, more for compact
+ * YAML), the newest always kept. The thread's heap is shared with the comparisons it runs.
+ */
 export const WORKER_DOCUMENTS_KEPT = 8;
-const documents = new Map<string, OpenApiDocument>();
+export const WORKER_DOCUMENTS_BYTES = 8 * 1024 * 1024;
+const documents = new Map<string, { doc: OpenApiDocument; bytes: number }>();
+let keptBytes = 0;
 const compiler = new ContractCompiler();
 
-function keep(key: string, doc: OpenApiDocument): void {
-  documents.delete(key);
-  documents.set(key, doc);
-  while (documents.size > WORKER_DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!);
+function keep(key: string, doc: OpenApiDocument, bytes: number): void {
+  const known = documents.get(key);
+  if (known !== undefined) {
+    documents.delete(key);
+    keptBytes -= known.bytes;
+  }
+  documents.set(key, { doc, bytes });
+  keptBytes += bytes;
+  while (documents.size > 1 && (documents.size > WORKER_DOCUMENTS_KEPT || keptBytes > WORKER_DOCUMENTS_BYTES)) {
+    const [oldest, entry] = documents.entries().next().value!;
+    documents.delete(oldest);
+    keptBytes -= entry.bytes;
+  }
 }
 
 /** The worker side of `ComparePool.readOpenApi`: `loadOpenApi` with the texts asked of the main thread. */
@@ -112,8 +127,9 @@ export async function readOpenApiTask(task: ReadOpenApiTask): Promise<ReadOpenAp
   try {
     const doc = await loadOpenApi(task.url, { loader });
     if (!task.keep) return { ok: true, key: null };
-    const key = documentKey(encodeBundle({ root: task.url, documents: texts }));
-    keep(key, doc);
+    const content = encodeBundle({ root: task.url, documents: texts });
+    const key = documentKey(content);
+    keep(key, doc, content.length);
     return { ok: true, key };
   } catch (error) {
     return isOpenApiError(error) ? { ok: false, code: error.code, message: error.message } : { ok: false, code: null, message: openApiFailure(error) };
@@ -174,7 +190,7 @@ export type ContractTaskResult =
 
 /** Reads (or finds in this thread's cache) the document, compiles the response schema, validates. */
 export function contractTask(task: ContractTask): ContractTaskResult {
-  let doc = documents.get(task.key);
+  let doc = documents.get(task.key)?.doc;
   if (doc === undefined) {
     try {
       doc = parseStoredDocument(task.content, task.url);
@@ -182,7 +198,7 @@ export function contractTask(task: ContractTask): ContractTaskResult {
       return { ok: false, stage: "document", message: openApiFailure(error) };
     }
   }
-  keep(task.key, doc);
+  keep(task.key, doc, task.content.length);
   const compiled = compiler.get(task.key, doc, task.contract, task.status);
   if (isOpenApiError(compiled)) return { ok: false, stage: "contract", message: compiled.message };
   return { ok: true, validation: contractViolations(compiled, doc.url, task.body, task.previousBody) };
