@@ -4,6 +4,7 @@ import { htmlTextBlocks } from "../html/index.js";
 import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
 import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
+import { skeletonKey } from "../policy/volatile.js";
 
 // A website's text blocks (as diffHtml sees them) are followed across samples by selector. A
 // block whose text changes on most fetches is volatile when what changes has a volatile shape:
@@ -256,6 +257,18 @@ function holders(group: readonly SiblingEntry[], p: number): Map<string, Sibling
   return map;
 }
 
+/** The skeletons (`skeletonKey`) of a block's texts in the pairs where it changed, shifts left out. */
+function movedSkeletons(stat: BlockStat): Set<string> {
+  const out = new Set<string>();
+  for (let p = 0; p + 1 < stat.texts.length; p++) {
+    const a = stat.texts[p];
+    const b = stat.texts[p + 1];
+    if (a === undefined || b === undefined || a === b || stat.shifted?.has(p) === true) continue;
+    out.add(skeletonKey(a)).add(skeletonKey(b));
+  }
+  return out;
+}
+
 const otherThan = (list: readonly SiblingEntry[] | undefined, stat: BlockStat): SiblingEntry | undefined => list?.find((entry) => entry.stat !== stat);
 
 export function suggestHtmlPolicy(pages: readonly string[], scope: string | null): PolicySuggestion {
@@ -358,27 +371,44 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       const t = d.entry.parts === true ? templateOf(d.stat.selector) : undefined;
       if (t !== undefined) template.set(t, (template.get(t) ?? 0) + 1);
     }
-    for (const { stat, shape, changedIn, entry } of decided) {
+    for (const { stat, shape, changedIn, entry: own } of decided) {
+      let entry = own;
       let selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
-      // Numbers in a sentence are noise wherever the paragraph ends up: its siblings of one tag
-      // are compared by skeleton too (text changes and prices in them are still reported).
+      // Numbers in a sentence are noise wherever the paragraph ends up: the entry selects its
+      // siblings of one tag (or its template's blocks), narrowed to the skeletons the block showed,
+      // so it follows the block when a sibling added before it moves it, and a sibling of another
+      // skeleton (a paragraph whose number is edited) is still compared as usual.
       const t = entry.parts === true && selector === stat.selector ? templateOf(selector) : undefined;
+      let widened = true;
       if (t !== undefined && (template.get(t) ?? 0) >= 2 && !listSelectors.has(t)) selector = t;
       else if (entry.parts === true && selector === stat.selector && /:nth-of-type\(\d+\)$/.test(selector) && !listSelectors.has(selector.replace(/:nth-of-type\(\d+\)$/, "")))
         selector = selector.replace(/:nth-of-type\(\d+\)$/, "");
+      else widened = false;
+      if (widened) {
+        // the skeletons of the texts that moved their numbers (not those a sibling's shift brought)
+        const skeletons = [...movedSkeletons(stat)];
+        // too many skeletons to list (a block whose skeleton moves with a token): it keeps its place
+        if (skeletons.length <= MAX_SEEN) entry = { ...entry, skeletons };
+        else selector = stat.selector;
+      }
       const known = evidence.find((e) => e.kind === "volatile" && e.selector === selector);
       if (known) {
         known.changed = Math.max(known.changed, stat.changed);
-        // one selector for several rotating blocks: the texts any of them showed
         const rule = volatile.find((v) => v.selector === selector);
-        if (rule !== undefined && (rule.seen !== undefined || entry.seen !== undefined)) {
+        const ownEntry = (): void => {
+          // mixed kinds under one selector: this block keeps an entry of its own
+          volatile.push({ selector: stat.selector, ...own });
+          evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector: stat.selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
+        };
+        if (rule !== undefined && rule.skeletons !== undefined) {
+          // one entry for several blocks of one template: the skeletons any of them showed
+          const merged = [...new Set([...rule.skeletons, ...(entry.skeletons ?? [])])];
+          if (entry.skeletons !== undefined && merged.length <= MAX_SEEN) rule.skeletons = merged;
+          else ownEntry();
+        } else if (rule !== undefined && (rule.seen !== undefined || entry.seen !== undefined)) {
           const merged = [...new Set([...(rule.seen ?? []), ...(entry.seen ?? [])])];
           if (merged.length <= MAX_SEEN && rule.parts !== true && entry.parts !== true) rule.seen = merged;
-          else {
-            // mixed kinds under one class: each block keeps its own entry
-            volatile.push({ selector: stat.selector, ...entry });
-            evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector: stat.selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
-          }
+          else ownEntry();
         }
         continue;
       }

@@ -219,7 +219,7 @@ describe("suggestPolicy (html)", () => {
     const page = (i: number, stories: number) => `<html><body><main><p>${intro}</p><ul id="stories">${Array.from({ length: stories }, (_, k) => story(k, i)).join("")}</ul></main></body></html>`;
     const pages = history(4, (i) => page(i, 3));
     const { policy } = suggestPolicy(pages, { kind: "html" });
-    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true }]);
+    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true, skeletons: ["<n> points | <n> comments"] }]);
     // a story added at the end: its counts moving are noise too, its title is reported
     expect(diffHtml(page(4, 4), page(5, 4), { policy })).toBeNull();
     expect(diffHtml(page(4, 3), page(5, 4), { policy })?.changes.map((c) => c.op)).toEqual(["add", "add"]);
@@ -264,7 +264,7 @@ describe("suggestPolicy (html)", () => {
     // the comments paragraph moved from p:nth-of-type(5) to (6) when a paragraph was added at the third fetch
     const pages = [page(0, 27), page(1, 29), page(2, 31), page(3, 32, { added: true })];
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
-    expect(policy.volatile).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true }]);
+    expect(policy.volatile).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments"] }]);
     expect(evidence.find((e) => e.kind === "volatile")).toMatchObject({ changed: 2, pairs: 2 });
     // the added paragraph's place (it changed once, beyond numbers) is kept
     expect(evidence.filter((e) => e.kind === "kept").map((e) => e.selector)).toEqual(["body > article:nth-of-type(1) > p:nth-of-type(4)"]);
@@ -275,6 +275,25 @@ describe("suggestPolicy (html)", () => {
     // two paragraphs that swapped places are not a shift: both stay kept
     const swapped = [page(0, 27), page(1, 27), page(2, 27).replace("<p>We moved our monitoring to diffs.</p><p>The biggest win was silence.</p>", "<p>The biggest win was silence.</p><p>We moved our monitoring to diffs.</p>")];
     expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([]);
+  });
+
+  it("applies a followed block's parts entry to that block only: a number edited in another paragraph of the same parent is reported", () => {
+    const paras = ["We moved our monitoring to diffs.", "The tour has 12 stops in 3 cities.", "Tags: monitoring, ops"];
+    const page = (comments: number, opts: { added?: boolean; stops?: number } = {}) => {
+      const body = [...paras];
+      if (opts.stops !== undefined) body[1] = `The tour has ${String(opts.stops)} stops in 3 cities.`;
+      if (opts.added === true) body.splice(2, 0, "Update: we open-sourced it.");
+      return `<html><body><article><p>Posted by Dana</p>${body.map((t) => `<p>${t}</p>`).join("")}<p>${String(comments)} comments</p></article></body></html>`;
+    };
+    // the comments paragraph moves its numbers, and moves down when a paragraph is added above it
+    const pages = [page(27), page(29), page(31), page(32, { added: true })];
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(PolicyRulesSchema.safeParse(policy).success).toBe(true);
+    // the comments still move by skeleton wherever the paragraph is
+    expect(diffHtml(pages[3]!, page(34, { added: true }), { policy })).toBeNull();
+    expect(diffHtml(pages[2]!, page(34, { added: true }), { policy })?.changes.map((c) => c.after)).toEqual(["Update: we open-sourced it."]);
+    // a number edited in a sibling paragraph that never changed while learning is a real change
+    expect(diffHtml(pages[3]!, page(34, { added: true, stops: 14 }), { policy })?.changes.map((c) => [c.before, c.after])).toEqual([["The tour has 12 stops in 3 cities.", "The tour has 14 stops in 3 cities."]]);
   });
 
   it("keeps a block whose text changed beyond numbers and times", () => {
