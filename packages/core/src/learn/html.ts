@@ -2,7 +2,7 @@ import { loadHtml as load } from "../html/cheerio.js";
 import type { PolicyRule, VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
 import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
-import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape } from "./shapes.js";
+import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape, textSkeleton } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 import { skeletonKey } from "../policy/volatile.js";
 
@@ -137,6 +137,34 @@ function shifted(before: readonly string[], after: readonly string[], t: string,
   return keptBefore.length === keptAfter.length && keptBefore.every((x, k) => x === keptAfter[k]);
 }
 
+/** A line that states when the page was made or updated ("Updated 08:15 UTC", "Last updated: 20 Nov 2026"). */
+const CLOCK_LINE = /^(?:(?:last|page|data|prices?|feed|site|list)\s+)?(?:updated|modified|generated|rendered|refreshed|fetched|synced|checked|built|as of|aktualisiert|stand|mis à jour|actualizado)\b/i;
+/** A count that grows on its own, in a sentence: "178 comments", "7,129 shares". */
+const COUNT_WORDS = /^\s*(?:comments?|shares?|views?|likes?|followers?|subscribers?|downloads?|stars?|forks?|watchers?|reactions?|replies|votes?|points?)\b/i;
+
+/**
+ * The prior of a block that did not change while learning: `clock_line` for a short line that
+ * only states when the page was updated (its skeleton holds a time or date and nothing else but
+ * the label), `counts` for a short line whose every number is a count that grows on its own
+ * (comments, shares, views, ...). Prices never.
+ */
+function priorShape(text: string): string | undefined {
+  if (text.length > 120 || hasCurrencyAmount(text)) return undefined;
+  const skeleton = textSkeleton(text);
+  if (CLOCK_LINE.test(text) && /<time>|<month>|<day>|<ago>/.test(skeleton)) {
+    // the label and the time, nothing more: "Updated <time> UTC", "Last updated: <month> <n>, <n>"
+    const rest = skeleton.replace(CLOCK_LINE, "").replace(/<\w+>/g, " ").replace(/\b(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|at|on|am|pm)\b/gi, " ");
+    if (!/\p{L}/u.test(rest)) return "clock_line";
+    return undefined;
+  }
+  const numbers = [...text.matchAll(/\d+(?:[.,]\d+)*/g)];
+  if (numbers.length === 0 || numbers.length > 4) return undefined;
+  if (!numbers.every((m) => COUNT_WORDS.test(text.slice(m.index + m[0].length)))) return undefined;
+  // nothing but the counts and their words, and separators
+  const rest = text.replace(/\d+(?:[.,]\d+)*\s*\p{L}+/gu, " ");
+  return /\p{L}/u.test(rest) ? undefined : "counts";
+}
+
 /** Class selectors tried per call, at most. */
 const MAX_CANDIDATES = 200;
 
@@ -266,6 +294,8 @@ function movedSkeletons(stat: BlockStat): Set<string> {
     if (a === undefined || b === undefined || a === b || stat.shifted?.has(p) === true) continue;
     out.add(skeletonKey(a)).add(skeletonKey(b));
   }
+  // a block learned before it moved (a prior): the skeleton of its texts
+  if (out.size === 0) for (const text of stat.texts) if (text !== undefined) out.add(skeletonKey(text));
   return out;
 }
 
@@ -298,7 +328,15 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
   const listSelectors = new Map([...lists.values()].map((l) => [l.selector, l]));
   for (const stat of stats.values()) {
     const { changed, pairs } = stat;
-    if (changed === 0) continue;
+    if (changed === 0) {
+      // Priors for what did not move yet, as for JSON clocks and counts: a line that only states
+      // when the page was updated, or a count of comments and shares. Only their numbers and times
+      // are noise (`parts`): a change of their words is reported.
+      const text = stat.texts[stat.texts.length - 1];
+      const prior = pairs === pages.length - 1 && pairs > 0 && text !== undefined ? priorShape(text) : undefined;
+      if (prior !== undefined) decided.push({ stat, shape: prior, changedIn: `stable in all ${pages.length} samples, but`, entry: { parts: true } });
+      continue;
+    }
     const texts = stat.texts.filter((t): t is string => t !== undefined);
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
     const often = changed >= Math.min(2, pairs) && changed * 2 >= pairs;
@@ -341,6 +379,13 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
       shape = "rotating";
       entry = { seen: [...new Set(texts.map(seenKey))] };
+    } else if (replaced && changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2)) {
+      // Recurrence memory: a block that showed another text on every fetch (three at least), none
+      // yet twice, is a slot whose texts come and go: a text it showed before coming back is
+      // noise; a text it never showed (a new headline) is reported. A block that changed on some
+      // fetches only (a headline changed, then corrected) is kept.
+      shape = "rotating";
+      entry = { seen: texts.map(seenKey) };
     }
     if (shape !== undefined && keptShape === undefined) {
       decided.push({ stat, shape, changedIn, entry });
