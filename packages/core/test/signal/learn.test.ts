@@ -144,6 +144,28 @@ describe("suggestPolicy (json)", () => {
     expect(diffJson(last, withoutPlan, { policy })?.topSeverity).toBe("critical");
   });
 
+  it("does not rate a ticker's quotes medium from one pair when every one moved by varying amounts; a price list that changed once is still medium", () => {
+    const quote = (p: number) => (p === 0 ? "43375.80088778" : "43371.39133522");
+    const ticker = (p: number) => ({
+      items: [
+        { symbol: "BTCUSDT", lastPrice: quote(p) },
+        { symbol: "ETHUSDT", lastPrice: p === 0 ? "2259.11213552" : "2247.20083609" },
+        { symbol: "SOLUSDT", lastPrice: p === 0 ? "99.28142597" : "98.30296293" },
+      ],
+    });
+    const learned = suggestPolicy([ticker(0), ticker(1)], { kind: "json" });
+    expect(learned.policy.rules.filter((r) => r.path === "$.items[*].lastPrice")).toEqual([]);
+    expect(evidenceAt(learned.evidence, "$.items[*].lastPrice")).toMatchObject({ kind: "kept", shape: "measurement" });
+    expect(volatilePaths(learned.policy)).not.toContain("$.items[*].lastPrice");
+    // list prices (two decimals) all changed in the one pair: a repricing, still rated medium
+    const list = (p: number) => ({ items: [{ sku: "a", price: p === 0 ? 19.99 : 21.99 }, { sku: "b", price: p === 0 ? 5.49 : 5.99 }, { sku: "c", price: p === 0 ? 120.0 : 135.5 }] });
+    const repriced = suggestPolicy([list(0), list(1)], { kind: "json" });
+    expect(repriced.policy.rules).toContainEqual({ path: "$.items[*].price", category: "value", op: "replace", severity: "medium" });
+    // one quote of several moved: a price that changed, rated medium
+    const one = suggestPolicy([ticker(0), { items: [{ symbol: "BTCUSDT", lastPrice: quote(1) }, ...ticker(0).items.slice(1)] }], { kind: "json" });
+    expect(one.policy.rules).toContainEqual({ path: "$.items[*].lastPrice", category: "value", op: "replace", severity: "medium" });
+  });
+
   it("keeps the number of rules bounded by grouping stable fields by parent", () => {
     const wide = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`group${i % 9}`, Object.fromEntries(Array.from({ length: 50 }, (_, j) => [`flag${j}`, "on"]))]));
     const { policy } = suggestPolicy([wide, wide, wide], { kind: "json" });
@@ -274,7 +296,7 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(pages[3]!, page(4, 34), { policy })?.changes.some((c) => c.before === "Update: we open-sourced it.")).toBe(true);
     // two paragraphs that swapped places are not a shift: both stay kept
     const swapped = [page(0, 27), page(1, 27), page(2, 27).replace("<p>We moved our monitoring to diffs.</p><p>The biggest win was silence.</p>", "<p>The biggest win was silence.</p><p>We moved our monitoring to diffs.</p>")];
-    expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([]);
+    expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments"] }]);
   });
 
   it("applies a followed block's parts entry to that block only: a number edited in another paragraph of the same parent is reported", () => {
@@ -296,11 +318,41 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(pages[3]!, page(34, { added: true, stops: 14 }), { policy })?.changes.map((c) => [c.before, c.after])).toEqual([["The tour has 12 stops in 3 cities.", "The tour has 14 stops in 3 cities."]]);
   });
 
+  it("remembers the texts of a block that showed another one on every fetch: one coming back is noise, a new one is reported", () => {
+    const texts = ["Apple ships a new laptop", "Rain expected all weekend", "Council approves the budget", "Library opens on Sundays"];
+    const page = (text: string) => `<html><body><aside><p>${text}</p></aside><main><h1>Today</h1><p>We open at nine.</p></main></body></html>`;
+    const { policy, evidence } = suggestPolicy(texts.map(page), { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)", seen: texts }]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "volatile", shape: "rotating", changed: 3, pairs: 3 })]);
+    expect(diffHtml(page(texts[3]!), page(texts[1]!), { policy })).toBeNull();
+    expect(diffHtml(page(texts[3]!), page("Bridge closed after the storm"), { policy })).not.toBeNull();
+    // short texts that changed on some fetches only (a headline changed, then corrected) are kept
+    const some = ["Budget passes", "Budget passes", "Budget fails", "Budget passes again", "Budget vote delayed"].map(page);
+    expect(suggestPolicy(some, { kind: "html" }).policy.volatile).toBeUndefined();
+  });
+
+  it("compares a line stating when the page was updated, or counting comments and shares, by skeleton before it moved", () => {
+    const page = (updated: string, counts: string, hours = "We open at 09:00 and close at 17:00.") =>
+      `<html><body><p class="updated">${updated}</p><main><h1>Report</h1><p>${counts}</p><p>${hours}</p><p>Doors open at 7 pm on 3 floors.</p></main></body></html>`;
+    const pages = [page("Updated 08:00 UTC", "178 comments · 7,129 shares"), page("Updated 08:00 UTC", "178 comments · 7,129 shares")];
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([
+      { selector: "p.updated", parts: true },
+      { selector: "body > main:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments · <n> shares"] },
+    ]);
+    expect(evidence.filter((e) => e.kind === "volatile").map((e) => [e.shape, e.changed])).toEqual([["clock_line", 0], ["counts", 0]]);
+    expect(diffHtml(pages[1]!, page("Updated 08:15 UTC", "181 comments · 7,140 shares"), { policy })).toBeNull();
+    // their words, the opening hours and a number in another sentence are still compared
+    expect(diffHtml(pages[1]!, page("Closed for the holidays", "181 comments · 7,140 shares"), { policy })).not.toBeNull();
+    expect(diffHtml(pages[1]!, page("Updated 08:15 UTC", "181 comments · 7,140 shares", "We open at 10:00 and close at 17:00."), { policy })?.changes).toHaveLength(1);
+    expect(diffHtml(pages[1]!, pages[1]!.replace("7 pm", "8 pm"), { policy })).not.toBeNull();
+  });
+
   it("keeps a block whose text changed beyond numbers and times", () => {
-    const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
+    const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Storm warning issued", "Markets rally", "New mayor elected"][i]}</h1></main>`);
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
     expect(policy.volatile ?? []).toEqual([]);
-    expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 4, pairs: 4 })]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 3, pairs: 4 })]);
   });
 });
 
