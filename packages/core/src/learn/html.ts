@@ -1,7 +1,8 @@
 import { loadHtml as load } from "../html/cheerio.js";
 import type { PolicyRule, VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
-import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
+import { cssEscapeIdentifier, isElement, PageSelectors } from "../html/selectors.js";
+import type { AnyNode, Element } from "domhandler";
 import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape, textSkeleton } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
 import { skeletonKey } from "../policy/volatile.js";
@@ -112,7 +113,10 @@ function rankedLists(stats: ReadonlyMap<string, BlockStat>, samples: number): Ma
       const common = after.filter((t) => set.has(t)).length;
       // a reorder keeps most items (at least half of the list is the same set) and moves some
       if (common * 2 < Math.max(before.length, after.length)) ok = false;
-      else if (after.some((t, i) => set.has(t) && before.indexOf(t) !== i && !shifted(before, after, t, i))) changed++;
+      else {
+        const moved = shiftedChecker(before, after);
+        if (after.some((t, i) => set.has(t) && moved.indexBefore.get(t) !== i && !moved.shifted(t, i))) changed++;
+      }
     }
     if (!ok || changed === 0 || seen.size > MAX_SEEN) continue;
     const list: RankedList = { selector, seen: [...seen].map(seenKey), changed };
@@ -127,15 +131,47 @@ function amounts(text: string): string {
 }
 
 /**
- * Whether `t` is at `i` only because items before it were added or removed (every item between
- * its old and new place is new or gone), not because the list was reordered.
+ * For one pair of a list's texts: each text's first place in `before`, and whether `t` is at `i`
+ * in `after` only because items before it were added or removed (the items kept on both sides
+ * that precede it are the same, in the same order, on both sides), not because the list was
+ * reordered. Linear in the items per pair; each question is answered in constant time.
  */
-function shifted(before: readonly string[], after: readonly string[], t: string, i: number): boolean {
-  const old = before.indexOf(t);
-  const keptBefore = before.slice(0, old).filter((x) => after.includes(x));
-  const keptAfter = after.slice(0, i).filter((x) => before.includes(x));
-  return keptBefore.length === keptAfter.length && keptBefore.every((x, k) => x === keptAfter[k]);
+function shiftedChecker(before: readonly string[], after: readonly string[]): { indexBefore: Map<string, number>; shifted: (t: string, i: number) => boolean } {
+  const inAfter = new Set(after);
+  const inBefore = new Set(before);
+  const indexBefore = new Map<string, number>();
+  // the number of kept items before each text's first place in `before`
+  const rankBefore = new Map<string, number>();
+  const keptBefore: string[] = [];
+  before.forEach((x, k) => {
+    if (!indexBefore.has(x)) {
+      indexBefore.set(x, k);
+      rankBefore.set(x, keptBefore.length);
+    }
+    if (inAfter.has(x)) keptBefore.push(x);
+  });
+  // the number of kept items before each place of `after`
+  const rankAfter: number[] = [];
+  const keptAfter: string[] = [];
+  for (const x of after) {
+    rankAfter.push(keptAfter.length);
+    if (inBefore.has(x)) keptAfter.push(x);
+  }
+  rankedListsWork.comparisons += before.length + after.length;
+  // how long the kept items agree from the start
+  let common = 0;
+  while (common < keptBefore.length && common < keptAfter.length && keptBefore[common] === keptAfter[common]) common++;
+  return {
+    indexBefore,
+    shifted: (t, i) => {
+      const r = rankBefore.get(t);
+      return r !== undefined && r === rankAfter[i] && r <= common;
+    },
+  };
 }
+
+/** Items looked at by rankedLists' shift checks: linear in the items and samples (a test counts it; reset it to 0 before). */
+export const rankedListsWork = { comparisons: 0 };
 
 /** A line that states when the page was made or updated ("Updated 08:15 UTC", "Last updated: 20 Nov 2026"). */
 const CLOCK_LINE = /^(?:(?:last|page|data|prices?|feed|site|list)\s+)?(?:updated|modified|generated|rendered|refreshed|fetched|synced|checked|built|as of|aktualisiert|stand|mis à jour|actualizado)\b/i;
@@ -171,7 +207,26 @@ const MAX_CANDIDATES = 200;
 interface ParsedPage {
   $: ReturnType<typeof load>;
   selectors: PageSelectors;
+  /** Each element by its positional selector (built on first use): a lookup, not a selector query. */
+  byPlace?: Map<string, Element>;
 }
+
+/** The element a block's selector (as PageSelectors writes it) names in a page. */
+function elementAt(page: ParsedPage, selector: string): Element | undefined {
+  if (page.byPlace === undefined) {
+    page.byPlace = new Map();
+    const stack: AnyNode[] = [page.$.root()[0]!];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (isElement(node)) page.byPlace.set(page.selectors.selectorOf(node), node);
+      if ("children" in node) for (const child of (node as { children: AnyNode[] }).children) stack.push(child);
+    }
+  }
+  return page.byPlace.get(selector);
+}
+
+/** Selector queries stableSelector made (each costs a walk of a page): bounded by MAX_CANDIDATES per page, whatever the number of blocks (a test counts it). */
+export const stableSelectorWork = { queries: 0 };
 
 /**
  * A selector that survives blocks being added before the element: `#id` as is, else `tag.class`
@@ -183,15 +238,16 @@ function stableSelector(selector: string, volatilePerPage: readonly ReadonlySet<
   // Each candidate costs a query per page: bounded, and answered once per candidate.
   if (tried.size >= MAX_CANDIDATES) return selector;
   const last = pages[pages.length - 1]!;
-  const element = last.$(selector).first();
-  const tag = element.prop("tagName")?.toLowerCase();
-  if (tag === undefined) return selector;
-  const classes = (element.attr("class") ?? "").split(/\s+/).filter((c) => /^[A-Za-z_-][A-Za-z0-9_-]*$/.test(c));
+  const element = elementAt(last, selector);
+  if (element === undefined) return selector;
+  const tag = element.name.toLowerCase();
+  const classes = (element.attribs["class"] ?? "").split(/\s+/).filter((c) => /^[A-Za-z_-][A-Za-z0-9_-]*$/.test(c));
   for (const cls of classes) {
     const candidate = `${tag}.${cssEscapeIdentifier(cls)}`;
     let ok = tried.get(candidate);
     if (ok === undefined) {
       ok = pages.every((p, index) => {
+        stableSelectorWork.queries++;
         const matched = p.$(candidate).toArray();
         return matched.length > 0 && matched.every((el) => el.type === "tag" && volatilePerPage[index]!.has(p.selectors.selectorOf(el)));
       });

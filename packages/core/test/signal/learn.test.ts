@@ -3,7 +3,7 @@
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { diffHtml, diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
-import { shiftedPairsWork } from "../../src/learn/html.js";
+import { rankedListsWork, shiftedPairsWork, stableSelectorWork } from "../../src/learn/html.js";
 
 const T = Date.UTC(2026, 10, 20, 8);
 const at = (i: number): string => new Date(T + i * 300_000).toISOString();
@@ -379,6 +379,48 @@ describe("following shifted blocks (shiftedPairs)", () => {
     expect(large).toBeLessThanOrEqual(3000 * 2 * 6);
     // ten times the blocks, about ten times the work (a quadratic scan is a hundred times)
     expect(large / small).toBeLessThan(12);
+  });
+});
+
+describe("bounded work on permuted pages (suggestHtmlPolicy)", () => {
+  /** Four pages of `n` paragraphs (or list items) in another order each, their counts moving. */
+  const permuted = (n: number, tag: "p" | "li"): string[] => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    return [0, 1, 2, 3].map((page) => {
+      // paragraphs whose counts move; list items that only change places (a ranked list)
+      const texts = Array.from({ length: n }, (_, i) => `Story ${String(i)} has ${String(100 + i + (tag === "p" ? page * 3 : 0))} comments`);
+      for (let i = texts.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [texts[i], texts[j]] = [texts[j]!, texts[i]!];
+      }
+      const items = texts.map((t) => `<${tag} class="story">${t}</${tag}>`).join("");
+      return `<html><body><main>${tag === "li" ? `<ul>${items}</ul>` : `<article>${items}</article>`}</main></body></html>`;
+    });
+  };
+  const work = (n: number, tag: "p" | "li"): { queries: number; comparisons: number } => {
+    stableSelectorWork.queries = 0;
+    rankedListsWork.comparisons = 0;
+    suggestPolicy(permuted(n, tag), { kind: "html" });
+    return { queries: stableSelectorWork.queries, comparisons: rankedListsWork.comparisons };
+  };
+
+  it("queries each page a bounded number of times whatever the number of blocks (a block's element is looked up, not selected)", () => {
+    const small = work(100, "p");
+    const large = work(800, "p");
+    expect(small.queries).toBeGreaterThan(0);
+    // one query per page for the candidate class `p.story`; none per block
+    expect(large.queries).toBe(small.queries);
+    expect(large.queries).toBeLessThanOrEqual(4 * 200);
+  });
+
+  it("checks a ranked list's shifts in work linear in its items, not cubic", () => {
+    const small = work(100, "li");
+    const large = work(800, "li");
+    expect(small.comparisons).toBeGreaterThan(0);
+    // two sides of three pairs per list, each item once
+    expect(large.comparisons).toBeLessThanOrEqual(800 * 2 * 3);
+    expect(large.comparisons / small.comparisons).toBeLessThan(10);
   });
 });
 
