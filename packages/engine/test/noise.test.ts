@@ -280,8 +280,9 @@ describe("autoApplySuggestions on a noisy web page (SQLite, loopback HTTP)", () 
       return checks.runCheck((await store.getMonitor(orgId, monitor.id))!, { requestId: `req_${String(clock.ms())}` });
     };
     expect((await check()).result).toBe("new_snapshot");
-    expect((await check()).diff?.learning).toBe(true);
-    for (let i = 0; i < 4; i++) {
+    // "Generated <time>" and "Refreshed N minutes ago" are lines that state when the page was made:
+    // compared by skeleton from the first content on (a learned prior), so the second check is quiet too
+    for (let i = 0; i < 5; i++) {
       const quiet = await check();
       expect(quiet.result).toBe("new_snapshot");
       expect(quiet.snapshot?.silenced?.changes.every((c) => c.outcome === "volatile" && c.learned?.selector !== undefined)).toBe(true);

@@ -275,16 +275,26 @@ function loadPage(
   }
   const volatile = new Map<AnyNode, number>();
   const modes = new Map<number, VolatileMode>();
+  // An entry with `skeletons` may not select an element's text: the entries after it that select
+  // the element, in order, are tried next (collectTextBlocks).
+  const later = new Map<AnyNode, number[]>();
   (policy.volatile ?? []).forEach((entry, index) => {
     const selector = entry.selector;
     if (selector === undefined) return;
-    modes.set(index, volatileModeOf(entry));
+    const mode = volatileModeOf(entry);
+    modes.set(index, mode);
     for (const element of select($, selector, (cause) => invalidVolatileSelector(index, selector, cause))) {
-      if (!volatile.has(element)) volatile.set(element, index);
+      const first = volatile.get(element);
+      if (first === undefined) volatile.set(element, index);
+      else if (modes.get(first)?.skeletons !== undefined) {
+        const list = later.get(element);
+        if (list === undefined) later.set(element, [index]);
+        else if (modes.get(list[list.length - 1]!)?.skeletons !== undefined) list.push(index);
+      }
     }
   });
   const roots: AnyNode[] = scope === null ? [document] : outermost(select($, scope, (cause) => invalidScope(scope, cause)));
-  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, modes, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
+  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, modes, later, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
 }
 
 /** Whether the target's element is, or is inside, an element `ruleSelector` matches in its page. */
