@@ -27,7 +27,7 @@ export interface ProxyScope {
   readonly password: string;
   /**
    * Lets one request `method url` of the scope through (to a destination the guard allows), for
-   * {@link ALLOWANCE_MS}; an `https:` URL lets one CONNECT to its host and port through. When a
+   * {@link ALLOWANCE_MS} (an `https:` URL needs none: a CONNECT of an open scope passes). When a
    * forwarded request is answered with a redirect, its next hop is let through the same way.
    */
   allow(method: string, url: string): void;
@@ -169,12 +169,20 @@ export async function startGuardProxy(options: GuardProxyOptions = {}): Promise<
    * On a `scoped` proxy: the scope that let this request through (its allowance taken), or the
    * status to refuse it with, 407 when it carries no credentials (the browser then sends its
    * context's), 403 otherwise. Without `scoped`: no scope, nothing refused.
+   *
+   * A CONNECT (an HTTPS tunnel) of an open scope passes without an allowance (one is taken when
+   * there is one): the proxy cannot see the redirects inside a tunnel, so a chain of HTTPS hops
+   * across hosts (`https://example.com` -> `https://www.example.com/`) could not be followed
+   * otherwise. What a tunnel reaches is still the guard's to allow, and nothing passes once the
+   * scope is closed, which is what keeps a popup or an ended render from sending anything after
+   * the render. Plain-HTTP requests, which the proxy sees, need an allowance.
    */
-  function admit(req: http.IncomingMessage, key: string | null): { scope: ScopeState | null } | { status: 403 | 407 } {
+  function admit(req: http.IncomingMessage, key: string | null, tunnel = false): { scope: ScopeState | null } | { status: 403 | 407 } {
     if (!scoped) return { scope: null };
     if (req.headers["proxy-authorization"] === undefined) return { status: 407 };
     const scope = scopeOf(req);
-    if (scope === null || key === null || !takeAllowance(scope, key)) return { status: 403 };
+    if (scope === null || key === null) return { status: 403 };
+    if (!takeAllowance(scope, key) && !tunnel) return { status: 403 };
     return { scope };
   }
 
@@ -207,7 +215,7 @@ export async function startGuardProxy(options: GuardProxyOptions = {}): Promise<
       reject(client, 400, "CONNECT needs host:port");
       return;
     }
-    const admitted = admit(req, `CONNECT ${target.host.toLowerCase()}:${String(target.port)}`);
+    const admitted = admit(req, `CONNECT ${target.host.toLowerCase()}:${String(target.port)}`, true);
     if ("status" in admitted) {
       noteRefused(req.url ?? "");
       refuse(client, admitted.status);

@@ -91,7 +91,7 @@ describe("a scoped guard proxy (the browser fetcher's)", () => {
       expect(await connect("")).toBe("HTTP/1.1 407 Proxy Authentication Required");
       expect(await get("/landing", basic(scope.username, "wrong"))).toBe("HTTP/1.1 403 Forbidden");
       expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
-      expect(await connect()).toBe("HTTP/1.1 403 Forbidden");
+      expect(await connect(basic(scope.username, "wrong"))).toBe("HTTP/1.1 403 Forbidden");
       expect(hops.paths).toEqual([]);
       // Let through once, with the next hop of its redirect; another scope's allowance is its own.
       scope.allow("GET", `${hops.url}/hop#fragment`);
@@ -101,15 +101,18 @@ describe("a scoped guard proxy (the browser fetcher's)", () => {
       expect(await get("/landing")).toBe("HTTP/1.1 200 OK");
       expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
       expect(await get("/landing", basic(other.username, other.password))).toBe("HTTP/1.1 200 OK");
-      // An https URL lets one CONNECT to its host and port through.
+      // A tunnel (HTTPS: the proxy cannot see its redirects) of an open scope passes to what the
+      // guard allows, with or without an allowance; a forbidden destination is still refused.
       scope.allow("GET", `https://127.0.0.1:${String(hops.port)}/x`);
       expect(await connect()).toBe("HTTP/1.1 200 Connection Established");
-      expect(await connect()).toBe("HTTP/1.1 403 Forbidden");
-      // Closed: what it let through before is refused, and so is everything else.
+      expect(await connect()).toBe("HTTP/1.1 200 Connection Established");
+      expect(await ask(proxy.url, `CONNECT 127.0.0.2:${String(hops.port)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`)).toBe("HTTP/1.1 403 Forbidden");
+      // Closed: what it let through before is refused, and so is everything else, tunnels too.
       scope.allow("GET", `${hops.url}/landing`);
       scope.close();
       scope.allow("GET", `${hops.url}/landing`);
       expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await connect()).toBe("HTTP/1.1 403 Forbidden");
       expect(hops.paths).toEqual(["/hop", "/landing", "/landing"]);
     } finally {
       await proxy.close();
