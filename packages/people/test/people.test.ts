@@ -281,6 +281,21 @@ describe("users made outside invitations (addMember)", () => {
     expect(await systemEntries()).toHaveLength(2);
   });
 
+  it("revokes what an existing member made beyond the role it gives them (driftwatch user create --role)", async () => {
+    const made = await addMember(people, { ip: null }, { email: "lead@example.com", displayName: "Lead", password: "a lead passphrase here", orgSlug: "acme", role: "admin" });
+    const orgId = made.organization.id;
+    const admin = await store.createToken(orgId, { name: "lead-admin", tokenHash: hashSecret("lead-admin"), scopes: ["admin"], createdBy: made.user.id });
+    const reader = await store.createToken(orgId, { name: "lead-read", tokenHash: hashSecret("lead-read"), scopes: ["monitors:read"], createdBy: made.user.id });
+    const { invite } = await createInvitation(people, origin, { actor: userActor(made.user.id), userId: made.user.id, role: "admin" }, { orgId, email: "new@example.com", role: "admin", linkBase: "https://dw.example" });
+
+    await addMember(people, { ip: null }, { email: "lead@example.com", displayName: "Lead", password: "a lead passphrase here", orgSlug: "acme", role: "viewer", via: "cli" });
+    expect((await store.getToken(orgId, admin.id))?.revokedAt).not.toBeNull();
+    expect((await store.getToken(orgId, reader.id))?.revokedAt).toBeNull();
+    expect((await store.getInvite(orgId, invite.id))?.revokedAt).not.toBeNull();
+    const swept = (await store.listAudit(orgId, { limit: 20, cursor: null })).data.find((e) => e.action === "member.rights_revoked");
+    expect(swept).toMatchObject({ actorType: "system", targetId: made.user.id, data: { role: "viewer", tokens: [admin.id], invites: [invite.id] } });
+  });
+
   it("refuses a weak password before writing anything", async () => {
     const weak = await refusal(addMember(people, { ip: null }, { email: "w@example.com", displayName: "W", password: "short", orgSlug: "acme", role: "member" }));
     expect(weak.code).toBe("weak_password");
