@@ -564,6 +564,11 @@ export const NormalizeSchema = z.strictObject({
   csrfTokens: z.boolean().optional(),
   /** Cache-busting query strings in asset URLs (`app.js?v=123`, `style.css?1699999999`). */
   cacheBusters: z.boolean().optional(),
+  /**
+   * The items of a list (`li` of one list, `tr` of one table body) that came back with the same
+   * texts in another order, nothing added, removed or edited: no change ("Most read" reordered).
+   */
+  listOrder: z.boolean().optional(),
 });
 export type Normalize = z.infer<typeof NormalizeSchema>;
 

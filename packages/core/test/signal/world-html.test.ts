@@ -3,7 +3,8 @@
 // learned from the first 3. The held-out set is in world-html-held-out.test.ts (a file of its own:
 // diffing and learning pages is the slow part), the corpus itself and the JSON table in
 // world.test.ts. Defaults must never miss and learning must not add false alarms; the learned
-// numbers are held at or below what was measured (the learner of 2026-11-28, fourth round: 28 before it, in the second round
+// numbers are held at or below what was measured (the learner of 2026-11-28, fourth round: 28 before it; the fifth round,
+// lists whose items only changed places compared as sets by diffHtml, left it at 27 and took first3 from 76 to 75; in the second round
 // 37 false alarms and 1 under-rated, at commit c7ddce8 97 tuning and 36 held-out false alarms), and
 // the learned policy must never miss:
 //
@@ -11,7 +12,7 @@
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
 // | tuning | html | learned | 39 | 312 | 175 | 27 | 0 | 0 | 39 | 25 |
-// | tuning | html | first3 | 39 | 312 | 175 | 76 | 0 | 0 | 39 | 25 |
+// | tuning | html | first3 | 39 | 312 | 175 | 75 | 0 | 0 | 39 | 25 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
 import { describe, expect, it } from "vitest";
