@@ -108,6 +108,52 @@ describe("cache-busting queries", () => {
   });
 });
 
+describe("lists whose items only changed places", () => {
+  const stories = ["Council approves the new tram line", "Storm closes the coast road", "Local team wins the cup final", "Library opens on Sundays"];
+  const list = (items: readonly string[], after = "") =>
+    page(`<h1>News</h1><p>Intro</p><ol class="most-read">${items.map((s) => `<li><a href="/s">${s}</a><span> · 3 minutes ago</span></li>`).join("")}</ol>${after}`);
+  const reordered = [stories[2]!, stories[0]!, stories[3]!, stories[1]!];
+  it("are no change: the items are compared as a set (the moves explained as normalize.listOrder), unless switched off", () => {
+    expect(diffHtml(list(stories), list(reordered))).toBeNull();
+    // an item whose relative time ticked while it moved is still the same item
+    expect(diffHtml(list(stories), list(reordered).replace("3 minutes ago", "5 minutes ago"))).toBeNull();
+    const { diff, explanations } = explainDiffHtml(list(stories), list(reordered));
+    expect(diff).toBeNull();
+    expect(explanations.length).toBeGreaterThan(0);
+    expect(explanations.every((e) => e.outcome === "unordered" && e.rule === "normalize.listOrder" && e.path.includes("ol:nth-of-type(1) > li:nth-of-type("))).toBe(true);
+    expect(ops(list(stories), list(reordered), { policy: { normalize: { listOrder: false } } }).length).toBeGreaterThan(0);
+  });
+  it("still report an item added, removed or edited, alone, with its rule's severity", () => {
+    expect(ops(list(stories), list([reordered[0]!, "A new story about the harbour", ...reordered.slice(1)]))).toEqual([
+      `add body > ol:nth-of-type(1) > li:nth-of-type(2) null "A new story about the harbour · 3 minutes ago"`,
+    ]);
+    expect(ops(list(stories), list(reordered.filter((s) => s !== stories[1])))).toEqual([
+      `remove body > ol:nth-of-type(1) > li:nth-of-type(2) "${stories[1]} · 3 minutes ago" null`,
+    ]);
+    const edited = reordered.map((s) => (s === stories[3] ? "Library opens on Sundays from May" : s));
+    const diff = diffHtml(list(stories), list(edited), { policy: { rules: [{ selector: "ol > li", op: "replace", severity: "medium" }] } });
+    expect(diff!.changes.map((c) => [c.op, c.before, c.after, c.severity])).toEqual([
+      ["replace", `${stories[3]} · 3 minutes ago`, "Library opens on Sundays from May · 3 minutes ago", "medium"],
+    ]);
+    // a change elsewhere on the page is reported as usual next to the reorder
+    expect(ops(list(stories), list(reordered, "<p>Corrected</p>"))).toEqual([`add body > p:nth-of-type(2) null "Corrected"`]);
+  });
+  it("identify an item by all the text inside it: values swapped between table rows, or a definition list's terms and definitions, are changes", () => {
+    const table = (rows: readonly (readonly [string, string])[]) => page(`<table><tbody>${rows.map(([a, b]) => `<tr><td>${a}</td><td>${b}</td></tr>`).join("")}</tbody></table>`);
+    expect(diffHtml(table([["API", "Operational"], ["Web", "Degraded"], ["CDN", "Operational"]]), table([["Web", "Degraded"], ["CDN", "Operational"], ["API", "Operational"]]))).toBeNull();
+    // reported exactly as with the list order compared
+    const off = { policy: { normalize: { listOrder: false } } };
+    const [statusBefore, statusAfter] = [table([["API", "Operational"], ["Web", "Degraded"]]), table([["API", "Degraded"], ["Web", "Operational"]])];
+    expect(ops(statusBefore, statusAfter).length).toBeGreaterThan(0);
+    expect(ops(statusBefore, statusAfter)).toEqual(ops(statusBefore, statusAfter, off));
+    const dl = (a: string, b: string) => page(`<dl><dt>Basic</dt><dd>${a}</dd><dt>Pro</dt><dd>${b}</dd></dl>`);
+    expect(ops(dl("$10", "$20"), dl("$20", "$10")).length).toBeGreaterThan(0);
+    expect(ops(dl("$10", "$20"), dl("$20", "$10"))).toEqual(ops(dl("$10", "$20"), dl("$20", "$10"), off));
+    // sibling paragraphs are not list items: their order is compared
+    expect(diffHtml(page("<p>First step here</p><p>Second step here</p><p>Third step here</p>"), page("<p>Second step here</p><p>First step here</p><p>Third step here</p>"))).not.toBeNull();
+  });
+});
+
 describe("normalisation stays linear", () => {
   it("handles adversarial text of 200 KB without super-linear backtracking", () => {
     const hostile = [

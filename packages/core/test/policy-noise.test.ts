@@ -1,7 +1,7 @@
 // Policy fields for noise in JSON diffs (issue 11, point 2): volatile, tolerance, unordered, and
 // the explanations of what they hid. What must NOT be hidden is tested next to what is.
 import { describe, expect, it } from "vitest";
-import { type Change, diffJson, explainDiffJson, isDriftwatchError, type PolicyRulesInput, validatePolicyRules } from "../src/index.js";
+import { type Change, diffHtml, diffJson, explainDiffJson, isDriftwatchError, type PolicyRulesInput, validatePolicyRules } from "../src/index.js";
 
 function summary(changes: Change[] | undefined): string[] {
   return (changes ?? []).map((c) => `${c.op} ${c.path} ${c.category} ${c.severity}`);
@@ -54,6 +54,27 @@ describe("volatile paths", () => {
     const after = { items: [{ id: 1, seen: "c" }, { id: 2, seen: "d" }] };
     expect(diffJson(before, after, { policy: { volatile: [{ path: "$.items[*].seen" }] } })).toBeNull();
     expect(diffJson(before, after, { policy: { volatile: [{ path: "$..seen" }] } })).toBeNull();
+  });
+});
+
+describe("volatile entries narrowed by skeletons", () => {
+  it("hide only values of the listed skeletons; another value at the path is compared as usual, or by the next entry", () => {
+    const skeletons = ["<n> comments"];
+    const policy: PolicyRulesInput = { volatile: [{ path: "$.notes[*]", parts: true, skeletons }] };
+    const before = { notes: ["31 comments", "12 stops"] };
+    expect(diffJson(before, { notes: ["32 comments", "12 stops"] }, { policy })).toBeNull();
+    expect(summary(diffJson(before, { notes: ["32 comments", "14 stops"] }, { policy })?.changes)).toEqual(["replace $.notes[1] value info"]);
+    // the next entry selecting the value decides for a value the first does not select
+    const both: PolicyRulesInput = { volatile: [{ path: "$.notes[*]", parts: true, skeletons }, { path: "$.notes[1]" }] };
+    expect(diffJson(before, { notes: ["32 comments", "14 stops"] }, { policy: both })).toBeNull();
+  });
+
+  it("select only blocks of the listed skeletons on pages, falling through to the next entry that selects the block", () => {
+    const page = (comments: number, stops: number, promo: string) => `<article><p>${comments} comments</p><p>The tour has ${stops} stops.</p><p>${promo}</p></article>`;
+    const policy: PolicyRulesInput = { volatile: [{ selector: "article > p", parts: true, skeletons: ["<n> comments"] }, { selector: "article > p:nth-of-type(3)", seen: ["Join us", "Visit the shop"] }] };
+    expect(diffHtml(page(31, 12, "Join us"), page(33, 12, "Visit the shop"), { policy })).toBeNull();
+    expect(diffHtml(page(31, 12, "Join us"), page(33, 14, "Visit the shop"), { policy })?.changes.map((c) => c.after)).toEqual(["The tour has 14 stops."]);
+    expect(diffHtml(page(31, 12, "Join us"), page(33, 12, "A new promo"), { policy })?.changes.map((c) => c.after)).toEqual(["A new promo"]);
   });
 });
 

@@ -34,6 +34,15 @@ export const DEFAULT_COMPARE_LIMITS: CompareLimits = {
   maxDiffBytes: 1024 * 1024,
 };
 
+/**
+ * OpenAPI documents (a monitor's, a contract's) up to this many bytes in all (and never more than
+ * `workerThresholdBytes`) are read, diffed and checked against on the calling thread; bigger ones
+ * in a comparison worker thread. YAML takes about 4 ms per KiB to read at worst (a million compact
+ * nodes, the most `maxYamlNodes` lets through, about 7 s), and a diff of two 250 KB JSON documents
+ * can take 3 s: 16 KiB of either costs about 100 ms at most.
+ */
+export const OPENAPI_INLINE_YAML_BYTES = 16 * 1024;
+
 /** A comparison worker thread idle this long ends (a new one starts on demand). */
 export const COMPARE_WORKER_IDLE_MS = 30_000;
 /** Young-generation heap of a comparison worker thread, in MB. */

@@ -25,7 +25,7 @@ import {
 } from "@driftwatch/fetcher-http";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { findBrowserProcess, killProcessTree } from "./processes.js";
-import { startGuardProxy, type GuardProxy } from "./proxy.js";
+import { redirectMethod, startGuardProxy, type GuardProxy, type ProxyScope } from "./proxy.js";
 import { INSPECT_ELEMENTS } from "./inspect.js";
 import { createSemaphore } from "./semaphore.js";
 import { runSteps, stepsBudgetMs, type ResolveSecret } from "./steps.js";
@@ -83,7 +83,13 @@ const NO_RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND";
  * use proxied transports, so it sends no UDP at all.
  *
  * A browser the fetcher launches itself also gets `--proxy-server` pointing at its guard proxy
- * (with loopback not bypassed), and the resolver rule then exempts only the proxy's address.
+ * (loopback not bypassed), and the resolver rule then exempts only the proxy's address. Each
+ * render's context has proxy credentials of its own, and the proxy lets through only the requests
+ * the fetcher handed to Chromium for that render (a navigation's redirect, see
+ * fulfillThroughGuard) and the next hops of their redirects: whatever else Chromium would send by
+ * itself (a request Playwright lets through unrouted, one released when a popup's or a closing
+ * page's session detaches, a preconnect) is refused, and nothing of a render passes once it
+ * closes.
  */
 export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
   "--disable-gpu",
@@ -166,16 +172,20 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /**
- * Ends a render's context without letting a request out. Chromium releases the requests paused
- * for a route when the context is disposed under them (Playwright stalls the routes of a closing
- * context and then detaches), so a popup navigation in flight at that moment would go out
- * through the guard proxy. Hence, in order: every further route is refused (`state.closing`),
- * the context goes offline (what is released fails), its pages close (the render's page, the
- * opener, first: no new popups), and only then the context. Runs once per render; each step is
- * bounded by `ms`.
+ * Ends a render's context. First, synchronously: the render's proxy scope closes (the guard
+ * proxy refuses all of its requests from now on and ends its tunnels), every further route is
+ * refused (`state.closing`) and the fetches still in flight for the page are aborted (no redirect
+ * hop of theirs leaves either). Then the context goes offline, its pages close (the render's
+ * page, the opener, first: no new popups), and only then the context. Chromium releases the
+ * requests paused for a route when a page's session detaches (Playwright stalls the routes of a
+ * closing page or context), so such a request, a popup's navigation say, reaches Chromium's own
+ * network stack: the closed scope is what stops it, whatever the timing; the order only makes
+ * fewer requests get that far. Runs once per render; each step is bounded by `ms`.
  */
 function closeRender(context: BrowserContext, state: RenderState, ms: number): Promise<void> {
+  state.scope?.close();
   state.closing = true;
+  state.stop.abort(new Error("The render is closing"));
   state.closed ??= (async () => {
     const deadline = performance.now() + ms;
     const left = (): number => Math.max(1, deadline - performance.now());
@@ -209,7 +219,7 @@ interface Launch {
    * by the next start when the process died first.
    */
   tmpDir: string;
-  /** The guard proxy all of this browser's traffic goes through. */
+  /** The guard proxy this browser is pointed at (see DEFAULT_LAUNCH_ARGS). */
   proxy: GuardProxy | null;
 }
 
@@ -220,7 +230,12 @@ interface RenderState {
   mainResponse: HopResponse | null;
   mainHeaders: Record<string, string>;
   blocked: ReadonlySet<string>;
+  /** Aborted when the render is aborted or starts closing: ends the fetches made for its page. */
   signal: AbortSignal;
+  /** Aborts `signal` when the render starts closing. */
+  stop: AbortController;
+  /** The render's scope on the guard proxy (none for a browser passed in options.browser). */
+  scope: ProxyScope | null;
   /** Why the main frame's navigation was refused, to report it instead of Chromium's error. */
   mainError: FetchError | null;
   /** The render's page, once created: the only page of its context allowed to stay open. */
@@ -246,7 +261,8 @@ function frameOf(route: Route): ReturnType<ReturnType<Route["request"]>["frame"]
  * A browser `Fetcher` on playwright-core and the system Chromium: one shared browser launched on
  * first use (relaunched after a crash), a fresh context per render, bounded concurrency, every
  * context closed whatever happens, every request the page makes fetched through the SSRF guard
- * by the fetcher itself, and whatever Chromium sends on its own routed through a guard proxy.
+ * by the fetcher itself, and whatever Chromium sends on its own refused by a guard proxy unless
+ * the fetcher handed it over.
  * Popups are closed at once, renderers have a heap cap, and every failure of a render is a
  * thrown `FetchError`.
  */
@@ -264,6 +280,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
   const dispatcher = createGuardedDispatcher(options);
   const marker = `--driftwatch-browser=${randomUUID()}`;
   const contexts = new Set<BrowserContext>();
+  /** The guard proxy of each browser the fetcher launched. */
+  const proxies = new WeakMap<Browser, GuardProxy>();
   let launched: Launch | null = null;
   let closed = false;
   let cleanedStale = false;
@@ -318,7 +336,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
       pid: null,
       tmpDir,
       proxy: null,
-      browser: startGuardProxy(options)
+      // Scoped: a render's context sends through it only what the fetcher let through.
+      browser: startGuardProxy({ ...options, scoped: true })
         .then((proxy) => {
           entry.proxy = proxy;
           return loadChromium().then((chromium) => ({ proxy, chromium }));
@@ -348,6 +367,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
             // the profile is still removed by Playwright on a clean close
           }
           browser.on("disconnected", () => forget(entry));
+          if (entry.proxy !== null) proxies.set(browser, entry.proxy);
           return browser;
         })
         .catch((cause: unknown) => {
@@ -369,9 +389,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     const request = route.request();
     const frame = frameOf(route);
     const isMainNavigation = request.isNavigationRequest() && state.page !== null && frame === state.page.mainFrame();
-    // A popup or other page of the context: closed at once, its requests never fetched.
-    const foreignPage = frame !== null && state.page !== null && frame.page() !== state.page;
-    if (state.closing || state.blocked.has(request.resourceType()) || foreignPage || (frame === null && request.isNavigationRequest())) {
+    // Only the render's page is fetched for: a popup or other page of the context (closed at
+    // once) and a request of no known frame get nothing.
+    const ofRenderPage = frame !== null && state.page !== null && frame.page() === state.page;
+    if (state.closing || !ofRenderPage || state.blocked.has(request.resourceType())) {
       await route.abort("blockedbyclient").catch(() => undefined);
       return;
     }
@@ -399,6 +420,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
           if (location !== undefined && response.status >= 300 && response.status < 400) {
             const next = parseFetchUrl(new URL(location, url).href);
             await resolveGuarded(next.hostname, options);
+            // Chromium requests the next hop itself, unrouted (Playwright routes only the first
+            // request of a redirect chain): the render's proxy scope lets that one request through.
+            if (state.closing) throw new FetchError("browser_failed", "The render is closing");
+            state.scope?.allow(redirectMethod(response.status, request.method()), next.href);
             await route.fulfill({ status: response.status, headers: { ...fulfilledHeaders(response.headers), location: next.href }, body: "" });
             return;
           }
@@ -503,19 +528,26 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     if (document.status === 304 && mode === "fetch") {
       return { ...base, status: 304, body: "", size: 0, latencyMs: Math.round(performance.now() - started), finalUrl: finalUrl.href, notModified: true };
     }
+    const browser = await untilAborted(getBrowser(), signal);
+    const proxy = proxies.get(browser) ?? null;
+    const scope = proxy?.openScope() ?? null;
+    const stop = new AbortController();
     const state: RenderState = {
       mainUrl: finalUrl,
       mainResponse: document,
       mainHeaders,
       blocked: new Set(browserOptions.blockResources ?? []),
-      signal,
+      signal: AbortSignal.any([signal, stop.signal]),
+      stop,
+      scope,
       mainError: null,
       page: null,
       crashed: false,
       closing: false,
     };
-    const browser = await untilAborted(getBrowser(), signal);
     const creating = browser.newContext({
+      // Proxy credentials of the render's own: the proxy passes only what this render let through.
+      ...(proxy === null || scope === null ? {} : { proxy: { server: proxy.url, username: scope.username, password: scope.password } }),
       serviceWorkers: "block",
       acceptDownloads: false,
       ...(browserOptions.viewport === undefined ? {} : { viewport: browserOptions.viewport }),
@@ -526,6 +558,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions = {}): Brows
     try {
       context = await untilAborted(creating, signal);
     } catch (error) {
+      scope?.close();
       // Aborted while Chromium was still creating it: close it once it exists.
       void creating.then((late) => late.close()).catch(() => undefined);
       throw error;

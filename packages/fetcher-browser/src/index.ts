@@ -14,5 +14,5 @@ export { inspectPage, MAX_INSPECTED_ELEMENTS, type InspectedElement, type Inspec
 export { stepsBudgetMs, type ResolveSecret, type StepOutcome } from "./steps.js";
 export { findBrowserProcess, killProcessTree, listProcesses, processTree, type ProcessInfo } from "./processes.js";
 export { createSemaphore, type Semaphore } from "./semaphore.js";
-export { startGuardProxy, type GuardProxy, type GuardProxyOptions } from "./proxy.js";
+export { startGuardProxy, type GuardProxy, type GuardProxyOptions, type ProxyScope } from "./proxy.js";
 export { cleanStaleBrowserTmpDirs, TMP_PREFIX } from "./tmpdirs.js";

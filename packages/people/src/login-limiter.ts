@@ -3,8 +3,11 @@
 // window; past either limit, attempts are refused with 429 before any password is checked. An
 // attempt counts as failed from the moment it is let through, so attempts sent at once (each
 // waiting for its hash) cannot all pass the check before the first failure is counted; a success
-// gives its count back. `createLoginLimiter` counts in this process; `createStoreLoginLimiter` in
-// the store, so that every API process on one database counts against the same limits.
+// gives its own count back and clears its account's failures, and never the address's: otherwise
+// an attacker with an account of their own would sign into it between guesses at other accounts
+// and start the address's count again. `createLoginLimiter` counts in this process;
+// `createStoreLoginLimiter` in the store, so that every API process on one database counts against
+// the same limits.
 import type { Store } from "@driftwatch/core";
 import { PeopleError } from "./errors.js";
 
@@ -27,7 +30,10 @@ export interface LoginLimiter {
    * limit; otherwise counts the attempt as failed until `succeeded` says otherwise.
    */
   attempt(account: string, address: string, at: number): Promise<void>;
-  /** The attempt let through at `at` succeeded: the account's failures are cleared and the address gets its count back. */
+  /**
+   * The attempt let through at `at` succeeded: the account's failures are cleared (only its own
+   * password gets there) and the address gets this attempt's count back, its failures staying counted.
+   */
   succeeded(account: string, address: string, at: number): Promise<void>;
 }
 
@@ -41,12 +47,14 @@ function refuse(window: Window, at: number, what: string): PeopleError {
 /**
  * The limits counted in the store's rate-limit windows (capability `rateLimits` with
  * `resetRateLimit`), shared by every process on the database; null when the store has none. Fixed
- * windows of `windowMs`; a success clears the account's count and starts the address's window
- * again (a store window only grows, so it cannot give back one attempt as the in-memory limiter does).
+ * windows of `windowMs`; a success clears the account's count and gives the address back this
+ * attempt's hit (`refundRateLimitHit`; a store without it keeps the success counted), so the
+ * address's failures stay counted until its window ends.
  */
 export function createStoreLoginLimiter(store: Store, options: LoginLimiterOptions): LoginLimiter | null {
   const hit = store.hitRateLimit;
   const reset = store.resetRateLimit;
+  const refund = store.refundRateLimitHit;
   if (!store.capabilities.rateLimits || hit === undefined || reset === undefined) return null;
   return {
     async attempt(account, address, at) {
@@ -55,11 +63,13 @@ export function createStoreLoginLimiter(store: Store, options: LoginLimiterOptio
       const byAddress = await hit.call(store, `login:address:${address}`, options.windowMs, at);
       if (byAddress.count > options.addressLimit) throw refuse(byAddress, at, "from this address");
     },
-    async succeeded(account, address) {
-      // A success does not use up the address's allowance (an office behind one address signs in
-      // all morning): the store's windows only grow, so the address's window starts again.
+    async succeeded(account, address, at) {
+      // Only the account's own password gets here, so clearing its failures helps no one guessing
+      // at it. The address keeps its failures (an attacker signing into an account of their own
+      // between guesses must not start them again): it gets back this attempt's hit only, in the
+      // window it was counted in, so an office behind one address can still sign in all morning.
       await reset.call(store, `login:account:${account}`);
-      await reset.call(store, `login:address:${address}`);
+      await refund?.call(store, `login:address:${address}`, options.windowMs, at);
     },
   };
 }

@@ -127,8 +127,11 @@ export async function transferOwnership(
   return getMember(people, orgId, target.userId);
 }
 
-/** Revokes what the member created beyond their new rights (`role` null: removed) and audits it. */
-async function sweep(people: People, origin: Origin, actor: Actor, orgId: string, userId: string, role: Role | null, options: MemberChangeOptions): Promise<void> {
+/**
+ * Revokes what the member created beyond their new rights (`role` null: removed) and audits it as
+ * `member.rights_revoked`: every role change and removal goes through here, `addMember` included.
+ */
+export async function sweep(people: People, origin: Origin, actor: Actor, orgId: string, userId: string, role: Role | null, options: MemberChangeOptions): Promise<void> {
   const swept = await revokeBeyondRights(people.store, orgId, userId, role, people.now());
   if (swept.tokens.length > 0) options.onTokensRevoked?.(orgId);
   if (swept.tokens.length > 0 || swept.invites.length > 0) {

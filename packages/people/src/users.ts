@@ -3,6 +3,7 @@
 import { normalizeEmail, type MembershipRecord, type OrganizationRecord, type Role, type UserRecord } from "@driftwatch/core";
 import { audit, type Origin, SYSTEM_ACTOR } from "./audit.js";
 import { PeopleError } from "./errors.js";
+import { sweep } from "./members.js";
 import { hashPassword } from "./password.js";
 import type { People } from "./people.js";
 import { passwordProblem } from "./policy.js";
@@ -31,7 +32,8 @@ export interface AddedMember {
 /**
  * Creates a user (or takes the existing one of that email) and makes them a member of the
  * organization `orgSlug` (created when missing) with `role`: a new membership is audited as
- * `member.added`, a changed role as `member.role_changed`, both by the system. A password that
+ * `member.added`, a changed role as `member.role_changed`, both by the system; a changed role
+ * revokes the member's tokens and invitations beyond it, as `changeMemberRole` does. A password that
  * fails the policy is `weak_password`, checked before anything is written.
  */
 export async function addMember(people: People, origin: Origin, input: NewMember): Promise<AddedMember> {
@@ -55,5 +57,7 @@ export async function addMember(people: People, origin: Origin, input: NewMember
       ...(previous === null ? {} : { from: previous.role }),
     });
   }
+  // A role changed here is a role change like any other: what the member made beyond it goes.
+  if (previous !== null && previous.role !== input.role) await sweep(people, origin, SYSTEM_ACTOR, organization.id, user.id, input.role, {});
   return { user, organization, existed, previous };
 }

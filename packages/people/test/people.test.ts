@@ -131,6 +131,38 @@ describe("sign-in and sessions", () => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
   });
 
+  for (const shared of [true, false]) {
+    it(`keeps an address's failures counted through sign-ins to an account of its own (${shared ? "counted in the store" : "counted in this process"})`, async () => {
+      // An attacker with an account: 29 guesses at other accounts, then a sign-in to their own,
+      // three times over. A success must not start the address's count again.
+      await setUpOwner();
+      const limited = createPeople({ store, now: () => new Date(clock), limits: { scryptLogN: 12, loginAddressLimit: 30 }, sharedCounters: shared });
+      let guesses = 0;
+      const answers: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 29; i++) {
+          clock += 1000;
+          const wrong = await refusal(signIn(limited, origin, { email: `victim-${String(round)}-${String(i)}@example.com`, password: "guess guess guess", address: "attacker" }));
+          if (wrong.code === "invalid_credentials") guesses++;
+          answers.push(wrong.code);
+        }
+        clock += 1000;
+        await signIn(limited, origin, { email: "owner@example.com", password: OWNER_PASSWORD, address: "attacker" }).then(
+          () => answers.push("signed in"),
+          (error: unknown) => answers.push((error as PeopleError).code),
+        );
+      }
+      // within one 15-minute window: 30 guesses checked, then every attempt refused, its own too
+      expect(clock - T0).toBeLessThan(15 * 60_000);
+      expect(guesses).toBe(30);
+      expect(answers.slice(0, 30)).toEqual([...Array<string>(29).fill("invalid_credentials"), "signed in"]);
+      expect(answers[30]).toBe("invalid_credentials");
+      expect(answers.slice(31)).toEqual(Array<string>(59).fill("rate_limited"));
+      // a sign-in from another address still works (the owner's account was not locked by the guesses)
+      await expect(signIn(limited, origin, { email: "owner@example.com", password: OWNER_PASSWORD, address: "office" })).resolves.toMatchObject({ membership: { role: "owner" } });
+    });
+  }
+
   it("starts a session (only its hash stored), replaces the previous one, switches and ends it", async () => {
     const { userId, orgId } = await setUpOwner();
     const user = (await store.getUser(userId))!;
@@ -279,6 +311,21 @@ describe("users made outside invitations (addMember)", () => {
     // the same role again changes nothing and records nothing
     await addMember(people, { ip: null }, { email: "ops@example.com", displayName: "Ops", password: "a different passphrase", orgSlug: "acme", role: "admin" });
     expect(await systemEntries()).toHaveLength(2);
+  });
+
+  it("revokes what an existing member made beyond the role it gives them (driftwatch user create --role)", async () => {
+    const made = await addMember(people, { ip: null }, { email: "lead@example.com", displayName: "Lead", password: "a lead passphrase here", orgSlug: "acme", role: "admin" });
+    const orgId = made.organization.id;
+    const admin = await store.createToken(orgId, { name: "lead-admin", tokenHash: hashSecret("lead-admin"), scopes: ["admin"], createdBy: made.user.id });
+    const reader = await store.createToken(orgId, { name: "lead-read", tokenHash: hashSecret("lead-read"), scopes: ["monitors:read"], createdBy: made.user.id });
+    const { invite } = await createInvitation(people, origin, { actor: userActor(made.user.id), userId: made.user.id, role: "admin" }, { orgId, email: "new@example.com", role: "admin", linkBase: "https://dw.example" });
+
+    await addMember(people, { ip: null }, { email: "lead@example.com", displayName: "Lead", password: "a lead passphrase here", orgSlug: "acme", role: "viewer", via: "cli" });
+    expect((await store.getToken(orgId, admin.id))?.revokedAt).not.toBeNull();
+    expect((await store.getToken(orgId, reader.id))?.revokedAt).toBeNull();
+    expect((await store.getInvite(orgId, invite.id))?.revokedAt).not.toBeNull();
+    const swept = (await store.listAudit(orgId, { limit: 20, cursor: null })).data.find((e) => e.action === "member.rights_revoked");
+    expect(swept).toMatchObject({ actorType: "system", targetId: made.user.id, data: { role: "viewer", tokens: [admin.id], invites: [invite.id] } });
   });
 
   it("refuses a weak password before writing anything", async () => {

@@ -530,6 +530,14 @@ export const VolatileRuleSchema = z
      * string); a value that goes back is reported.
      */
     forward: z.boolean().optional(),
+    /**
+     * The entry selects only texts of these skeletons (a text with its volatile parts replaced,
+     * kept as `seen` keeps texts): a block or string value with another skeleton is compared as if
+     * the entry did not select it (by the next entry that does, or as usual). The learner narrows
+     * a `parts` entry widened to a block's siblings this way, so it applies to the block it
+     * learned from, wherever that block moves, and not to a sibling paragraph whose number changes.
+     */
+    skeletons: z.array(z.string().max(300)).max(64).optional(),
   })
   .refine((rule) => (rule.path === undefined) !== (rule.selector === undefined), {
     message: "a volatile entry names exactly one of path or selector",
@@ -556,6 +564,11 @@ export const NormalizeSchema = z.strictObject({
   csrfTokens: z.boolean().optional(),
   /** Cache-busting query strings in asset URLs (`app.js?v=123`, `style.css?1699999999`). */
   cacheBusters: z.boolean().optional(),
+  /**
+   * The items of a list (`li` of one list, `tr` of one table body) that came back with the same
+   * texts in another order, nothing added, removed or edited: no change ("Most read" reordered).
+   */
+  listOrder: z.boolean().optional(),
 });
 export type Normalize = z.infer<typeof NormalizeSchema>;
 

@@ -143,21 +143,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // is a random secret looked up by its hash).
   await app.register(fastifyCookie);
 
-  // Counters in the store (rate limits, sign-in limits, failed authentications) unless told `memory`:
-  // N API processes on one database then do not give a client N times the limits.
-  const sharedCounters = deps.config.rateLimitCounters !== "memory";
+  // Sign-in limits and failed authentications are counted in the store whenever it can (rare
+  // writes: a failure, a sign-in), so N API processes on one database, SQLite included, do not give
+  // a guesser N times the limits. Request rate limits too, unless told `memory` (a write per request).
   const people = createPeopleContext({
     store: deps.store,
     now,
     ...(deps.config.people === undefined ? {} : { limits: deps.config.people }),
     mailer: deps.mailer ?? null,
     publicUrl: deps.config.publicUrl ?? null,
-    sharedCounters: sharedCounters,
+    sharedCounters: true,
   });
   const authenticator = createAuthenticator(deps.store, now, {
     ...(deps.config.tokenCacheTtlMs === undefined ? {} : { tokenCacheTtlMs: deps.config.tokenCacheTtlMs }),
     sessionIdleSeconds: people.limits.sessionIdleSeconds,
-    sharedCounters,
+    sharedCounters: true,
     publicOrigin: people.publicUrl === null ? null : new URL(people.publicUrl).origin,
   });
   const counter = (deps.config.rateLimitCounters === "memory" ? null : createStoreCounter(deps.store)) ?? createMemoryCounter();

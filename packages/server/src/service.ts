@@ -65,9 +65,10 @@ export interface DriftwatchServerOptions extends Partial<Omit<DriftwatchConfig, 
   /** How often the delivery worker polls the outbox (default `pollIntervalMs`). */
   deliveryPollMs?: number;
   /**
-   * Keep rate-limit counters in the store, shared by every process on it (default: for a
+   * Keep request rate-limit counters in the store, shared by every process on it (default: for a
    * `postgres://` databaseUrl, where several machines serve one database, and for a `store` you pass). Otherwise they stay in memory:
-   * a SQLite write per request would cost more than the request itself.
+   * a SQLite write per request would cost more than the request itself. Sign-in limits and failed
+   * authentications are kept in the store either way (a write per failure or sign-in only).
    */
   sharedRateLimits?: boolean;
   /** The API's clock (tests move it to reach session and invitation expiries); default the system clock. */
@@ -313,8 +314,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
       rateLimitWrites: config.rateLimitWrites,
       bodyLimitBytes: config.bodyLimitBytes,
       maxListResponseBytes: config.limits.maxListResponseBytes,
-      // Shared counters only where several processes share the database (PostgreSQL);
-      // SQLite and memory keep them in this process, saving a write per request.
+      // Request rate limits shared only where several processes share the database (PostgreSQL);
+      // SQLite and memory keep them in this process, saving a write per request. Sign-in limits and
+      // failed authentications go to the store on every database (app.ts).
       rateLimitCounters: sharedRateLimits ? "store" : "memory",
       people: config.limits,
       publicUrl: config.publicUrl,

@@ -28,9 +28,10 @@ export interface ServerConfig {
   rateLimitExpensivePerCaller?: number;
   rateLimitExpensivePerOrg?: number;
   /**
-   * Where rate-limit counters live: `store` (shared by every process on the database; the default
-   * when the store has the `rateLimits` capability) or `memory` (this process only; no store write
-   * per request).
+   * Where request rate-limit counters live: `store` (shared by every process on the database; the
+   * default when the store has the `rateLimits` capability) or `memory` (this process only; no
+   * store write per request). Sign-in limits and failed authentications are counted in the store
+   * whenever it has the capability, either way.
    */
   rateLimitCounters?: "memory" | "store";
   /** Largest accepted request body. */

@@ -173,3 +173,15 @@ export function hitRateLimit(
   db.rateLimits.set(k, row);
   return { count: row.count, resetAt };
 }
+
+/** Takes back one hit of the window of `key` holding `now`; never below zero, nothing for an ended window. */
+export function refundRateLimitHit(
+  db: MemoryDatabase,
+  key: string,
+  windowMs: number,
+  now: number
+): void {
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const row = db.rateLimits.get(`${key}\u0000${windowStart}`);
+  if (row !== undefined && row.count > 0) row.count -= 1;
+}

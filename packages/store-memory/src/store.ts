@@ -897,6 +897,10 @@ class MemoryStore extends MemoryPeopleStore implements StoreAdapter {
     return this.#call(() => outbox.hitRateLimit(this.#db, key, windowMs, now));
   }
 
+  refundRateLimitHit(key: string, windowMs: number, now: number): Promise<void> {
+    return this.#call(() => outbox.refundRateLimitHit(this.#db, key, windowMs, now));
+  }
+
   resetRateLimit(key: string): Promise<void> {
     return this.#call(() => {
       for (const k of [...this.#db.rateLimits.keys()]) if (k.startsWith(`${key}\u0000`)) this.#db.rateLimits.delete(k);

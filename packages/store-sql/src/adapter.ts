@@ -835,6 +835,14 @@ export class SqlStoreAdapter extends SqlPeopleAdapter implements StoreAdapter {
     });
   }
 
+  /** One hit of the window holding `now` taken back; never below zero, nothing once the window is gone. */
+  refundRateLimitHit(key: string, windowMs: number, now: number): Promise<void> {
+    return this.#writes(async (db) => {
+      const windowStart = Math.floor(now / windowMs) * windowMs;
+      await this.ctx.run(db, `UPDATE ${this.#t.rate_limits} SET count = count - 1 WHERE key = ? AND window_start = ? AND count > 0`, [key, windowStart]);
+    });
+  }
+
   resetRateLimit(key: string): Promise<void> {
     return this.#writes(async (db) => {
       await this.ctx.run(db, `DELETE FROM ${this.#t.rate_limits} WHERE key = ?`, [key]);

@@ -3,7 +3,7 @@ import { DriftwatchError, isDriftwatchError } from "../errors.js";
 import { fingerprintValidChanges } from "../fingerprint/index.js";
 import { formatSegment, type PathSegment } from "../paths/index.js";
 import { optionsObject } from "../guards.js";
-import { volatileHides } from "../policy/volatile.js";
+import { volatileHides, volatileSelects } from "../policy/volatile.js";
 import { type CompiledPolicy, compilePolicy, createPolicyEvaluator, ensurePolicyRules, entryAtOrAbove, type EvalBudget, withinTolerance } from "../policy/index.js";
 import { compileJsonPath } from "../policy/jsonpath.js";
 import { CHANGE_CATEGORIES, DEFAULT_SEVERITIES, jsonTypeOf } from "../severity/index.js";
@@ -319,7 +319,8 @@ function hiddenAsNoise(
   after: unknown,
 ): { outcome: "volatile" | "tolerance"; rule: string; detail: string } | undefined {
   if (policy.volatilePaths.length > 0) {
-    const entry = entryAtOrAbove(policy.volatilePaths, segments);
+    // the first entry that selects the value (an entry with `skeletons` selects only strings of those skeletons)
+    const entry = entryAtOrAbove(policy.volatilePaths, segments, (e) => volatileSelects(e.mode, before));
     if (entry !== undefined && volatileHides(entry.mode, before, after)) {
       return { outcome: "volatile", rule: `volatile[${entry.index}]`, detail: `volatile value changed (${describeValue(before)} to ${describeValue(after)}); presence and type are unchanged` };
     }

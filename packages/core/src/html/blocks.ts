@@ -1,5 +1,5 @@
 import { seenKey, textSkeleton } from "../learn/shapes.js";
-import { ANY_VALUE, type VolatileMode } from "../policy/volatile.js";
+import { ANY_VALUE, isPlain, type VolatileMode, volatileSelects } from "../policy/volatile.js";
 import type { AnyNode, Element } from "domhandler";
 import { isElement } from "./selectors.js";
 
@@ -56,6 +56,11 @@ export interface BlockKeyOptions {
   volatile?: ReadonlyMap<AnyNode, number>;
   /** How each `volatile` entry (by index) hides a block's text; a plain entry hides any text. */
   modes?: ReadonlyMap<number, VolatileMode>;
+  /**
+   * For an element whose first entry lists `skeletons`: the entries after it that select the
+   * element, in order, tried when an entry does not select the block's text (see `volatileSelects`).
+   */
+  later?: ReadonlyMap<AnyNode, readonly number[]>;
   /** Applied to every key (linear-time normalisation of obviously volatile text). */
   normalize?: (text: string) => string;
 }
@@ -66,7 +71,7 @@ export interface BlockKeyOptions {
  * (a rotation), else the text itself, which differs from any other and so is reported.
  */
 function volatileKey(index: number, text: string, mode: VolatileMode | undefined): string {
-  if (mode === undefined || mode === ANY_VALUE) return volatileMarker(index);
+  if (mode === undefined || mode === ANY_VALUE || isPlain(mode)) return volatileMarker(index);
   if (mode.seen !== undefined && mode.seen.has(seenKey(text))) return volatileMarker(index);
   if (mode.parts) return `${volatileMarker(index)}${textSkeleton(text)}`;
   return text;
@@ -181,12 +186,26 @@ export function collectTextBlocks(roots: readonly AnyNode[], ignored: ReadonlySe
     if (text === "") continue;
     let key = text;
     let volatile = -1;
+    let covered = false;
     if (volatileElements) {
       volatile = partVolatile[i]!;
-      if (blockVolatile[i]! >= 0) key = volatileKey(blockVolatile[i]!, text, keyOptions.modes?.get(blockVolatile[i]!));
-      else if (volatile >= 0) key = normalizeText(keys[i]!);
+      let entry = blockVolatile[i]!;
+      if (entry >= 0) {
+        const modes = keyOptions.modes;
+        // an entry with `skeletons` that does not select this text: the next entry selecting the
+        // element itself does, or none (the text is compared as usual)
+        if (modes?.get(entry)?.skeletons !== undefined && !volatileSelects(modes.get(entry)!, text)) {
+          const next = volatileElements.get(elements[i]!) === entry ? keyOptions.later?.get(elements[i]!) : undefined;
+          entry = next?.find((index) => volatileSelects(modes.get(index)!, text)) ?? -1;
+          volatile = entry;
+        }
+      }
+      if (entry >= 0) {
+        key = volatileKey(entry, text, keyOptions.modes?.get(entry));
+        covered = true;
+      } else if (volatile >= 0 && blockVolatile[i]! < 0) key = normalizeText(keys[i]!);
     }
-    if (normalize !== undefined && !(volatileElements && blockVolatile[i]! >= 0)) key = normalize(key);
+    if (normalize !== undefined && !covered) key = normalize(key);
     blocks.push({ element: elements[i]!, text, key, volatile });
   }
   return blocks;

@@ -275,16 +275,26 @@ function loadPage(
   }
   const volatile = new Map<AnyNode, number>();
   const modes = new Map<number, VolatileMode>();
+  // An entry with `skeletons` may not select an element's text: the entries after it that select
+  // the element, in order, are tried next (collectTextBlocks).
+  const later = new Map<AnyNode, number[]>();
   (policy.volatile ?? []).forEach((entry, index) => {
     const selector = entry.selector;
     if (selector === undefined) return;
-    modes.set(index, volatileModeOf(entry));
+    const mode = volatileModeOf(entry);
+    modes.set(index, mode);
     for (const element of select($, selector, (cause) => invalidVolatileSelector(index, selector, cause))) {
-      if (!volatile.has(element)) volatile.set(element, index);
+      const first = volatile.get(element);
+      if (first === undefined) volatile.set(element, index);
+      else if (modes.get(first)?.skeletons !== undefined) {
+        const list = later.get(element);
+        if (list === undefined) later.set(element, [index]);
+        else if (modes.get(list[list.length - 1]!)?.skeletons !== undefined) list.push(index);
+      }
     }
   });
   const roots: AnyNode[] = scope === null ? [document] : outermost(select($, scope, (cause) => invalidScope(scope, cause)));
-  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, modes, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
+  return { $, blocks: collectTextBlocks(roots, ignored, { volatile, modes, later, normalize }), selectors: new PageSelectors(document), ruleMatches: new Map() };
 }
 
 /** Whether the target's element is, or is inside, an element `ruleSelector` matches in its page. */
@@ -497,8 +507,27 @@ function runDiffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOpt
 
   const explanations: DiffExplanation[] | null = explain ? [] : null;
   const matched: number[] | undefined = explain ? [] : undefined;
-  const raws = compareBlocks(oldPage.blocks, newPage.blocks, matched);
-  if (explanations !== null) explainHidden(oldPage, newPage, matched!, switches, explanations);
+  let oldBlocks = oldPage.blocks;
+  let newBlocks = newPage.blocks;
+  let raws = compareBlocks(oldBlocks, newBlocks, matched);
+  // Lists whose items changed places are compared as sets: the moved items' blocks are taken out
+  // on both sides and the rest compared again (an item added, removed or edited is still reported).
+  const moved = switches.listOrder && raws.length > 1 ? reorderedItems(oldPage, newPage, raws) : null;
+  if (moved !== null) {
+    if (explanations !== null) {
+      for (const raw of raws) {
+        const block = raw.after !== undefined && insideOf(raw.after, moved) ? raw.after : raw.before !== undefined && insideOf(raw.before, moved) ? raw.before : undefined;
+        if (block === undefined) continue;
+        const path = (block === raw.after ? newPage : oldPage).selectors.selectorOf(block.element);
+        explanations.push({ path, selector: path, outcome: "unordered", rule: "normalize.listOrder", detail: `<${block.element.name}> moved: the items of its list changed places` });
+      }
+    }
+    oldBlocks = oldBlocks.filter((block) => !insideOf(block, moved));
+    newBlocks = newBlocks.filter((block) => !insideOf(block, moved));
+    if (matched !== undefined) matched.length = 0;
+    raws = compareBlocks(oldBlocks, newBlocks, matched);
+  }
+  if (explanations !== null) explainHidden(oldBlocks, newBlocks, newPage, matched!, switches, explanations);
   const changes: Change[] = [];
   const summary: HtmlDiffSummary = { additions: 0, removals: 0, modifications: 0 };
   for (const raw of raws) {
@@ -546,11 +575,104 @@ function runDiffHtml(beforeHtml: string, afterHtml: string, options: DiffHtmlOpt
   return { diff, explanations };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lists whose items only changed places ("Most read" reordered): compared as sets
+
+/** The items of a list: `li` of one list, `tr` of one table body. A `dt`/`dd` is half of a pair, not an item. */
+const ITEM_TAGS: ReadonlySet<string> = new Set(["li", "tr"]);
+
+/** One list (an item's parent) in both pages, found by its selector. */
+interface ListPair {
+  tag: string;
+  before?: Element;
+  after?: Element;
+}
+
+/** A list's items, in order, each with its identity: the comparison keys of the blocks inside it. */
+function itemsOf(list: Element, tag: string, keyOf: ReadonlyMap<Element, string>): { item: Element; key: string }[] {
+  const out: { item: Element; key: string }[] = [];
+  for (const child of list.children) {
+    if (!isElement(child) || child.name !== tag) continue;
+    const keys: string[] = [];
+    const stack: AnyNode[] = [child];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (!isElement(node)) continue;
+      const key = keyOf.get(node);
+      if (key !== undefined) keys.push(key);
+      for (let c = node.children.length - 1; c >= 0; c--) stack.push(node.children[c]!);
+    }
+    out.push({ item: child, key: keys.join("\u0002") });
+  }
+  return out;
+}
+
+/**
+ * The items of a list kept on both sides that changed places: an item is kept when its identity
+ * is found as often in the old list as in the new one; when the kept items come in another order,
+ * they are returned (both sides), else null (no reorder: nothing to take out).
+ */
+function movedItems(before: readonly { item: Element; key: string }[], after: readonly { item: Element; key: string }[]): Element[] | null {
+  const counts = new Map<string, number>();
+  for (const { key } of before) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const { key } of after) counts.set(key, (counts.get(key) ?? 0) - 1);
+  const keptBefore = before.filter(({ key }) => counts.get(key) === 0);
+  const keptAfter = after.filter(({ key }) => counts.get(key) === 0);
+  if (keptBefore.length < 2 || keptBefore.every(({ key }, i) => keptAfter[i]!.key === key)) return null;
+  return [...keptBefore, ...keptAfter].map(({ item }) => item);
+}
+
+/**
+ * Lists whose items changed places ("Most read" reordered), compared as sets: a list is the parent
+ * of `li` or `tr` items with the same selector in both pages, an item is identified by all the
+ * text inside it (its blocks' comparison keys, so volatile and normalised parts aside). The items
+ * found as often in the old list as in the new one are kept; when they come in another order,
+ * their blocks are taken out of the comparison on both sides (they only moved), and what is left
+ * of the list (an item added, removed or edited) is compared as usual. Returns the elements of
+ * the moved items (both pages), or null when no list was reordered. Only lists that hold a
+ * changed block (`raws`) are looked at.
+ */
+function reorderedItems(oldPage: Page, newPage: Page, raws: readonly RawChange[]): Set<AnyNode> | null {
+  const lists = new Map<string, ListPair>();
+  const listsOf = (page: Page, side: "before" | "after", element: Element): void => {
+    for (let node: AnyNode | null = element; node !== null; node = node.parent) {
+      if (!isElement(node) || !ITEM_TAGS.has(node.name) || node.parent === null || !isElement(node.parent)) continue;
+      const selector = page.selectors.selectorOf(node.parent);
+      let pair = lists.get(selector);
+      if (pair === undefined) lists.set(selector, (pair = { tag: node.name }));
+      if (pair.tag === node.name) pair[side] = node.parent;
+    }
+  };
+  for (const raw of raws) {
+    if (raw.before !== undefined) listsOf(oldPage, "before", raw.before.element);
+    if (raw.after !== undefined) listsOf(newPage, "after", raw.after.element);
+  }
+  let moved: Set<AnyNode> | null = null;
+  let oldKeys: Map<Element, string> | undefined;
+  let newKeys: Map<Element, string> | undefined;
+  for (const pair of lists.values()) {
+    if (pair.before === undefined || pair.after === undefined) continue;
+    oldKeys ??= new Map(oldPage.blocks.map((block) => [block.element, block.key]));
+    newKeys ??= new Map(newPage.blocks.map((block) => [block.element, block.key]));
+    const items = movedItems(itemsOf(pair.before, pair.tag, oldKeys), itemsOf(pair.after, pair.tag, newKeys));
+    if (items === null) continue;
+    moved ??= new Set();
+    for (const item of items) moved.add(item);
+  }
+  return moved;
+}
+
+/** Whether a block is inside one of `items` (or is one). */
+function insideOf(block: TextBlock, items: ReadonlySet<AnyNode>): boolean {
+  for (let node: AnyNode | null = block.element; node !== null; node = node.parent) if (items.has(node)) return true;
+  return false;
+}
+
 /** Aligned blocks whose text differs although their keys are equal: hidden as volatile or normalised. */
-function explainHidden(oldPage: Page, newPage: Page, matched: readonly number[], switches: NormalizeSwitches, out: DiffExplanation[]): void {
+function explainHidden(oldBlocks: readonly TextBlock[], newBlocks: readonly TextBlock[], newPage: Page, matched: readonly number[], switches: NormalizeSwitches, out: DiffExplanation[]): void {
   for (let p = 0; p < matched.length; p += 2) {
-    const before = oldPage.blocks[matched[p]!]!;
-    const after = newPage.blocks[matched[p + 1]!]!;
+    const before = oldBlocks[matched[p]!]!;
+    const after = newBlocks[matched[p + 1]!]!;
     if (before.text === after.text) continue;
     const path = newPage.selectors.selectorOf(after.element);
     const index = after.volatile >= 0 ? after.volatile : before.volatile;

@@ -53,6 +53,8 @@ export interface NormalizeSwitches {
   relativeTimes: boolean;
   csrfTokens: boolean;
   cacheBusters: boolean;
+  /** The items of a list (`li`, table rows) that only changed places are no change (not a text normalisation). */
+  listOrder: boolean;
 }
 
 export function normalizeSwitches(normalize: Normalize | undefined): NormalizeSwitches {
@@ -60,6 +62,7 @@ export function normalizeSwitches(normalize: Normalize | undefined): NormalizeSw
     relativeTimes: normalize?.relativeTimes !== false,
     csrfTokens: normalize?.csrfTokens !== false,
     cacheBusters: normalize?.cacheBusters !== false,
+    listOrder: normalize?.listOrder !== false,
   };
 }
 

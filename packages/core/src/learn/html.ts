@@ -1,9 +1,11 @@
 import { loadHtml as load } from "../html/cheerio.js";
 import type { PolicyRule, VolatileRule } from "@driftwatch/schema";
 import { htmlTextBlocks } from "../html/index.js";
-import { cssEscapeIdentifier, PageSelectors } from "../html/selectors.js";
-import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape } from "./shapes.js";
+import { cssEscapeIdentifier, isElement, PageSelectors } from "../html/selectors.js";
+import type { AnyNode, Element } from "domhandler";
+import { describeShape, hasCurrencyAmount, meaningfulShape, sameSkeleton, seenKey, skeletonShape, textSkeleton } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
+import { skeletonKey } from "../policy/volatile.js";
 
 // A website's text blocks (as diffHtml sees them) are followed across samples by selector. A
 // block whose text changes on most fetches is volatile when what changes has a volatile shape:
@@ -111,7 +113,10 @@ function rankedLists(stats: ReadonlyMap<string, BlockStat>, samples: number): Ma
       const common = after.filter((t) => set.has(t)).length;
       // a reorder keeps most items (at least half of the list is the same set) and moves some
       if (common * 2 < Math.max(before.length, after.length)) ok = false;
-      else if (after.some((t, i) => set.has(t) && before.indexOf(t) !== i && !shifted(before, after, t, i))) changed++;
+      else {
+        const moved = shiftedChecker(before, after);
+        if (after.some((t, i) => set.has(t) && moved.indexBefore.get(t) !== i && !moved.shifted(t, i))) changed++;
+      }
     }
     if (!ok || changed === 0 || seen.size > MAX_SEEN) continue;
     const list: RankedList = { selector, seen: [...seen].map(seenKey), changed };
@@ -126,14 +131,74 @@ function amounts(text: string): string {
 }
 
 /**
- * Whether `t` is at `i` only because items before it were added or removed (every item between
- * its old and new place is new or gone), not because the list was reordered.
+ * For one pair of a list's texts: each text's first place in `before`, and whether `t` is at `i`
+ * in `after` only because items before it were added or removed (the items kept on both sides
+ * that precede it are the same, in the same order, on both sides), not because the list was
+ * reordered. Linear in the items per pair; each question is answered in constant time.
  */
-function shifted(before: readonly string[], after: readonly string[], t: string, i: number): boolean {
-  const old = before.indexOf(t);
-  const keptBefore = before.slice(0, old).filter((x) => after.includes(x));
-  const keptAfter = after.slice(0, i).filter((x) => before.includes(x));
-  return keptBefore.length === keptAfter.length && keptBefore.every((x, k) => x === keptAfter[k]);
+function shiftedChecker(before: readonly string[], after: readonly string[]): { indexBefore: Map<string, number>; shifted: (t: string, i: number) => boolean } {
+  const inAfter = new Set(after);
+  const inBefore = new Set(before);
+  const indexBefore = new Map<string, number>();
+  // the number of kept items before each text's first place in `before`
+  const rankBefore = new Map<string, number>();
+  const keptBefore: string[] = [];
+  before.forEach((x, k) => {
+    if (!indexBefore.has(x)) {
+      indexBefore.set(x, k);
+      rankBefore.set(x, keptBefore.length);
+    }
+    if (inAfter.has(x)) keptBefore.push(x);
+  });
+  // the number of kept items before each place of `after`
+  const rankAfter: number[] = [];
+  const keptAfter: string[] = [];
+  for (const x of after) {
+    rankAfter.push(keptAfter.length);
+    if (inBefore.has(x)) keptAfter.push(x);
+  }
+  rankedListsWork.comparisons += before.length + after.length;
+  // how long the kept items agree from the start
+  let common = 0;
+  while (common < keptBefore.length && common < keptAfter.length && keptBefore[common] === keptAfter[common]) common++;
+  return {
+    indexBefore,
+    shifted: (t, i) => {
+      const r = rankBefore.get(t);
+      return r !== undefined && r === rankAfter[i] && r <= common;
+    },
+  };
+}
+
+/** Items looked at by rankedLists' shift checks: linear in the items and samples (a test counts it; reset it to 0 before). */
+export const rankedListsWork = { comparisons: 0 };
+
+/** A line that states when the page was made or updated ("Updated 08:15 UTC", "Last updated: 20 Nov 2026"). */
+const CLOCK_LINE = /^(?:(?:last|page|data|prices?|feed|site|list)\s+)?(?:updated|modified|generated|rendered|refreshed|fetched|synced|checked|built|as of|aktualisiert|stand|mis à jour|actualizado)\b/i;
+/** A count that grows on its own, in a sentence: "178 comments", "7,129 shares". */
+const COUNT_WORDS = /^\s*(?:comments?|shares?|views?|likes?|followers?|subscribers?|downloads?|stars?|forks?|watchers?|reactions?|replies|votes?|points?)\b/i;
+
+/**
+ * The prior of a block that did not change while learning: `clock_line` for a short line that
+ * only states when the page was updated (its skeleton holds a time or date and nothing else but
+ * the label), `counts` for a short line whose every number is a count that grows on its own
+ * (comments, shares, views, ...). Prices never.
+ */
+function priorShape(text: string): string | undefined {
+  if (text.length > 120 || hasCurrencyAmount(text)) return undefined;
+  const skeleton = textSkeleton(text);
+  if (CLOCK_LINE.test(text) && /<time>|<month>|<day>|<ago>/.test(skeleton)) {
+    // the label and the time, nothing more: "Updated <time> UTC", "Last updated: <month> <n>, <n>"
+    const rest = skeleton.replace(CLOCK_LINE, "").replace(/<\w+>/g, " ").replace(/\b(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|at|on|am|pm)\b/gi, " ");
+    if (!/\p{L}/u.test(rest)) return "clock_line";
+    return undefined;
+  }
+  const numbers = [...text.matchAll(/\d+(?:[.,]\d+)*/g)];
+  if (numbers.length === 0 || numbers.length > 4) return undefined;
+  if (!numbers.every((m) => COUNT_WORDS.test(text.slice(m.index + m[0].length)))) return undefined;
+  // nothing but the counts and their words, and separators
+  const rest = text.replace(/\d+(?:[.,]\d+)*\s*\p{L}+/gu, " ");
+  return /\p{L}/u.test(rest) ? undefined : "counts";
 }
 
 /** Class selectors tried per call, at most. */
@@ -142,7 +207,26 @@ const MAX_CANDIDATES = 200;
 interface ParsedPage {
   $: ReturnType<typeof load>;
   selectors: PageSelectors;
+  /** Each element by its positional selector (built on first use): a lookup, not a selector query. */
+  byPlace?: Map<string, Element>;
 }
+
+/** The element a block's selector (as PageSelectors writes it) names in a page. */
+function elementAt(page: ParsedPage, selector: string): Element | undefined {
+  if (page.byPlace === undefined) {
+    page.byPlace = new Map();
+    const stack: AnyNode[] = [page.$.root()[0]!];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (isElement(node)) page.byPlace.set(page.selectors.selectorOf(node), node);
+      if ("children" in node) for (const child of (node as { children: AnyNode[] }).children) stack.push(child);
+    }
+  }
+  return page.byPlace.get(selector);
+}
+
+/** Selector queries stableSelector made (each costs a walk of a page): bounded by MAX_CANDIDATES per page, whatever the number of blocks (a test counts it). */
+export const stableSelectorWork = { queries: 0 };
 
 /**
  * A selector that survives blocks being added before the element: `#id` as is, else `tag.class`
@@ -154,15 +238,16 @@ function stableSelector(selector: string, volatilePerPage: readonly ReadonlySet<
   // Each candidate costs a query per page: bounded, and answered once per candidate.
   if (tried.size >= MAX_CANDIDATES) return selector;
   const last = pages[pages.length - 1]!;
-  const element = last.$(selector).first();
-  const tag = element.prop("tagName")?.toLowerCase();
-  if (tag === undefined) return selector;
-  const classes = (element.attr("class") ?? "").split(/\s+/).filter((c) => /^[A-Za-z_-][A-Za-z0-9_-]*$/.test(c));
+  const element = elementAt(last, selector);
+  if (element === undefined) return selector;
+  const tag = element.name.toLowerCase();
+  const classes = (element.attribs["class"] ?? "").split(/\s+/).filter((c) => /^[A-Za-z_-][A-Za-z0-9_-]*$/.test(c));
   for (const cls of classes) {
     const candidate = `${tag}.${cssEscapeIdentifier(cls)}`;
     let ok = tried.get(candidate);
     if (ok === undefined) {
       ok = pages.every((p, index) => {
+        stableSelectorWork.queries++;
         const matched = p.$(candidate).toArray();
         return matched.length > 0 && matched.every((el) => el.type === "tag" && volatilePerPage[index]!.has(p.selectors.selectorOf(el)));
       });
@@ -256,6 +341,20 @@ function holders(group: readonly SiblingEntry[], p: number): Map<string, Sibling
   return map;
 }
 
+/** The skeletons (`skeletonKey`) of a block's texts in the pairs where it changed, shifts left out. */
+function movedSkeletons(stat: BlockStat): Set<string> {
+  const out = new Set<string>();
+  for (let p = 0; p + 1 < stat.texts.length; p++) {
+    const a = stat.texts[p];
+    const b = stat.texts[p + 1];
+    if (a === undefined || b === undefined || a === b || stat.shifted?.has(p) === true) continue;
+    out.add(skeletonKey(a)).add(skeletonKey(b));
+  }
+  // a block learned before it moved (a prior): the skeleton of its texts
+  if (out.size === 0) for (const text of stat.texts) if (text !== undefined) out.add(skeletonKey(text));
+  return out;
+}
+
 const otherThan = (list: readonly SiblingEntry[] | undefined, stat: BlockStat): SiblingEntry | undefined => list?.find((entry) => entry.stat !== stat);
 
 export function suggestHtmlPolicy(pages: readonly string[], scope: string | null): PolicySuggestion {
@@ -285,7 +384,15 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
   const listSelectors = new Map([...lists.values()].map((l) => [l.selector, l]));
   for (const stat of stats.values()) {
     const { changed, pairs } = stat;
-    if (changed === 0) continue;
+    if (changed === 0) {
+      // Priors for what did not move yet, as for JSON clocks and counts: a line that only states
+      // when the page was updated, or a count of comments and shares. Only their numbers and times
+      // are noise (`parts`): a change of their words is reported.
+      const text = stat.texts[stat.texts.length - 1];
+      const prior = pairs === pages.length - 1 && pairs > 0 && text !== undefined ? priorShape(text) : undefined;
+      if (prior !== undefined) decided.push({ stat, shape: prior, changedIn: `stable in all ${pages.length} samples, but`, entry: { parts: true } });
+      continue;
+    }
     const texts = stat.texts.filter((t): t is string => t !== undefined);
     const changedIn = `changed in ${changed} of ${pairs} fetches`;
     const often = changed >= Math.min(2, pairs) && changed * 2 >= pairs;
@@ -328,6 +435,13 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
       shape = "rotating";
       entry = { seen: [...new Set(texts.map(seenKey))] };
+    } else if (replaced && changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2)) {
+      // Recurrence memory: a block that showed another text on every fetch (three at least), none
+      // yet twice, is a slot whose texts come and go: a text it showed before coming back is
+      // noise; a text it never showed (a new headline) is reported. A block that changed on some
+      // fetches only (a headline changed, then corrected) is kept.
+      shape = "rotating";
+      entry = { seen: texts.map(seenKey) };
     }
     if (shape !== undefined && keptShape === undefined) {
       decided.push({ stat, shape, changedIn, entry });
@@ -358,27 +472,44 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       const t = d.entry.parts === true ? templateOf(d.stat.selector) : undefined;
       if (t !== undefined) template.set(t, (template.get(t) ?? 0) + 1);
     }
-    for (const { stat, shape, changedIn, entry } of decided) {
+    for (const { stat, shape, changedIn, entry: own } of decided) {
+      let entry = own;
       let selector = stableSelector(stat.selector, volatilePerPage, parsed, tried);
-      // Numbers in a sentence are noise wherever the paragraph ends up: its siblings of one tag
-      // are compared by skeleton too (text changes and prices in them are still reported).
+      // Numbers in a sentence are noise wherever the paragraph ends up: the entry selects its
+      // siblings of one tag (or its template's blocks), narrowed to the skeletons the block showed,
+      // so it follows the block when a sibling added before it moves it, and a sibling of another
+      // skeleton (a paragraph whose number is edited) is still compared as usual.
       const t = entry.parts === true && selector === stat.selector ? templateOf(selector) : undefined;
+      let widened = true;
       if (t !== undefined && (template.get(t) ?? 0) >= 2 && !listSelectors.has(t)) selector = t;
       else if (entry.parts === true && selector === stat.selector && /:nth-of-type\(\d+\)$/.test(selector) && !listSelectors.has(selector.replace(/:nth-of-type\(\d+\)$/, "")))
         selector = selector.replace(/:nth-of-type\(\d+\)$/, "");
+      else widened = false;
+      if (widened) {
+        // the skeletons of the texts that moved their numbers (not those a sibling's shift brought)
+        const skeletons = [...movedSkeletons(stat)];
+        // too many skeletons to list (a block whose skeleton moves with a token): it keeps its place
+        if (skeletons.length <= MAX_SEEN) entry = { ...entry, skeletons };
+        else selector = stat.selector;
+      }
       const known = evidence.find((e) => e.kind === "volatile" && e.selector === selector);
       if (known) {
         known.changed = Math.max(known.changed, stat.changed);
-        // one selector for several rotating blocks: the texts any of them showed
         const rule = volatile.find((v) => v.selector === selector);
-        if (rule !== undefined && (rule.seen !== undefined || entry.seen !== undefined)) {
+        const ownEntry = (): void => {
+          // mixed kinds under one selector: this block keeps an entry of its own
+          volatile.push({ selector: stat.selector, ...own });
+          evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector: stat.selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
+        };
+        if (rule !== undefined && rule.skeletons !== undefined) {
+          // one entry for several blocks of one template: the skeletons any of them showed
+          const merged = [...new Set([...rule.skeletons, ...(entry.skeletons ?? [])])];
+          if (entry.skeletons !== undefined && merged.length <= MAX_SEEN) rule.skeletons = merged;
+          else ownEntry();
+        } else if (rule !== undefined && (rule.seen !== undefined || entry.seen !== undefined)) {
           const merged = [...new Set([...(rule.seen ?? []), ...(entry.seen ?? [])])];
           if (merged.length <= MAX_SEEN && rule.parts !== true && entry.parts !== true) rule.seen = merged;
-          else {
-            // mixed kinds under one class: each block keeps its own entry
-            volatile.push({ selector: stat.selector, ...entry });
-            evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, selector: stat.selector, changed: stat.changed, pairs: stat.pairs, shape, reason: `${changedIn}, ${describeShape(shape)}` });
-          }
+          else ownEntry();
         }
         continue;
       }

@@ -86,6 +86,13 @@ interface FieldStat {
   /** Some string value has white space. */
   spaces: boolean;
   length: number;
+  /** Values compared in pairs (one per element of a collection), and how many of them changed. */
+  observations: number;
+  valueChanges: number;
+  /** Relative changes of its numbers (3 significant digits, bounded): varying amounts or one. */
+  relatives: Set<string>;
+  /** The most digits after the decimal point its changed numbers had. */
+  decimals: number;
   /** The sample each value was first seen in (bounded). */
   firstSeen: Map<string, number>;
 }
@@ -290,6 +297,10 @@ class JsonLearner {
         digits: false,
         spaces: false,
         length: -1,
+        observations: 0,
+        valueChanges: 0,
+        relatives: new Set(),
+        decimals: 0,
       };
       this.fields.set(path, stat);
     }
@@ -367,7 +378,9 @@ class JsonLearner {
     const ta = typeOf(a);
     const tb = typeOf(b);
     if (ta !== tb) stat.typeChanged = true;
+    stat.observations++;
     if (ta === tb && (ta === "object" || ta === "array") ? canonical(a) === canonical(b) : a === b) return;
+    stat.valueChanges++;
     if (stat.lastChangedPair !== this.pair) {
       stat.lastChangedPair = this.pair;
       stat.changed++;
@@ -407,6 +420,8 @@ class JsonLearner {
       const scale = Math.max(Math.abs(a), Math.abs(b));
       stat.maxAbsolute = Math.max(stat.maxAbsolute, diff);
       stat.maxRelative = Math.max(stat.maxRelative, scale === 0 ? 0 : diff / scale);
+      if (stat.relatives.size < 16) stat.relatives.add(scale === 0 ? "0" : (diff / scale).toPrecision(3));
+      stat.decimals = Math.max(stat.decimals, decimalsOf(x), decimalsOf(y));
     }
   }
 
@@ -463,6 +478,13 @@ class JsonLearner {
     }
     if (a.length === b.length) for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
   }
+}
+
+/** Digits after the decimal point of a number as written (`43371.39133522`: 8). */
+function decimalsOf(value: number): number {
+  const text = String(value);
+  const dot = text.indexOf(".");
+  return dot < 0 || text.includes("e") ? 0 : text.length - dot - 1;
 }
 
 /** A time or counter as a comparable number: ISO 8601 and HTTP dates, unix times, digit strings; else undefined. */
@@ -676,6 +698,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       const price = isPriceName(field.name);
       if (price && changed >= 2 && changed === pairs) {
         learned("measurement", `on every fetch, by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): a quoted price, ${describeShape("measurement")}`);
+      } else if (price && pairs === 1 && field.valueChanges >= 3 && field.valueChanges === field.observations && field.relatives.size >= 3 && field.decimals > 4) {
+        // One pair, but a series: every one of its values (the elements of a collection) moved, by
+        // varying amounts, quoted with more decimals than money has (a ticker's prices). Kept, but
+        // not rated medium yet: its next change is reported as usual, and a price that moves on
+        // every fetch is a measurement once it is seen on two (above).
+        kept("measurement", `kept: ${changedIn}, but all ${field.valueChanges} of its values moved by varying amounts, with ${field.decimals} decimals: a quote series, not rated medium until seen on more fetches`);
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
       } else if (numericString && mostly) {

@@ -124,6 +124,8 @@ const SHAPE_NAMES: Record<string, string> = {
   rotating: "rotating text (values recur)",
   measurement: "a measurement (moves on most fetches)",
   parts: "text whose numbers, times or identifiers change",
+  clock_line: "a line that states when the page was updated: its times are noise",
+  counts: "a line of counts that grow on their own (comments, shares): its numbers are noise",
   text: "free text",
 };
 

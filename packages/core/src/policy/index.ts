@@ -217,9 +217,9 @@ export function arrayKeyEntryFor(policy: CompiledPolicy, segments: readonly Path
   return undefined;
 }
 
-/** The first entry whose path selects `segments` or one of their ancestors. */
-export function entryAtOrAbove<T extends CompiledPathEntry>(entries: readonly T[], segments: readonly PathSegment[]): T | undefined {
-  for (const entry of entries) if (matchesAtOrAbove(entry.steps, segments)) return entry;
+/** The first entry whose path selects `segments` or one of their ancestors (and that `accept`s, when given). */
+export function entryAtOrAbove<T extends CompiledPathEntry>(entries: readonly T[], segments: readonly PathSegment[], accept?: (entry: T) => boolean): T | undefined {
+  for (const entry of entries) if (matchesAtOrAbove(entry.steps, segments) && (accept === undefined || accept(entry))) return entry;
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { VolatileRule } from "@driftwatch/schema";
-import { sameSkeleton, seenKey } from "../learn/shapes.js";
+import { sameSkeleton, seenKey, textSkeleton } from "../learn/shapes.js";
 
 /** How a `volatile` entry decides that a value change is noise. */
 export interface VolatileMode {
@@ -9,13 +9,40 @@ export interface VolatileMode {
   readonly seen: ReadonlySet<string> | undefined;
   /** A clock or counter: noise while it moves forward. */
   readonly forward: boolean;
+  /** The skeletons (as `skeletonKey` keeps them) of the texts the entry selects; undefined: any. */
+  readonly skeletons?: ReadonlySet<string> | undefined;
 }
 
 export const ANY_VALUE: VolatileMode = Object.freeze({ parts: false, seen: undefined, forward: false });
 
 export function volatileModeOf(entry: VolatileRule): VolatileMode {
-  if (entry.parts !== true && entry.seen === undefined && entry.forward !== true) return ANY_VALUE;
-  return { parts: entry.parts === true, seen: entry.seen === undefined ? undefined : new Set(entry.seen), forward: entry.forward === true };
+  if (entry.parts !== true && entry.seen === undefined && entry.forward !== true && entry.skeletons === undefined) return ANY_VALUE;
+  const mode: { -readonly [K in keyof VolatileMode]: VolatileMode[K] } = {
+    parts: entry.parts === true,
+    seen: entry.seen === undefined ? undefined : new Set(entry.seen),
+    forward: entry.forward === true,
+  };
+  if (entry.skeletons !== undefined) mode.skeletons = new Set(entry.skeletons);
+  return mode;
+}
+
+/** A plain entry (perhaps narrowed by `skeletons`): any value change of what it selects is noise. */
+export function isPlain(mode: VolatileMode): boolean {
+  return !mode.parts && mode.seen === undefined && !mode.forward;
+}
+
+/** How a volatile entry's `skeletons` keeps a text's skeleton: `textSkeleton`, as `seen` keeps texts. */
+export function skeletonKey(text: string): string {
+  return seenKey(textSkeleton(text));
+}
+
+/**
+ * Whether an entry selects a value (a JSON value or a block's text): always, unless it lists
+ * `skeletons`, which select only texts of those skeletons.
+ */
+export function volatileSelects(mode: VolatileMode, value: unknown): boolean {
+  if (mode.skeletons === undefined) return true;
+  return typeof value === "string" && mode.skeletons.has(skeletonKey(value));
 }
 
 /**
@@ -24,7 +51,7 @@ export function volatileModeOf(entry: VolatileRule): VolatileMode {
  * both texts have the same skeleton (`sameSkeleton`; a number is a volatile part as a whole).
  */
 export function volatileHides(mode: VolatileMode, before: unknown, after: unknown): boolean {
-  if (mode === ANY_VALUE) return true;
+  if (mode === ANY_VALUE || isPlain(mode)) return true;
   if (mode.seen !== undefined && mode.seen.has(seenKey(after))) return true;
   if (mode.forward && movesForward(before, after)) return true;
   if (mode.parts) {

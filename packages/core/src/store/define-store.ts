@@ -127,6 +127,7 @@ class DefinedStore implements Store {
   readonly capabilities: StoreCapabilities;
   readonly hitRateLimit?: (key: string, windowMs: number, now: number) => Promise<RateLimitHit>;
   readonly resetRateLimit?: (key: string) => Promise<void>;
+  readonly refundRateLimitHit?: (key: string, windowMs: number, now: number) => Promise<void>;
 
   constructor(adapter: StoreAdapter, options: DefineStoreOptions) {
     this.#a = adapter;
@@ -148,6 +149,16 @@ class DefinedStore implements Store {
         this.#run(() => {
           if (typeof key !== "string") throw new StoreError("invariant_violation", "resetRateLimit needs a key.");
           return reset.call(adapter, key);
+        });
+    }
+    const refund = adapter.refundRateLimitHit;
+    if (refund !== undefined) {
+      this.refundRateLimitHit = (key, windowMs, now) =>
+        this.#run(() => {
+          if (typeof key !== "string" || !(windowMs > 0) || !Number.isFinite(now)) {
+            throw new StoreError("invariant_violation", "refundRateLimitHit needs a key, a positive window and a time.");
+          }
+          return refund.call(adapter, key, windowMs, now);
         });
     }
   }

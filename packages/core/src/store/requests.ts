@@ -13,6 +13,13 @@ export interface RequestStore {
   hitRateLimit?(key: string, windowMs: number, now: number): Promise<RateLimitHit>;
   /** Capability `rateLimits`: forgets every window of `key` (a successful sign-in clears the account's failures). */
   resetRateLimit?(key: string): Promise<void>;
+  /**
+   * Capability `rateLimits`: takes back one hit of the window of `key` that holds `now` (the
+   * window `hitRateLimit(key, windowMs, now)` counted it in); never below zero, and nothing once
+   * that window has ended. A successful sign-in gives back its own attempt this way, leaving the
+   * address's failures counted.
+   */
+  refundRateLimitHit?(key: string, windowMs: number, now: number): Promise<void>;
 }
 
 export interface IdempotencyClaim {

@@ -3,7 +3,7 @@
 import { PolicyRulesSchema } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
 import { diffHtml, diffJson, isDriftwatchError, type PolicyEvidence, suggestPolicy } from "../../src/index.js";
-import { shiftedPairsWork } from "../../src/learn/html.js";
+import { rankedListsWork, shiftedPairsWork, stableSelectorWork } from "../../src/learn/html.js";
 
 const T = Date.UTC(2026, 10, 20, 8);
 const at = (i: number): string => new Date(T + i * 300_000).toISOString();
@@ -144,6 +144,28 @@ describe("suggestPolicy (json)", () => {
     expect(diffJson(last, withoutPlan, { policy })?.topSeverity).toBe("critical");
   });
 
+  it("does not rate a ticker's quotes medium from one pair when every one moved by varying amounts; a price list that changed once is still medium", () => {
+    const quote = (p: number) => (p === 0 ? "43375.80088778" : "43371.39133522");
+    const ticker = (p: number) => ({
+      items: [
+        { symbol: "BTCUSDT", lastPrice: quote(p) },
+        { symbol: "ETHUSDT", lastPrice: p === 0 ? "2259.11213552" : "2247.20083609" },
+        { symbol: "SOLUSDT", lastPrice: p === 0 ? "99.28142597" : "98.30296293" },
+      ],
+    });
+    const learned = suggestPolicy([ticker(0), ticker(1)], { kind: "json" });
+    expect(learned.policy.rules.filter((r) => r.path === "$.items[*].lastPrice")).toEqual([]);
+    expect(evidenceAt(learned.evidence, "$.items[*].lastPrice")).toMatchObject({ kind: "kept", shape: "measurement" });
+    expect(volatilePaths(learned.policy)).not.toContain("$.items[*].lastPrice");
+    // list prices (two decimals) all changed in the one pair: a repricing, still rated medium
+    const list = (p: number) => ({ items: [{ sku: "a", price: p === 0 ? 19.99 : 21.99 }, { sku: "b", price: p === 0 ? 5.49 : 5.99 }, { sku: "c", price: p === 0 ? 120.0 : 135.5 }] });
+    const repriced = suggestPolicy([list(0), list(1)], { kind: "json" });
+    expect(repriced.policy.rules).toContainEqual({ path: "$.items[*].price", category: "value", op: "replace", severity: "medium" });
+    // one quote of several moved: a price that changed, rated medium
+    const one = suggestPolicy([ticker(0), { items: [{ symbol: "BTCUSDT", lastPrice: quote(1) }, ...ticker(0).items.slice(1)] }], { kind: "json" });
+    expect(one.policy.rules).toContainEqual({ path: "$.items[*].lastPrice", category: "value", op: "replace", severity: "medium" });
+  });
+
   it("keeps the number of rules bounded by grouping stable fields by parent", () => {
     const wide = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`group${i % 9}`, Object.fromEntries(Array.from({ length: 50 }, (_, j) => [`flag${j}`, "on"]))]));
     const { policy } = suggestPolicy([wide, wide, wide], { kind: "json" });
@@ -219,7 +241,7 @@ describe("suggestPolicy (html)", () => {
     const page = (i: number, stories: number) => `<html><body><main><p>${intro}</p><ul id="stories">${Array.from({ length: stories }, (_, k) => story(k, i)).join("")}</ul></main></body></html>`;
     const pages = history(4, (i) => page(i, 3));
     const { policy } = suggestPolicy(pages, { kind: "html" });
-    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true }]);
+    expect(policy.volatile).toEqual([{ selector: "#stories > li > p", parts: true, skeletons: ["<n> points | <n> comments"] }]);
     // a story added at the end: its counts moving are noise too, its title is reported
     expect(diffHtml(page(4, 4), page(5, 4), { policy })).toBeNull();
     expect(diffHtml(page(4, 3), page(5, 4), { policy })?.changes.map((c) => c.op)).toEqual(["add", "add"]);
@@ -264,7 +286,7 @@ describe("suggestPolicy (html)", () => {
     // the comments paragraph moved from p:nth-of-type(5) to (6) when a paragraph was added at the third fetch
     const pages = [page(0, 27), page(1, 29), page(2, 31), page(3, 32, { added: true })];
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
-    expect(policy.volatile).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true }]);
+    expect(policy.volatile).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments"] }]);
     expect(evidence.find((e) => e.kind === "volatile")).toMatchObject({ changed: 2, pairs: 2 });
     // the added paragraph's place (it changed once, beyond numbers) is kept
     expect(evidence.filter((e) => e.kind === "kept").map((e) => e.selector)).toEqual(["body > article:nth-of-type(1) > p:nth-of-type(4)"]);
@@ -274,14 +296,63 @@ describe("suggestPolicy (html)", () => {
     expect(diffHtml(pages[3]!, page(4, 34), { policy })?.changes.some((c) => c.before === "Update: we open-sourced it.")).toBe(true);
     // two paragraphs that swapped places are not a shift: both stay kept
     const swapped = [page(0, 27), page(1, 27), page(2, 27).replace("<p>We moved our monitoring to diffs.</p><p>The biggest win was silence.</p>", "<p>The biggest win was silence.</p><p>We moved our monitoring to diffs.</p>")];
-    expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([]);
+    expect(suggestPolicy(swapped, { kind: "html" }).policy.volatile ?? []).toEqual([{ selector: "body > article:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments"] }]);
+  });
+
+  it("applies a followed block's parts entry to that block only: a number edited in another paragraph of the same parent is reported", () => {
+    const paras = ["We moved our monitoring to diffs.", "The tour has 12 stops in 3 cities.", "Tags: monitoring, ops"];
+    const page = (comments: number, opts: { added?: boolean; stops?: number } = {}) => {
+      const body = [...paras];
+      if (opts.stops !== undefined) body[1] = `The tour has ${String(opts.stops)} stops in 3 cities.`;
+      if (opts.added === true) body.splice(2, 0, "Update: we open-sourced it.");
+      return `<html><body><article><p>Posted by Dana</p>${body.map((t) => `<p>${t}</p>`).join("")}<p>${String(comments)} comments</p></article></body></html>`;
+    };
+    // the comments paragraph moves its numbers, and moves down when a paragraph is added above it
+    const pages = [page(27), page(29), page(31), page(32, { added: true })];
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(PolicyRulesSchema.safeParse(policy).success).toBe(true);
+    // the comments still move by skeleton wherever the paragraph is
+    expect(diffHtml(pages[3]!, page(34, { added: true }), { policy })).toBeNull();
+    expect(diffHtml(pages[2]!, page(34, { added: true }), { policy })?.changes.map((c) => c.after)).toEqual(["Update: we open-sourced it."]);
+    // a number edited in a sibling paragraph that never changed while learning is a real change
+    expect(diffHtml(pages[3]!, page(34, { added: true, stops: 14 }), { policy })?.changes.map((c) => [c.before, c.after])).toEqual([["The tour has 12 stops in 3 cities.", "The tour has 14 stops in 3 cities."]]);
+  });
+
+  it("remembers the texts of a block that showed another one on every fetch: one coming back is noise, a new one is reported", () => {
+    const texts = ["Apple ships a new laptop", "Rain expected all weekend", "Council approves the budget", "Library opens on Sundays"];
+    const page = (text: string) => `<html><body><aside><p>${text}</p></aside><main><h1>Today</h1><p>We open at nine.</p></main></body></html>`;
+    const { policy, evidence } = suggestPolicy(texts.map(page), { kind: "html" });
+    expect(policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)", seen: texts }]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "volatile", shape: "rotating", changed: 3, pairs: 3 })]);
+    expect(diffHtml(page(texts[3]!), page(texts[1]!), { policy })).toBeNull();
+    expect(diffHtml(page(texts[3]!), page("Bridge closed after the storm"), { policy })).not.toBeNull();
+    // short texts that changed on some fetches only (a headline changed, then corrected) are kept
+    const some = ["Budget passes", "Budget passes", "Budget fails", "Budget passes again", "Budget vote delayed"].map(page);
+    expect(suggestPolicy(some, { kind: "html" }).policy.volatile).toBeUndefined();
+  });
+
+  it("compares a line stating when the page was updated, or counting comments and shares, by skeleton before it moved", () => {
+    const page = (updated: string, counts: string, hours = "We open at 09:00 and close at 17:00.") =>
+      `<html><body><p class="updated">${updated}</p><main><h1>Report</h1><p>${counts}</p><p>${hours}</p><p>Doors open at 7 pm on 3 floors.</p></main></body></html>`;
+    const pages = [page("Updated 08:00 UTC", "178 comments · 7,129 shares"), page("Updated 08:00 UTC", "178 comments · 7,129 shares")];
+    const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+    expect(policy.volatile).toEqual([
+      { selector: "p.updated", parts: true },
+      { selector: "body > main:nth-of-type(1) > p", parts: true, skeletons: ["<n> comments · <n> shares"] },
+    ]);
+    expect(evidence.filter((e) => e.kind === "volatile").map((e) => [e.shape, e.changed])).toEqual([["clock_line", 0], ["counts", 0]]);
+    expect(diffHtml(pages[1]!, page("Updated 08:15 UTC", "181 comments · 7,140 shares"), { policy })).toBeNull();
+    // their words, the opening hours and a number in another sentence are still compared
+    expect(diffHtml(pages[1]!, page("Closed for the holidays", "181 comments · 7,140 shares"), { policy })).not.toBeNull();
+    expect(diffHtml(pages[1]!, page("Updated 08:15 UTC", "181 comments · 7,140 shares", "We open at 10:00 and close at 17:00."), { policy })?.changes).toHaveLength(1);
+    expect(diffHtml(pages[1]!, pages[1]!.replace("7 pm", "8 pm"), { policy })).not.toBeNull();
   });
 
   it("keeps a block whose text changed beyond numbers and times", () => {
-    const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Team wins final", "Markets rally", "New mayor elected"][i]}</h1></main>`);
+    const pages = history(5, (i) => `<main><h1>${["Budget passes", "Storm warning issued", "Storm warning issued", "Markets rally", "New mayor elected"][i]}</h1></main>`);
     const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
     expect(policy.volatile ?? []).toEqual([]);
-    expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 4, pairs: 4 })]);
+    expect(evidence).toEqual([expect.objectContaining({ kind: "kept", shape: "text", changed: 3, pairs: 4 })]);
   });
 });
 
@@ -308,6 +379,48 @@ describe("following shifted blocks (shiftedPairs)", () => {
     expect(large).toBeLessThanOrEqual(3000 * 2 * 6);
     // ten times the blocks, about ten times the work (a quadratic scan is a hundred times)
     expect(large / small).toBeLessThan(12);
+  });
+});
+
+describe("bounded work on permuted pages (suggestHtmlPolicy)", () => {
+  /** Four pages of `n` paragraphs (or list items) in another order each, their counts moving. */
+  const permuted = (n: number, tag: "p" | "li"): string[] => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    return [0, 1, 2, 3].map((page) => {
+      // paragraphs whose counts move; list items that only change places (a ranked list)
+      const texts = Array.from({ length: n }, (_, i) => `Story ${String(i)} has ${String(100 + i + (tag === "p" ? page * 3 : 0))} comments`);
+      for (let i = texts.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [texts[i], texts[j]] = [texts[j]!, texts[i]!];
+      }
+      const items = texts.map((t) => `<${tag} class="story">${t}</${tag}>`).join("");
+      return `<html><body><main>${tag === "li" ? `<ul>${items}</ul>` : `<article>${items}</article>`}</main></body></html>`;
+    });
+  };
+  const work = (n: number, tag: "p" | "li"): { queries: number; comparisons: number } => {
+    stableSelectorWork.queries = 0;
+    rankedListsWork.comparisons = 0;
+    suggestPolicy(permuted(n, tag), { kind: "html" });
+    return { queries: stableSelectorWork.queries, comparisons: rankedListsWork.comparisons };
+  };
+
+  it("queries each page a bounded number of times whatever the number of blocks (a block's element is looked up, not selected)", () => {
+    const small = work(100, "p");
+    const large = work(800, "p");
+    expect(small.queries).toBeGreaterThan(0);
+    // one query per page for the candidate class `p.story`; none per block
+    expect(large.queries).toBe(small.queries);
+    expect(large.queries).toBeLessThanOrEqual(4 * 200);
+  });
+
+  it("checks a ranked list's shifts in work linear in its items, not cubic", () => {
+    const small = work(100, "li");
+    const large = work(800, "li");
+    expect(small.comparisons).toBeGreaterThan(0);
+    // two sides of three pairs per list, each item once
+    expect(large.comparisons).toBeLessThanOrEqual(800 * 2 * 3);
+    expect(large.comparisons / small.comparisons).toBeLessThan(10);
   });
 });
 

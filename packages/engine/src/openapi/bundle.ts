@@ -1,5 +1,6 @@
 import type { Fetcher, FetchResponse } from "@driftwatch/core";
-import { isOpenApiError, loadOpenApi, type OpenApiDocument, OpenApiError, parseOpenApi } from "@driftwatch/openapi";
+import { type DocumentLoader, isOpenApiError, loadOpenApi, type OpenApiDocument, OpenApiError, parseOpenApi } from "@driftwatch/openapi";
+import type { ComparePool } from "../workers/compare-pool.js";
 
 /**
  * What an `openapi` monitor stores as a snapshot's content: the document as fetched when it has
@@ -33,7 +34,11 @@ export function decodeBundle(body: string, url: string): OpenApiBundle {
 
 /** Parses a stored snapshot's content (a document or a bundle) into a document, synchronously. */
 export function parseStoredDocument(body: string, url: string): OpenApiDocument {
-  const bundle = decodeBundle(body, url);
+  return parseBundle(decodeBundle(body, url));
+}
+
+/** Parses a bundle's documents into a document, synchronously. */
+export function parseBundle(bundle: OpenApiBundle): OpenApiDocument {
   const { [bundle.root]: rootText, ...others } = bundle.documents;
   if (rootText === undefined) throw new OpenApiError("invalid_document", "the stored bundle has no root document");
   return parseOpenApi(rootText, { url: bundle.root, documents: others });
@@ -49,6 +54,13 @@ export interface LoadBundleOptions {
   /** Sent with requests to the root document's origin only (credentials stay with their host). */
   headers: Record<string, string>;
   signal?: AbortSignal | undefined;
+  /**
+   * Reads the documents (the compare pool's `readOpenApi`: in a worker thread unless they are
+   * small). Without it they are read on the calling thread, whatever their size.
+   */
+  reader?: Pick<ComparePool, "readOpenApi"> | undefined;
+  /** With a reader: keep a document read in a worker thread there (a contract's), under its version key. */
+  keep?: boolean;
 }
 
 /**
@@ -57,36 +69,40 @@ export interface LoadBundleOptions {
  * request per document; a `$ref` to another origin is refused (`external_ref_refused`).
  * Throws an `OpenApiError` with the reason when the document cannot be read.
  */
-export async function loadBundle(options: LoadBundleOptions): Promise<{ document: OpenApiDocument; bundle: OpenApiBundle }> {
+export async function loadBundle(options: LoadBundleOptions): Promise<{ document: OpenApiDocument | null; key: string | null; bundle: OpenApiBundle }> {
   const root = new URL(options.url);
   root.hash = "";
   const rootUrl = root.href;
   const texts: Record<string, string> = {};
-  const document = await loadOpenApi(rootUrl, {
-    loader: async (target, maxBytes) => {
-      let text: string;
-      if (target.href === rootUrl) text = options.body;
-      else {
-        if (target.origin !== root.origin) {
-          throw new OpenApiError("external_ref_refused", `${rootUrl} refers to ${target.href}: only documents of the same origin (${root.origin}) are read`);
-        }
-        const response = await options.fetcher.fetch({
-          url: target.href,
-          method: "GET",
-          headers: options.headers,
-          body: null,
-          browserOptions: null,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${String(response.status)}`);
-        text = response.body;
+  const loader: DocumentLoader = async (target, maxBytes) => {
+    let text: string;
+    if (target.href === rootUrl) text = options.body;
+    else {
+      if (target.origin !== root.origin) {
+        throw new OpenApiError("external_ref_refused", `${rootUrl} refers to ${target.href}: only documents of the same origin (${root.origin}) are read`);
       }
-      if (Buffer.byteLength(text, "utf8") > maxBytes) throw new OpenApiError("too_large", `${target.href} is larger than the ${String(maxBytes)} bytes left for it`);
-      texts[target.href] = text;
-      return text;
-    },
-  });
-  return { document, bundle: { root: rootUrl, documents: texts } };
+      const response = await options.fetcher.fetch({
+        url: target.href,
+        method: "GET",
+        headers: options.headers,
+        body: null,
+        browserOptions: null,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (response.status < 200 || response.status >= 300) throw new Error(`HTTP ${String(response.status)}`);
+      text = response.body;
+    }
+    if (Buffer.byteLength(text, "utf8") > maxBytes) throw new OpenApiError("too_large", `${target.href} is larger than the ${String(maxBytes)} bytes left for it`);
+    texts[target.href] = text;
+    return text;
+  };
+  if (options.reader === undefined) {
+    const document = await loadOpenApi(rootUrl, { loader });
+    return { document, key: null, bundle: { root: rootUrl, documents: texts } };
+  }
+  const read = await options.reader.readOpenApi({ url: rootUrl, loader, keep: options.keep === true, signal: options.signal });
+  if (!read.ok) throw read.error;
+  return { document: read.document, key: read.key, bundle: { root: rootUrl, documents: texts } };
 }
 
 /** A reader's sentence for why a document could not be read. */
@@ -101,7 +117,7 @@ export function openApiFailure(error: unknown): string {
  */
 export async function bundleResponse(
   response: FetchResponse,
-  options: { url: string; fetcher: Fetcher; headers: Record<string, string>; signal?: AbortSignal | undefined },
+  options: { url: string; fetcher: Fetcher; headers: Record<string, string>; signal?: AbortSignal | undefined; reader?: Pick<ComparePool, "readOpenApi"> | undefined },
 ): Promise<{ ok: true; response: FetchResponse } | { ok: false; message: string; cause: unknown }> {
   try {
     const { bundle } = await loadBundle({ ...options, url: response.finalUrl === "" ? options.url : response.finalUrl, body: response.body });

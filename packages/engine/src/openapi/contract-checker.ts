@@ -4,8 +4,10 @@ import { isOpenApiError, type OpenApiDocument } from "@driftwatch/openapi";
 import { type Change, maxSeverity } from "@driftwatch/schema";
 import { DEFAULT_COMPARE_LIMITS } from "../limits.js";
 import { truncateChanges } from "../workers/compare.js";
+import type { ComparePool } from "../workers/compare-pool.js";
 import { encodeBundle, loadBundle, openApiFailure, parseStoredDocument } from "./bundle.js";
-import { ContractCompiler, documentKey, shareExcerpts, validateAgainst, type Violation, withExcerpts } from "./contract.js";
+import { ContractCompiler, documentKey, shareExcerpts, type Violation } from "./contract.js";
+import { type ContractValidation, contractViolations } from "./offload.js";
 
 /** How long a contract document read from a URL is used before it is fetched again. */
 export const CONTRACT_DOCUMENT_TTL_MS = 5 * 60_000;
@@ -17,7 +19,11 @@ export const CONTRACT_MONITORS_KEPT = 10_000;
 export const MAX_VALIDATED_BYTES = 8 * 1024 * 1024;
 
 interface LoadedDocument {
-  readonly doc: OpenApiDocument;
+  /** The parsed document, or null when it is too big to read on this thread (then checks run in the pool). */
+  readonly doc: OpenApiDocument | null;
+  /** The document as stored (a document or a bundle) and where it was read from: a worker thread reads it again. */
+  readonly content: string;
+  readonly url: string;
   /** A hash of the version (the compiled schemas' cache key). */
   readonly key: string;
   readonly at: number;
@@ -30,6 +36,11 @@ export interface ContractCheckerOptions {
   now?: () => Date;
   /** Compiled response schemas kept (default 64). */
   maxCompiled?: number;
+  /**
+   * The compare pool: documents too big to read on the calling thread are read, and checks
+   * against them run, in its worker threads. Without it everything runs on the calling thread.
+   */
+  compare?: Pick<ComparePool, "readOpenApi" | "contract" | "readsInline"> | undefined;
 }
 
 /** The violations of one response, or why its contract could not be applied. */
@@ -67,8 +78,10 @@ export class ContractChecker {
       if (cached !== undefined && now - cached.at < CONTRACT_DOCUMENT_TTL_MS) return cached;
       const response = await this.#options.fetcher.fetch({ url, method: "GET", body: null, browserOptions: null, ...(signal ? { signal } : {}) });
       if (response.status < 200 || response.status >= 300) throw new Error(`the contract document ${url} answered HTTP ${String(response.status)}`);
-      const { document, bundle } = await loadBundle({ url: response.finalUrl === "" ? url : response.finalUrl, body: response.body, fetcher: this.#options.fetcher, headers: {}, signal });
-      const loaded = { doc: document, key: documentKey(encodeBundle(bundle)), at: now };
+      const pool = this.#options.compare;
+      const { document, key, bundle } = await loadBundle({ url: response.finalUrl === "" ? url : response.finalUrl, body: response.body, fetcher: this.#options.fetcher, headers: {}, signal, reader: pool, keep: true });
+      const content = encodeBundle(bundle);
+      const loaded = { doc: document, content, url: bundle.root, key: key ?? documentKey(content), at: now };
       this.#remember(`url:${url}`, loaded);
       return loaded;
     }
@@ -79,7 +92,9 @@ export class ContractChecker {
     const cacheKey = `snapshot:${snapshot.contentHash}:${source.url}`;
     const cached = this.#documents.get(cacheKey);
     if (cached !== undefined) return cached;
-    const loaded = { doc: parseStoredDocument(snapshot.body, source.url), key: snapshot.contentHash, at: now };
+    const pool = this.#options.compare;
+    const inline = pool === undefined || pool.readsInline([snapshot.body]);
+    const loaded = { doc: inline ? parseStoredDocument(snapshot.body, source.url) : null, content: snapshot.body, url: source.url, key: snapshot.contentHash, at: now };
     this.#remember(cacheKey, loaded);
     return loaded;
   }
@@ -98,36 +113,36 @@ export class ContractChecker {
       if (signal?.aborted === true) throw error;
       return { ok: false, message: `The contract's OpenAPI document cannot be read: ${openApiFailure(error)}` };
     }
-    const compiled = this.compiler.get(loaded.key, loaded.doc, monitor.contract, response.status);
-    if (isOpenApiError(compiled)) return { ok: false, message: `The contract cannot be applied: ${compiled.message}` };
-    let data: unknown;
-    try {
-      data = JSON.parse(response.body);
-    } catch {
-      return { ok: true, violations: [], count: 0 }; // not JSON: the comparison reports it
-    }
-    const found = { ok: true as const, ...validateAgainst(compiled, data, loaded.doc.url) };
     // the previous response was validated against this same contract version (by this process):
     // only what it did not have is new. Otherwise (a new document version, a restart) all is reported.
     const contractKey = `${loaded.key}\u0000${JSON.stringify(monitor.contract)}`;
     const sameContract = this.#lastContract.get(monitor.id) === contractKey;
+    const previousBody = sameContract && previous?.body != null && previous.status === response.status ? previous.body : null;
+    let validation: ContractValidation;
+    if (loaded.doc === null) {
+      const result = await this.#options.compare!.contract({
+        key: loaded.key,
+        content: loaded.content,
+        url: loaded.url,
+        contract: monitor.contract,
+        status: response.status,
+        body: response.body,
+        previousBody,
+      });
+      if (!result.ok) {
+        return { ok: false, message: result.stage === "document" ? `The contract's OpenAPI document cannot be read: ${result.message}` : `The contract cannot be applied: ${result.message}` };
+      }
+      validation = result.validation;
+    } else {
+      const compiled = this.compiler.get(loaded.key, loaded.doc, monitor.contract, response.status);
+      if (isOpenApiError(compiled)) return { ok: false, message: `The contract cannot be applied: ${compiled.message}` };
+      validation = contractViolations(compiled, loaded.doc.url, response.body, previousBody);
+    }
+    if (!validation.validated) return { ok: true, violations: [], count: 0 }; // not JSON: the comparison reports it
     this.#lastContract.delete(monitor.id);
     this.#lastContract.set(monitor.id, contractKey);
     while (this.#lastContract.size > CONTRACT_MONITORS_KEPT) this.#lastContract.delete(this.#lastContract.keys().next().value!);
-    if (!sameContract || found.count === 0 || previous?.body == null || previous.status !== response.status) return found;
-    let before: unknown;
-    try {
-      before = JSON.parse(previous.body);
-    } catch {
-      return found;
-    }
-    // only the keys of the previous response's violations are compared: no excerpts made for them
-    const had = new Set(validateAgainst(compiled, before, loaded.doc.url, { excerpts: false }).violations.map((violation) => violation.key));
-    const fresh = withExcerpts(
-      found.violations.filter((violation) => !had.has(violation.key)),
-      found.violations,
-    );
-    return { ok: true, violations: fresh, count: fresh.length };
+    return { ok: true, violations: validation.violations, count: validation.count };
   }
 }
 

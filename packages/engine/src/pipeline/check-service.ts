@@ -327,7 +327,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
     ...(options.maxStoredScreenshotBytes === undefined ? {} : { maxStoredBytes: options.maxStoredScreenshotBytes }),
     ...(options.onScreenshotError === undefined ? {} : { onError: options.onScreenshotError }),
   });
-  const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now });
+  // contract documents too big to read on the event loop are read (and checked against) in the compare pool
+  const contracts = options.contracts ?? new ContractChecker({ store, fetcher: httpFetcher, now, compare });
   const diffCaps = {
     maxChanges: options.maxDiffChanges ?? compare.diffCaps?.maxDiffChanges ?? DEFAULT_COMPARE_LIMITS.maxDiffChanges,
     maxBytes: options.maxDiffBytes ?? compare.diffCaps?.maxDiffBytes ?? DEFAULT_COMPARE_LIMITS.maxDiffBytes,
@@ -749,7 +750,8 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       return finish({ monitor: updated, result: "failed", snapshot: previous, diff: null, deliveries: 0, error });
     }
     if (monitor.type === "openapi") {
-      const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal });
+      // read in the compare pool's worker threads unless small (the event loop never parses a big document)
+      const bundled = await bundleResponse(response, { url: monitor.url, fetcher: httpFetcher, headers: monitor.headers, signal: context.signal, reader: compare });
       if (!bundled.ok) {
         const error = new CheckError("invalid_body", bundled.message, { cause: bundled.cause });
         const updated = await fail(monitor, error, response.status, at, keep, conditions, previous?.id ?? null);

@@ -1,4 +1,7 @@
+import { MessageChannel } from "node:worker_threads";
+import { type DocumentLoader, loadOpenApi, type OpenApiDocument, OpenApiError } from "@driftwatch/openapi";
 import { Piscina } from "piscina";
+import { type ContractTask, type ContractTaskResult, InlineBudget, openApiContentsInline, type ReadOpenApiTask, type ReadOpenApiTaskResult, serveLoader } from "../openapi/offload.js";
 import { type CompareBatchTask, compareContent, compareScreenshots, type CompareResult, type CompareTask, learnContent, type LearnResult, type LearnTask, type VisualResult, type VisualTask } from "./compare.js";
 import {
   COMPARE_WORKER_IDLE_MS,
@@ -16,6 +19,8 @@ export type ComparePoolErrorCode = "target_too_large" | "analysis_timeout";
 export type PooledCompareResult = CompareResult | { ok: false; code: ComparePoolErrorCode; message: string };
 
 export type PooledBatchResult = { ok: true; results: CompareResult[] } | { ok: false; code: ComparePoolErrorCode | "diff_failed"; message: string };
+
+export type PooledReadResult = { ok: true; document: OpenApiDocument | null; key: string | null } | { ok: false; error: Error };
 
 export interface ComparePool {
   /** Compares inline, or in a worker thread for big contents and for rules with filters. Never rejects. */
@@ -36,6 +41,25 @@ export interface ComparePool {
    * comparison that fails (too large, not a PNG, out of time) is `ok: false` with its code.
    */
   visual(task: VisualTask): Promise<VisualResult>;
+  /**
+   * Reads an OpenAPI document and every document its `$ref`s reach (`loadOpenApi`), the texts
+   * through `loader` on the calling thread (fetches, behind the SSRF guard): parsed on the calling
+   * thread while they are small (`InlineBudget`: 16 KiB in all), else in a worker
+   * thread within `compareTimeoutMs` (the fetches of the documents it reaches included). `document`
+   * is the parsed document when it was read inline (null otherwise); `key` the version key
+   * (`documentKey` of its bundle) when read in a worker with `keep`: the worker keeps the parsed
+   * document for `contract` tasks. Never rejects: `ok: false` has the error (an `OpenApiError`
+   * with its code when the document cannot be read).
+   */
+  readOpenApi(task: { url: string; loader: DocumentLoader; keep?: boolean; signal?: AbortSignal | undefined }): Promise<PooledReadResult>;
+  /**
+   * Checks a response against a contract in a worker thread (reading the document, compiling its
+   * response schema, validating), within `compareTimeoutMs`. For contracts whose documents are too
+   * big to read inline. Never rejects.
+   */
+  contract(task: ContractTask): Promise<ContractTaskResult>;
+  /** Whether stored OpenAPI contents (documents or bundles) are small enough to read on the calling thread (16 KiB in all, `InlineBudget`). */
+  readsInline(contents: readonly (string | null)[]): boolean;
   /** Tasks that ran in worker threads so far (for tests and metrics). */
   readonly offloaded: number;
   /** The caps of a stored diff this pool applies (a check applies them again after adding contract violations). */
@@ -124,7 +148,9 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
       // Filter expressions cost up to their step budget whatever the document's size, so rules
       // with one (a `?` in the path: conservative, a quoted name may hold one too) run off the loop.
       const filters = task.policy.rules.some((rule) => rule.path?.includes("?") === true);
-      if (size <= l.workerThresholdBytes && !filters) return compareContent(task);
+      // OpenAPI documents: read and diffed inline only while small (`InlineBudget`)
+      const inline = task.type === "openapi" ? openApiContentsInline([task.body, task.previousBody], l.workerThresholdBytes) : size <= l.workerThresholdBytes;
+      if (inline && !filters) return compareContent(task);
       offloaded++;
       try {
         return (await getPool().run(task, { signal: AbortSignal.timeout(l.compareTimeoutMs) })) as CompareResult;
@@ -164,6 +190,62 @@ export function createComparePool(limits: Partial<CompareLimits> = {}): CompareP
       } catch (error) {
         const failure = poolFailure(error, l.compareTimeoutMs, l.workerMemoryMb);
         return { ok: false, code: failure.code, message: failure.message };
+      }
+    },
+    async readOpenApi(input): Promise<PooledReadResult> {
+      const texts = new Map<string, string>();
+      // each document is fetched once, whether it is parsed inline, in a worker, or both
+      const cached: DocumentLoader = async (url, maxBytes) => {
+        const hit = texts.get(url.href);
+        if (hit !== undefined) return hit;
+        const text = await input.loader(url, maxBytes);
+        texts.set(url.href, text);
+        return text;
+      };
+      const budget = new InlineBudget(l.workerThresholdBytes);
+      const tooBig = new Error("the documents are read in a worker thread");
+      try {
+        const document = await loadOpenApi(input.url, {
+          loader: async (url, maxBytes) => {
+            const text = await cached(url, maxBytes);
+            if (!budget.add(text)) throw tooBig;
+            return text;
+          },
+        });
+        return { ok: true, document, key: null };
+      } catch (error) {
+        if (error !== tooBig && (error as { cause?: unknown } | null)?.cause !== tooBig) return { ok: false, error: error as Error };
+      }
+      offloaded++;
+      const { port1, port2 } = new MessageChannel();
+      serveLoader(port1, cached);
+      const timeout = AbortSignal.timeout(l.compareTimeoutMs);
+      const signal = input.signal === undefined ? timeout : AbortSignal.any([timeout, input.signal]);
+      try {
+        const task: ReadOpenApiTask = { url: input.url, port: port2, keep: input.keep === true };
+        const result = (await getPool().run(task, { name: "readOpenApi", transferList: [port2], signal })) as ReadOpenApiTaskResult;
+        if (result.ok) return { ok: true, document: null, key: result.key };
+        return { ok: false, error: result.code === null ? new Error(result.message) : new OpenApiError(result.code, result.message) };
+      } catch (error) {
+        if (input.signal?.aborted === true) return { ok: false, error: error as Error };
+        const failure = poolFailure(error, l.compareTimeoutMs, l.workerMemoryMb);
+        const message = failure.code === "analysis_timeout" ? `Reading the OpenAPI document took longer than ${String(l.compareTimeoutMs)} ms and was stopped` : failure.message.replace("Comparing the content", "Reading the OpenAPI document");
+        return { ok: false, error: new Error(`${failure.code}: ${message}`) };
+      } finally {
+        port1.close();
+      }
+    },
+    readsInline(contents): boolean {
+      return openApiContentsInline(contents, l.workerThresholdBytes);
+    },
+    async contract(task): Promise<ContractTaskResult> {
+      offloaded++;
+      try {
+        return (await getPool().run(task, { name: "contract", signal: AbortSignal.timeout(l.compareTimeoutMs) })) as ContractTaskResult;
+      } catch (error) {
+        const failure = poolFailure(error, l.compareTimeoutMs, l.workerMemoryMb);
+        const message = failure.code === "analysis_timeout" ? `checking the response took longer than ${String(l.compareTimeoutMs)} ms and was stopped` : failure.message;
+        return { ok: false, stage: "contract", message: `${failure.code}: ${message}` };
       }
     },
     async close(): Promise<void> {

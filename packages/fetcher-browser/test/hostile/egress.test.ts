@@ -1,6 +1,7 @@
 // Egress (issue 12, MEDIUM): a rendered page cannot send UDP (WebRTC/STUN/TURN) nor reach a
-// forbidden address by fetch, WebSocket, preconnect, prefetch or beacon; the browser's traffic
-// goes through the guard proxy, which refuses forbidden destinations.
+// forbidden address by fetch, WebSocket, preconnect, prefetch or beacon; the guard proxy refuses
+// forbidden destinations, and, scoped as the browser fetcher runs it, whatever a render did not
+// let through.
 import dgram from "node:dgram";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +61,83 @@ describe("the guard proxy", () => {
       expect(await ask(proxy.url, `GET ${hostile.site.url}/nothing HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`)).toBe("HTTP/1.1 404 Not Found");
       expect(proxy.passed()).toBe(2);
     } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("a scoped guard proxy (the browser fetcher's)", () => {
+  let hops: TestServer;
+  beforeAll(async () => {
+    hops = await startServer((req, res) => {
+      if (req.url === "/hop") res.writeHead(302, { location: "/landing" }).end();
+      else res.end("landed");
+    });
+  });
+  afterAll(() => hops.close());
+
+  const basic = (user: string, password: string): string => `proxy-authorization: Basic ${Buffer.from(`${user}:${password}`).toString("base64")}\r\n`;
+
+  it("passes only what a scope let through, once, and nothing of a closed scope", async () => {
+    const proxy = await startGuardProxy({ allowAddresses: ["127.0.0.1"], scoped: true });
+    const scope = proxy.openScope();
+    const other = proxy.openScope();
+    const auth = basic(scope.username, scope.password);
+    const get = (path: string, headers = auth): Promise<string> => ask(proxy.url, `GET ${hops.url}${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}\r\n`);
+    const connect = (headers = auth): Promise<string> => ask(proxy.url, `CONNECT 127.0.0.1:${String(hops.port)} HTTP/1.1\r\nhost: x\r\n${headers}\r\n`);
+    try {
+      // Without credentials: asked for them; with wrong ones, or not let through: refused.
+      expect(await get("/landing", "")).toBe("HTTP/1.1 407 Proxy Authentication Required");
+      expect(await connect("")).toBe("HTTP/1.1 407 Proxy Authentication Required");
+      expect(await get("/landing", basic(scope.username, "wrong"))).toBe("HTTP/1.1 403 Forbidden");
+      expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await connect(basic(scope.username, "wrong"))).toBe("HTTP/1.1 403 Forbidden");
+      expect(hops.paths).toEqual([]);
+      // Let through once, with the next hop of its redirect; another scope's allowance is its own.
+      scope.allow("GET", `${hops.url}/hop#fragment`);
+      other.allow("GET", `${hops.url}/landing`);
+      expect(await get("/hop")).toBe("HTTP/1.1 302 Found");
+      expect(await get("/hop")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await get("/landing")).toBe("HTTP/1.1 200 OK");
+      expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await get("/landing", basic(other.username, other.password))).toBe("HTTP/1.1 200 OK");
+      // A tunnel (HTTPS: the proxy cannot see its redirects) of an open scope passes to what the
+      // guard allows, with or without an allowance; a forbidden destination is still refused.
+      scope.allow("GET", `https://127.0.0.1:${String(hops.port)}/x`);
+      expect(await connect()).toBe("HTTP/1.1 200 Connection Established");
+      expect(await connect()).toBe("HTTP/1.1 200 Connection Established");
+      expect(await ask(proxy.url, `CONNECT 127.0.0.2:${String(hops.port)} HTTP/1.1\r\nhost: x\r\n${auth}\r\n`)).toBe("HTTP/1.1 403 Forbidden");
+      // Closed: what it let through before is refused, and so is everything else, tunnels too.
+      scope.allow("GET", `${hops.url}/landing`);
+      scope.close();
+      scope.allow("GET", `${hops.url}/landing`);
+      expect(await get("/landing")).toBe("HTTP/1.1 403 Forbidden");
+      expect(await connect()).toBe("HTTP/1.1 403 Forbidden");
+      expect(hops.paths).toEqual(["/hop", "/landing", "/landing"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("ends the tunnels of a scope when it closes", async () => {
+    const proxy = await startGuardProxy({ allowAddresses: ["127.0.0.1"], scoped: true });
+    const scope = proxy.openScope();
+    scope.allow("CONNECT", `https://127.0.0.1:${String(hops.port)}/`);
+    const { port } = new URL(proxy.url);
+    const socket = net.connect({ host: "127.0.0.1", port: Number(port) });
+    try {
+      const established = await new Promise<string>((resolve) => {
+        socket.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1").split("\r\n")[0] ?? ""));
+        socket.write(`CONNECT 127.0.0.1:${String(hops.port)} HTTP/1.1\r\nhost: x\r\n${basic(scope.username, scope.password)}\r\n`);
+      });
+      expect(established).toBe("HTTP/1.1 200 Connection Established");
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.on("error", () => undefined);
+      scope.close();
+      await closed;
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      socket.destroy();
       await proxy.close();
     }
   });

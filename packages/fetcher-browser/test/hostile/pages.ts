@@ -32,6 +32,26 @@ export async function startHostileSite(): Promise<HostileSite> {
         // Popups opened while the render is being read and closed.
         page(`<p id="main">main</p><script>setInterval(() => window.open("/popup-target"), 5);</script>`);
         return;
+      case "/popup-storm":
+        // Popups opened in bursts until the render is over, each with a request on its way: a
+        // navigation, an about:blank popup sent elsewhere by its opener, a fetch from inside one.
+        page(`<p id="main">main</p><script>
+          let n = 0;
+          const burst = () => {
+            for (let i = 0; i < 6; i++) {
+              const k = n++;
+              window.open("/popup-target?storm=" + k);
+              const blank = window.open("");
+              if (blank !== null) {
+                try { blank.fetch("/popup-target?fetch=" + k).catch(() => undefined); } catch {}
+                try { blank.location.href = "/popup-target?assigned=" + k; } catch {}
+              }
+            }
+          };
+          burst();
+          setInterval(burst, 5);
+        </script>`);
+        return;
       case "/popup-target":
         page(`<p>popup</p><script>fetch("/popup-fetch"); window.open("/popup-target?nested");</script>`);
         return;

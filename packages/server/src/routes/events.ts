@@ -188,8 +188,13 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub, options
         const left = (perCaller.get(callerKey) ?? 1) - 1;
         if (left <= 0) perCaller.delete(callerKey);
         else perCaller.set(callerKey, left);
-        if (disconnect) res.destroy();
-        else res.end();
+        if (disconnect) {
+          // A reset, not a FIN: a FIN waits behind all the kernel still queues for a client that
+          // does not read (megabytes, held for minutes after the socket is closed); a reset drops it.
+          const socket = res.socket;
+          if (socket !== null && typeof socket.resetAndDestroy === "function" && !socket.destroyed) socket.resetAndDestroy();
+          else res.destroy();
+        } else res.end();
       };
       streams.add(end);
       // "close" on the response: finished, or the connection went away

@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   ConfigError,
   DEFAULT_DATABASE_URL,
+  ENV,
   LIMIT_ENV,
   parseDatabaseUrl,
   redactUrl,
   resolveServeConfig,
 } from "../../src/config/index.js";
+import { USAGE } from "../../src/cli/usage.js";
 
 const TOKEN = "dw_" + "A".repeat(43);
 
@@ -263,5 +265,12 @@ describe("leases, polling and the org share", () => {
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_POLL_INTERVAL_MS: "0" })).message).toMatch(/DRIFTWATCH_POLL_INTERVAL_MS/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ORG_SHARE_PERCENT: "101" })).message).toMatch(/DRIFTWATCH_ORG_SHARE_PERCENT/);
     expect(configError(() => resolveServeConfig([], { DRIFTWATCH_ORG_SHARE_PERCENT: "0.5" })).code).toBe("invalid_value");
+  });
+});
+
+describe("driftwatch --help", () => {
+  it("names every environment variable serve reads", () => {
+    const missing = Object.values(ENV).filter((name) => !new RegExp(`\\b${name}\\b`).test(USAGE));
+    expect(missing).toEqual([]);
   });
 });

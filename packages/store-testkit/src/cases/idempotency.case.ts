@@ -76,6 +76,32 @@ export function idempotencyCases(ctx: ContractContext): void {
       expect(await hit("login:a", window, start + 4)).toEqual({ count: 1, resetAt: start + window });
       expect(await hit("login:b", window, start + 5)).toEqual({ count: 2, resetAt: start + window });
     });
+
+    it("takes back one hit of the window holding the time, never below zero, and nothing else", async () => {
+      const store = await ctx.store();
+      expect(store.refundRateLimitHit).toBeTypeOf("function");
+      const hit = store.hitRateLimit!.bind(store);
+      const refund = store.refundRateLimitHit!.bind(store);
+      const window = 60_000;
+      const start = 1_780_000_020_000;
+      for (let i = 0; i < 3; i++) await hit("login:address:a", window, start + 1);
+      await hit("login:address:b", window, start + 1);
+      await refund("login:address:a", window, start + 2);
+      // the next hit counts on from two: the failures before stay counted
+      expect(await hit("login:address:a", window, start + 3)).toEqual({ count: 3, resetAt: start + window });
+      expect(await hit("login:address:b", window, start + 3)).toEqual({ count: 2, resetAt: start + window });
+      // a refund into another window (or one of a key never hit) changes nothing
+      await refund("login:address:a", window, start - 1);
+      await refund("login:address:c", window, start + 3);
+      expect(await hit("login:address:a", window, start + 4)).toEqual({ count: 4, resetAt: start + window });
+      expect(await hit("login:address:c", window, start + 4)).toEqual({ count: 1, resetAt: start + window });
+      // never below zero: more refunds than hits leave an empty window at zero
+      for (let i = 0; i < 3; i++) await refund("login:address:c", window, start + 5);
+      expect(await hit("login:address:c", window, start + 6)).toEqual({ count: 1, resetAt: start + window });
+      // concurrent refunds each take one back
+      await Promise.all(Array.from({ length: 3 }, () => refund("login:address:a", window, start + 7)));
+      expect(await hit("login:address:a", window, start + 8)).toEqual({ count: 2, resetAt: start + window });
+    });
   });
   if (!rate.supported) {
     it("declares no rate-limit capability consistently", async () => {
