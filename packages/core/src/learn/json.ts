@@ -33,6 +33,8 @@ const NUMERIC_STRING = /^-?\d{1,20}(?:\.\d{1,20})?$/;
 const MAX_RULES = 400;
 /** A float whose consecutive values differ by at most this (relative) is jitter. */
 const MAX_JITTER = 0.01;
+/** A reading (a number beside a time) that did not move yet, or moved on some fetches only: moves up to this (relative) are noise. */
+const READING_TOLERANCE = 0.1;
 /** The suggested tolerance is the largest jitter seen times this margin. */
 const TOLERANCE_MARGIN = 4;
 const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
@@ -95,6 +97,14 @@ interface FieldStat {
   decimals: number;
   /** The sample each value was first seen in (bounded). */
   firstSeen: Map<string, number>;
+  /**
+   * Where a number reads as a measurement by its surroundings (set once, from the first sample):
+   * `unit` (a unit is declared for it: `current_units.temperature_2m`, or a `unit` member beside
+   * it), `time` (a sibling member holds a time: a reading with its timestamp), "" (neither).
+   */
+  context: "unit" | "time" | "" | undefined;
+  /** The fewest digits after the decimal point its decimal strings are written with (`"16.36240000"`: 8). */
+  writtenDecimals: number;
 }
 
 interface ArrayStat {
@@ -219,6 +229,10 @@ class JsonLearner {
   private pair = 0;
   /** Child paths by parent path and member name: built once, not once per pair. */
   private readonly childPaths = new Map<string, Map<string, string>>();
+  /** Units objects by the path of the object whose members they describe. */
+  private readonly unitMaps = new Map<string, JsonObject>();
+  /** Whether an object (by path) has a member holding a time, judged once. */
+  private readonly timed = new Map<string, boolean>();
 
   constructor(private readonly samples: readonly Json[]) {}
 
@@ -251,6 +265,22 @@ class JsonLearner {
         if (typeof child === "object" && child !== null) this.collectArrays(child, this.childPath(path, name), depth + 1, found);
       }
     }
+  }
+
+  /** Why member `name` of `object` (at `path`) reads as a measurement: a declared unit, a time beside it, or "". */
+  private contextOf(object: JsonObject, path: string, name: string): "unit" | "time" | "" {
+    const declared = this.unitMaps.get(path)?.[name];
+    const unit = object["unit"] ?? object["units"];
+    if ((typeof declared === "string" && isUnit(declared)) || (typeof unit === "string" && isUnit(unit))) return "unit";
+    let timed = this.timed.get(path);
+    if (timed === undefined) {
+      timed = Object.keys(object).some((k) => {
+        const v = object[k];
+        return (typeof v === "string" && v.length <= 40 && TIME_SHAPES.has(volatileStringShape(v) ?? "")) || (typeof v === "number" && Number.isInteger(v) && isUnixTime(v));
+      });
+      this.timed.set(path, timed);
+    }
+    return timed ? "time" : "";
   }
 
   private childPath(path: string, name: string): string {
@@ -301,6 +331,8 @@ class JsonLearner {
         valueChanges: 0,
         relatives: new Set(),
         decimals: 0,
+        context: undefined,
+        writtenDecimals: Number.POSITIVE_INFINITY,
       };
       this.fields.set(path, stat);
     }
@@ -332,6 +364,10 @@ class JsonLearner {
       const digit = DIGIT.test(value);
       if (stat.digitStrings && !(digit && DIGITS.test(value))) stat.digitStrings = false;
       if (stat.numericStrings && !(digit && NUMERIC_STRING.test(value))) stat.numericStrings = false;
+      if (stat.numericStrings) {
+        const dot = value.indexOf(".");
+        stat.writtenDecimals = Math.min(stat.writtenDecimals, dot < 0 ? 0 : value.length - dot - 1);
+      }
       if (stat.integers && !(digit && INTEGER_STRING.test(value))) stat.integers = false;
       if (stat.length < 0) stat.length = value.length;
       else if (stat.length !== value.length) stat.sameLength = false;
@@ -358,8 +394,19 @@ class JsonLearner {
     if (isObject(a) && isObject(b)) {
       for (const k of Object.keys(a)) {
         const child = this.childPath(path, k);
-        if (Object.hasOwn(b, k)) this.walk(a[k]!, b[k]!, child, path, k, depth + 1);
-        else this.field(child, path, k).presenceChanged = true;
+        if (Object.hasOwn(b, k)) {
+          const value = a[k]!;
+          if (isObject(value)) {
+            // A units object beside it: `current` and `current_units`, `hourly` and `hourlyUnits`.
+            const units = a[`${k}_units`] ?? a[`${k}Units`];
+            if (isObject(units) && !this.unitMaps.has(child)) this.unitMaps.set(child, units);
+          }
+          this.walk(value, b[k]!, child, path, k, depth + 1);
+          if (typeof value === "number" || (typeof value === "string" && NUMERIC_STRING.test(value))) {
+            const stat = this.fields.get(child);
+            if (stat !== undefined && stat.context === undefined) stat.context = this.contextOf(a, path, k);
+          }
+        } else this.field(child, path, k).presenceChanged = true;
       }
       for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) this.field(this.childPath(path, k), path, k).presenceChanged = true;
       return;
@@ -478,6 +525,14 @@ class JsonLearner {
     }
     if (a.length === b.length) for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
   }
+}
+
+/**
+ * A unit of measurement as APIs declare them: `°C`, `km/h`, `%`, `hPa`, `W/m²`, `kWh`, `ms`,
+ * `seconds` (short, no digits but exponents, not an identifier in snake case).
+ */
+function isUnit(text: string): boolean {
+  return text.length > 0 && text.length <= 12 && /^[\p{L}°%µ³²/·. *-]+$/u.test(text) && !/_/.test(text) && !/\s\S+\s/.test(text);
 }
 
 /** Digits after the decimal point of a number as written (`43371.39133522`: 8). */
@@ -614,6 +669,21 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a count: noise while it goes up` });
         continue;
       }
+      // A reading that did not move yet (a sensor updated every few minutes): a number with a
+      // declared unit is noise from the start; a non-integer beside a time may move by a small
+      // relative amount (a removal, a null or a type change is still reported; prices keep their
+      // medium rule; a decimal string without a unit or a time, a tick size, is kept until it moved).
+      const reading = stable && !isPriceName(field.name) && (only === "number" || (only === "string" && field.numericStrings && !field.digitStrings));
+      if (reading && field.context === "unit") {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a number with a declared unit: ${describeShape("measurement")}` });
+        continue;
+      }
+      if (reading && only === "number" && !field.integers && field.context === "time") {
+        tolerance.push({ path: field.path, relative: READING_TOLERANCE });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time (a reading): a move of up to ${READING_TOLERANCE * 100} % is noise` });
+        continue;
+      }
       if (stable && only === "number" && isDurationName(field.name) && pairs < 3) {
         volatile.push({ path: field.path });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `stable in ${samples.length} samples only, but named like ${describeShape("duration")}` });
@@ -696,6 +766,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
       const price = isPriceName(field.name);
+      // Measured by its surroundings (a declared unit, a time beside it) or its writing (six
+      // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
+      // on some fetches only. A decimal string that changed once (a tick size) is kept.
+      const quoted = numericString && field.writtenDecimals >= 6 && field.writtenDecimals !== Number.POSITIVE_INFINITY && changed >= 2 && field.relatives.size >= 2;
+      const reading = !price && !field.currency && (field.context === "unit" || (field.context === "time" && !field.integers) || quoted);
+      // A quote: price-named, more decimals than money has, moved by varying amounts.
+      const quote = price && changed >= 2 && field.decimals > 4 && field.relatives.size >= 2;
       if (price && changed >= 2 && changed === pairs) {
         learned("measurement", `on every fetch, by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): a quoted price, ${describeShape("measurement")}`);
       } else if (price && pairs === 1 && field.valueChanges >= 3 && field.valueChanges === field.observations && field.relatives.size >= 3 && field.decimals > 4) {
@@ -704,8 +781,16 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // not rated medium yet: its next change is reported as usual, and a price that moves on
         // every fetch is a measurement once it is seen on two (above).
         kept("measurement", `kept: ${changedIn}, but all ${field.valueChanges} of its values moved by varying amounts, with ${field.decimals} decimals: a quote series, not rated medium until seen on more fetches`);
+      } else if (quote) {
+        learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %), with ${field.decimals} decimals: a quoted price on a clock of its own, ${describeShape("measurement")}`);
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
+      } else if (reading && (field.context === "unit" || numericString)) {
+        learned("measurement", `${field.context === "unit" ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
+      } else if (reading && !mostly && field.maxRelative <= READING_TOLERANCE) {
+        const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
+        tolerance.push({ path: field.path, relative });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative), a non-integer beside a time (a reading on a clock of its own): tolerance ${relative}` });
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
       } else if (numericString && field.meaningful === "version") {
