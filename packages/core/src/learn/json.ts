@@ -99,8 +99,7 @@ interface FieldStat {
   firstSeen: Map<string, number>;
   /**
    * Where a number reads as a measurement by its surroundings (set once, from the first sample):
-   * `unit` (a unit is declared for it: `current_units.temperature_2m`, or a `unit` member beside
-   * it), `time` (a sibling member holds a time: a reading with its timestamp), "" (neither).
+   * `unit` (a unit is declared for it in a units object: `current_units.temperature_2m`), `time` (a sibling member holds a time: a reading with its timestamp), "" (neither).
    */
   context: "unit" | "time" | "" | undefined;
   /** The fewest digits after the decimal point its decimal strings are written with (`"16.36240000"`: 8). */
@@ -231,8 +230,8 @@ class JsonLearner {
   private readonly childPaths = new Map<string, Map<string, string>>();
   /** Units objects by the path of the object whose members they describe. */
   private readonly unitMaps = new Map<string, JsonObject>();
-  /** Whether an object (by path) has a member holding a time, judged once. */
-  private readonly timed = new Map<string, boolean>();
+  /** The paths of an object's members that hold a time (by the object's path), judged once. */
+  readonly timeMembers = new Map<string, string[]>();
 
   constructor(private readonly samples: readonly Json[]) {}
 
@@ -269,18 +268,22 @@ class JsonLearner {
 
   /** Why member `name` of `object` (at `path`) reads as a measurement: a declared unit, a time beside it, or "". */
   private contextOf(object: JsonObject, path: string, name: string): "unit" | "time" | "" {
+    // Only a units object that mirrors its readings (`current` / `current_units`) declares a unit:
+    // a lone `unit` member beside a number (`{ "weight": 2.5, "unit": "kg" }`, a quota's
+    // `{ "limit": 5000, "unit": "requests" }`) is as often a product's or a contract's figure.
     const declared = this.unitMaps.get(path)?.[name];
-    const unit = object["unit"] ?? object["units"];
-    if ((typeof declared === "string" && isUnit(declared)) || (typeof unit === "string" && isUnit(unit))) return "unit";
-    let timed = this.timed.get(path);
-    if (timed === undefined) {
-      timed = Object.keys(object).some((k) => {
-        const v = object[k];
-        return (typeof v === "string" && v.length <= 40 && TIME_SHAPES.has(volatileStringShape(v) ?? "")) || (typeof v === "number" && Number.isInteger(v) && isUnixTime(v));
-      });
-      this.timed.set(path, timed);
+    if (typeof declared === "string" && isUnit(declared)) return "unit";
+    let times = this.timeMembers.get(path);
+    if (times === undefined) {
+      times = Object.keys(object)
+        .filter((k) => {
+          const v = object[k];
+          return (typeof v === "string" && v.length <= 40 && TIME_SHAPES.has(volatileStringShape(v) ?? "")) || (typeof v === "number" && Number.isInteger(v) && isUnixTime(v));
+        })
+        .map((k) => this.childPath(path, k));
+      this.timeMembers.set(path, times);
     }
-    return timed ? "time" : "";
+    return times.length > 0 ? "time" : "";
   }
 
   private childPath(path: string, name: string): string {
@@ -634,6 +637,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     }
   }
 
+  // A number beside a time reads as a measurement only when that time moved within the samples
+  // (an observation's clock): beside a time that stood still (a product's `updated_at`, a rate's
+  // `effective_date`) it is as often a figure of the product.
+  const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   for (const field of learner.fields.values()) {
     const { changed, pairs } = field;
     const kept = (shape: string | undefined, reason: string): void => {
@@ -669,19 +676,19 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a count: noise while it goes up` });
         continue;
       }
-      // A reading that did not move yet (a sensor updated every few minutes): a number with a
-      // declared unit is noise from the start; a non-integer beside a time may move by a small
-      // relative amount (a removal, a null or a type change is still reported; prices keep their
-      // medium rule; a decimal string without a unit or a time, a tick size, is kept until it moved).
+      // A reading that did not move yet (a sensor updated every few minutes): a number whose unit a
+      // units object declares (`current` / `current_units`) is noise from the start (a removal, a
+      // null or a type change is still reported; prices keep their medium rule). Any other stable
+      // number is kept until it moved: nothing else tells a reading from a figure of the product.
       const reading = stable && !isPriceName(field.name) && (only === "number" || (only === "string" && field.numericStrings && !field.digitStrings));
       if (reading && field.context === "unit") {
         volatile.push({ path: field.path });
-        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a number with a declared unit: ${describeShape("measurement")}` });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a number whose unit a units object declares: ${describeShape("measurement")}` });
         continue;
       }
-      if (reading && only === "number" && !field.integers && field.context === "time") {
+      if (reading && only === "number" && !field.integers && field.context === "time" && clockMoved(field)) {
         tolerance.push({ path: field.path, relative: READING_TOLERANCE });
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time (a reading): a move of up to ${READING_TOLERANCE * 100} % is noise` });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise` });
         continue;
       }
       if (stable && only === "number" && isDurationName(field.name) && pairs < 3) {
@@ -787,10 +794,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
       } else if (reading && (field.context === "unit" || numericString)) {
         learned("measurement", `${field.context === "unit" ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
-      } else if (reading && !mostly && field.maxRelative <= READING_TOLERANCE) {
+      } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
         const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
         tolerance.push({ path: field.path, relative });
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative), a non-integer beside a time (a reading on a clock of its own): tolerance ${relative}` });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative) and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}` });
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
       } else if (numericString && field.meaningful === "version") {

@@ -177,11 +177,24 @@ describe("suggestPolicy (json)", () => {
     const { policy, evidence } = suggestPolicy(history(3, weather), { kind: "json" });
     expect(volatilePaths(policy)).toEqual(expect.arrayContaining(["$.current.temperature_2m", "$.current.relative_humidity_2m", "$.current.wind_speed_10m"]));
     expect(evidenceAt(evidence, "$.current.temperature_2m")).toMatchObject({ kind: "volatile", shape: "measurement", changed: 0 });
-    // a non-integer beside a time, without a unit: a small move is noise, a large one is reported
-    expect(policy.tolerance).toContainEqual({ path: "$.station.pressure", relative: 0.1 });
+    // a stable non-integer beside a time, without a declared unit, is kept until it moved (it may
+    // be a figure of the product: a rate, a weight); so is a number beside a lone `unit` member
+    expect(policy.tolerance ?? []).not.toContainEqual(expect.objectContaining({ path: "$.station.pressure" }));
     const last = weather(2);
-    expect(diffJson(last, { ...last, current: { ...last.current, temperature_2m: 18.4, relative_humidity_2m: 71 }, station: { ...last.station, pressure: 1009.1 } }, { policy })).toBeNull();
-    expect(diffJson(last, { ...last, station: { ...last.station, pressure: 512.0 } }, { policy })?.changes.map((c) => c.path)).toEqual(["$.station.pressure"]);
+    expect(diffJson(last, { ...last, current: { ...last.current, temperature_2m: 18.4, relative_humidity_2m: 71 } }, { policy })).toBeNull();
+    expect(diffJson(last, { ...last, station: { ...last.station, pressure: 1009.1 } }, { policy })?.changes.map((c) => c.path)).toEqual(["$.station.pressure"]);
+    // beside a time that moved within the samples (an observation's clock), a stable non-integer
+    // is a reading: a small move is noise, a large one is reported
+    const observed = (i: number) => ({ observed: `2026-10-03T12:${String(30 + i * 5)}:00Z`, pressure: 1012.6, elevation: 181 });
+    const clocked = suggestPolicy(history(3, observed), { kind: "json" }).policy;
+    expect(clocked.tolerance).toContainEqual({ path: "$.pressure", relative: 0.1 });
+    expect(diffJson(observed(2), { ...observed(2), pressure: 1009.1 }, { policy: clocked })).toBeNull();
+    expect(diffJson(observed(2), { ...observed(2), pressure: 512 }, { policy: clocked })?.changes.map((c) => c.path)).toEqual(["$.pressure"]);
+    expect(diffJson(observed(2), { ...observed(2), elevation: 182 }, { policy: clocked })?.changes.map((c) => c.path)).toEqual(["$.elevation"]);
+    const quota = suggestPolicy(history(3, () => ({ updated_at: "2026-10-03T12:30:00Z", limit: 5000.5, unit: "requests", rate: 4.25 })), { kind: "json" });
+    expect(volatilePaths(quota.policy)).not.toEqual(expect.arrayContaining(["$.limit"]));
+    expect(volatilePaths(quota.policy)).not.toEqual(expect.arrayContaining(["$.rate"]));
+    expect(quota.policy.tolerance ?? []).toEqual([]);
     // a status, a price, a unit that flips are still medium; a reading gone, null or of another type is reported
     const rated = (after: unknown) => diffJson(last, after, { policy })?.changes.map((c) => [c.path, c.severity]);
     expect(rated({ ...last, station: { ...last.station, status: "offline" } })).toEqual([["$.station.status", "medium"]]);
@@ -191,9 +204,12 @@ describe("suggestPolicy (json)", () => {
     expect(rated({ ...last, current: { ...last.current, temperature_2m: "n/a" } })).toEqual([["$.current.temperature_2m", "critical"]]);
     const { temperature_2m: _gone, ...rest } = last.current;
     expect(rated({ ...last, current: rest })).toEqual([["$.current.temperature_2m", "critical"]]);
-    // a reading beside a time that moved on some fetches only, by small amounts: a tolerance, not kept
+    // a reading beside a time that moved on some fetches only, by small varying amounts: a
+    // tolerance; one that changed once (a rate raised) is kept
     const coarse = history(6, (i) => ({ observed: "2026-10-03T12:30:00Z", pressure: i < 2 ? 1012.6 : i < 4 ? 1013.1 : 1012.2 }));
     expect(suggestPolicy(coarse, { kind: "json" }).policy.tolerance).toContainEqual({ path: "$.pressure", relative: 0.1 });
+    const raised = history(6, (i) => ({ effective: "2026-10-03T12:30:00Z", rate: i < 3 ? 4.25 : 4.5 }));
+    expect(suggestPolicy(raised, { kind: "json" }).policy.tolerance ?? []).toEqual([]);
     // decimals quoted by an exchange: a quantity that moved twice by varying amounts is a measurement,
     // a tick size that changed once is kept
     const book = (i: number) => ({ symbol: "BNBBTC", bidQty: ["256.78000000", "256.78000000", "253.91597006", "253.91597006", "254.89616407"][i], tickSize: i < 3 ? "0.01000000" : "0.00100000" });

@@ -78,8 +78,8 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 2, underRated: 0 },
-  held: { falseAlarms: 4, underRated: 0 },
+  "per request": { falseAlarms: 4, underRated: 0 },
+  held: { falseAlarms: 6, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
