@@ -33,6 +33,8 @@ const NUMERIC_STRING = /^-?\d{1,20}(?:\.\d{1,20})?$/;
 const MAX_RULES = 400;
 /** A float whose consecutive values differ by at most this (relative) is jitter. */
 const MAX_JITTER = 0.01;
+/** A reading (a number beside a time) that did not move yet, or moved on some fetches only: moves up to this (relative) are noise. */
+const READING_TOLERANCE = 0.1;
 /** The suggested tolerance is the largest jitter seen times this margin. */
 const TOLERANCE_MARGIN = 4;
 const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
@@ -95,6 +97,13 @@ interface FieldStat {
   decimals: number;
   /** The sample each value was first seen in (bounded). */
   firstSeen: Map<string, number>;
+  /**
+   * Where a number reads as a measurement by its surroundings (set once, from the first sample):
+   * `unit` (a unit is declared for it in a units object: `current_units.temperature_2m`), `time` (a sibling member holds a time: a reading with its timestamp), "" (neither).
+   */
+  context: "unit" | "time" | "" | undefined;
+  /** The fewest digits after the decimal point its decimal strings are written with (`"16.36240000"`: 8). */
+  writtenDecimals: number;
 }
 
 interface ArrayStat {
@@ -219,6 +228,10 @@ class JsonLearner {
   private pair = 0;
   /** Child paths by parent path and member name: built once, not once per pair. */
   private readonly childPaths = new Map<string, Map<string, string>>();
+  /** Units objects by the path of the object whose members they describe. */
+  private readonly unitMaps = new Map<string, JsonObject>();
+  /** The paths of an object's members that hold a time (by the object's path), judged once. */
+  readonly timeMembers = new Map<string, string[]>();
 
   constructor(private readonly samples: readonly Json[]) {}
 
@@ -251,6 +264,26 @@ class JsonLearner {
         if (typeof child === "object" && child !== null) this.collectArrays(child, this.childPath(path, name), depth + 1, found);
       }
     }
+  }
+
+  /** Why member `name` of `object` (at `path`) reads as a measurement: a declared unit, a time beside it, or "". */
+  private contextOf(object: JsonObject, path: string, name: string): "unit" | "time" | "" {
+    // Only a units object that mirrors its readings (`current` / `current_units`) declares a unit:
+    // a lone `unit` member beside a number (`{ "weight": 2.5, "unit": "kg" }`, a quota's
+    // `{ "limit": 5000, "unit": "requests" }`) is as often a product's or a contract's figure.
+    const declared = this.unitMaps.get(path)?.[name];
+    if (typeof declared === "string" && isUnit(declared)) return "unit";
+    let times = this.timeMembers.get(path);
+    if (times === undefined) {
+      times = Object.keys(object)
+        .filter((k) => {
+          const v = object[k];
+          return (typeof v === "string" && v.length <= 40 && TIME_SHAPES.has(volatileStringShape(v) ?? "")) || (typeof v === "number" && Number.isInteger(v) && isUnixTime(v));
+        })
+        .map((k) => this.childPath(path, k));
+      this.timeMembers.set(path, times);
+    }
+    return times.length > 0 ? "time" : "";
   }
 
   private childPath(path: string, name: string): string {
@@ -301,6 +334,8 @@ class JsonLearner {
         valueChanges: 0,
         relatives: new Set(),
         decimals: 0,
+        context: undefined,
+        writtenDecimals: Number.POSITIVE_INFINITY,
       };
       this.fields.set(path, stat);
     }
@@ -332,6 +367,10 @@ class JsonLearner {
       const digit = DIGIT.test(value);
       if (stat.digitStrings && !(digit && DIGITS.test(value))) stat.digitStrings = false;
       if (stat.numericStrings && !(digit && NUMERIC_STRING.test(value))) stat.numericStrings = false;
+      if (stat.numericStrings) {
+        const dot = value.indexOf(".");
+        stat.writtenDecimals = Math.min(stat.writtenDecimals, dot < 0 ? 0 : value.length - dot - 1);
+      }
       if (stat.integers && !(digit && INTEGER_STRING.test(value))) stat.integers = false;
       if (stat.length < 0) stat.length = value.length;
       else if (stat.length !== value.length) stat.sameLength = false;
@@ -358,8 +397,19 @@ class JsonLearner {
     if (isObject(a) && isObject(b)) {
       for (const k of Object.keys(a)) {
         const child = this.childPath(path, k);
-        if (Object.hasOwn(b, k)) this.walk(a[k]!, b[k]!, child, path, k, depth + 1);
-        else this.field(child, path, k).presenceChanged = true;
+        if (Object.hasOwn(b, k)) {
+          const value = a[k]!;
+          if (isObject(value)) {
+            // A units object beside it: `current` and `current_units`, `hourly` and `hourlyUnits`.
+            const units = a[`${k}_units`] ?? a[`${k}Units`];
+            if (isObject(units) && !this.unitMaps.has(child)) this.unitMaps.set(child, units);
+          }
+          this.walk(value, b[k]!, child, path, k, depth + 1);
+          if (typeof value === "number" || (typeof value === "string" && NUMERIC_STRING.test(value))) {
+            const stat = this.fields.get(child);
+            if (stat !== undefined && stat.context === undefined) stat.context = this.contextOf(a, path, k);
+          }
+        } else this.field(child, path, k).presenceChanged = true;
       }
       for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) this.field(this.childPath(path, k), path, k).presenceChanged = true;
       return;
@@ -480,6 +530,14 @@ class JsonLearner {
   }
 }
 
+/**
+ * A unit of measurement as APIs declare them: `°C`, `km/h`, `%`, `hPa`, `W/m²`, `kWh`, `ms`,
+ * `seconds` (short, no digits but exponents, not an identifier in snake case).
+ */
+function isUnit(text: string): boolean {
+  return text.length > 0 && text.length <= 12 && /^[\p{L}°%µ³²/·. *-]+$/u.test(text) && !/_/.test(text) && !/\s\S+\s/.test(text);
+}
+
 /** Digits after the decimal point of a number as written (`43371.39133522`: 8). */
 function decimalsOf(value: number): number {
   const text = String(value);
@@ -579,6 +637,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     }
   }
 
+  // A number beside a time reads as a measurement only when that time moved within the samples
+  // (an observation's clock): beside a time that stood still (a product's `updated_at`, a rate's
+  // `effective_date`) it is as often a figure of the product.
+  const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   for (const field of learner.fields.values()) {
     const { changed, pairs } = field;
     const kept = (shape: string | undefined, reason: string): void => {
@@ -612,6 +674,21 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       if (stable && only === "number" && field.integers && isCountName(field.name) && !isPriceName(field.name)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a count: noise while it goes up` });
+        continue;
+      }
+      // A reading that did not move yet (a sensor updated every few minutes): a number whose unit a
+      // units object declares (`current` / `current_units`) is noise from the start (a removal, a
+      // null or a type change is still reported; prices keep their medium rule). Any other stable
+      // number is kept until it moved: nothing else tells a reading from a figure of the product.
+      const reading = stable && !isPriceName(field.name) && (only === "number" || (only === "string" && field.numericStrings && !field.digitStrings));
+      if (reading && field.context === "unit") {
+        volatile.push({ path: field.path });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a number whose unit a units object declares: ${describeShape("measurement")}` });
+        continue;
+      }
+      if (reading && only === "number" && !field.integers && field.context === "time" && clockMoved(field)) {
+        tolerance.push({ path: field.path, relative: READING_TOLERANCE });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise` });
         continue;
       }
       if (stable && only === "number" && isDurationName(field.name) && pairs < 3) {
@@ -696,6 +773,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
       const price = isPriceName(field.name);
+      // Measured by its surroundings (a declared unit, a time beside it) or its writing (six
+      // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
+      // on some fetches only. A decimal string that changed once (a tick size) is kept.
+      const quoted = numericString && field.writtenDecimals >= 6 && field.writtenDecimals !== Number.POSITIVE_INFINITY && changed >= 2 && field.relatives.size >= 2;
+      const reading = !price && !field.currency && (field.context === "unit" || (field.context === "time" && !field.integers) || quoted);
+      // A quote: price-named, more decimals than money has, moved by varying amounts.
+      const quote = price && changed >= 2 && field.decimals > 4 && field.relatives.size >= 2;
       if (price && changed >= 2 && changed === pairs) {
         learned("measurement", `on every fetch, by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): a quoted price, ${describeShape("measurement")}`);
       } else if (price && pairs === 1 && field.valueChanges >= 3 && field.valueChanges === field.observations && field.relatives.size >= 3 && field.decimals > 4) {
@@ -704,8 +788,16 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // not rated medium yet: its next change is reported as usual, and a price that moves on
         // every fetch is a measurement once it is seen on two (above).
         kept("measurement", `kept: ${changedIn}, but all ${field.valueChanges} of its values moved by varying amounts, with ${field.decimals} decimals: a quote series, not rated medium until seen on more fetches`);
+      } else if (quote) {
+        learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %), with ${field.decimals} decimals: a quoted price on a clock of its own, ${describeShape("measurement")}`);
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
+      } else if (reading && (field.context === "unit" || numericString)) {
+        learned("measurement", `${field.context === "unit" ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
+      } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
+        const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
+        tolerance.push({ path: field.path, relative });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative) and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}` });
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
       } else if (numericString && field.meaningful === "version") {

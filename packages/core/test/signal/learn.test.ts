@@ -166,6 +166,62 @@ describe("suggestPolicy (json)", () => {
     expect(one.policy.rules).toContainEqual({ path: "$.items[*].lastPrice", category: "value", op: "replace", severity: "medium" });
   });
 
+  it("takes a reading that did not move yet, or moves on some fetches only, for a measurement by its surroundings; a status, a price, a unit and a tick size stay", () => {
+    // A weather endpoint: readings with a declared unit (`current_units`) and a time beside them;
+    // the sensor updated every third fetch, so the learning samples show it still.
+    const weather = (i: number) => ({
+      current_units: { time: "iso8601", temperature_2m: "°C", relative_humidity_2m: "%", wind_speed_10m: "km/h" },
+      current: { time: "2026-10-03T12:30", temperature_2m: 17.7, relative_humidity_2m: 66, wind_speed_10m: i < 3 ? 3.6 : 4.1, status: "ok", price: 1.25 },
+      station: { observed: "2026-10-03T12:30:00Z", pressure: 1012.6, status: "online" },
+    });
+    const { policy, evidence } = suggestPolicy(history(3, weather), { kind: "json" });
+    expect(volatilePaths(policy)).toEqual(expect.arrayContaining(["$.current.temperature_2m", "$.current.relative_humidity_2m", "$.current.wind_speed_10m"]));
+    expect(evidenceAt(evidence, "$.current.temperature_2m")).toMatchObject({ kind: "volatile", shape: "measurement", changed: 0 });
+    // a stable non-integer beside a time, without a declared unit, is kept until it moved (it may
+    // be a figure of the product: a rate, a weight); so is a number beside a lone `unit` member
+    expect(policy.tolerance ?? []).not.toContainEqual(expect.objectContaining({ path: "$.station.pressure" }));
+    const last = weather(2);
+    expect(diffJson(last, { ...last, current: { ...last.current, temperature_2m: 18.4, relative_humidity_2m: 71 } }, { policy })).toBeNull();
+    expect(diffJson(last, { ...last, station: { ...last.station, pressure: 1009.1 } }, { policy })?.changes.map((c) => c.path)).toEqual(["$.station.pressure"]);
+    // beside a time that moved within the samples (an observation's clock), a stable non-integer
+    // is a reading: a small move is noise, a large one is reported
+    const observed = (i: number) => ({ observed: `2026-10-03T12:${String(30 + i * 5)}:00Z`, pressure: 1012.6, elevation: 181 });
+    const clocked = suggestPolicy(history(3, observed), { kind: "json" }).policy;
+    expect(clocked.tolerance).toContainEqual({ path: "$.pressure", relative: 0.1 });
+    expect(diffJson(observed(2), { ...observed(2), pressure: 1009.1 }, { policy: clocked })).toBeNull();
+    expect(diffJson(observed(2), { ...observed(2), pressure: 512 }, { policy: clocked })?.changes.map((c) => c.path)).toEqual(["$.pressure"]);
+    expect(diffJson(observed(2), { ...observed(2), elevation: 182 }, { policy: clocked })?.changes.map((c) => c.path)).toEqual(["$.elevation"]);
+    const quota = suggestPolicy(history(3, () => ({ updated_at: "2026-10-03T12:30:00Z", limit: 5000.5, unit: "requests", rate: 4.25 })), { kind: "json" });
+    expect(volatilePaths(quota.policy)).not.toEqual(expect.arrayContaining(["$.limit"]));
+    expect(volatilePaths(quota.policy)).not.toEqual(expect.arrayContaining(["$.rate"]));
+    expect(quota.policy.tolerance ?? []).toEqual([]);
+    // a status, a price, a unit that flips are still medium; a reading gone, null or of another type is reported
+    const rated = (after: unknown) => diffJson(last, after, { policy })?.changes.map((c) => [c.path, c.severity]);
+    expect(rated({ ...last, station: { ...last.station, status: "offline" } })).toEqual([["$.station.status", "medium"]]);
+    expect(rated({ ...last, current: { ...last.current, price: 1.35 } })).toEqual([["$.current.price", "medium"]]);
+    expect(rated({ ...last, current_units: { ...last.current_units, temperature_2m: "°F" } })).toEqual([["$.current_units.temperature_2m", "medium"]]);
+    expect(rated({ ...last, current: { ...last.current, temperature_2m: null } })).toEqual([["$.current.temperature_2m", "medium"]]);
+    expect(rated({ ...last, current: { ...last.current, temperature_2m: "n/a" } })).toEqual([["$.current.temperature_2m", "critical"]]);
+    const { temperature_2m: _gone, ...rest } = last.current;
+    expect(rated({ ...last, current: rest })).toEqual([["$.current.temperature_2m", "critical"]]);
+    // a reading beside a time that moved on some fetches only, by small varying amounts: a
+    // tolerance; one that changed once (a rate raised) is kept
+    const coarse = history(6, (i) => ({ observed: "2026-10-03T12:30:00Z", pressure: i < 2 ? 1012.6 : i < 4 ? 1013.1 : 1012.2 }));
+    expect(suggestPolicy(coarse, { kind: "json" }).policy.tolerance).toContainEqual({ path: "$.pressure", relative: 0.1 });
+    const raised = history(6, (i) => ({ effective: "2026-10-03T12:30:00Z", rate: i < 3 ? 4.25 : 4.5 }));
+    expect(suggestPolicy(raised, { kind: "json" }).policy.tolerance ?? []).toEqual([]);
+    // decimals quoted by an exchange: a quantity that moved twice by varying amounts is a measurement,
+    // a tick size that changed once is kept
+    const book = (i: number) => ({ symbol: "BNBBTC", bidQty: ["256.78000000", "256.78000000", "253.91597006", "253.91597006", "254.89616407"][i], tickSize: i < 3 ? "0.01000000" : "0.00100000" });
+    const learned = suggestPolicy(history(5, book), { kind: "json" });
+    expect(evidenceAt(learned.evidence, "$.bidQty")).toMatchObject({ kind: "volatile", shape: "measurement" });
+    expect(volatilePaths(learned.policy)).not.toContain("$.tickSize");
+    // with no unit and no time beside it, a stable float is compared as before
+    const bare = suggestPolicy(history(3, () => ({ ratio: 0.4375, name: "x" })), { kind: "json" });
+    expect(bare.policy.tolerance ?? []).toEqual([]);
+    expect(volatilePaths(bare.policy)).toEqual([]);
+  });
+
   it("keeps the number of rules bounded by grouping stable fields by parent", () => {
     const wide = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`group${i % 9}`, Object.fromEntries(Array.from({ length: 50 }, (_, j) => [`flag${j}`, "on"]))]));
     const { policy } = suggestPolicy([wide, wide, wide], { kind: "json" });

@@ -25,6 +25,8 @@ export interface RealSource {
   commit: string;
   license: string;
   url: string;
+  /** A measurement target (world-json.ts, MeasurementOptions). */
+  measurements?: boolean;
 }
 
 export function realSources(): RealSource[] {
@@ -35,7 +37,7 @@ function realHistories(): WorldHistory[] {
   return realSources().map((source) => {
     const text = readFileSync(join(REAL, source.file), "utf8");
     const name = `real:${source.file}`;
-    return source.file.endsWith(".html") ? htmlWorldHistory(name, text, "real") : jsonWorldHistory(name, JSON.parse(text) as unknown, "real");
+    return source.file.endsWith(".html") ? htmlWorldHistory(name, text, "real") : jsonWorldHistory(name, JSON.parse(text) as unknown, "real", undefined, { measurements: source.measurements === true });
   });
 }
 

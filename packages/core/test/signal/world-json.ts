@@ -159,11 +159,11 @@ type Noise =
   | { kind: "token"; path: Seg[]; like: string }
   | { kind: "url"; path: Seg[]; param: string }
   | { kind: "counter"; path: Seg[]; digits: boolean; sometimes: boolean }
-  | { kind: "measure"; path: Seg[]; decimals: number; integer: boolean }
+  | { kind: "measure"; path: Seg[]; decimals: number; integer: boolean; every?: number }
   | { kind: "rotation"; path: Seg[]; pool: string[] }
   | { kind: "reorder"; array: Seg[] };
 
-type MutationKind = "remove" | "type" | "flip" | "enum" | "price" | "version" | "add" | "text";
+type MutationKind = "remove" | "type" | "flip" | "enum" | "price" | "version" | "add" | "text" | "unit";
 
 interface Mutation {
   kind: MutationKind;
@@ -185,8 +185,11 @@ function newValueFor(key: string, value: string, round: number): string {
   return options[round % options.length]!;
 }
 
-/** Stable leaves that meaningful changes may be applied to, by kind. */
-function mutationsOf(root: Json, volatileKeys: Set<string>): Mutation[] {
+/** Another unit of the same quantity (a target switching from metric to imperial). */
+const OTHER_UNIT: Record<string, string> = { "°C": "°F", "km/h": "mph", "m/s": "kn", hPa: "inHg", mm: "inch", m: "ft", "%": "fraction", kWh: "MWh", W: "kW", "m³": "l" };
+
+/** Stable leaves that meaningful changes may be applied to, by kind (`units`: also a unit that changes). */
+function mutationsOf(root: Json, volatileKeys: Set<string>, units = false): Mutation[] {
   const out: Mutation[] = [];
   const { leaves: all, arrays } = leaves(root);
   const stable = all.filter((l) => !volatileKeys.has(JSON.stringify(l.path)));
@@ -206,6 +209,9 @@ function mutationsOf(root: Json, volatileKeys: Set<string>): Mutation[] {
         minSeverity: "medium",
         apply: (s) => set(s, path, (get(s, path) as string).replace(/^(v?\d+)\.(\d+)/, (_m, a: string, b: string) => `${a}.${Number(b) + 1}`)),
       });
+    const parentKey = [...path.slice(0, -1)].reverse().find((seg) => typeof seg === "string") ?? "";
+    if (units && typeof value === "string" && value in OTHER_UNIT && (/units?$/i.test(parentKey) || /unit/i.test(key)))
+      out.push({ kind: "unit", path, what: `unit ${where} changed`, minSeverity: "medium", apply: (s) => set(s, path, OTHER_UNIT[get(s, path) as string] ?? `${String(get(s, path))}2`) });
     if (path.length >= 1 && typeof path[path.length - 1] === "string")
       out.push({ kind: "remove", path, what: `${where} removed`, minSeverity: "critical", apply: (s) => set(s, path, undefined) });
     if ((typeof value === "string" && value.length > 0) || typeof value === "number")
@@ -397,6 +403,7 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         else if (typeof current === "number") set(state, n.path, current + between(rng, n.sometimes ? 1 : 0, 6));
         break;
       case "measure":
+        if (n.every !== undefined && t % n.every !== 0) break;
         if (typeof current === "string" && /^-?\d+\.\d+$/.test(current)) {
           const value = Number(current);
           const next = (value * (1 + (rng() - 0.5) * choose(rng, [0.0005, 0.002, 0.01, 0.03]))).toFixed(n.decimals);
@@ -441,11 +448,21 @@ function asConnection(elements: Json[], rng: Rng): Obj {
   };
 }
 
+export interface MeasurementOptions {
+  /**
+   * A measurement target (real/sources.json `"measurements": true`, the sixth round's sources):
+   * its measurements update on clocks of their own, every 1 to 3 fetches, and a unit member that
+   * changes (`°C` -> `°F`) is a meaningful change (medium). Off for the earlier histories, which
+   * stay as they were measured.
+   */
+  measurements?: boolean;
+}
+
 /**
  * The history of a target whose response at fetch 0 is `payload`. The schedule (fetch index of
  * each event) is fixed; which fields and which kinds are drawn from the history's seed.
  */
-export function jsonWorldHistory(name: string, payload: unknown, origin: "real" | "generated", fetches = WORLD_FETCHES): WorldHistory {
+export function jsonWorldHistory(name: string, payload: unknown, origin: "real" | "generated", fetches = WORLD_FETCHES, options: MeasurementOptions = {}): WorldHistory {
   const rng = rngFor(name);
   let root = structuredClone(payload) as Json;
   const env = envelope(rng);
@@ -466,21 +483,28 @@ export function jsonWorldHistory(name: string, payload: unknown, origin: "real" 
     }
   }
   const plan = planNoise(root, flags);
+  if (options.measurements) {
+    // Sensors and quotes on their own clocks: each measurement updates every 1, 2 or 3 fetches (a
+    // coarse one is the same at fetches 0 and 1 and first moves at fetch 2 or 3), drawn from a
+    // stream of its own so the rest of the history is drawn as for any payload.
+    const clocks = rngFor(`${name}/measurement-clocks`);
+    for (const n of plan.noise) if (n.kind === "measure") n.every = choose(clocks, [1, 2, 2, 3]);
+  }
   const noise = [...plan.noise, ...envNoise];
   for (const n of envNoise) if ("path" in n) plan.volatileKeys.add(JSON.stringify(n.path));
-  const candidates = mutationsOf(root, plan.volatileKeys);
+  const candidates = mutationsOf(root, plan.volatileKeys, options.measurements === true);
   const byKind = (kinds: MutationKind[]): Mutation[] => candidates.filter((m) => kinds.includes(m.kind));
 
   // The schedule: a trap field changed at fetch 3 and again at 9, a main change at 6, a volatile
   // field's trap at 11 (or another change); every other pair is noise.
   const events = new Map<number, { label: Extract<Label, { kind: "meaningful" }>; apply: (s: Json) => boolean }>();
-  const trapPool = byKind(["flip", "enum", "price", "version"]);
+  const trapPool = byKind(["flip", "enum", "price", "version", "unit"]);
   if (trapPool.length > 0) {
     const trap = choose(rng, trapPool);
     events.set(3, { label: { kind: "meaningful", what: `${trap.what} (while learning)`, minSeverity: trap.minSeverity, where: whereOf(trap.path) }, apply: (s) => trap.apply(s, rng, 0) });
     events.set(fetches - 3, { label: { kind: "meaningful", what: `${trap.what} again`, minSeverity: trap.minSeverity, where: whereOf(trap.path) }, apply: (s) => trap.apply(s, rng, 1) });
   }
-  const kinds: MutationKind[][] = [["remove"], ["type"], ["flip", "enum"], ["price", "version"], ["add"], ["text"]];
+  const kinds: MutationKind[][] = [["remove"], ["type"], ["flip", "enum", "unit"], ["price", "version"], ["add"], ["text"]];
   const kindIndex = Math.floor(rng() * kinds.length);
   for (let k = 0; k < kinds.length; k++) {
     const pool = byKind(kinds[(kindIndex + k) % kinds.length]!).filter((m) => !events.has(3) || whereOf(m.path) !== events.get(3)!.label.where);

@@ -70,10 +70,16 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * lists reordered for the first time there) and run on the held-out set once, at the end:
  * "per request" 2 of 509 (4 before), "held" 3 of 611 (7 before; 1 on the third step, a status
  * page's latency), no misses, no under-rated.
+ * The sixth round (2026-11-28: six measurement targets from real payloads added to the corpus,
+ * three of them held out by the rule; readings learned by a declared unit or a time beside them)
+ * was tuned on the tuning set only (per request 10 -> 4 of 1003, held 12 -> 5 of 1206 on the grown
+ * set) and run on the held-out set once, at the end: "per request" 2 of 528, "held" 4 of 633 (of
+ * them on a new history, a ticker's quotes that first moved after the learning samples: 1 and 2),
+ * no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 2, underRated: 0 },
-  held: { falseAlarms: 3, underRated: 0 },
+  "per request": { falseAlarms: 4, underRated: 0 },
+  held: { falseAlarms: 6, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
