@@ -10,9 +10,13 @@
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
-// | tuning | html | learned | 39 | 312 | 175 | 27 | 0 | 0 | 39 | 25 |
-// | tuning | html | first3 | 39 | 312 | 175 | 75 | 0 | 0 | 39 | 25 |
+// | tuning | html | defaults | 42 | 336 | 187 | 187 | 0 | 3 | 42 | 42 |
+// | tuning | html | learned | 42 | 336 | 187 | 30 | 0 | 0 | 42 | 28 |
+// | tuning | html | first3 | 42 | 336 | 187 | 86 | 0 | 0 | 42 | 28 |
+// (seventh round, 2026-11-28: three fresh pages added to the tuning set - a pet shop's product page,
+// a Go blog article, a rowing club's home page - measured once before anything was tuned on them:
+// learned 27 -> 30, first3 75 -> 86, every new false alarm a rotating block on a fresh page (learned:
+// its second text at fetch 2, learned from one pair); 39 histories, 312 pairs, 175 noise before.)
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
 import { describe, expect, it } from "vitest";
@@ -30,7 +34,8 @@ describe("world corpus, HTML, tuning set", () => {
     // most of what is left is the second fetch (learned from one pair: 25 of the 27) and two promo blocks whose
     // first texts took turns (A B A B) and then showed a third (28 before recurrence memory, 29 before blocks
     // moved down by an added paragraph were followed to their new place)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(27);
+    // (30 with the seventh round's three fresh pages: a rotating block's second text at fetch 2 on each)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(30);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });
