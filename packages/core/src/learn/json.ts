@@ -591,6 +591,9 @@ function isClockName(name: string | undefined): boolean {
 /** Member names of counts that grow on their own: stars, forks, watchers, views, comments, sizes, totals. */
 function isCountName(name: string | undefined): boolean {
   if (name === undefined) return false;
+  // Not a bare `total`: an invoice's or an order's total is money (a price name) as often as a
+  // search's is a count; it is learned once it moves. `checks_total` and `total_count` are counts.
+  if (/^totals?$/i.test(name)) return false;
   return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues)(?:$|_|[A-Z])|Count$|Total$/i.test(name);
 }
 
@@ -792,7 +795,9 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %), with ${field.decimals} decimals: a quoted price on a clock of its own, ${describeShape("measurement")}`);
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
-      } else if (reading && (field.context === "unit" || numericString)) {
+      } else if (reading && (field.context === "unit" || quoted || (numericString && changed >= 2 && field.relatives.size >= 2))) {
+        // A decimal string beside a time that changed once is kept (a tax, a rate): one move is
+        // not a reading's behaviour; it is one once it moved twice by varying amounts.
         learned("measurement", `${field.context === "unit" ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
       } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
         const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
@@ -800,9 +805,9 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative) and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}` });
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
-      } else if (numericString && field.meaningful === "version") {
+      } else if (numericString && (field.meaningful === "version" || field.meaningful === "price")) {
         // "10.4" (a reason code), "2.1": a version written as digits changes rarely and means something
-        keptMeaningful("version", `kept: ${changedIn} but looks like ${describeShape("version")}`);
+        keptMeaningful(field.meaningful, `kept: ${changedIn} but looks like ${describeShape(field.meaningful)}`);
       } else if (numericString) {
         kept("float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, too rarely for a measurement`);
       } else if (field.integers && field.unixTimes && often(changed, pairs)) {

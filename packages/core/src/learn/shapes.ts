@@ -37,9 +37,12 @@ const RELATIVE_TIME = new RegExp(
   ].join("|"),
   "i",
 );
+const IP_ADDRESS = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$|^(?=.*:.*:)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}$/i;
 const VERSION = /^v?\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$/;
 const PRICE_TEXT = /^(?:[$€£¥₹]|[A-Z]{3} ?)?\s?\d{1,3}(?:[,.\s]?\d{3})*(?:[.,]\d{2})(?:\s?(?:[$€£¥₹]|[A-Z]{3}))?$/;
-const PRICE_NAME = /(?:^|_|-|\b)(?:price|prices|amount|cost|fee|fees|subtotal|grand_total|msrp|unit_amount|balance)(?:$|_|-|\b)|(?:Price|Amount|Cost|Fee|Subtotal)$/;
+// A bare `total` (an invoice's, an order's) and a tax are money; `total_count` and `checks_total`
+// (a Prometheus-style counter) are counts and do not match.
+const PRICE_NAME = /(?:^|_|-|\b)(?:price|prices|amount|cost|fee|fees|subtotal|grand_total|msrp|unit_amount|balance|tax|taxes)(?:$|_|-|\b)|^total$|(?:Price|Amount|Cost|Fee|Subtotal|Tax)$/;
 const WORDS = /^[\p{L}][\p{L}\p{N}'&/ _.-]{0,40}$/u;
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*$/;
 
@@ -69,10 +72,16 @@ export function volatileStringShape(value: string): VolatileShape | undefined {
   if (RELATIVE_TIME.test(s)) return "relative_time";
   if (ETAG.test(s)) return "etag";
   if ((HEX.test(s) || HEX_GROUPS.test(s)) && /\d/.test(s) && /[a-f]/i.test(s)) return "hex";
-  if (TOKEN.test(s) && looksRandom(s) && /^[A-Za-z]{1,12}[_:.-]/.test(s)) return "token";
-  if (BASE64.test(s) && looksRandom(s) && isRandomWord(s.replace(/[+/=]/g, ""))) return "base64";
-  if (TOKEN.test(s) && looksRandom(s)) return "token";
+  if (!looksRandom(s) || versionedWords(s)) return undefined;
+  if (TOKEN.test(s) && /^[A-Za-z]{1,12}[_:.-]/.test(s)) return "token";
+  if (BASE64.test(s) && isRandomWord(s.replace(/[+/=]/g, ""))) return "base64";
+  if (TOKEN.test(s)) return "token";
   return undefined;
+}
+
+/** Words with at most a short number at their ends (`RollingUpdate_v2`, `tier3`, `plan-2024`): a name, not a token. */
+function versionedWords(s: string): boolean {
+  return s.split(/[_.:-]/).every((part) => /^(?:[A-Za-z]+\d{0,2}|\d{1,4}|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,2})$/.test(part) && !/\d.*[A-Za-z]/.test(part));
 }
 
 const DURATION_NAME = /(?:^|_)(?:ms|took|latency|elapsed|duration|timing|rtt|round_?trip)$|(?:Ms|MS|Millis|Time|Timing|Duration|Latency|Elapsed|Trip|RTT)$|_time$|time_ms$|^took$|^(?:roundtrip|rtt)$/;
@@ -95,6 +104,8 @@ export function meaningfulShape(value: unknown, name: string | undefined): Meani
   const s = value.trim();
   if (PRICE_TEXT.test(s) || (isPriceName(name) && /^\d+(?:[.,]\d+)?$/.test(s))) return "price";
   if (VERSION.test(s)) return "version";
+  // A host's address (10.47.248.116, 2001:db8::1): configuration, rated like an enum-like value.
+  if (IP_ADDRESS.test(s)) return "enum";
   if (volatileStringShape(s) !== undefined) return undefined;
   if (IDENTIFIER.test(s) && s.length <= 40 && !looksRandom(s.replace(/\d+$/, ""))) return "enum";
   // Short codes: units ("°C"), currencies, country codes.

@@ -36,7 +36,7 @@ const STEP_MS = 5 * 60_000;
 const T0 = Date.UTC(2026, 10, 20, 8, 0, 0);
 
 const MOVING_TIME_KEY = /updated|modified|pushed|last_?(seen|sync|check|activity|update|login|used|refresh)|refreshed|generated|fetched|checked|^now$|server_?time|timestamp|^time$|^ts$|heartbeat|as_of/i;
-const STABLE_TIME_KEY = /created|published|birth|start|expire|due|closed|merged|period|scheduled|cancel|ended|trial|resolved|effective|released/i;
+const STABLE_TIME_KEY = /created|creation|published|birth|start|expire|due|closed|merged|period|scheduled|cancel|ended|trial|resolved|effective|released/i;
 const TOKEN_KEY = /request_?id|trace|span_?id|nonce|cursor|token|etag|session_?id|correlation|^next$|next_page|page_token|signature|^sig$|_rev$|^rev$|csrf|idempotency/i;
 const DIGIT_COUNTER_KEY = /resource_?version|sequence|^seq|revision|generation|change_?id/i;
 /** The words of a member name: `processingTimeMS` -> processing, time, ms; `temperature_2m` -> temperature, 2m. */

@@ -14,12 +14,18 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | json | defaults | 189 | 1890 | 1183 | 1144 | 0 | 380 | 181 | 184 |
-// | tuning | json | learned | 189 | 1890 | 1183 | 8 | 4 | 3 | 164 | 5 |
-// | tuning | json | first3 | 189 | 1890 | 1183 | 13 | 2 | 2 | 164 | 5 |
+// | tuning | json | learned | 189 | 1890 | 1183 | 8 | 0 | 0 | 164 | 5 |
+// | tuning | json | first3 | 189 | 1890 | 1183 | 13 | 0 | 0 | 164 | 5 |
 // | held-out | json | defaults | 96 | 960 | 608 | 594 | 0 | 190 | 94 | 94 |
-// | held-out | json | learned | 96 | 960 | 608 | 11 | 1 | 0 | 81 | 5 |
-// | held-out | json | first3 | 96 | 960 | 608 | 14 | 0 | 0 | 81 | 5 |
-// (seventh round, 2026-11-28: 34 fresh JSON payloads from new sources added - Shopify, GitLab,
+// | held-out | json | learned | 96 | 960 | 608 | 8 | 0 | 0 | 81 | 5 |
+// | held-out | json | first3 | 96 | 960 | 608 | 13 | 0 | 0 | 81 | 5 |
+// (seventh round, after the fixes: a decimal string beside a moving time is a reading only once it
+// moved twice by varying amounts; a bare `total` is money, not a count; a tax is money; words with a
+// version suffix (`RollingUpdate_v2`) are not tokens; an IP address is rated like an enum; the
+// corpus's clock rule no longer moves `creationTimestamp`. Tuned on the tuning set's misses and
+// under-rated changes; the held-out rows above were seen once before the fixes (the fresh histories'
+// first measurement, below) and once after.)
+// (seventh round, 2026-11-28, before the fixes: 34 fresh JSON payloads from new sources added - Shopify, GitLab,
 // Kubernetes, Statuspage, Unleash, npm, two exchanges' tickers, real/README.md - 25 of them to the
 // tuning set and 9 held out by the rule, measured once before anything was tuned on them. Before
 // them: tuning 164 histories, learned 8 false alarms, 0 misses, 0 under-rated (first3 13); held-out
@@ -131,17 +137,16 @@ describe("world corpus", () => {
       expect([...defaults.judged.misses, ...defaults.early.misses]).toEqual([]);
       for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
       const learned = outcomes.get(`${set}/json/learned`)!;
-      // MUST go back to 0 (learning never hides a real change): the seventh round's fresh histories,
-      // measured once before any tuning, brought misses the learner has not been fixed for (tuning 4,
-      // held-out 1, listed in the header); the ceiling is what was measured, not a target
       expect(learned.early.misses, set).toEqual([]);
-      expect(learned.judged.misses.length, learned.judged.misses.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 4 : 1);
+      // learning never hides a real change (the seventh round's fresh histories brought 4 tuning
+      // misses and 1 held-out, a change taken for a reading or a count; fixed by general rules)
+      expect(learned.judged.misses, set).toEqual([]);
       // measured: 8 false alarms of 1183 tuning noise pairs (8 of 1031 before the seventh round's fresh
-      // histories, which added none), 11 of 608 held-out ones (6 of 554 before; 5 on fresh histories);
-      // under-rated: tuning 3, all on fresh histories (0 before; the earlier one, a keyed element whose
-      // key member changed type, is rated as that type change since the diff engine pairs such elements)
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 11);
-      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 3 : 0);
+      // histories, which added none), 8 of 608 held-out ones (6 of 554 before; the fresh histories'
+      // Kubernetes `creationTimestamp` was moved as a clock by the corpus's rule, fixed; 2 on a fresh
+      // exchange ticker); under-rated: none
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(8);
+      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
 });
