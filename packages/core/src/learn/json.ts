@@ -565,12 +565,15 @@ interface ReadingFamily {
   maxRelative: number;
 }
 
+/** Fewest members of a family of readings: two decimals of one format are as often a balance and its available part. */
+const FAMILY_MEMBERS = 3;
+
 /** Fewest significant decimals (trailing zeros aside) of a family member: a tick size (`"0.01000000"`) or a set rate (`"1.08350000"`) has fewer. */
 const FAMILY_PRECISION = 5;
 
 /**
- * Families of readings: decimal strings that sit as siblings in one object (or in the elements of
- * one collection), all written with the same number of decimals, six or more, using most of them
+ * Families of readings: three or more decimal strings that sit as siblings in one object (or in the
+ * elements of one collection), all written with the same number of decimals, six or more, using most of them
  * (five significant decimals at least: measured, not set), present in every sample with no other
  * type, none that moved by more than READING_TOLERANCE, and at least one of them moved (an order
  * book's `bidPrice`, `bidQty`, `askPrice`, `askQty`: one moves, the others move later on clocks of
@@ -602,7 +605,7 @@ function readingFamilies(fields: Iterable<FieldStat>, totalPairs: number): Map<s
   }
   const families = new Map<string, ReadingFamily>();
   for (const group of groups.values()) {
-    if (group.length < 2) continue;
+    if (group.length < FAMILY_MEMBERS) continue;
     const moved = group.filter((f) => f.changed > 0 && f.maxRelative > 0);
     if (moved.length === 0) continue;
     const family: ReadingFamily = { members: group.length, decimals: group[0]!.writtenDecimals, moved: moved.length, maxRelative: Math.max(...moved.map((f) => f.maxRelative)) };

@@ -144,7 +144,7 @@ describe("the learner generalises to noise it has not seen", () => {
     // A tick size and a step size beside moving quotes (same format, but set, not measured: few
     // significant decimals) are no readings: a tick size x10 is reported; and a 2-decimal price
     // beside them is a price
-    const market = (bidQty: string, tickSize = "0.01000000", price = "19.99") => ({ bidPrice: "16.37849822", bidQty, tickSize, stepSize: "0.00100000", price });
+    const market = (bidQty: string, tickSize = "0.01000000", price = "19.99") => ({ bidPrice: "16.37849822", bidQty, askPrice: "16.36534066", tickSize, stepSize: "0.00100000", price });
     const samples = [market("253.91597006"), market("253.91597006"), market("253.77429536")];
     const learned = suggestPolicy(samples, { kind: "json" }).policy;
     expect(learned.tolerance).toContainEqual({ path: "$.bidPrice", relative: 0.1 });
@@ -158,9 +158,14 @@ describe("the learner generalises to noise it has not seen", () => {
     const still = suggestPolicy([history[0], history[0], history[0]], { kind: "json" }).policy;
     expect(still.tolerance ?? []).toEqual([]);
     expect(diffJson(history[0], history[2], { policy: still })?.changes.map((c) => c.path)).toEqual(["$.bidQty"]);
-    // nor are siblings of another format: a rate beside another one, both set with 4 decimals
-    const rates = [{ eur: "1.08350000", gbp: "0.85910000" }, { eur: "1.08360000", gbp: "0.85910000" }, { eur: "1.08360000", gbp: "0.85910000" }];
+    // nor are rates set with 4 decimals (written with 8), nor two decimals of one format (a
+    // balance and its available part: one that changed once is kept)
+    const rates = [{ eur: "1.08350000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }];
     expect(suggestPolicy(rates, { kind: "json" }).policy.tolerance ?? []).toEqual([]);
+    const wallet = [{ balance: "0.12345678", available: "0.10345671" }, { balance: "0.12345678", available: "0.10345671" }, { balance: "0.12345678", available: "0.10445671" }];
+    const held = suggestPolicy(wallet, { kind: "json" }).policy;
+    expect(held.tolerance ?? []).toEqual([]);
+    expect(diffJson(wallet[2], { ...wallet[2], balance: "0.12445678" }, { policy: held })?.changes.map((c) => [c.path, c.severity])).toEqual([["$.balance", "medium"]]);
   });
 
   it("holds a tolerance on a number written as a decimal string", () => {
