@@ -14,12 +14,18 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | json | defaults | 164 | 1640 | 1031 | 992 | 0 | 326 | 156 | 159 |
-// | tuning | json | learned | 164 | 1640 | 1031 | 8 | 0 | 0 | 140 | 5 |
-// | tuning | json | first3 | 164 | 1640 | 1031 | 13 | 0 | 0 | 140 | 5 |
+// | tuning | json | learned | 164 | 1640 | 1031 | 2 | 0 | 0 | 140 | 2 |
+// | tuning | json | first3 | 164 | 1640 | 1031 | 2 | 0 | 0 | 140 | 2 |
 // | held-out | json | defaults | 87 | 870 | 554 | 540 | 0 | 169 | 85 | 85 |
-// | held-out | json | learned | 87 | 870 | 554 | 6 | 0 | 0 | 72 | 3 |
-// | held-out | json | first3 | 87 | 870 | 554 | 9 | 0 | 0 | 72 | 3 |
-// (sixth round, 2026-11-28: six measurement targets added, three of them held out by the rule;
+// | held-out | json | learned | 87 | 870 | 554 | 4 | 0 | 0 | 72 | 2 |
+// | held-out | json | first3 | 87 | 870 | 554 | 5 | 0 | 0 | 72 | 2 |
+// (seventh round, 2026-11-28: a non-integer declared with the empty unit is a reading, a unit that
+// names a code is none; families of readings (three or more sibling decimal strings of one format,
+// one of which moved by at most 10 %) learned with a 10 % tolerance. Tuned on the tuning set only
+// (learned 8 -> 2, first3 13 -> 2; both left are the third fetch, learned from one pair: an order
+// book none of whose decimals moved in it, a reading's one-pair tolerance); the held-out set was run
+// once, at the end: learned 6 -> 4, first3 9 -> 5.)
+// (the sixth round, 2026-11-28: six measurement targets added, three of them held out by the rule;
 // readings learned by a units object or a time beside them that moved. Tuning learned 13 before
 // that learner change on the grown set; the held-out set was run once, at the end, with rules
 // that also took a number beside a lone `unit` member, or beside any time, for a reading (tuning
@@ -121,11 +127,16 @@ describe("world corpus", () => {
       for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
       const learned = outcomes.get(`${set}/json/learned`)!;
       expect([...learned.judged.misses, ...learned.early.misses], set).toEqual([]);
-      // measured: 5 false alarms of 1031 tuning noise pairs (13 before the sixth round's readings; its
-      // six measurement targets added), 3 of 554 held-out ones, no under-rated change (the tuning set's one, a keyed element whose key
+      // measured: 2 false alarms of 1031 tuning noise pairs (8 before the seventh round's families of
+      // readings and empty units), 4 of 554 held-out ones (6 before), no under-rated change (the tuning set's one, a keyed element whose key
       // member changed type, is rated as that type change since the diff engine pairs such elements)
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 6);
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 2 : 4);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
+      // learning once from the first 3 fetches: 2 of the tuning set's (13 before the seventh round), 5 of the held-out set's (9 before)
+      const first3 = outcomes.get(`${set}/json/first3`)!;
+      expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 2 : 5);
+      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     }
   }, 120_000);
 });

@@ -76,10 +76,17 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * set) and run on the held-out set once, at the end: "per request" 2 of 528, "held" 4 of 633 (of
  * them on a new history, a ticker's quotes that first moved after the learning samples: 1 and 2),
  * no misses, no under-rated.
+ * The seventh round (2026-11-28: a non-integer declared with the empty unit is a reading, a unit
+ * that names a code is none; families of readings, three or more sibling decimal strings of one
+ * format one of which moved by at most 10 %, learned with a 10 % tolerance) was tuned on the tuning
+ * set only (per request 5 -> 2 of 1003, held 7 -> 3 of 1206; the JSON alarms left: 0 and 1, an
+ * order book none of whose decimals moved in the two stored contents, on the third step) and run on
+ * the held-out set once, at the end: "per request" 4 -> 3 of 528, "held" 6 -> 5 of 633 (2 on the
+ * third step), no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 4, underRated: 0 },
-  held: { falseAlarms: 6, underRated: 0 },
+  "per request": { falseAlarms: 3, underRated: 0 },
+  held: { falseAlarms: 5, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
