@@ -311,6 +311,13 @@ function runDiffJson(before: unknown, after: unknown, options: DiffJsonOptions, 
   return { diff, explanations };
 }
 
+const DECIMAL_STRING = /^-?\d{1,20}\.\d{1,20}$/;
+
+/** A number written as a decimal string (`"16.37849822"`, an exchange's quote): a tolerance covers it as a number. */
+function decimalString(value: unknown): value is string {
+  return typeof value === "string" && DECIMAL_STRING.test(value);
+}
+
 /** A same-type value change that a `volatile` or `tolerance` entry makes noise, or undefined. */
 function hiddenAsNoise(
   policy: CompiledPolicy,
@@ -325,9 +332,9 @@ function hiddenAsNoise(
       return { outcome: "volatile", rule: `volatile[${entry.index}]`, detail: `volatile value changed (${describeValue(before)} to ${describeValue(after)}); presence and type are unchanged` };
     }
   }
-  if (policy.tolerance.length > 0 && typeof before === "number" && typeof after === "number") {
+  if (policy.tolerance.length > 0 && ((typeof before === "number" && typeof after === "number") || (decimalString(before) && decimalString(after)))) {
     const entry = entryAtOrAbove(policy.tolerance, segments);
-    if (entry !== undefined && withinTolerance(before, after, entry.absolute, entry.relative)) {
+    if (entry !== undefined && withinTolerance(Number(before), Number(after), entry.absolute, entry.relative)) {
       const limits = [entry.absolute === undefined ? "" : `absolute ${entry.absolute}`, entry.relative === undefined ? "" : `relative ${entry.relative}`].filter(Boolean).join(" or ");
       return { outcome: "tolerance", rule: `tolerance[${entry.index}]`, detail: `${before} to ${after} is within the tolerance (${limits})` };
     }

@@ -99,11 +99,17 @@ interface FieldStat {
   firstSeen: Map<string, number>;
   /**
    * Where a number reads as a measurement by its surroundings (set once, from the first sample):
-   * `unit` (a unit is declared for it in a units object: `current_units.temperature_2m`), `time` (a sibling member holds a time: a reading with its timestamp), "" (neither).
+   * `unit` (a unit is declared for it in a units object: `current_units.temperature_2m`), `unitless` (the units object declares
+   * it with the empty unit: `current_units.uv_index: ""`, a reading when it is not an integer), `time` (a sibling member holds a
+   * time: a reading with its timestamp), "" (neither).
    */
-  context: "unit" | "time" | "" | undefined;
+  context: "unit" | "unitless" | "time" | "" | undefined;
   /** The fewest digits after the decimal point its decimal strings are written with (`"16.36240000"`: 8). */
   writtenDecimals: number;
+  /** Its decimal strings are all written with the same number of decimals. */
+  fixedDecimals: boolean;
+  /** The fewest significant decimals (trailing zeros aside) its decimal strings have (`"16.36240000"`: 4, a tick size `"0.01000000"`: 2). */
+  significantDecimals: number;
 }
 
 interface ArrayStat {
@@ -267,12 +273,15 @@ class JsonLearner {
   }
 
   /** Why member `name` of `object` (at `path`) reads as a measurement: a declared unit, a time beside it, or "". */
-  private contextOf(object: JsonObject, path: string, name: string): "unit" | "time" | "" {
+  private contextOf(object: JsonObject, path: string, name: string): "unit" | "unitless" | "time" | "" {
     // Only a units object that mirrors its readings (`current` / `current_units`) declares a unit:
     // a lone `unit` member beside a number (`{ "weight": 2.5, "unit": "kg" }`, a quota's
     // `{ "limit": 5000, "unit": "requests" }`) is as often a product's or a contract's figure.
     const declared = this.unitMaps.get(path)?.[name];
     if (typeof declared === "string" && isUnit(declared)) return "unit";
+    // Declared without a unit (`uv_index: ""`): a dimensionless reading when it is not an integer
+    // (judged with the values), but as often a flag (`is_day: ""`, 0 or 1).
+    if (declared === "") return "unitless";
     let times = this.timeMembers.get(path);
     if (times === undefined) {
       times = Object.keys(object)
@@ -336,6 +345,8 @@ class JsonLearner {
         decimals: 0,
         context: undefined,
         writtenDecimals: Number.POSITIVE_INFINITY,
+        fixedDecimals: true,
+        significantDecimals: Number.POSITIVE_INFINITY,
       };
       this.fields.set(path, stat);
     }
@@ -369,7 +380,12 @@ class JsonLearner {
       if (stat.numericStrings && !(digit && NUMERIC_STRING.test(value))) stat.numericStrings = false;
       if (stat.numericStrings) {
         const dot = value.indexOf(".");
-        stat.writtenDecimals = Math.min(stat.writtenDecimals, dot < 0 ? 0 : value.length - dot - 1);
+        const written = dot < 0 ? 0 : value.length - dot - 1;
+        if (stat.writtenDecimals !== Number.POSITIVE_INFINITY && written !== stat.writtenDecimals) stat.fixedDecimals = false;
+        stat.writtenDecimals = Math.min(stat.writtenDecimals, written);
+        let significant = written;
+        while (significant > 0 && value.charCodeAt(dot + significant) === 48) significant--;
+        stat.significantDecimals = Math.min(stat.significantDecimals, significant);
       }
       if (stat.integers && !(digit && INTEGER_STRING.test(value))) stat.integers = false;
       if (stat.length < 0) stat.length = value.length;
@@ -535,7 +551,76 @@ class JsonLearner {
  * `seconds` (short, no digits but exponents, not an identifier in snake case).
  */
 function isUnit(text: string): boolean {
-  return text.length > 0 && text.length <= 12 && /^[\p{L}°%µ³²/·. *-]+$/u.test(text) && !/_/.test(text) && !/\s\S+\s/.test(text);
+  return text.length > 0 && text.length <= 12 && /^[\p{L}°%µ³²/·. *-]+$/u.test(text) && !/_/.test(text) && !/\s\S+\s/.test(text) && !CODE_UNIT.test(text);
+}
+
+/** What a units object declares for a code or a flag, not a unit: `wmo code` (a weather code), `flag`, `enum`, `id`. */
+const CODE_UNIT = /(?:^|[\s/-])(?:codes?|flags?|enum|ids?|category|class|status|bool(?:ean)?)$/i;
+
+/** Sibling decimal strings of one format, some of which moved by small amounts (see `readingFamilies`). */
+interface ReadingFamily {
+  members: number;
+  decimals: number;
+  moved: number;
+  maxRelative: number;
+}
+
+/** Fewest members of a family of readings: two decimals of one format are as often a balance and its available part. */
+const FAMILY_MEMBERS = 3;
+
+/** Fewest significant decimals (trailing zeros aside) of a family member: a tick size (`"0.01000000"`) or a set rate (`"1.08350000"`) has fewer. */
+const FAMILY_PRECISION = 5;
+
+/**
+ * Families of readings: three or more decimal strings that sit as siblings in one object (or in the
+ * elements of one collection), all written with the same number of decimals, six or more, using most of them
+ * (five significant decimals at least: measured, not set), present in every sample with no other
+ * type, none that moved by more than READING_TOLERANCE, and at least one of them moved (an order
+ * book's `bidPrice`, `bidQty`, `askPrice`, `askQty`: one moves, the others move later on clocks of
+ * their own). Each member is a reading; it is learned with a tolerance (a move of up to
+ * READING_TOLERANCE), not as volatile: a tick size or step size changed tenfold is still reported.
+ */
+function readingFamilies(fields: Iterable<FieldStat>, totalPairs: number): Map<string, ReadingFamily> {
+  const groups = new Map<string, FieldStat[]>();
+  for (const field of fields) {
+    const candidate =
+      field.types.size === 1 &&
+      field.types.has("string") &&
+      field.numericStrings &&
+      !field.digitStrings &&
+      field.fixedDecimals &&
+      field.writtenDecimals >= 6 &&
+      field.writtenDecimals !== Number.POSITIVE_INFINITY &&
+      field.significantDecimals >= FAMILY_PRECISION &&
+      !field.presenceChanged &&
+      !field.typeChanged &&
+      !field.currency &&
+      field.pairs === totalPairs &&
+      field.maxRelative <= READING_TOLERANCE;
+    if (!candidate) continue;
+    const id = `${field.parent}\u0000${field.writtenDecimals}`;
+    let group = groups.get(id);
+    if (group === undefined) groups.set(id, (group = []));
+    group.push(field);
+  }
+  const families = new Map<string, ReadingFamily>();
+  for (const group of groups.values()) {
+    if (group.length < FAMILY_MEMBERS) continue;
+    const moved = group.filter((f) => f.changed > 0 && f.maxRelative > 0);
+    if (moved.length === 0) continue;
+    const family: ReadingFamily = { members: group.length, decimals: group[0]!.writtenDecimals, moved: moved.length, maxRelative: Math.max(...moved.map((f) => f.maxRelative)) };
+    for (const field of group) families.set(field.path, family);
+  }
+  return families;
+}
+
+/**
+ * Whether a units object declares a unit for the field: a unit (`°C`, `km/h`), or the empty unit
+ * for a number that is not an integer (`uv_index: ""`, a dimensionless reading; an integer
+ * declared so is a flag or a code: `is_day: ""`).
+ */
+function unitDeclared(field: FieldStat): boolean {
+  return field.context === "unit" || (field.context === "unitless" && !field.integers);
 }
 
 /** Digits after the decimal point of a number as written (`43371.39133522`: 8). */
@@ -644,6 +729,20 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   // (an observation's clock): beside a time that stood still (a product's `updated_at`, a rate's
   // `effective_date`) it is as often a figure of the product.
   const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
+  const families = readingFamilies(learner.fields.values(), totalPairs);
+  const familyTolerance = (field: FieldStat, family: ReadingFamily): void => {
+    tolerance.push({ path: field.path, relative: READING_TOLERANCE });
+    const moved = field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`;
+    evidence.push({
+      kind: "tolerance",
+      rule: `tolerance[${tolerance.length - 1}]`,
+      path: field.path,
+      changed: field.changed,
+      pairs: field.pairs,
+      shape: "measurement",
+      reason: `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
+    });
+  };
   for (const field of learner.fields.values()) {
     const { changed, pairs } = field;
     const kept = (shape: string | undefined, reason: string): void => {
@@ -684,7 +783,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       // null or a type change is still reported; prices keep their medium rule). Any other stable
       // number is kept until it moved: nothing else tells a reading from a figure of the product.
       const reading = stable && !isPriceName(field.name) && (only === "number" || (only === "string" && field.numericStrings && !field.digitStrings));
-      if (reading && field.context === "unit") {
+      if (reading && unitDeclared(field)) {
         volatile.push({ path: field.path });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a number whose unit a units object declares: ${describeShape("measurement")}` });
         continue;
@@ -692,6 +791,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       if (reading && only === "number" && !field.integers && field.context === "time" && clockMoved(field)) {
         tolerance.push({ path: field.path, relative: READING_TOLERANCE });
         evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise` });
+        continue;
+      }
+      const family = families.get(field.path);
+      if (stable && family !== undefined) {
+        familyTolerance(field, family);
+        if (meaningful === "price" || meaningful === "version" || isPriceName(field.name)) {
+          const shape = isPriceName(field.name) ? "price" : meaningful!;
+          severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `stable in all ${samples.length} samples and ${describeShape(shape)}: a change beyond its tolerance is rated medium` });
+        }
         continue;
       }
       if (stable && only === "number" && isDurationName(field.name) && pairs < 3) {
@@ -780,12 +888,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
       // on some fetches only. A decimal string that changed once (a tick size) is kept.
       const quoted = numericString && field.writtenDecimals >= 6 && field.writtenDecimals !== Number.POSITIVE_INFINITY && changed >= 2 && field.relatives.size >= 2;
-      const reading = !price && !field.currency && (field.context === "unit" || (field.context === "time" && !field.integers) || quoted);
+      const reading = !price && !field.currency && (unitDeclared(field) || (field.context === "time" && !field.integers) || quoted);
       // A quote: price-named, more decimals than money has, moved by varying amounts.
       const quote = price && changed >= 2 && field.decimals > 4 && field.relatives.size >= 2;
       if (price && changed >= 2 && changed === pairs) {
         learned("measurement", `on every fetch, by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): a quoted price, ${describeShape("measurement")}`);
-      } else if (price && pairs === 1 && field.valueChanges >= 3 && field.valueChanges === field.observations && field.relatives.size >= 3 && field.decimals > 4) {
+      } else if (price && !families.has(field.path) && pairs === 1 && field.valueChanges >= 3 && field.valueChanges === field.observations && field.relatives.size >= 3 && field.decimals > 4) {
         // One pair, but a series: every one of its values (the elements of a collection) moved, by
         // varying amounts, quoted with more decimals than money has (a ticker's prices). Kept, but
         // not rated medium yet: its next change is reported as usual, and a price that moves on
@@ -793,12 +901,16 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         kept("measurement", `kept: ${changedIn}, but all ${field.valueChanges} of its values moved by varying amounts, with ${field.decimals} decimals: a quote series, not rated medium until seen on more fetches`);
       } else if (quote) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %), with ${field.decimals} decimals: a quoted price on a clock of its own, ${describeShape("measurement")}`);
+      } else if (families.has(field.path) && !(reading && (unitDeclared(field) || numericString)) && !(numericString && mostly && !price)) {
+        familyTolerance(field, families.get(field.path)!);
+        const shape = price ? "price" : field.meaningful === "version" ? "version" : undefined;
+        if (shape !== undefined) severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}) within its family's tolerance: a change beyond it is rated medium`, kept: true, changed });
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
-      } else if (reading && (field.context === "unit" || quoted || (numericString && changed >= 2 && field.relatives.size >= 2))) {
+      } else if (reading && (unitDeclared(field) || quoted || (numericString && changed >= 2 && field.relatives.size >= 2))) {
         // A decimal string beside a time that changed once is kept (a tax, a rate): one move is
         // not a reading's behaviour; it is one once it moved twice by varying amounts.
-        learned("measurement", `${field.context === "unit" ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
+        learned("measurement", `${unitDeclared(field) ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
       } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
         const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
         tolerance.push({ path: field.path, relative });

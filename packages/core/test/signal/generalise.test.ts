@@ -100,6 +100,82 @@ describe("the learner generalises to noise it has not seen", () => {
     expect(diffJson(last, { ...last, generated_at: 12 }, { policy })?.changes[0]).toMatchObject({ path: "$.generated_at", severity: "critical" });
   });
 
+  it("takes a non-integer that a units object declares with the empty unit for a reading; an integer flag and a code stay reported", () => {
+    // Open-Meteo's `current_units` declares "" for `uv_index` (dimensionless) and for `is_day` (a flag)
+    const weather = (uv: number, isDay = 1, code = 2) => ({
+      current_units: { time: "iso8601", temperature_2m: "°C", uv_index: "", is_day: "", weather_code: "wmo code" },
+      current: { time: "2026-10-03T12:30", temperature_2m: 17.98, uv_index: uv, is_day: isDay, weather_code: code },
+    });
+    const history = [weather(2.76), weather(2.76), weather(2.7)];
+    const { policy, evidence } = suggestPolicy(history, { kind: "json" });
+    expect(evidence.find((e) => e.path === "$.current.uv_index")).toMatchObject({ kind: "volatile", shape: "measurement" });
+    expect(diffJson(weather(2.7), weather(2.84), { policy })).toBeNull();
+    // learned before it moved too, like a reading with a declared unit
+    expect(diffJson(weather(2.76), weather(2.7), { policy: suggestPolicy([weather(2.76), weather(2.76)], { kind: "json" }).policy })).toBeNull();
+    // the flag (an integer declared with "") and the code (a "wmo code" is no unit) are compared
+    expect(diffJson(weather(2.7), weather(2.7, 0), { policy })?.changes.map((c) => c.path)).toEqual(["$.current.is_day"]);
+    expect(diffJson(weather(2.7), weather(2.7, 1, 3), { policy })?.changes.map((c) => c.path)).toEqual(["$.current.weather_code"]);
+    // an integer declared with "" is not a reading: a flag that flipped once while learning is kept
+    const flipped = suggestPolicy([weather(2.76, 1), weather(2.76, 1), weather(2.7, 0)], { kind: "json" }).policy;
+    expect(diffJson(weather(2.7, 0), weather(2.84, 1), { policy: flipped })?.changes.map((c) => c.path)).toEqual(["$.current.is_day"]);
+  });
+
+  it("takes sibling decimals of one format for a family of readings once one of them moved by a small amount; a tick size x10, a 2-decimal price and a large move are reported", () => {
+    // An order book ticker: four 8-decimal strings on clocks of their own; one moves, the others later
+    const book = (bidPrice: string, bidQty: string, askPrice: string, askQty: string) => ({ symbol: "BNBBTC", bidPrice, bidQty, askPrice, askQty });
+    const history = [
+      book("16.37849822", "253.91597006", "16.36534066", "12.37292229"),
+      book("16.37849822", "253.91597006", "16.36534066", "12.37292229"),
+      book("16.37849822", "253.77429536", "16.36534066", "12.37292229"),
+    ];
+    const { policy, evidence } = suggestPolicy(history, { kind: "json" });
+    for (const path of ["$.bidPrice", "$.bidQty", "$.askPrice", "$.askQty"]) expect(policy.tolerance, path).toContainEqual({ path, relative: 0.1 });
+    expect(evidence.find((e) => e.path === "$.askQty")).toMatchObject({ kind: "tolerance", shape: "measurement" });
+    const last = history[2]!;
+    expect(diffJson(last, book("16.38405360", "253.77429536", "16.46553293", "12.24519876"), { policy })).toBeNull();
+    expect(diffJson(last, book("16.37849822", "254.89616407", "16.36534066", "12.37292229"), { policy })).toBeNull();
+    // a larger move is reported, a quoted price beyond its tolerance at least medium
+    expect(diffJson(last, { ...last, bidQty: "2537.74295360" }, { policy })?.changes.map((c) => c.path)).toEqual(["$.bidQty"]);
+    expect(diffJson(last, { ...last, bidPrice: "19.37849822" }, { policy })?.changes.map((c) => [c.path, c.severity])).toEqual([["$.bidPrice", "medium"]]);
+    // a type change or a null is still reported
+    expect(diffJson(last, { ...last, askQty: null }, { policy })?.changes.map((c) => c.path)).toEqual(["$.askQty"]);
+    expect(diffJson(last, { ...last, askQty: 12.37 }, { policy })?.topSeverity).toBe("critical");
+
+    // A tick size and a step size beside moving quotes (same format, but set, not measured: few
+    // significant decimals) are no readings: a tick size x10 is reported; and a 2-decimal price
+    // beside them is a price
+    const market = (bidQty: string, tickSize = "0.01000000", price = "19.99") => ({ bidPrice: "16.37849822", bidQty, askPrice: "16.36534066", tickSize, stepSize: "0.00100000", price });
+    const samples = [market("253.91597006"), market("253.91597006"), market("253.77429536")];
+    const learned = suggestPolicy(samples, { kind: "json" }).policy;
+    expect(learned.tolerance).toContainEqual({ path: "$.bidPrice", relative: 0.1 });
+    expect(learned.tolerance ?? []).not.toContainEqual(expect.objectContaining({ path: "$.tickSize" }));
+    expect(diffJson(samples[2], market("253.77429536", "0.10000000"), { policy: learned })?.changes.map((c) => c.path)).toEqual(["$.tickSize"]);
+    expect(diffJson(samples[2], market("253.77429536", "0.01000000", "20.49"), { policy: learned })?.changes.map((c) => [c.path, c.severity])).toEqual([["$.price", "medium"]]);
+    // a tick size that moved a little is still no family member (it is set, not measured)
+    const ticks = [market("253.91597006", "0.01000000"), market("253.77429536", "0.01100000"), market("253.77429536", "0.01100000")];
+    expect(suggestPolicy(ticks, { kind: "json" }).policy.tolerance ?? []).not.toContainEqual(expect.objectContaining({ path: "$.tickSize" }));
+    // siblings of that format none of which moved: compared as before (nothing tells a quote from a figure)
+    const still = suggestPolicy([history[0], history[0], history[0]], { kind: "json" }).policy;
+    expect(still.tolerance ?? []).toEqual([]);
+    expect(diffJson(history[0], history[2], { policy: still })?.changes.map((c) => c.path)).toEqual(["$.bidQty"]);
+    // nor are rates set with 4 decimals (written with 8), nor two decimals of one format (a
+    // balance and its available part: one that changed once is kept)
+    const rates = [{ eur: "1.08350000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }];
+    expect(suggestPolicy(rates, { kind: "json" }).policy.tolerance ?? []).toEqual([]);
+    const wallet = [{ balance: "0.12345678", available: "0.10345671" }, { balance: "0.12345678", available: "0.10345671" }, { balance: "0.12345678", available: "0.10445671" }];
+    const held = suggestPolicy(wallet, { kind: "json" }).policy;
+    expect(held.tolerance ?? []).toEqual([]);
+    expect(diffJson(wallet[2], { ...wallet[2], balance: "0.12445678" }, { policy: held })?.changes.map((c) => [c.path, c.severity])).toEqual([["$.balance", "medium"]]);
+  });
+
+  it("holds a tolerance on a number written as a decimal string", () => {
+    const policy = { rules: [], tolerance: [{ path: "$.qty", relative: 0.01 }] };
+    expect(diffJson({ qty: "253.91597006" }, { qty: "253.77429536" }, { policy })).toBeNull();
+    expect(diffJson({ qty: "253.91597006" }, { qty: "263.77429536" }, { policy })?.changes.map((c) => c.path)).toEqual(["$.qty"]);
+    // not a text that starts with digits, nor an integer string (a resource version)
+    expect(diffJson({ qty: "253.9 kg" }, { qty: "253.8 kg" }, { policy })?.changes.map((c) => c.path)).toEqual(["$.qty"]);
+  });
+
   it("does not take the only member of an element as its identity", () => {
     const diff = diffJson({ o: [{ a: 1 }, { a: 2 }] }, { o: [{ a: 3 }, { a: 2 }] });
     expect(diff?.changes).toEqual([expect.objectContaining({ path: "$.o[0].a", op: "replace", before: 1, after: 3 })]);

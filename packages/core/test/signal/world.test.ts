@@ -14,12 +14,18 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | json | defaults | 189 | 1890 | 1183 | 1144 | 0 | 380 | 181 | 184 |
-// | tuning | json | learned | 189 | 1890 | 1183 | 8 | 0 | 0 | 164 | 5 |
-// | tuning | json | first3 | 189 | 1890 | 1183 | 13 | 0 | 0 | 164 | 5 |
+// | tuning | json | learned | 189 | 1890 | 1183 | 2 | 0 | 0 | 164 | 2 |
+// | tuning | json | first3 | 189 | 1890 | 1183 | 2 | 0 | 0 | 164 | 2 |
 // | held-out | json | defaults | 96 | 960 | 608 | 594 | 0 | 190 | 94 | 94 |
-// | held-out | json | learned | 96 | 960 | 608 | 8 | 0 | 0 | 81 | 5 |
-// | held-out | json | first3 | 96 | 960 | 608 | 13 | 0 | 0 | 81 | 5 |
-// (seventh round, after the fixes: a decimal string beside a moving time is a reading only once it
+// | held-out | json | learned | 96 | 960 | 608 | 7 | 0 | 0 | 81 | 3 |
+// | held-out | json | first3 | 96 | 960 | 608 | 12 | 0 | 0 | 81 | 3 |
+// (seventh round, first part, on the corpus before the fresh histories: a non-integer declared with the empty unit is a reading, a unit that
+// names a code is none; families of readings (three or more sibling decimal strings of one format,
+// one of which moved by at most 10 %) learned with a 10 % tolerance. Tuned on the tuning set only
+// (learned 8 -> 2, first3 13 -> 2; both left are the third fetch, learned from one pair: an order
+// book none of whose decimals moved in it, a reading's one-pair tolerance); the held-out set was run
+// once, at the end: learned 6 -> 4, first3 9 -> 5.)
+// (seventh round, after the fresh histories and the fixes of their misses: a decimal string beside a moving time is a reading only once it
 // moved twice by varying amounts; a bare `total` is money, not a count; a tax is money; words with a
 // version suffix (`RollingUpdate_v2`) are not tokens; an IP address is rated like an enum; the
 // corpus's clock rule no longer moves `creationTimestamp`. Tuned on the tuning set's misses and
@@ -36,7 +42,7 @@
 // that changed once rated as text; a Service's clusterIP, labelled a version by the corpus's rule);
 // held-out 1 miss (the same decimal-string rule: $.percent_change_24) and 5 false alarms (a
 // `creationTimestamp` the corpus moves as a coarse clock, 4; a ticker's volume at fetch 2, 1).)
-// (sixth round, 2026-11-28: six measurement targets added, three of them held out by the rule;
+// (the sixth round, 2026-11-28: six measurement targets added, three of them held out by the rule;
 // readings learned by a units object or a time beside them that moved. Tuning learned 13 before
 // that learner change on the grown set; the held-out set was run once, at the end, with rules
 // that also took a number beside a lone `unit` member, or beside any time, for a reading (tuning
@@ -137,16 +143,16 @@ describe("world corpus", () => {
       expect([...defaults.judged.misses, ...defaults.early.misses]).toEqual([]);
       for (const mode of ["learned", "first3"]) expect(outcomes.get(`${set}/json/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
       const learned = outcomes.get(`${set}/json/learned`)!;
-      expect(learned.early.misses, set).toEqual([]);
-      // learning never hides a real change (the seventh round's fresh histories brought 4 tuning
-      // misses and 1 held-out, a change taken for a reading or a count; fixed by general rules)
-      expect(learned.judged.misses, set).toEqual([]);
-      // measured: 8 false alarms of 1183 tuning noise pairs (8 of 1031 before the seventh round's fresh
-      // histories, which added none), 8 of 608 held-out ones (6 of 554 before; the fresh histories'
-      // Kubernetes `creationTimestamp` was moved as a clock by the corpus's rule, fixed; 2 on a fresh
-      // exchange ticker); under-rated: none
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(8);
+      expect([...learned.judged.misses, ...learned.early.misses], set).toEqual([]);
+      // measured: 2 false alarms of 1183 tuning noise pairs, 7 of 608 held-out ones, no
+      // under-rated change (see the table above)
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 2 : 7);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
+      // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's
+      const first3 = outcomes.get(`${set}/json/first3`)!;
+      expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 2 : 12);
+      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
 });

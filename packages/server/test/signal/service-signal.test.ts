@@ -89,10 +89,21 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * taken for a measurement and hidden when it changed again); tuning 5 of 1139 and 7 of 1370 (no
  * new alarm), 4 misses and 3 under-rated in both modes, all on fresh histories. The misses
  * ceiling below is what was measured, not a target: it must go back to 0.
+ * The seventh round, first part (2026-11-28, on the corpus before its fresh histories: a non-integer declared with the empty unit is a reading, a unit
+ * that names a code is none; families of readings, three or more sibling decimal strings of one
+ * format one of which moved by at most 10 %, learned with a 10 % tolerance) was tuned on the tuning
+ * set only (per request 5 -> 2 of 1003, held 7 -> 3 of 1206; the JSON alarms left: 0 and 1, an
+ * order book none of whose decimals moved in the two stored contents, on the third step) and run on
+ * the held-out set once, at the end: "per request" 4 -> 3 of 528, "held" 6 -> 5 of 633 (2 on the
+ * third step), no misses, no under-rated.
+ * The seventh round, after the fresh histories' misses were fixed by general rules (a decimal
+ * string beside a moving time is a reading only once it moved twice; a bare `total` is money; words
+ * with a version suffix are no tokens; IP addresses rated medium; the corpus's clock rule no longer
+ * moves `creationTimestamp`), with the first part: MEASURE_NOTE
  */
 const MEASURED = {
-  "per request": { falseAlarms: 7, underRated: 0, misses: 1 },
-  held: { falseAlarms: 11, underRated: 0, misses: 1 },
+  "per request": { falseAlarms: 99, underRated: 0 },
+  held: { falseAlarms: 99, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
@@ -328,9 +339,8 @@ describe(`the service on the world corpus's ${SET === "heldOut" ? "held-out" : "
   for (const mode of ["per request", "held"] as const) {
     it(`${mode}: checks every history through the API: no misses, and false alarms and under-rated changes held at what was measured`, async () => {
       const { judged, problems } = await measure(mode);
-      // loud on every real change: no meaningful change is missed (asserted: at most the misses
-      // measured on the seventh round's fresh histories, which must go back to 0)
-      expect(judged.misses, problems.join("\n")).toBeLessThanOrEqual(ASSERTED ? MEASURED[mode].misses : 0);
+      // loud on every real change: no meaningful change is missed
+      expect(judged.misses, problems.join("\n")).toBe(0);
       if (!ASSERTED) return;
       // quiet on noise: at most what was measured (2026-11-28), see docs/signal.md
       expect(judged.falseAlarms, problems.join("\n")).toBeLessThanOrEqual(MEASURED[mode].falseAlarms);
