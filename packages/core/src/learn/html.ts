@@ -86,11 +86,14 @@ function rotates(texts: readonly string[], changed: number, pairs: number, recur
  *   whole. Two statuses taking turns ("Operational", "Degraded") are a status that flaps: a third
  *   ("Major outage") is reported.
  * A page's h1 or title is never one (a headline that takes turns is an A/B test: its texts are
- * remembered, a new headline is reported).
+ * remembered, a new headline is reported), nor a block that showed an amount of money (a price
+ * tested per request: a new price is reported).
  */
 function openRotation(tag: string, texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
   if (HEADLINE_TAGS.has(tag.toLowerCase())) return false;
   if (pairs < 3 || changed !== pairs || !recurred || !texts.every((t) => t.length >= 2)) return false;
+  // an amount of money is never noise: a slot that quotes prices (a price tested per request) keeps its texts
+  if (texts.some(hasCurrencyAmount)) return false;
   const counts = new Map<string, number>();
   for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);
   // two texts, changed on every fetch: they took turns

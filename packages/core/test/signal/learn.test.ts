@@ -324,6 +324,11 @@ describe("suggestPolicy (html)", () => {
       expect(next(alternate("Operational", "Degraded performance since 10:42 UTC"), "Major outage")).not.toBeNull();
     });
 
+    it("remember prices that take turns (a price tested per request): a new price is reported, over three texts too", () => {
+      expect(next(alternate("Pro plan: $19 a month, billed yearly", "Pro plan: $24 a month, billed monthly"), "Pro plan: $29 a month, billed monthly")).not.toBeNull();
+      expect(next(["Starter kit from $49", "Family pack from $99", "Starter kit from $49", "Gift box from $35"], "Gift box from $45")).not.toBeNull();
+    });
+
     it("remember a page's headline that takes turns (an A/B test): a new headline is reported", () => {
       const headlines = alternate("Council approves the new park on Elm Street", "The new park on Elm Street gets the go-ahead");
       expect(next(headlines, "Council delays the vote on the new park", "h1")).not.toBeNull();
