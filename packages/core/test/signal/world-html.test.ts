@@ -4,17 +4,18 @@
 // diffing and learning pages is the slow part), the corpus itself and the JSON table in
 // world.test.ts. Defaults must never miss and learning must not add false alarms; the learned
 // numbers are held at or below what was measured (the learner of 2026-11-28, fourth round: 28 before it; the fifth round,
-// lists whose items only changed places compared as sets by diffHtml, left it at 27 and took first3 from 76 to 75; in the second round
+// lists whose items only changed places compared as sets by diffHtml, left it at 27 and took first3 from 76 to 75; the seventh,
+// two texts of content taking turns on every fetch taken for a slot over a larger pool, 27 -> 25; in the second round
 // 37 false alarms and 1 under-rated, at commit c7ddce8 97 tuning and 36 held-out false alarms), and
 // the learned policy must never miss:
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
-// | tuning | html | learned | 39 | 312 | 175 | 27 | 0 | 0 | 39 | 25 |
+// | tuning | html | learned | 39 | 312 | 175 | 25 | 0 | 0 | 39 | 25 |
 // | tuning | html | first3 | 39 | 312 | 175 | 75 | 0 | 0 | 39 | 25 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
+// judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 21 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 
@@ -27,10 +28,11 @@ describe("world corpus, HTML, tuning set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`tuning/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("tuning/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // most of what is left is the second fetch (learned from one pair: 25 of the 27) and two promo blocks whose
-    // first texts took turns (A B A B) and then showed a third (28 before recurrence memory, 29 before blocks
-    // moved down by an added paragraph were followed to their new place)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(27);
+    // what is left is the third fetch, learned from one pair (25 of 25: a promo block that changed once cannot be
+    // told from a headline that changed once); 27 before two texts of content taking turns (A B A B) were taken
+    // for a slot over a larger pool, 28 before recurrence memory, 29 before blocks moved down by an added
+    // paragraph were followed to their new place
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(25);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });
