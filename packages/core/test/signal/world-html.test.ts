@@ -4,18 +4,23 @@
 // diffing and learning pages is the slow part), the corpus itself and the JSON table in
 // world.test.ts. Defaults must never miss and learning must not add false alarms; the learned
 // numbers are held at or below what was measured (the learner of 2026-11-28, fourth round: 28 before it; the fifth round,
-// lists whose items only changed places compared as sets by diffHtml, left it at 27 and took first3 from 76 to 75; the seventh,
-// two texts of content taking turns on every fetch taken for a slot over a larger pool, 27 -> 25; in the second round
+// lists whose items only changed places compared as sets by diffHtml, left it at 27 and took first3 from 76 to 75; in the second round
 // 37 false alarms and 1 under-rated, at commit c7ddce8 97 tuning and 36 held-out false alarms), and
 // the learned policy must never miss:
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | html | defaults | 39 | 312 | 175 | 175 | 0 | 2 | 39 | 39 |
-// | tuning | html | learned | 39 | 312 | 175 | 25 | 0 | 0 | 39 | 25 |
-// | tuning | html | first3 | 39 | 312 | 175 | 75 | 0 | 0 | 39 | 25 |
+// | tuning | html | defaults | 42 | 336 | 187 | 187 | 0 | 3 | 42 | 42 |
+// | tuning | html | learned | 42 | 336 | 187 | 28 | 0 | 0 | 42 | 28 |
+// | tuning | html | first3 | 42 | 336 | 187 | 86 | 0 | 0 | 42 | 28 |
+// (seventh round, 2026-11-28: three fresh pages added to the tuning set - a pet shop's product page,
+// a Go blog article, a rowing club's home page - measured once before anything was tuned on them:
+// learned 27 -> 30, first3 75 -> 86, every new false alarm a rotating block on a fresh page (learned:
+// its second text at fetch 2, learned from one pair); 39 histories, 312 pairs, 175 noise before. Then two texts of
+// content taking turns on every fetch (A B A B) taken for a slot over a larger pool: learned 30 -> 28, 27 -> 25 on
+// the 39 histories before the fresh pages.)
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 21 s.
+// judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 20 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 
@@ -28,11 +33,11 @@ describe("world corpus, HTML, tuning set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`tuning/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("tuning/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // what is left is the third fetch, learned from one pair (25 of 25: a promo block that changed once cannot be
-    // told from a headline that changed once); 27 before two texts of content taking turns (A B A B) were taken
-    // for a slot over a larger pool, 28 before recurrence memory, 29 before blocks moved down by an added
-    // paragraph were followed to their new place
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(25);
+    // what is left is the third fetch, learned from one pair (28 of 28: a promo block that changed once cannot be
+    // told from a headline that changed once); 30 before two texts of content taking turns (A B A B) were taken
+    // for a slot over a larger pool (27 before on the 39 histories before the seventh round's three fresh pages),
+    // 28 before recurrence memory, 29 before blocks moved down by an added paragraph were followed to their new place
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(28);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });
