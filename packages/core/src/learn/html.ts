@@ -22,10 +22,47 @@ interface BlockStat {
   shifted?: Set<number>;
 }
 
-/** At least two words of prose: enum-like one-word texts ("Operational") are not promos. */
-function isProse(text: string): boolean {
-  return text.split(" ").length >= 3;
+/** Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese). */
+const SPACELESS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+let wordSegmenter: Intl.Segmenter | null | undefined;
+
+/**
+ * How many words a text has, counted up to `cap`: split on spaces, or, for a text in a script
+ * written without spaces ("2019年02月11日", "今週のおすすめ記事"), its word-like segments
+ * (Intl.Segmenter; without it, about two characters of such a script a word).
+ */
+function wordCount(text: string, cap = Number.POSITIVE_INFINITY): number {
+  if (!SPACELESS.test(text)) return Math.min(cap, text.split(" ").length);
+  if (wordSegmenter === undefined) wordSegmenter = typeof Intl.Segmenter === "function" ? new Intl.Segmenter(undefined, { granularity: "word" }) : null;
+  if (wordSegmenter === null) return Math.min(cap, Math.ceil(text.replace(/\s+/g, "").length / 2));
+  let n = 0;
+  for (const segment of wordSegmenter.segment(text.length > 2000 ? text.slice(0, 2000) : text)) if (segment.isWordLike === true && ++n >= cap) break;
+  return n;
 }
+
+/** At least three words of prose: enum-like one- or two-word texts ("Operational") are not promos. */
+function isProse(text: string): boolean {
+  return wordCount(text, 3) >= 3;
+}
+
+/** Words a state is written in: a short text holding one reads as a status, not as a teaser. */
+const STATE_WORDS =
+  /\b(?:operat(?:ional|ing)|degraded|outages?|down|online|offline|up and running|running|stopped|maintenance|incidents?|disrupt\w*|interrupt\w*|unavailable|available|healthy|unhealthy|ok|errors?|fail\w*|passing|pending|restored|recovered|resolved|investigating|identified|monitoring|active|inactive|suspended|open|closed|(?:in|out of|low) stock|sold out|backorder(?:ed)?|normal(?:ly)?|issues?|delayed|cancell?ed|on time)\b/i;
+
+/**
+ * Whether a text reads as a status rather than content: one or two words of letters only
+ * ("Operational", "Major outage", "稼働中"), or a short line (six words at most) with a word a
+ * state is written in ("All Systems Operational", "Partial System Outage", "Out of stock").
+ */
+function readsAsStatus(text: string): boolean {
+  const words = wordCount(text, 7);
+  if (words <= 2 && /^[\p{L}\p{M}][\p{L}\p{M}\s'\u2019-]*$/u.test(text)) return true;
+  return words <= 6 && STATE_WORDS.test(text);
+}
+
+/** The page's own heading and title: what the page is about, never a slot whose any text is noise. */
+const HEADLINE_TAGS = new Set(["h1", "title"]);
 
 /**
  * A block that rotates through texts (promos, testimonials, "related" teasers): prose that came back
@@ -40,14 +77,27 @@ function rotates(texts: readonly string[], changed: number, pairs: number, recur
 
 /**
  * A rotation whose pool is larger than what was seen: the block showed another text on every
- * fetch of at least three, at least three texts, one came back (two texts taking turns may be
- * a status that flaps; a headline that is new on every fetch, or changed and then corrected, did
- * not come back) and one did not yet (the pool is larger than what was seen).
+ * fetch of at least three, and either
+ * - at least three texts, one came back (a headline that is new on every fetch, or changed and
+ *   then corrected, did not come back) and one did not yet (the pool is larger than what was
+ *   seen), or
+ * - two texts taking turns on every fetch (A B A B), neither of which reads as a status: a slot
+ *   the server fills per request (a teaser, an ad, a promo), whose pool the samples do not show
+ *   whole. Two statuses taking turns ("Operational", "Degraded") are a status that flaps: a third
+ *   ("Major outage") is reported.
+ * A page's h1 or title is never one (a headline that takes turns is an A/B test: its texts are
+ * remembered, a new headline is reported), nor a block that showed an amount of money (a price
+ * tested per request: a new price is reported).
  */
-function openRotation(texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
+function openRotation(tag: string, texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
+  if (HEADLINE_TAGS.has(tag.toLowerCase())) return false;
   if (pairs < 3 || changed !== pairs || !recurred || !texts.every((t) => t.length >= 2)) return false;
+  // an amount of money is never noise: a slot that quotes prices (a price tested per request) keeps its texts
+  if (texts.some(hasCurrencyAmount)) return false;
   const counts = new Map<string, number>();
   for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);
+  // two texts, changed on every fetch: they took turns
+  if (counts.size === 2) return [...counts.keys()].every((t) => !readsAsStatus(t));
   // every text came back: the pool was seen whole, and `seen` lists it (a text never seen is reported)
   return counts.size >= 3 && [...counts.values()].some((n) => n === 1);
 }
@@ -423,7 +473,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
     if (partsOnly) {
       shape = skeletonShape(texts);
       entry = { parts: true };
-    } else if (replaced && openRotation(texts, changed, pairs, recurred)) {
+    } else if (replaced && openRotation(stat.tag, texts, changed, pairs, recurred)) {
       // A slot that showed another text on every fetch, texts coming back (an ad slot, a promo bar
       // over a pool larger than the samples): its next text cannot be listed, any text is noise. A
       // block that changed once, on some fetches only, without a text coming back, or whose

@@ -291,6 +291,69 @@ describe("suggestPolicy (html)", () => {
     expect(suggestPolicy(slot([0, 1, 1, 2, 0]), { kind: "html" }).policy.volatile?.[0]?.seen).toEqual(texts);
   });
 
+  describe("two texts taking turns on every fetch", () => {
+    const page = (text: string, tag = "p") => `<html><body><aside><${tag}>${text}</${tag}></aside><main><h2>Opening hours</h2><p>We open at nine.</p></main></body></html>`;
+    /** Learns from `texts` (one fetch each), then diffs the last fetch with `next`. */
+    const next = (texts: readonly string[], text: string, tag = "p") => {
+      const pages = texts.map((t) => page(t, tag));
+      const { policy } = suggestPolicy(pages, { kind: "html" });
+      return diffHtml(pages[pages.length - 1]!, page(text, tag), { policy });
+    };
+    const alternate = (a: string, b: string, n = 4) => history(n, (i) => (i % 2 === 0 ? a : b));
+
+    it("take content (teasers, links, dates) for a slot over a pool the samples did not show whole: a third text is noise, the slot going away is not", () => {
+      const teasers = alternate("Press and Youtube", "Friday Facts #282 - 0.17 in sight");
+      expect(next(teasers, "Starter Page")).toBeNull();
+      // words of a script without spaces are counted by their segments, not by spaces
+      expect(next(alternate("2019年02月11日", "#サイバー攻撃"), "January 25, 2019")).toBeNull();
+      expect(next(alternate("新着記事をまとめて読む", "来週のイベントの予定"), "今月の人気のおすすめ記事")).toBeNull();
+      const pages = teasers.map((t) => page(t));
+      const { policy } = suggestPolicy(pages, { kind: "html" });
+      expect(diffHtml(pages[3]!, pages[3]!.replace(/<aside>.*<\/aside>/, ""), { policy })).not.toBeNull();
+      expect(diffHtml(pages[3]!, pages[3]!.replace("nine", "ten"), { policy })).not.toBeNull();
+    });
+
+    it("keep a status that flaps: a third status is reported, whether one word, two, or a short line with a word of state", () => {
+      expect(next(alternate("Operational", "Degraded"), "Major outage")).not.toBeNull();
+      expect(next(alternate("Operational", "Degraded", 8), "Major outage")).not.toBeNull();
+      expect(next(alternate("In stock", "Sold out"), "Discontinued")).not.toBeNull();
+      expect(next(alternate("稼働中", "障害発生"), "メンテナンス中")).not.toBeNull();
+      expect(next(alternate("All Systems Operational", "Partial System Outage"), "Major System Outage")).not.toBeNull();
+      expect(next(alternate("All services running normally", "We are investigating reports of errors"), "All services are down")).not.toBeNull();
+      // one status beside a longer text is still a status
+      expect(next(alternate("Operational", "Degraded performance since 10:42 UTC"), "Major outage")).not.toBeNull();
+    });
+
+    it("remember prices that take turns (a price tested per request): a new price is reported, over three texts too", () => {
+      expect(next(alternate("Pro plan: $19 a month, billed yearly", "Pro plan: $24 a month, billed monthly"), "Pro plan: $29 a month, billed monthly")).not.toBeNull();
+      expect(next(["Starter kit from $49", "Family pack from $99", "Starter kit from $49", "Gift box from $35"], "Gift box from $45")).not.toBeNull();
+    });
+
+    it("remember a page's headline that takes turns (an A/B test): a new headline is reported", () => {
+      const headlines = alternate("Council approves the new park on Elm Street", "The new park on Elm Street gets the go-ahead");
+      expect(next(headlines, "Council delays the vote on the new park", "h1")).not.toBeNull();
+      expect(next(headlines, headlines[1]!, "h1")).toBeNull();
+    });
+
+    it("never take a block that changed once, or a headline changed and then corrected, for a slot", () => {
+      const a = "Listen to our new podcast every week";
+      const b = "Meet us at the spring fair in May";
+      expect(next([a, a, a, b], "Read the annual report online now")).not.toBeNull();
+      expect(next([a, a, b, b, b], "Read the annual report online now")).not.toBeNull();
+      // changed, then corrected: A B C on some fetches only
+      expect(next([a, a, b, b, `${b} (corrected)`], "Read the annual report online now")).not.toBeNull();
+      // changed and reverted once: A B A is two pairs, not enough to call it a slot
+      expect(next([a, b, a], "Read the annual report online now")).not.toBeNull();
+    });
+
+    it("count words of scripts without spaces, so their prose that comes back is a rotation and a new text is reported", () => {
+      const a = "新着記事をまとめて読む";
+      const b = "来週のイベントの予定";
+      expect(next([a, b, a], b)).toBeNull();
+      expect(next([a, b, a], "今月の人気のおすすめ記事")).not.toBeNull();
+    });
+  });
+
   it("compares the numbers of one template's blocks by skeleton wherever they are, and rates a price in a paragraph medium", () => {
     const story = (k: number, i: number) => `<li><h2>Story number ${"ABCDE"[k]}</h2><p>${100 + 7 * i + k} points | ${10 + 3 * i + k} comments</p></li>`;
     const intro = "Our shop sells handmade furniture from local wood, built to last for generations and repaired for free when anything breaks. Every table is finished by hand with natural oils, and every chair is tested before it leaves the workshop. A dining table starts at $1,200.00 and ships within six weeks.";

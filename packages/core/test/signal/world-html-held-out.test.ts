@@ -3,17 +3,18 @@
 // up-to-10 previous fetches / learned from the first 3. The tuning set is in world-html.test.ts (a
 // file of its own: diffing and learning pages is the slow part), the corpus itself and the JSON table in
 // world.test.ts. Defaults must never miss and learning must not add false alarms; the learned
-// numbers are held at or below what was measured (2026-11-28, fifth round, lists whose items only
-// changed places compared as sets by diffHtml: 16 before it; the third round: 17 before it, 18 before the second; at commit c7ddce8,
+// numbers are held at or below what was measured (2026-11-28, seventh round, two texts of content
+// taking turns on every fetch taken for a slot over a larger pool: 13 before it, run once at the end;
+// fifth round, lists whose items only changed places compared as sets by diffHtml: 16 before it; the third round: 17 before it, 18 before the second; at commit c7ddce8,
 // 97 tuning and 36 held-out false alarms), and the learned policy must never miss:
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | held-out | html | defaults | 18 | 144 | 79 | 79 | 0 | 0 | 17 | 18 |
-// | held-out | html | learned | 18 | 144 | 79 | 13 | 0 | 0 | 17 | 12 |
+// | held-out | html | learned | 18 | 144 | 79 | 12 | 0 | 0 | 17 | 12 |
 // | held-out | html | first3 | 18 | 144 | 79 | 34 | 0 | 0 | 17 | 12 |
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 11 s.
+// judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 10 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 
@@ -26,9 +27,10 @@ describe("world corpus, HTML, held-out set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`held-out/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("held-out/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // most of what is left is the second fetch (learned from one pair) and rotating blocks seen twice
-    // (16 before lists whose items only changed places were compared as sets)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(13);
+    // what is left is the third fetch, learned from one pair (12 of 12); 13 before two texts of content taking
+    // turns were taken for a slot over a larger pool, 16 before lists whose items only changed places were
+    // compared as sets
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(12);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

@@ -11,14 +11,16 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | html | defaults | 42 | 336 | 187 | 187 | 0 | 3 | 42 | 42 |
-// | tuning | html | learned | 42 | 336 | 187 | 30 | 0 | 0 | 42 | 28 |
+// | tuning | html | learned | 42 | 336 | 187 | 28 | 0 | 0 | 42 | 28 |
 // | tuning | html | first3 | 42 | 336 | 187 | 86 | 0 | 0 | 42 | 28 |
 // (seventh round, 2026-11-28: three fresh pages added to the tuning set - a pet shop's product page,
 // a Go blog article, a rowing club's home page - measured once before anything was tuned on them:
 // learned 27 -> 30, first3 75 -> 86, every new false alarm a rotating block on a fresh page (learned:
-// its second text at fetch 2, learned from one pair); 39 histories, 312 pairs, 175 noise before.)
+// its second text at fetch 2, learned from one pair); 39 histories, 312 pairs, 175 noise before. Then two texts of
+// content taking turns on every fetch (A B A B) taken for a slot over a larger pool: learned 30 -> 28, 27 -> 25 on
+// the 39 histories before the fresh pages.)
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
-// judged; the first changes come at fetch 3.) 2 cores at load average ~18: this file took 22 s.
+// judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 20 s.
 import { describe, expect, it } from "vitest";
 import { measureWorld } from "./world-measure.js";
 
@@ -31,11 +33,11 @@ describe("world corpus, HTML, tuning set", () => {
     for (const mode of ["learned", "first3"]) expect(outcomes.get(`tuning/html/${mode}`)!.judged.falseAlarms.length).toBeLessThanOrEqual(defaults.judged.falseAlarms.length);
     const learned = outcomes.get("tuning/html/learned")!;
     expect([...learned.judged.misses, ...learned.early.misses]).toEqual([]);
-    // most of what is left is the second fetch (learned from one pair: 25 of the 27) and two promo blocks whose
-    // first texts took turns (A B A B) and then showed a third (28 before recurrence memory, 29 before blocks
-    // moved down by an added paragraph were followed to their new place)
-    // (30 with the seventh round's three fresh pages: a rotating block's second text at fetch 2 on each)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(30);
+    // what is left is the third fetch, learned from one pair (28 of 28: a promo block that changed once cannot be
+    // told from a headline that changed once); 30 before two texts of content taking turns (A B A B) were taken
+    // for a slot over a larger pool (27 before on the 39 histories before the seventh round's three fresh pages),
+    // 28 before recurrence memory, 29 before blocks moved down by an added paragraph were followed to their new place
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(28);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

@@ -96,14 +96,29 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * order book none of whose decimals moved in the two stored contents, on the third step) and run on
  * the held-out set once, at the end: "per request" 4 -> 3 of 528, "held" 6 -> 5 of 633 (2 on the
  * third step), no misses, no under-rated.
+ * Then, on pages, two texts of content taking turns on every fetch (A B A B) became a slot over a
+ * larger pool (two statuses taking turns, a page's h1 or title and a block that showed an amount of
+ * money do not). Tuned on the tuning set only, before the fresh histories (per request 5 -> 3 of
+ * 1003, held 7 -> 5 of 1206: the two page alarms of each run, a promo block whose texts took turns
+ * and then showed a third), and run on the held-out set once, at the end, also before them
+ * (aa9ae1e's corpus): "per request" 4 -> 3 of 528, "held" 6 -> 5 of 633 (13 noise diffs held back,
+ * 12 before), no page alarm left, no misses, no under-rated. The held-out set was not run again on
+ * the grown corpus (its fresh held-out histories are JSON, which the change does not touch): the
+ * ceilings below are still the fresh histories' measurement before any tuning. On the grown tuning
+ * set (merged, measured): "per request" 3 of 1139, "held" 5 of 1370 (5 and 7 before), no page alarm,
+ * the fresh JSON histories' 4 misses and 3 under-rated as before (not pages).
  * The seventh round, after the fresh histories' misses were fixed by general rules (a decimal
  * string beside a moving time is a reading only once it moved twice; a bare `total` is money; words
  * with a version suffix are no tokens; IP addresses rated medium; the corpus's clock rule no longer
- * moves `creationTimestamp`), with the first part: MEASURE_NOTE
+ * moves `creationTimestamp`), with the first part and the page rule, all merged, measured once on the
+ * held-out set: "per request" 4 of 573, "held" 7 of 687 (2 on the third step), no misses, no
+ * under-rated, no page alarm; all on measurement targets (a smart meter's kWh, two tickers' 24 h
+ * volumes, a weather station's temperature) and, on the third step, a ticker's quotes and a status
+ * page's latency. Tuning: 0 of 1139 and 1 of 1370 (an order book's quantity on the third step).
  */
 const MEASURED = {
-  "per request": { falseAlarms: 99, underRated: 0 },
-  held: { falseAlarms: 99, underRated: 0 },
+  "per request": { falseAlarms: 4, underRated: 0 },
+  held: { falseAlarms: 7, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
