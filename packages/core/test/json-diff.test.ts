@@ -114,6 +114,17 @@ describe("paths and structure", () => {
       { path: "$.o[0].a", category: "value", op: "replace", severity: "info", before: 1, after: 3 },
     ]);
     expect(diffJson([{ id: 1 }, { id: 2 }], [{ id: 3 }, { id: 2 }])!.changes).toEqual([{ path: "$[0].id", category: "value", op: "replace", severity: "info", before: 1, after: 3 }]);
+    // nor a nested member that is all the element holds (`{"m":{"id":1}}`: the element is its `m.id`)
+    expect(diffJson({ o: [{ m: { id: 1 } }, { m: { id: 2 } }] }, { o: [{ m: { id: 3 } }, { m: { id: 2 } }] })!.changes).toEqual([
+      { path: "$.o[0].m.id", category: "value", op: "replace", severity: "info", before: 1, after: 3 },
+    ]);
+    expect(diffJson({ o: [{ m: { id: 1 } }, { m: { id: 2 } }] }, { o: [{ m: { id: 2 } }, { m: { id: 1 } }] })!.changes.map((c) => c.path)).toEqual(["$.o[0].m.id", "$.o[1].m.id"]);
+    // a nested identity beside other content is one still: its change is another element
+    expect(diffJson({ o: [{ m: { id: 1 }, x: 1 }, { m: { id: 2 }, x: 1 }] }, { o: [{ m: { id: 3 }, x: 1 }, { m: { id: 2 }, x: 1 }] })!.changes.map((c) => `${c.op} ${c.path}`)).toEqual([
+      "remove $.o[0]",
+      "add $.o[0]",
+    ]);
+    expect(diffJson({ o: [{ m: { id: 1, k: 0 } }, { m: { id: 2, k: 0 } }] }, { o: [{ m: { id: 2, k: 0 } }, { m: { id: 1, k: 0 } }] })).toBeNull();
   });
   it("reports a keyed element whose key member changed type as that type change (critical), not a removal and an addition", () => {
     const before = { c: [{ name: "web", image: "a" }, { name: "worker", image: "a" }, { name: "cache", image: "a" }] };

@@ -1,7 +1,7 @@
 // The per-check cost of keeping a monitor's noise profile current (issue 25): a learning monitor
 // (autoApplySuggestions, the default for new monitors) learns again, on every check whose content
-// changed, from its newest stored snapshots and the content it just fetched (suggestPolicy over at
-// most 10 samples, 1 MB). Side by side in one run, on one SQLite file and a loopback target whose
+// changed, from its newest stored snapshots (suggestPolicy over at most 10 samples, 1 MB; never from
+// the content it is about to compare, see docs/signal.md), cached until a new snapshot is stored. Side by side in one run, on one SQLite file and a loopback target whose
 // every answer has new noise (a timestamp, a request id, a counter in each item): the same checks
 // of a monitor with learning off (the peer: fetch, diff, record) and on. Reports the median check
 // time of each and the ratio, for a 10 KB and a 100 KB document. Writes the "engine-noise" section
@@ -115,8 +115,8 @@ for (const size of SIZES) {
 
 const markdown = `### Keeping the noise profile current (engine, issue 25)
 
-A learning monitor learns again on every check whose content changed (the newest stored snapshots
-and the fetched content, at most 10 samples and 1 MB). Median time of one check of a target whose
+A learning monitor learns again on every check whose content changed (from its newest stored
+snapshots, at most 10 samples and 1 MB, never from the content it is about to compare). Median time of one check of a target whose
 every answer has new noise, on SQLite over loopback, with learning off (fetch, diff, record) and on
 (the same, plus learning, the merged policy and the silenced record), ${String(ROUNDS * CHECKS)}
 checks each, alternating rounds.

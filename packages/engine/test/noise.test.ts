@@ -160,6 +160,84 @@ describe("autoApplySuggestions on a noisy target (SQLite file, loopback HTTP)", 
   });
 });
 
+describe("the profile follows the target (SQLite file, loopback HTTP)", () => {
+  // Issue 25: every new snapshot updates the profile, so a field that becomes volatile later is
+  // learned, and one that settles is un-learned once its changes pass out of the newest samples.
+  let dir: string;
+  let store: Store;
+  let orgId: string;
+  let fetcher: Fetcher;
+  let server: http.Server;
+  let url: string;
+  const clock = manualClock();
+  /** `session`: a fixed text, or null for a new random one on every answer. */
+  const state: { session: string | null } = { session: "fixed" };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "dw-noise-follow-"));
+    store = await createSqliteStore({ filename: path.join(dir, "noise.db"), now: clock.now });
+    orgId = (await store.createOrganization({ slug: "follow" })).id;
+    fetcher = createHttpFetcher({ allowPrivateNetworks: true });
+    server = http.createServer((_request, response) => {
+      const body = { plan: "pro", request_id: randomUUID(), session: state.session ?? randomUUID().replaceAll("-", "").slice(0, 20) };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/follow`;
+  });
+  afterAll(async () => {
+    await fetcher.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a field that starts changing later is learned; once it settles it is un-learned, and its next change is reported", async () => {
+    const monitor = await createMonitor(store, orgId, { url });
+    await store.updateSettings(orgId, monitor.id, { autoApplySuggestions: true, updatedAt: clock.now().toISOString() });
+    const checks = createCheckService({ store, httpFetcher: fetcher, now: clock.now, noise: createNoiseLearner(store) });
+    const check = async () => {
+      clock.advance(60_000);
+      return checks.runCheck((await store.getMonitor(orgId, monitor.id))!, { requestId: `req_${String(clock.ms())}` });
+    };
+    const reported = (outcome: Awaited<ReturnType<typeof check>>) => outcome.diff?.changes.map((c) => c.path) ?? [];
+    const learnedSession = async () => {
+      const profile = await createNoiseLearner(store).profile((await store.getMonitor(orgId, monitor.id))!);
+      expect(profile.samples).toBeLessThanOrEqual(10);
+      return (profile.policy.volatile ?? []).some((v) => v.path === "$.session");
+    };
+    for (let i = 0; i < 5; i++) await check();
+    expect(reported(await check())).toEqual([]);
+    expect(await learnedSession()).toBe(false);
+
+    // session becomes a new token on every answer: reported while it is new, then learned. Its
+    // stable text stays in the samples until it passes out of the newest ten (the learner judges
+    // the field's shape from every value it holds: "fixed" is no token), so today it is learned
+    // within that window, not at once: each check until then is an alarm.
+    state.session = null;
+    let alarms = 0;
+    while (alarms <= 10 && !(await learnedSession())) {
+      expect(reported(await check())).toEqual(["$.session"]);
+      alarms++;
+    }
+    expect(await learnedSession()).toBe(true);
+    expect(alarms).toBeLessThanOrEqual(10);
+    const quiet = await check();
+    expect(quiet.diff).toBeNull();
+    expect(quiet.snapshot?.silenced?.changes.map((c) => c.path)).toContain("$.session");
+
+    // it settles: ten samples later it is no longer learned, and its next change is reported
+    state.session = "settled";
+    await check(); // a token replaced by a text: hidden by the learned entry, or reported when it only silenced the token's parts
+    for (let i = 0; i < 10; i++) expect(reported(await check())).toEqual([]);
+    expect(await learnedSession()).toBe(false);
+    state.session = "changed-once";
+    const changed = await check();
+    expect(reported(changed)).toEqual(["$.session"]);
+    expect(changed.diff?.learning).toBeUndefined();
+  });
+});
+
 describe("mergeSuggestedPolicy", () => {
   const suggested: PolicyRules = {
     rules: [{ path: "$.status", op: "replace", severity: "medium" }],

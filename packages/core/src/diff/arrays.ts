@@ -37,15 +37,26 @@ function keyOf(element: unknown, key: string): Key | undefined {
 /**
  * Whether `key` is the only member of every element: then it is the element's value, not an
  * identity (`[{"a":1},{"a":2}]` is matched by position, so a changed `a` is reported where it is).
+ * A nested key is the only member when it is all the element holds: `m.id` of `{"m":{"id":1}}`.
  */
 function onlyMember(before: readonly unknown[], after: readonly unknown[], key: string): boolean {
   for (const side of [before, after]) {
-    for (const element of side) {
-      if (element === null || typeof element !== "object" || Array.isArray(element)) return false;
-      for (const name in element) if (name !== key && Object.hasOwn(element, name)) return false;
-    }
+    for (const element of side) if (!soleMember(element, key)) return false;
   }
   return true;
+}
+
+function soleMember(element: unknown, key: string): boolean {
+  if (element === null || typeof element !== "object" || Array.isArray(element)) return false;
+  let other: string | undefined;
+  for (const name in element) {
+    if (name === key || !Object.hasOwn(element, name)) continue;
+    if (other !== undefined) return false;
+    other = name;
+  }
+  if (other === undefined) return true;
+  // `m.id`: the element holds `m` alone, and `m` holds `id` alone
+  return key.startsWith(`${other}.`) && !Object.hasOwn(element, key) && soleMember((element as Record<string, unknown>)[other], key.slice(other.length + 1));
 }
 
 /** Members of nested objects tried as identities when no member of the element itself is one (`metadata.uid`, `node.id`). */
@@ -305,7 +316,7 @@ function nestedKeyedMatch(
       const key = `${outer}.${name}`;
       if (identityOf(inner, name) === undefined || !looksKeyed(before, after, key)) continue;
       const match = matchByKey(before, after, key, wantMoves);
-      if (match && match.pairs.length > 0) return { key, match };
+      if (match && match.pairs.length > 0 && !onlyMember(before, after, key)) return { key, match };
     }
   }
   return undefined;

@@ -59,9 +59,8 @@ export interface NoiseLearner {
   /**
    * The suggestion learned from the monitor's recent snapshots (cached until a new snapshot
    * arrives). With `candidate`, from the newest `maxSamples - 1` snapshots and the candidate as
-   * the newest sample: a check learns from the content it is about to compare, so a monitor's
-   * third fetch already has three samples (a field that changed in both pairs is noise; one that
-   * changed once is kept).
+   * the newest sample. The check service passes none: learning from the content a check is about
+   * to compare would hide the very change it is judged for (docs/signal.md).
    */
   profile(monitor: MonitorRecord, candidate?: NoiseCandidate): Promise<LearnedNoise>;
 }

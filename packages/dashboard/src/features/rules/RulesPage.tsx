@@ -12,7 +12,7 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
 import { LearningCard } from "./LearningCard";
-import { applySuggestion, rejectionOf, sameRejection } from "./suggestions";
+import { applySuggestion, pinnedIn, rejectionOf, sameRejection } from "./suggestions";
 
 const OPS = ["", "add", "remove", "replace", "move"] as const;
 const CATEGORIES = ["", "schema", "value"] as const;
@@ -94,7 +94,7 @@ function RulesEditor({ monitorId, website, stored }: { monitorId: string; websit
                 <div className="grid2">
                   <label>
                     {website ? "Selector" : "JSONPath"}
-                    <input value={(website ? rule.selector : rule.path) ?? ""} onChange={(e) => update(i, website ? { selector: e.target.value } : { path: e.target.value })} />
+                    <input id={`rule-target-${String(i)}`} value={(website ? rule.selector : rule.path) ?? ""} onChange={(e) => update(i, website ? { selector: e.target.value } : { path: e.target.value })} />
                   </label>
                   <label>
                     Action
@@ -278,21 +278,36 @@ function PreviewResult({ preview, monitorId }: { preview: SettingsPreview; monit
 }
 
 /** One learned entry (or a kept field) with its evidence, and what a user can do with it. */
-function EvidenceItem(props: { evidence: NoiseEvidence; canWrite: boolean; busy: boolean; rejected: boolean; onPin: () => void; onReject: (reject: boolean) => void }): ReactNode {
-  const { evidence: e, canWrite, busy, rejected } = props;
+function EvidenceItem(props: {
+  evidence: NoiseEvidence;
+  canWrite: boolean;
+  busy: boolean;
+  rejected: boolean;
+  pinned: boolean;
+  onPin: () => void;
+  onEdit: () => void;
+  onReject: (reject: boolean) => void;
+}): ReactNode {
+  const { evidence: e, canWrite, busy, rejected, pinned } = props;
   const where = e.path ?? e.selector ?? "";
   const rejectable = rejectionOf(e) !== null;
   return (
     <li className={rejected ? "rejected" : undefined}>
       <span className="tag">{e.kind}</span> {e.rule ? <code className="muted">{e.rule}</code> : null} <code className="break">{where}</code>
       {rejected ? <span className="badge rejected">rejected: not applied</span> : null}
+      {pinned ? <span className="badge pinned">pinned: your copy in the rules applies</span> : null}
       <p>
         {e.reason} ({e.changed} of {e.pairs} pairs)
       </p>
       {canWrite && e.kind !== "kept" && e.rule ? (
         <div className="actions">
-          <button type="button" disabled={busy} onClick={props.onPin}>
-            Pin<span className="sr-only"> {e.kind} {where}</span>
+          {pinned ? null : (
+            <button type="button" disabled={busy} onClick={props.onPin}>
+              Pin<span className="sr-only"> {e.kind} {where}</span>
+            </button>
+          )}
+          <button type="button" disabled={busy} onClick={props.onEdit}>
+            Edit<span className="sr-only"> {e.kind} {where}</span>
           </button>
           {rejectable ? (
             <button type="button" className={rejected ? undefined : "danger"} disabled={busy} onClick={() => props.onReject(!rejected)}>
@@ -306,15 +321,36 @@ function EvidenceItem(props: { evidence: NoiseEvidence; canWrite: boolean; busy:
   );
 }
 
+/**
+ * Takes the user to the copy of a pinned entry in the rules editor: a severity rule's target
+ * field, or the JSON of the other settings (volatile, tolerance, unordered, arrayKeys).
+ */
+function focusPinned(policy: PolicyRules, suggested: PolicyRules, evidence: NoiseEvidence): void {
+  const ref = evidence.rule?.match(/^rules\[(\d+)\]$/);
+  const rule = ref ? suggested.rules?.[Number(ref[1])] : undefined;
+  const index = rule === undefined ? -1 : (policy.rules ?? []).findIndex((r) => JSON.stringify(r) === JSON.stringify(rule));
+  const target = document.getElementById(index >= 0 ? `rule-target-${String(index)}` : "rest");
+  target?.scrollIntoView?.({ block: "center" });
+  target?.focus();
+}
+
 /** What driftwatch learned from recent snapshots, with the evidence, one click from a rule. */
 function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: boolean }): ReactNode {
   const noise = useNoise(monitorId);
   const save = useSaveSettings(monitorId);
   const canWrite = useCan("monitors:write");
   const settings = useSettings(monitorId);
-  const apply = (evidence: NoiseEvidence | null): void => {
+  const apply = (evidence: NoiseEvidence | null, then?: (policy: PolicyRules) => void): void => {
     if (!noise.data || !settings.data) return;
-    save.mutate({ policyRules: applySuggestion(settings.data.policyRulesJson, noise.data.policy, evidence) });
+    const policyRules = applySuggestion(settings.data.policyRulesJson, noise.data.policy, evidence);
+    // the editor is drawn again from the saved policy: focus its copy once that is on the page
+    save.mutate({ policyRules }, then ? { onSuccess: () => setTimeout(() => then(policyRules), 0) } : undefined);
+  };
+  const edit = (evidence: NoiseEvidence): void => {
+    if (!noise.data || !settings.data) return;
+    const learned = noise.data.policy;
+    if (pinnedIn(settings.data.policyRulesJson, learned, evidence)) focusPinned(settings.data.policyRulesJson, learned, evidence);
+    else apply(evidence, (policy) => focusPinned(policy, learned, evidence));
   };
   const rejected = settings.data?.rejectedSuggestions ?? [];
   const setRejected = (entry: RejectedSuggestion, reject: boolean): void => {
@@ -355,7 +391,9 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                     const entry = rejectionOf(e);
                     return entry !== null && rejected.some((r) => sameRejection(r, entry));
                   })()}
+                  pinned={settings.data !== undefined && pinnedIn(settings.data.policyRulesJson, noise.data.policy, e)}
                   onPin={() => apply(e)}
+                  onEdit={() => edit(e)}
                   onReject={(reject) => {
                     const entry = rejectionOf(e);
                     if (entry !== null) setRejected(entry, reject);
@@ -390,8 +428,9 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
               );
             })()}
             <p className="hint">
-              <strong>Pin</strong> copies an entry into your rules above, where it stays whatever the learner later finds (edit it there); <strong>Reject</strong> stops
-              this monitor from applying it, now and when it is learned again.
+              <strong>Pin</strong> copies an entry into your rules above, where it stays whatever the learner later finds, and your copy applies instead of the
+              learned one; <strong>Edit</strong> pins it and takes you to your copy; <strong>Reject</strong> stops this monitor from applying it, now and when it is
+              learned again.
             </p>
             {canWrite ? (
               <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>

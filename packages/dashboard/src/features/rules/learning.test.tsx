@@ -110,8 +110,8 @@ describe("learned entries on the rules page", () => {
     appliedAutomatically: true,
   };
 
-  function setup(initialRejected: Settings["rejectedSuggestions"]) {
-    let settings: Settings = { monitorId: MON.id, policyRulesJson: { rules: [] }, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: initialRejected, track: [], alert: null, learning: null, updatedAt: null };
+  function setup(initialRejected: Settings["rejectedSuggestions"], policyRulesJson: Settings["policyRulesJson"] = { rules: [] }) {
+    let settings: Settings = { monitorId: MON.id, policyRulesJson, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: initialRejected, track: [], alert: null, learning: null, updatedAt: null };
     const fake = fakeClient((call) => {
       if (call.path === `/api/monitors/${MON.id}`) return { body: MON };
       if (call.path === `/api/monitors/${MON.id}/noise`) return { body: noise };
@@ -156,6 +156,27 @@ describe("learned entries on the rules page", () => {
     expect(list.textContent).toContain(".promo");
     await userEvent.setup().click(within(list).getByRole("button", { name: "Apply again volatile .promo" }));
     await waitFor(() => expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ rejectedSuggestions: [] }));
+  });
+
+  it("a pinned entry says so, and Edit takes the user to its copy in the rules; Edit on an entry not pinned yet pins it first", async () => {
+    const { calls } = setup([], { rules: [], volatile: [{ path: "$.request_id", parts: true }] });
+    const section = await screen.findByRole("region", { name: "Learned noise" });
+    const pinned = (await within(section).findByText("$.request_id")).closest("li")!;
+    expect(pinned.textContent).toContain("pinned: your copy in the rules applies");
+    expect(within(pinned).queryByRole("button", { name: /^Pin/ })).toBeNull();
+    const user = userEvent.setup();
+    await user.click(within(pinned).getByRole("button", { name: "Edit volatile $.request_id" }));
+    expect(document.activeElement).toBe(screen.getByLabelText(/Other settings of the policy/));
+    expect(calls.filter((c) => c.method === "PATCH")).toEqual([]);
+
+    const other = within(section).getByText("$.items[*].updated_at").closest("li")!;
+    expect(other.textContent).not.toContain("pinned");
+    await user.click(within(other).getByRole("button", { name: "Edit volatile $.items[*].updated_at" }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ policyRules: { rules: [], volatile: [{ path: "$.request_id", parts: true }, { path: "$.items[*].updated_at" }] } }),
+    );
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText(/Other settings of the policy/)));
+    expect((screen.getByLabelText(/Other settings of the policy/) as HTMLTextAreaElement).value).toContain("$.items[*].updated_at");
   });
 
   it("Pin copies the learned entry into the stored policy", async () => {

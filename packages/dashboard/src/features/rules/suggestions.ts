@@ -47,6 +47,34 @@ export function applySuggestion(user: PolicyRules, suggested: PolicyRules, evide
 }
 
 /**
+ * Whether the user's stored policy already holds its own copy of the suggested entry `evidence`
+ * explains (pinned, maybe edited since): a volatile, tolerance or unordered entry on the same path
+ * or selector, a key for the same array, or the same severity rule. The server then applies the
+ * user's copy and leaves the learned one out (see mergeSuggestedPolicy).
+ */
+export function pinnedIn(user: PolicyRules, suggested: PolicyRules, evidence: NoiseEvidence): boolean {
+  const ref = evidence.rule === undefined ? null : parseRuleRef(evidence.rule);
+  if (ref === null) return false;
+  if ("name" in ref) return ref.key === "arrayKeys" && user.arrayKeys?.[ref.name] !== undefined;
+  const item = ((suggested as Record<string, unknown>)[ref.key] as unknown[] | undefined)?.[ref.index];
+  if (item === undefined) return false;
+  switch (ref.key) {
+    case "volatile": {
+      const v = item as { path?: string; selector?: string };
+      return (user.volatile ?? []).some((u) => (v.path !== undefined ? u.path === v.path : u.selector === v.selector));
+    }
+    case "tolerance":
+      return (user.tolerance ?? []).some((u) => u.path === (item as { path: string }).path);
+    case "unordered":
+      return (user.unordered ?? []).includes(item as string);
+    case "rules":
+      return (user.rules ?? []).some((u) => same(u, item));
+    default:
+      return false;
+  }
+}
+
+/**
  * The `rejectedSuggestions` entry that rejects what `evidence` explains: volatile, tolerance,
  * unordered and array-key entries can be rejected; severity rules and kept fields cannot (null).
  */
