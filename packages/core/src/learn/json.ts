@@ -219,6 +219,8 @@ function chooseKey(arrays: readonly Json[][], oneArrayPerSample: boolean): strin
   for (const outer of Object.keys(first).sort().slice(0, 8)) {
     const inner = first[outer];
     if (!isObject(inner)) continue;
+    // `{"m":{"id":1}}`: a nested member that is all every element holds is its value too
+    if (alone(outer) && arrays.every((array) => array.every((e) => isObject(e) && isObject(e[outer]) && Object.keys(e[outer] as object).length === 1))) continue;
     for (const name of NESTED_KEYS) {
       if (scalarIdentity(inner[name]) === undefined) continue;
       const key = `${outer}.${name}`;

@@ -181,5 +181,11 @@ describe("the learner generalises to noise it has not seen", () => {
     expect(diff?.changes).toEqual([expect.objectContaining({ path: "$.o[0].a", op: "replace", before: 1, after: 3 })]);
     const { policy } = suggestPolicy([{ o: [{ a: 1 }, { a: 2 }] }, { o: [{ a: 1 }, { a: 2 }] }], { kind: "json" });
     expect(policy.arrayKeys ?? {}).toEqual({});
+    // nor a nested member that is all an element holds: the learner suggests no `m.id` key
+    const nested = [{ o: [{ m: { id: 1 } }, { m: { id: 2 } }] }, { o: [{ m: { id: 1 } }, { m: { id: 2 } }] }, { o: [{ m: { id: 1 } }, { m: { id: 2 } }] }];
+    const learned = suggestPolicy(nested, { kind: "json" }).policy;
+    expect(learned.arrayKeys ?? {}).toEqual({});
+    const next = diffJson(nested[2], { o: [{ m: { id: 3 } }, { m: { id: 2 } }] }, { policy: learned });
+    expect(next?.changes).toEqual([expect.objectContaining({ path: "$.o[0].m.id", op: "replace", before: 1, after: 3 })]);
   });
 });
