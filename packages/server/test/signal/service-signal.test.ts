@@ -115,10 +115,22 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * under-rated, no page alarm; all on measurement targets (a smart meter's kWh, two tickers' 24 h
  * volumes, a weather station's temperature) and, on the third step, a ticker's quotes and a status
  * page's latency. Tuning: 0 of 1139 and 1 of 1370 (an order book's quantity on the third step).
+ * The eighth round (2026-11-28) added a second batch of fresh real payloads, measurement targets
+ * first (smart meters, a plug, a water meter, a home battery, solar inverters, a solar forecast, LED
+ * controllers, an Elgato battery, day-ahead energy prices, three exchange tickers; see
+ * core/test/signal/real/README.md): 29 histories, 6 of them held out by the rule, measured once
+ * BEFORE anything was tuned on them. The corpus grew, so the ceilings below were raised to what was
+ * measured; they are not a target. Held-out: "per request" 4 of 573 -> 12 of 605 (the 4 old ones
+ * as before, 8 on the new histories), "held" 7 of 687 -> 19 of 725 (7 old, 12 new, 4 of them on the
+ * third step), no misses, no under-rated. Tuning: "per request" 0 of 1139 -> 24 of 1267, "held"
+ * 1 of 1370 -> 33 of 1521 (all the new ones on the new histories: meters' power, energy, current
+ * and voltage readings, Wi-Fi RSSI, uptime, a battery's level and charge voltage), no misses,
+ * 4 under-rated in both modes (a day-ahead price that changed, rated info; a smart meter's
+ * `meter_model` that changed, rated info), all on the new histories.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 4, underRated: 0 },
-  held: { falseAlarms: 7, underRated: 0 },
+  "per request": { falseAlarms: 12, underRated: 0 },
+  held: { falseAlarms: 19, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
