@@ -35,6 +35,8 @@ const MAX_RULES = 400;
 const MAX_JITTER = 0.01;
 /** A reading (a number beside a time) that did not move yet, or moved on some fetches only: moves up to this (relative) are noise. */
 const READING_TOLERANCE = 0.1;
+/** The widest tolerance learned for a reading that moved up and down: a move to half or double its value. */
+const MAX_READING_TOLERANCE = 0.5;
 /** The suggested tolerance is the largest jitter seen times this margin. */
 const TOLERANCE_MARGIN = 4;
 const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
@@ -565,7 +567,41 @@ interface ReadingFamily {
   decimals: number;
   moved: number;
   maxRelative: number;
+  /** A reading object (numbers of any writing, see `readingObjects`), not decimal strings of one format. */
+  object?: boolean;
 }
+
+/** Fewest siblings of a reading object that moved like readings. */
+const OBJECT_READINGS = 3;
+
+/**
+ * Reading objects: an object (or the elements of one collection) most of whose numbers, three at
+ * least, moved like readings in the samples (on two fetches or more, by varying amounts: a smart
+ * meter's power, current and voltage, a device's signal strength). Its other numbers, kept so far
+ * (stable, or moved too rarely, by at most MAX_OBJECT_MOVE), are readings on slower clocks of their
+ * own: each gets a tolerance (READING_TOLERANCE at least), so a larger move (a flag, a setting, a
+ * code) is still reported. Money (by name or a currency beside it) and unix times never join; a
+ * removal, a null or a type change is reported as usual. Returns the parents of such objects.
+ */
+function readingObjects(fields: Iterable<FieldStat>, totalPairs: number): Map<string, ReadingFamily> {
+  const groups = new Map<string, { movers: FieldStat[]; numbers: number }>();
+  for (const field of fields) {
+    if (field.types.size !== 1 || !field.types.has("number") || field.presenceChanged || field.typeChanged || field.pairs !== totalPairs) continue;
+    let group = groups.get(field.parent);
+    if (group === undefined) groups.set(field.parent, (group = { movers: [], numbers: 0 }));
+    group.numbers++;
+    if (!field.currency && !isPriceName(field.name) && field.changed >= 2 && field.relatives.size >= 2) group.movers.push(field);
+  }
+  const objects = new Map<string, ReadingFamily>();
+  for (const [parent, group] of groups) {
+    if (group.movers.length < OBJECT_READINGS || group.movers.length * 2 < group.numbers) continue;
+    objects.set(parent, { members: group.numbers, decimals: 0, moved: group.movers.length, maxRelative: Math.max(...group.movers.map((f) => f.maxRelative)), object: true });
+  }
+  return objects;
+}
+
+/** The largest move of a number kept so far that a reading object's tolerance takes in. */
+const MAX_OBJECT_MOVE = 0.25;
 
 /** Fewest members of a family of readings: two decimals of one format are as often a balance and its available part. */
 const FAMILY_MEMBERS = 3;
@@ -684,6 +720,11 @@ function isCountName(name: string | undefined): boolean {
   return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues)(?:$|_|[A-Z])|Count$|Total$/i.test(name);
 }
 
+/** Member names of readings that accumulate: a meter's energy, a consumption, an uptime. */
+function isRunningTotalName(name: string | undefined): boolean {
+  return name !== undefined && /(?:^|_|[a-z])(?:kwh|wh|mwh|energy|consumption|import|export|produced|production|delivered|uptime|odometer|lifetime)(?:$|_|[A-Z0-9])|(?:Kwh|KWh|Wh|Energy|Consumption|Import|Export|Uptime)$/i.test(name);
+}
+
 /** Suggests a policy for an api monitor from parsed samples, oldest first. */
 export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const learner = new JsonLearner(samples);
@@ -732,8 +773,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   // `effective_date`) it is as often a figure of the product.
   const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   const families = readingFamilies(learner.fields.values(), totalPairs);
+  const objects = readingObjects(learner.fields.values(), totalPairs);
+  /** The reading object a number kept so far belongs to (see readingObjects). */
+  const readingObjectOf = (field: FieldStat): ReadingFamily | undefined =>
+    field.types.size === 1 && field.types.has("number") && !field.presenceChanged && !field.typeChanged && !field.currency && !isPriceName(field.name) && !(field.integers && field.unixTimes) && field.maxRelative <= MAX_OBJECT_MOVE ? objects.get(field.parent) : undefined;
   const familyTolerance = (field: FieldStat, family: ReadingFamily): void => {
-    tolerance.push({ path: field.path, relative: READING_TOLERANCE });
+    const relative = family.object === true && field.maxRelative > 0 ? Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 2)) : READING_TOLERANCE;
+    tolerance.push({ path: field.path, relative });
     const moved = field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`;
     evidence.push({
       kind: "tolerance",
@@ -742,7 +788,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       changed: field.changed,
       pairs: field.pairs,
       shape: "measurement",
-      reason: `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
+      reason:
+        family.object === true
+          ? `${moved}; one of ${family.members} sibling numbers, ${family.moved} of which moved like readings (on two fetches or more, by varying amounts): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise, a larger one is reported`
+          : `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
     });
   };
   for (const field of learner.fields.values()) {
@@ -795,7 +844,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise` });
         continue;
       }
-      const family = families.get(field.path);
+      const family = families.get(field.path) ?? readingObjectOf(field);
       if (stable && family !== undefined) {
         familyTolerance(field, family);
         if (meaningful === "price" || meaningful === "version" || isPriceName(field.name)) {
@@ -935,6 +984,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned("counter", `${direction}: ${describeShape("counter")}`);
       } else if (field.integers && field.increased && !field.decreased && isCountName(field.name)) {
         learned("counter", `only up: ${describeShape("counter")} (noise while it goes up; a value that goes down is reported)`, { forward: true });
+      } else if (!field.integers && !field.decreased && field.increased && field.relatives.size >= 2 && !field.currency && (changed >= 5 || (changed >= 2 && isRunningTotalName(field.name)))) {
+        // A non-integer that only went up by varying amounts, on five fetches at least or twice when
+        // its name says it accumulates (`energy_import_kwh`, `uptime`): a running total, as an
+        // integer that only went one way is a counter; going down is reported. (A temperature
+        // rises three times in a row on a sunny morning.)
+        learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
@@ -951,6 +1006,18 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         });
       } else if (mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}`);
+      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2) {
+        // Up and down on three fetches at least, by varying amounts: a reading on a clock of its own
+        // (a signal strength, a power, a battery level), whatever its name; a value that changed
+        // once or twice is kept.
+        // Learned with a tolerance, not as volatile: a jump beyond what it did (a forecast that
+        // jumped, a reading gone wild) is still reported.
+        // (relative to the larger value: 0.5 lets a value halve or double, no more)
+        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 3)));
+        tolerance.push({ path: field.path, relative });
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative): a reading on a clock of its own, tolerance ${relative}` });
+      } else if (readingObjectOf(field) !== undefined) {
+        familyTolerance(field, readingObjectOf(field)!);
       } else {
         kept(field.integers ? "integer" : "float", `kept: ${changedIn} by up to ${(field.maxRelative * 100).toPrecision(2)} %, too rarely for a measurement`);
       }

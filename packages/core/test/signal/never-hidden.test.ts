@@ -60,3 +60,54 @@ describe("the learner never hides or under-rates these", () => {
     expect(again.next?.changes.find((c) => c.path === "$.spec.clusterIP")?.severity).toBe("medium");
   });
 });
+
+// Readings on clocks of their own (smart meters, devices' signal strengths): learned from their
+// behaviour, each with what must still be reported.
+describe("readings learned by their behaviour", () => {
+  // a reading that moves on some fetches only: [value at fetch 0..n]
+  const walk = (values: number[], extra: (i: number) => Record<string, unknown> = () => ({})) => values.map((v, i) => ({ rssi: v, ...extra(i) }));
+
+  it("a number that went up and down on three fetches by varying amounts is a reading: its next move is quiet, a jump beyond what it did is reported", () => {
+    const values = [-66, -66, -58, -58, -69, -69, -61, -61];
+    const quiet = learnThenDiff(walk([...values, -64]));
+    expect(quiet.next).toBeNull();
+    expect(quiet.policy.tolerance?.some((t) => t.path === "$.rssi")).toBe(true);
+    const jump = learnThenDiff(walk([...values, -610]));
+    expect(jump.next?.changes.map((c) => c.path)).toEqual(["$.rssi"]);
+    // twice up and down is not enough: a setting changed and changed back
+    const twice = learnThenDiff(walk([5, 5, 3, 3, 5, 5, 4]));
+    expect(twice.next?.changes.map((c) => c.path)).toEqual(["$.rssi"]);
+  });
+
+  it("a running total (a meter's kWh) that only went up is quiet while it goes up; going down is reported; a reading that rose three times is not one", () => {
+    // moves of 1 to 2 %: more than a float's jitter
+    const kwh = [100.5, 101.7, 101.7, 103.2, 104.0, 104.0];
+    const total = (last: number) => kwh.concat(last).map((v) => ({ energy_import_kwh: v, meter: "HWE-KWH3" }));
+    expect(learnThenDiff(total(106.1)).next).toBeNull();
+    expect(learnThenDiff(total(12.3)).next?.changes.map((c) => c.path)).toEqual(["$.energy_import_kwh"]);
+    // an unnamed non-integer that rose on three fetches (a temperature on a sunny morning) and falls
+    const temperature = [17.1, 17.3, 17.6, 17.9, 17.7].map((t) => ({ temperature: t, station: "EHAM" }));
+    const fall = learnThenDiff(temperature);
+    expect(fall.policy.volatile?.some((v) => v.path === "$.temperature" && v.forward === true) ?? false).toBe(false);
+  });
+
+  it("in an object most of whose numbers are readings, a number that moved rarely is one too (a tolerance); a larger move of it, a flag or money is reported", () => {
+    // power, current and voltage move on most fetches; `battery_mv` moved once by 4 %
+    const meter = (i: number, battery: number, extra: Record<string, unknown> = {}) => ({
+      power_w: [159, 115, 131, 122, 140, 128, 150][i % 7],
+      current_a: [0.77, 0.78, 0.75, 0.79, 0.74, 0.8, 0.76][i % 7],
+      voltage_v: [229.1, 230.4, 228.7, 231.2, 229.9, 230.8, 228.1][i % 7],
+      battery_mv: battery,
+      phases: 3,
+      tariff_price: 0.29,
+      ...extra,
+    });
+    const history = [0, 1, 2, 3, 4, 5].map((i) => meter(i, i < 3 ? 4128 : 4300));
+    const quiet = learnThenDiff([...history, meter(6, 4190)]);
+    expect(quiet.next).toBeNull();
+    // a move far beyond (a setting, not a reading) is reported; so are the number of phases and money
+    const loud = learnThenDiff([...history, meter(6, 9000, { phases: 1, tariff_price: 0.35 })]);
+    expect(loud.next?.changes.map((c) => c.path).sort()).toEqual(["$.battery_mv", "$.phases", "$.tariff_price"]);
+  });
+});
+

@@ -50,9 +50,15 @@ const wordsOf = (key: string): string[] =>
 const MEASURE_WORDS = new Set(["temp", "temperature", "humidity", "wind", "pressure", "latency", "took", "elapsed", "ms", "millis", "load", "cpu", "memory", "uptime", "lag", "timing", "roundtrip", "speed", "bid", "ask", "volume", "generationtime", "rssi", "voltage", "power"]);
 const COUNTER_WORDS = new Set(["count", "stars", "stargazers", "watchers", "forks", "views", "downloads", "hits", "visits", "followers", "following", "reactions", "subscribers", "size", "sequence", "seq", "comments", "plays", "issues"]);
 const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_WORDS.has(w));
-const isMeasureKey = (key: string): boolean => wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key);
+const isMeasureKey = (key: string): boolean => !ENUM_KEY.test(key) && (wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key));
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
-const ENUM_KEY = /status|state|visibility|type|plan|tier|mode|interval|role|level|permission|conclusion|outcome|health|tax_behavior|billing_scheme|usage_type|capture_method/i;
+// By the words of a member name (`fulfillment_status`, `planType`), not inside other words: a
+// `meter_model` is no mode, a `statement_descriptor` no state.
+const ENUM_WORDS = new Set(["status", "state", "visibility", "type", "plan", "tier", "mode", "interval", "role", "level", "permission", "conclusion", "outcome", "health", "source"]);
+const ENUM_KEY = { test: (key: string): boolean => wordsOf(key).some((w) => ENUM_WORDS.has(w)) || /tax_behavior|billing_scheme|usage_type|capture_method/i.test(key) };
+/** Readings that accumulate (a meter's kWh, an uptime): they only go up. */
+const CUMULATIVE_WORDS = new Set(["kwh", "wh", "mwh", "m3", "energy", "import", "export", "consumption", "produced", "delivered", "uptime", "cumulative", "lifetime", "odometer"]);
+const isCumulativeKey = (key: string): boolean => wordsOf(key).some((w) => CUMULATIVE_WORDS.has(w));
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
 const ID_KEY = ["id", "name", "key", "slug", "sku", "uid", "login", "number", "tag_name", "node_id", "code"];
 const VOLATILE_URL_PARAM = /^(v|ver|token|page_token|cursor|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
@@ -159,7 +165,7 @@ type Noise =
   | { kind: "token"; path: Seg[]; like: string }
   | { kind: "url"; path: Seg[]; param: string }
   | { kind: "counter"; path: Seg[]; digits: boolean; sometimes: boolean }
-  | { kind: "measure"; path: Seg[]; decimals: number; integer: boolean; every?: number }
+  | { kind: "measure"; path: Seg[]; decimals: number; integer: boolean; every?: number; cumulative?: boolean }
   | { kind: "rotation"; path: Seg[]; pool: string[] }
   | { kind: "reorder"; array: Seg[] };
 
@@ -297,13 +303,13 @@ function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: 
     }
     if (typeof value === "string" && /^-?\d+\.\d+$/.test(value) && isMeasureKey(key)) {
       mark(path);
-      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false });
+      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false, cumulative: isCumulativeKey(key) });
       continue;
     }
     if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
       mark(path);
       const decimals = Number.isInteger(value) ? 0 : Math.min(6, String(value).split(".")[1]?.length ?? 2);
-      noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value) });
+      noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value), cumulative: isCumulativeKey(key) });
     }
   }
   for (const c of collections.values()) {
@@ -406,11 +412,18 @@ function applyNoise(state: Json, noise: Noise[], t: number, rng: Rng, memory: Ma
         if (n.every !== undefined && t % n.every !== 0) break;
         if (typeof current === "string" && /^-?\d+\.\d+$/.test(current)) {
           const value = Number(current);
-          const next = (value * (1 + (rng() - 0.5) * choose(rng, [0.0005, 0.002, 0.01, 0.03]))).toFixed(n.decimals);
+          const spread = choose(rng, [0.0005, 0.002, 0.01, 0.03]);
+          // a reading that accumulates moves up only
+          const next = (value * (1 + (n.cumulative === true ? rng() * spread * 0.5 : (rng() - 0.5) * spread))).toFixed(n.decimals);
           set(state, n.path, next === current ? (value + 10 ** -Math.min(n.decimals, 6)).toFixed(n.decimals) : next);
         } else if (typeof current === "number") {
-          if (n.integer) set(state, n.path, Math.max(0, Math.round(current * (1 + (rng() - 0.5) * 0.6)) + between(rng, -3, 3)));
-          else {
+          // A reading keeps its sign (a signal strength of -62 dBm, an exported power); one that
+          // accumulates (a meter's kWh, an uptime) only goes up.
+          if (n.cumulative === true) set(state, n.path, n.integer ? current + between(rng, 1, 40) : Number((current + Math.abs(current) * rng() * 0.002 + 10 ** -n.decimals).toFixed(n.decimals)));
+          else if (n.integer) {
+            const next = Math.round(current * (1 + (rng() - 0.5) * 0.6)) + between(rng, -3, 3);
+            set(state, n.path, current < 0 ? Math.min(-1, next) : Math.max(0, next));
+          } else {
             const factor = 1 + (rng() - 0.5) * choose(rng, [0.002, 0.01, 0.04, 0.12]);
             const next = Number((current * factor + (current === 0 ? rng() : 0)).toFixed(n.decimals));
             set(state, n.path, next === current ? Number((current + 10 ** -n.decimals).toFixed(n.decimals)) : next);

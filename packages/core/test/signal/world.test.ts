@@ -13,12 +13,19 @@
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 189 | 1890 | 1183 | 1144 | 0 | 380 | 181 | 184 |
-// | tuning | json | learned | 189 | 1890 | 1183 | 2 | 0 | 0 | 164 | 2 |
-// | tuning | json | first3 | 189 | 1890 | 1183 | 2 | 0 | 0 | 164 | 2 |
-// | held-out | json | defaults | 96 | 960 | 608 | 594 | 0 | 190 | 94 | 94 |
-// | held-out | json | learned | 96 | 960 | 608 | 7 | 0 | 0 | 81 | 3 |
-// | held-out | json | first3 | 96 | 960 | 608 | 12 | 0 | 0 | 81 | 3 |
+// | tuning | json | defaults | 212 | 2120 | 1334 | 1295 | 0 | 420 | 204 | 207 |
+// | tuning | json | learned | 212 | 2120 | 1334 | 22 | 0 | 0 | 187 | 10 |
+// | tuning | json | first3 | 212 | 2120 | 1334 | 35 | 0 | 0 | 187 | 10 |
+// | held-out | json | defaults | 102 | 1020 | 646 | 632 | 0 | 201 | 100 | 100 |
+// | held-out | json | learned | 102 | 1020 | 646 | 15 | 0 | 0 | 86 | 7 |
+// | held-out | json | first3 | 102 | 1020 | 646 | 31 | 0 | 0 | 86 | 7 |
+// (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
+// HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
+// measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
+// corpus's measurement noise made realistic and readings learned by their behaviour, tuned on
+// the tuning set; the held-out set run once, at the end. The rows above are after.)
+// (The seventh round's rows, on the corpus of 189 and 96 JSON histories: tuning learned 2, first3
+// 2; held-out learned 7, first3 12.)
 // (seventh round, first part, on the corpus before the fresh histories: a non-integer declared with the empty unit is a reading, a unit that
 // names a code is none; families of readings (three or more sibling decimal strings of one format,
 // one of which moved by at most 10 %) learned with a 10 % tolerance. Tuned on the tuning set only
@@ -150,14 +157,21 @@ describe("world corpus", () => {
       // them, raised these to what was measured (the corpus grew; not a target): tuning 35 of
       // 1334 (33 on the new histories) and 4 under-rated (all on them: a day-ahead price, a
       // meter's model, rated info), held-out 19 of 646 (12 on the new histories), no misses.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 35 : 19);
-      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 4 : 0);
+      // Then (eighth round, tuned on the tuning set only): the corpus's measurement noise made
+      // realistic (a reading keeps its sign, a running total only goes up, member names matched
+      // by their words: a `meter_model` is no mode, a `powerSource` no power) and readings learned
+      // by their behaviour (up and down on three fetches: a tolerance; a running total; the rarer
+      // numbers of a reading object; money named in camelCase, `priceIncl`): tuning 22, no
+      // under-rated; held-out (run once, at the end) 15.
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 22 : 15);
+      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 42 : 32);
-      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 4 : 0);
+      // (then 35 and 31, no under-rated)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 35 : 31);
+      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
 });
