@@ -61,6 +61,31 @@ function readsAsStatus(text: string): boolean {
   return words <= 6 && STATE_WORDS.test(text);
 }
 
+/**
+ * Whether a text may be a state, read narrowly: one word of letters only ("Operational", "稼働中",
+ * "Shipped"), or a short line (six words at most) with a word a state is written in ("Major
+ * outage", "In stock", "All Systems Operational"). Two words of letters without such a word
+ * ("Customer Reviews", "Twitter Lite") are not, unlike `readsAsStatus`.
+ */
+function mayBeState(text: string): boolean {
+  const words = wordCount(text, 7);
+  if (words <= 1 && /^[\p{L}\p{M}][\p{L}\p{M}'\u2019-]*$/u.test(text)) return true;
+  return words <= 6 && STATE_WORDS.test(text);
+}
+
+/**
+ * Recurrence memory from three samples: a block that showed three texts in three fetches (another
+ * on each, none twice), none of which may be a state (`mayBeState`) or shows an amount of money,
+ * and not a page's `h1` or `title`. The samples cannot tell a slot from a text changed twice, so
+ * only the texts seen are remembered (`seen`): a text coming back is noise, a new text is reported.
+ * Prose already is a rotation after two changes (`rotates`); this is the same for short content
+ * (link texts, names, dates, "Login/Register", "4th generation").
+ */
+function threeTextsInThreeFetches(tag: string, texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
+  if (pairs !== 2 || changed !== 2 || recurred || texts.length !== 3 || HEADLINE_TAGS.has(tag.toLowerCase())) return false;
+  return texts.every((t) => t.length >= 2 && !mayBeState(t) && !hasCurrencyAmount(t));
+}
+
 /** The page's own heading and title: what the page is about, never a slot whose any text is noise. */
 const HEADLINE_TAGS = new Set(["h1", "title"]);
 
@@ -485,11 +510,15 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       // A rotation (promo bars, testimonials): the texts seen are noise, a new text is reported.
       shape = "rotating";
       entry = { seen: [...new Set(texts.map(seenKey))] };
-    } else if (replaced && changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2)) {
+    } else if (
+      replaced &&
+      ((changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2)) || threeTextsInThreeFetches(stat.tag, texts, changed, pairs, recurred))
+    ) {
       // Recurrence memory: a block that showed another text on every fetch (three at least), none
       // yet twice, is a slot whose texts come and go: a text it showed before coming back is
       // noise; a text it never showed (a new headline) is reported. A block that changed on some
-      // fetches only (a headline changed, then corrected) is kept.
+      // fetches only (a headline changed, then corrected) is kept. From three samples (two
+      // pairs), only short content that cannot be a state (threeTextsInThreeFetches).
       shape = "rotating";
       entry = { seen: texts.map(seenKey) };
     }

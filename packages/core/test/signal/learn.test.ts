@@ -346,6 +346,36 @@ describe("suggestPolicy (html)", () => {
       expect(next([a, b, a], "Read the annual report online now")).not.toBeNull();
     });
 
+    it("remember three short texts shown in three fetches (learned from three samples): one coming back is noise, a new one is reported", () => {
+      // link texts, names, ids of a teaser slot: no state, no price, not a headline
+      const slot = ["Login/Register", "Silicon Exposed", "4th generation"];
+      expect(next(slot, "Login/Register")).toBeNull();
+      expect(next(slot, "Silicon Exposed")).toBeNull();
+      expect(next(slot, "My Order History")).not.toBeNull();
+      const pages = slot.map((t) => page(t));
+      const { policy, evidence } = suggestPolicy(pages, { kind: "html" });
+      expect(policy.volatile).toEqual([{ selector: "body > aside:nth-of-type(1) > p:nth-of-type(1)", seen: slot }]);
+      expect(evidence).toEqual([expect.objectContaining({ kind: "volatile", shape: "rotating", changed: 2, pairs: 2 })]);
+      // the slot going away, and the rest of the page, are still reported
+      expect(diffHtml(pages[2]!, pages[2]!.replace(/<aside>.*<\/aside>/, ""), { policy })).not.toBeNull();
+      expect(diffHtml(pages[2]!, pages[2]!.replace("nine", "ten"), { policy })).not.toBeNull();
+    });
+
+    it("never remember three texts in three fetches that may be a state, a price or a headline, nor a block that changed once: its next change is reported", () => {
+      // a status during an incident (one word, or a word of state): its recovery is reported
+      expect(next(["Operational", "Degraded", "Outage"], "Operational")).not.toBeNull();
+      expect(next(["Shipped", "Delayed", "Returned"], "Shipped")).not.toBeNull();
+      expect(next(["Operational", "Major outage", "Under maintenance"], "Operational")).not.toBeNull();
+      expect(next(["In stock", "Low stock", "Sold out"], "In stock")).not.toBeNull();
+      expect(next(["稼働中", "障害発生", "復旧"], "稼働中")).not.toBeNull();
+      // a price, a headline
+      expect(next(["Now $19", "Sale: €24", "Deal $12!"], "Now $19")).not.toBeNull();
+      expect(next(["Budget vote", "Budget fails", "Vote delayed"], "Budget vote", "h1")).not.toBeNull();
+      // changed once (A A B), or changed and reverted (A B A): not three texts in three fetches
+      expect(next(["Login/Register", "Login/Register", "Sign in / Join"], "Log in")).not.toBeNull();
+      expect(next(["Login/Register", "Sign in / Join", "Login/Register"], "Log in")).not.toBeNull();
+    });
+
     it("count words of scripts without spaces, so their prose that comes back is a rotation and a new text is reported", () => {
       const a = "新着記事をまとめて読む";
       const b = "来週のイベントの予定";

@@ -12,7 +12,9 @@
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | held-out | html | defaults | 18 | 144 | 79 | 79 | 0 | 0 | 17 | 18 |
 // | held-out | html | learned | 18 | 144 | 79 | 12 | 0 | 0 | 17 | 12 |
-// | held-out | html | first3 | 18 | 144 | 79 | 34 | 0 | 0 | 17 | 12 |
+// | held-out | html | first3 | 18 | 144 | 79 | 30 | 0 | 0 | 17 | 12 |
+// (first3: 34 before three short texts shown in three fetches were remembered when none may be a state, a
+// price or a headline; tuned on the tuning set only, run here once, at the end, 2026-11-28.)
 // (pair 1 = fetch 0 -> 1, nothing learned yet; pair 2 = fetch 1 -> 2, learned from 2 samples and
 // judged; the first changes come at fetch 3.) 2 cores shared with other sessions: this file took 10 s.
 import { describe, expect, it } from "vitest";
@@ -32,5 +34,11 @@ describe("world corpus, HTML, held-out set", () => {
     // compared as sets
     expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(12);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
+    // learned once from the first three fetches: never misses; 30 false alarms measured once (34 before three
+    // short texts shown in three fetches were remembered)
+    const first3 = outcomes.get("held-out/html/first3")!;
+    expect([...first3.judged.misses, ...first3.early.misses]).toEqual([]);
+    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(30);
+    expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });
