@@ -711,13 +711,13 @@ function isClockName(name: string | undefined): boolean {
   return /updat|modif|generat|fetch|refresh|render|serv|now|current|as_?of|timestamp|^ts$|^time$|^date$|sync|check|seen|poll|last|changed|built|build|cache|indexed|computed|push|activ|login|heartbeat|ping/i.test(name);
 }
 
-/** Member names of counts that grow on their own: stars, forks, watchers, views, comments, sizes, totals. */
+/** Member names of counts that grow on their own: stars, forks, watchers, views, comments, sizes, totals, an uptime (a restart that resets it is reported). */
 function isCountName(name: string | undefined): boolean {
   if (name === undefined) return false;
   // Not a bare `total`: an invoice's or an order's total is money (a price name) as often as a
   // search's is a count; it is learned once it moves. `checks_total` and `total_count` are counts.
   if (/^totals?$/i.test(name)) return false;
-  return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues)(?:$|_|[A-Z])|Count$|Total$/i.test(name);
+  return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues|uptime)(?:$|_|[A-Z])|Count$|Total$|Uptime$/i.test(name);
 }
 
 /** Member names of readings that accumulate: a meter's energy, a consumption, an uptime. */

@@ -91,6 +91,12 @@ describe("readings learned by their behaviour", () => {
     expect(fall.policy.volatile?.some((v) => v.path === "$.temperature" && v.forward === true) ?? false).toBe(false);
   });
 
+  it("an uptime is a count that grows on its own, before it moved; a restart that resets it is reported", () => {
+    const device = (uptime: number) => ({ name: "WLED", uptime, leds: { count: 30 } });
+    expect(learnThenDiff([device(32), device(32), device(32), device(92)]).next).toBeNull();
+    expect(learnThenDiff([device(32), device(32), device(32), device(5)]).next?.changes.map((c) => c.path)).toEqual(["$.uptime"]);
+  });
+
   it("in an object most of whose numbers are readings, a number that moved rarely is one too (a tolerance); a larger move of it, a flag or money is reported", () => {
     // power, current and voltage move on most fetches; `battery_mv` moved once by 4 %
     const meter = (i: number, battery: number, extra: Record<string, unknown> = {}) => ({

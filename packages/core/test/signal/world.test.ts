@@ -17,8 +17,8 @@
 // | tuning | json | learned | 212 | 2120 | 1334 | 22 | 0 | 0 | 187 | 10 |
 // | tuning | json | first3 | 212 | 2120 | 1334 | 35 | 0 | 0 | 187 | 10 |
 // | held-out | json | defaults | 102 | 1020 | 646 | 632 | 0 | 201 | 100 | 100 |
-// | held-out | json | learned | 102 | 1020 | 646 | 15 | 0 | 0 | 86 | 7 |
-// | held-out | json | first3 | 102 | 1020 | 646 | 31 | 0 | 0 | 86 | 7 |
+// | held-out | json | learned | 102 | 1020 | 646 | 13 | 0 | 0 | 86 | 6 |
+// | held-out | json | first3 | 102 | 1020 | 646 | 27 | 0 | 0 | 86 | 6 |
 // (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
 // HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
 // measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
@@ -162,15 +162,16 @@ describe("world corpus", () => {
       // by their words: a `meter_model` is no mode, a `powerSource` no power) and readings learned
       // by their behaviour (up and down on three fetches: a tolerance; a running total; the rarer
       // numbers of a reading object; money named in camelCase, `priceIncl`): tuning 22, no
-      // under-rated; held-out (run once, at the end) 15.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 22 : 15);
+      // under-rated; held-out 15 (run at the end), then 13 with an uptime counted as a count (a
+      // tuning history's `uptime_s`; the held-out set run a second time).
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 22 : 13);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
-      // (then 35 and 31, no under-rated)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 35 : 31);
+      // (then 35 and 31, no under-rated; 35 and 27 with the uptime)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 35 : 27);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
