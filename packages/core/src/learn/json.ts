@@ -1021,7 +1021,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned("counter", `${direction}: ${describeShape("counter")}`);
       } else if (field.integers && field.increased && !field.decreased && isCountName(field.name)) {
         learned("counter", `only up: ${describeShape("counter")} (noise while it goes up; a value that goes down is reported)`, { forward: true });
-      } else if (!field.integers && !field.decreased && field.increased && field.relatives.size >= 2 && !field.currency && (changed >= 5 || (changed >= 2 && isRunningTotalName(field.name)))) {
+      } else if (!field.integers && !field.decreased && field.increased && field.relatives.size >= 2 && !field.currency && !isSettingOrCodeName(field.name) && (changed >= 5 || (changed >= 2 && isRunningTotalName(field.name)))) {
         // A non-integer that only went up by varying amounts, on five fetches at least or twice when
         // its name says it accumulates (`energy_import_kwh`, `uptime`): a running total, as an
         // integer that only went one way is a counter; going down is reported. (A temperature
@@ -1043,13 +1043,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         });
       } else if (mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}`);
-      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2) {
+      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2 && !isSettingOrCodeName(field.name)) {
         // Up and down on three fetches at least, by varying amounts: a reading on a clock of its own
         // (a signal strength, a power, a battery level), whatever its name; a value that changed
         // once or twice is kept.
         // Learned with a tolerance, not as volatile: a jump beyond what it did (a forecast that
         // jumped, a reading gone wild) is still reported.
         // (relative to the larger value: 0.5 lets a value halve or double, no more)
+        // Not a member named like a setting, a code or a state (a scheduled `target_temperature`,
+        // an HTTP `status_code` that flapped): each of its changes is reported.
         const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 3)));
         tolerance.push({ path: field.path, relative });
         evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative): a reading on a clock of its own, tolerance ${relative}` });

@@ -144,6 +144,22 @@ describe("review: the day's rules never hide these", () => {
     expect(learnPages(["All Systems Operational", "Degraded Performance", "All Systems Operational", "Partial System Outage"], "Major Service Outage")).not.toBeNull();
   });
 
+  // KNOWN HAZARD, not fixed (review 2026-11-28): a slot learned as an open pool (two texts taking turns,
+  // or three or more with one come back: volatile with neither `seen` nor `parts`) hides ANY later
+  // text, a state never seen included. The learner cannot express "any text but a state" with the
+  // volatile entry's fields (parts, seen, forward, skeletons); fixing it needs the diff (or the
+  // schema) to tell a learned open slot from a user's volatile block. Reverting the two-text rule
+  // alone would not close it (the pool of three has it too) and breaks learn.test.ts's slot tests.
+  it.fails("a product page's buy box whose two delivery promos took turns while learning: a new text (out of stock) is reported, a promo seen is not", () => {
+    const product = (text: string) => `<html><body><main><h1>Acme Kettle 1.7 L</h1><p class="buybox">${text}</p><p>Stainless steel kettle with a 1.7 litre capacity.</p></main></body></html>`;
+    const promos = ["Free delivery on your first order with Prime", "Arrives before Christmas when ordered today"];
+    const pages = [0, 1, 0, 1, 0].map((i) => product(promos[i]!));
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(diffHtml(pages[4]!, product(promos[1]!), { policy })).toBeNull();
+    expect(diffHtml(pages[4]!, product("Currently unavailable."), { policy })).not.toBeNull();
+    expect(diffHtml(pages[4]!, product("Only available to business customers"), { policy })).not.toBeNull();
+  });
+
   it("in an object of readings, a setting that never moved (a thermostat's setpoint) is not taken for a slower reading", () => {
     const thermostat = (i: number, setpoint: number) => ({
       device: { temperature: [21.3, 21.1, 21.6, 21.4, 21.2, 21.7, 21.5][i % 7], humidity: [45.2, 46.1, 44.8, 45.9, 46.4, 45.1, 44.6][i % 7], pressure: [1013.2, 1012.8, 1013.9, 1012.4, 1013.5, 1012.1, 1013.7][i % 7], setpoint },
@@ -187,5 +203,18 @@ describe("review: families of readings", () => {
     const { policy } = suggestPolicy(history, { kind: "json" });
     const next = diffJson(history[7], balances("0.1271234560", "2.3750117230"), { policy });
     expect(next?.changes.map((c) => c.path)).toEqual(["$.result.XETH"]);
+  });
+});
+
+describe("review: numbers that went up and down", () => {
+  it("a setting or a code that went up and down while learning (a thermostat's scheduled setpoint, an HTTP status code) is not a reading: its next change is reported", () => {
+    const setpoints = [20, 20, 18.5, 18.5, 21, 21, 19, 19, 19];
+    const thermostat = (s: number) => ({ name: "Hallway", target_temperature: s, hvac: "heat" });
+    const moved = learnThenDiff([...setpoints, 22].map(thermostat));
+    expect(moved.policy.tolerance?.some((t) => t.path === "$.target_temperature") ?? false).toBe(false);
+    expect(moved.next?.changes.map((c) => c.path)).toEqual(["$.target_temperature"]);
+    const codes = [200, 200, 503, 503, 200, 502, 200, 200, 200];
+    const probe = (code: number) => ({ url: "https://api.example.com/health", status_code: code });
+    expect(learnThenDiff([...codes, 301].map(probe)).next?.changes.map((c) => c.path)).toEqual(["$.status_code"]);
   });
 });
