@@ -51,6 +51,19 @@ const STATE_WORDS =
   /\b(?:operat(?:ional|ing)|degraded|outages?|down|online|offline|up and running|running|stopped|maintenance|incidents?|disrupt\w*|interrupt\w*|unavailable|available|healthy|unhealthy|ok|errors?|fail\w*|passing|pending|restored|recovered|resolved|investigating|identified|monitoring|active|inactive|suspended|open|closed|(?:in|out of|low) stock|sold out|backorder(?:ed)?|normal(?:ly)?|issues?|delayed|cancell?ed|on time)\b/i;
 
 /**
+ * Words a state is written in, in other languages (status pages, shops and stock lines of targets
+ * nobody here has seen): German, French, Spanish, Portuguese, and, without spaces between words,
+ * Japanese, Chinese and Korean.
+ */
+const OTHER_STATE_WORDS =
+  /(?<![\p{L}\p{M}])(?:störung(?:en)?|wartung\w*|betriebsbereit|ausfall|ausgefallen|(?:nicht )?verfügbar|ausverkauft|vorrätig|behoben|panne|opérationnel\w*|perturb\w*|(?:in)?disponibles?|rupture de stock|résolu|operativo|operacional|interrupci[oó]n|interrupção|caída|mantenimiento|manutenção|agotado|disponível|resuelto|resolvido)(?![\p{L}\p{M}])|障害|停止|復旧|メンテナンス|稼働|正常|遅延|品切れ|売り切れ|在庫|故障|中断|調査中|解決済|维护|維護|停机|宕机|缺货|有货|장애|점검|정상|중단|품절|재고/iu;
+
+/** Whether a text holds a word a state is written in (STATE_WORDS, OTHER_STATE_WORDS). */
+function stateWords(text: string): boolean {
+  return STATE_WORDS.test(text) || OTHER_STATE_WORDS.test(text);
+}
+
+/**
  * Whether a text reads as a status rather than content: one or two words of letters only
  * ("Operational", "Major outage", "稼働中"), or a short line (six words at most) with a word a
  * state is written in ("All Systems Operational", "Partial System Outage", "Out of stock").
@@ -58,7 +71,7 @@ const STATE_WORDS =
 function readsAsStatus(text: string): boolean {
   const words = wordCount(text, 7);
   if (words <= 2 && /^[\p{L}\p{M}][\p{L}\p{M}\s'\u2019-]*$/u.test(text)) return true;
-  return words <= 6 && STATE_WORDS.test(text);
+  return words <= 6 && stateWords(text);
 }
 
 /**
@@ -70,7 +83,27 @@ function readsAsStatus(text: string): boolean {
 function mayBeState(text: string): boolean {
   const words = wordCount(text, 7);
   if (words <= 1 && /^[\p{L}\p{M}][\p{L}\p{M}'\u2019-]*$/u.test(text)) return true;
-  return words <= 6 && STATE_WORDS.test(text);
+  return words <= 6 && stateWords(text);
+}
+
+/**
+ * Whether the texts a block showed may be states, for the rotation rules of any length (prose
+ * included): one of them a short line (six words at most) with a word a state is written in ("All
+ * Systems Operational", "Partial System Outage", "Investigating elevated API errors"; see shortLine), or every one
+ * of them one word of letters ("Green", "Yellow", "Red"). A block that went through states while
+ * learning is no rotation: a return to a state seen, or a state never seen, is reported. (One word
+ * among content, a category such as "社会" in a teaser slot, is no state by itself.)
+ */
+function mayBeStates(texts: readonly string[]): boolean {
+  return texts.some((t) => shortLine(t) && stateWords(t)) || texts.every(mayBeState);
+}
+
+/**
+ * A short line: six words at most, or, in a script written without spaces, 24 characters at most
+ * (a segmenter counts particles as words: "全てのシステムが正常に稼働しています" is ten).
+ */
+function shortLine(text: string): boolean {
+  return wordCount(text, 7) <= 6 || (SPACELESS.test(text) && text.length <= 24);
 }
 
 /**
@@ -83,7 +116,7 @@ function mayBeState(text: string): boolean {
  */
 function threeTextsInThreeFetches(tag: string, texts: readonly string[], changed: number, pairs: number, recurred: boolean): boolean {
   if (pairs !== 2 || changed !== 2 || recurred || texts.length !== 3 || HEADLINE_TAGS.has(tag.toLowerCase())) return false;
-  return texts.every((t) => t.length >= 2 && !mayBeState(t) && !hasCurrencyAmount(t));
+  return texts.every((t) => t.length >= 2 && !mayBeState(t) && !hasCurrencyAmount(t)) && !mayBeStates(texts);
 }
 
 /** The page's own heading and title: what the page is about, never a slot whose any text is noise. */
@@ -95,6 +128,9 @@ const HEADLINE_TAGS = new Set(["h1", "title"]);
  * turns on most fetches. Two texts taking turns may be a status that flaps: not a rotation.
  */
 function rotates(texts: readonly string[], changed: number, pairs: number, recurred: boolean, often: boolean): boolean {
+  // a status written as a line ("All Systems Operational", "Partial System Outage") that went
+  // through states while learning: a return to a state seen is reported, as for short texts
+  if (mayBeStates(texts)) return false;
   if (texts.every(isProse) && (recurred || (changed >= 2 && often))) return true;
   const distinct = new Set(texts).size;
   return distinct >= 3 && often && recurred && texts.every((t) => t.length >= 2);
@@ -124,7 +160,8 @@ function openRotation(tag: string, texts: readonly string[], changed: number, pa
   // two texts, changed on every fetch: they took turns
   if (counts.size === 2) return [...counts.keys()].every((t) => !readsAsStatus(t));
   // every text came back: the pool was seen whole, and `seen` lists it (a text never seen is reported)
-  return counts.size >= 3 && [...counts.values()].some((n) => n === 1);
+  // (a status that flapped over three states or more is no slot: a state never seen is reported)
+  return counts.size >= 3 && [...counts.values()].some((n) => n === 1) && !mayBeStates([...counts.keys()]);
 }
 
 /** A positional selector without its own position and its parent's (`ul > li:nth-of-type(2) > p:nth-of-type(1)`: `ul > li > p`). */
@@ -512,7 +549,7 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       entry = { seen: [...new Set(texts.map(seenKey))] };
     } else if (
       replaced &&
-      ((changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2)) || threeTextsInThreeFetches(stat.tag, texts, changed, pairs, recurred))
+      ((changed === pairs && pairs >= 3 && !recurred && texts.length <= MAX_SEEN && texts.every((t) => t.length >= 2) && !mayBeStates(texts)) || threeTextsInThreeFetches(stat.tag, texts, changed, pairs, recurred))
     ) {
       // Recurrence memory: a block that showed another text on every fetch (three at least), none
       // yet twice, is a slot whose texts come and go: a text it showed before coming back is

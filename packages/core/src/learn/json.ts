@@ -613,8 +613,9 @@ const FAMILY_PRECISION = 5;
  * Families of readings: three or more decimal strings that sit as siblings in one object (or in the
  * elements of one collection), all written with the same number of decimals, six or more, using most of them
  * (five significant decimals at least: measured, not set), present in every sample with no other
- * type, none that moved by more than READING_TOLERANCE, and at least one of them moved (an order
- * book's `bidPrice`, `bidQty`, `askPrice`, `askQty`: one moves, the others move later on clocks of
+ * type, none that moved by more than READING_TOLERANCE, and at least one of them moved (from four
+ * samples on: two of them, or one on two fetches by varying amounts or in several elements of a
+ * collection) (an order book's `bidPrice`, `bidQty`, `askPrice`, `askQty`: one moves, the others move later on clocks of
  * their own). Each member is a reading; it is learned with a tolerance (a move of up to
  * READING_TOLERANCE), not as volatile: a tick size or step size changed tenfold is still reported.
  */
@@ -646,6 +647,12 @@ function readingFamilies(fields: Iterable<FieldStat>, totalPairs: number): Map<s
     if (group.length < FAMILY_MEMBERS) continue;
     const moved = group.filter((f) => f.changed > 0 && f.maxRelative > 0);
     if (moved.length === 0) continue;
+    // From three fetches or more (two pairs tell too little: an order book one of whose quantities
+    // moved once), they moved like readings: two of them (a quote and its quantity), or one on two
+    // fetches by varying amounts, or in several elements of a collection. An account's balances of
+    // one format, one of which changed once in a longer history (a deposit), are no family: their
+    // next change is reported.
+    if (totalPairs >= 3 && moved.length < 2 && !moved.some((f) => (f.changed >= 2 && f.relatives.size >= 2) || f.valueChanges >= 3)) continue;
     const family: ReadingFamily = { members: group.length, decimals: group[0]!.writtenDecimals, moved: moved.length, maxRelative: Math.max(...moved.map((f) => f.maxRelative)) };
     for (const field of group) families.set(field.path, family);
   }
@@ -720,6 +727,19 @@ function isCountName(name: string | undefined): boolean {
   return /(?:^|_|[a-z])(?:count|counts|total|totals|forks|stars|stargazers|watchers|subscribers|views|comments|downloads|reactions|followers|likes|hits|visits|size|network|issues|uptime)(?:$|_|[A-Z])|Count$|Total$|Uptime$/i.test(name);
 }
 
+/**
+ * Member names of an identity, a code, a version, a state or a setting (`id`, `number`,
+ * `weather_code`, `smr_version`, `status`, `mode`, `setpoint`, `targetTemperature`, `threshold`,
+ * `limit`): numbers that are never readings, whatever moves beside them.
+ */
+function isSettingOrCodeName(name: string | undefined): boolean {
+  if (name === undefined) return false;
+  return (
+    /(?:^|[_-])(?:id|ids|uid|number|num|no|version|ver|rev|revision|code|codes|status|state|mode|type|kind|index|idx|set_?point|target|threshold|limit|setting|offset|interval|schedule|preset|goal|alarm|trigger)(?:$|[_-])/i.test(name) ||
+    /(?:Id|Ids|Uid|Number|Num|Version|Revision|Code|Status|State|Mode|Type|Kind|Index|Setpoint|SetPoint|Target|Threshold|Limit|Setting|Offset|Interval|Schedule|Preset|Goal|Alarm|Trigger)(?:$|[A-Z_])|^(?:target|setpoint|threshold|limit)[A-Z]/.test(name)
+  );
+}
+
 /** Member names of readings that accumulate: a meter's energy, a consumption, an uptime. */
 function isRunningTotalName(name: string | undefined): boolean {
   return name !== undefined && /(?:^|_|[a-z])(?:kwh|wh|mwh|energy|consumption|import|export|produced|production|delivered|uptime|odometer|lifetime)(?:$|_|[A-Z0-9])|(?:Kwh|KWh|Wh|Energy|Consumption|Import|Export|Uptime)$/i.test(name);
@@ -775,8 +795,23 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const families = readingFamilies(learner.fields.values(), totalPairs);
   const objects = readingObjects(learner.fields.values(), totalPairs);
   /** The reading object a number kept so far belongs to (see readingObjects). */
+  // Not an integer that never moved (an id, an issue's number, a code, a version, a count of
+  // phases: `$.id` of a GitHub repository beside its moving counts, Open-Meteo's `weather_code`),
+  // nor a member named like an identity, a code, a state or a setting (a thermostat's `setpoint`,
+  // a `threshold`): a move of a few per cent of those is a real change.
   const readingObjectOf = (field: FieldStat): ReadingFamily | undefined =>
-    field.types.size === 1 && field.types.has("number") && !field.presenceChanged && !field.typeChanged && !field.currency && !isPriceName(field.name) && !(field.integers && field.unixTimes) && field.maxRelative <= MAX_OBJECT_MOVE ? objects.get(field.parent) : undefined;
+    field.types.size === 1 &&
+    field.types.has("number") &&
+    !field.presenceChanged &&
+    !field.typeChanged &&
+    !field.currency &&
+    !isPriceName(field.name) &&
+    !(field.integers && field.unixTimes) &&
+    !(field.integers && field.changed === 0) &&
+    !isSettingOrCodeName(field.name) &&
+    field.maxRelative <= MAX_OBJECT_MOVE
+      ? objects.get(field.parent)
+      : undefined;
   const familyTolerance = (field: FieldStat, family: ReadingFamily): void => {
     const relative = family.object === true && field.maxRelative > 0 ? Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 2)) : READING_TOLERANCE;
     tolerance.push({ path: field.path, relative });
@@ -958,9 +993,11 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         if (shape !== undefined) severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}) within its family's tolerance: a change beyond it is rated medium`, kept: true, changed });
       } else if (price) {
         keptMeaningful("price", `kept: ${changedIn} but looks like a price`);
-      } else if (reading && (unitDeclared(field) || quoted || (numericString && changed >= 2 && field.relatives.size >= 2))) {
+      } else if (reading && (unitDeclared(field) || quoted || (numericString && changed >= 2 && field.relatives.size >= 2 && field.meaningful !== "price"))) {
         // A decimal string beside a time that changed once is kept (a tax, a rate): one move is
-        // not a reading's behaviour; it is one once it moved twice by varying amounts.
+        // not a reading's behaviour; it is one once it moved twice by varying amounts. Not one
+        // written as money ("10.00", "15.50": an order's discounts edited twice): it is a
+        // measurement once it moved on most fetches (below), else a price kept and rated medium.
         learned("measurement", `${unitDeclared(field) ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
       } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
         const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
@@ -984,7 +1021,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned("counter", `${direction}: ${describeShape("counter")}`);
       } else if (field.integers && field.increased && !field.decreased && isCountName(field.name)) {
         learned("counter", `only up: ${describeShape("counter")} (noise while it goes up; a value that goes down is reported)`, { forward: true });
-      } else if (!field.integers && !field.decreased && field.increased && field.relatives.size >= 2 && !field.currency && (changed >= 5 || (changed >= 2 && isRunningTotalName(field.name)))) {
+      } else if (!field.integers && !field.decreased && field.increased && field.relatives.size >= 2 && !field.currency && !isSettingOrCodeName(field.name) && (changed >= 5 || (changed >= 2 && isRunningTotalName(field.name)))) {
         // A non-integer that only went up by varying amounts, on five fetches at least or twice when
         // its name says it accumulates (`energy_import_kwh`, `uptime`): a running total, as an
         // integer that only went one way is a counter; going down is reported. (A temperature
@@ -1006,13 +1043,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         });
       } else if (mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}`);
-      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2) {
+      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2 && !isSettingOrCodeName(field.name)) {
         // Up and down on three fetches at least, by varying amounts: a reading on a clock of its own
         // (a signal strength, a power, a battery level), whatever its name; a value that changed
         // once or twice is kept.
         // Learned with a tolerance, not as volatile: a jump beyond what it did (a forecast that
         // jumped, a reading gone wild) is still reported.
         // (relative to the larger value: 0.5 lets a value halve or double, no more)
+        // Not a member named like a setting, a code or a state (a scheduled `target_temperature`,
+        // an HTTP `status_code` that flapped): each of its changes is reported.
         const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 3)));
         tolerance.push({ path: field.path, relative });
         evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative): a reading on a clock of its own, tolerance ${relative}` });

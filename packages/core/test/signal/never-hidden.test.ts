@@ -4,7 +4,7 @@
 // was learned, as the service does.
 import type { PolicyRules } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { diffJson, suggestPolicy } from "../../src/index.js";
+import { diffHtml, diffJson, suggestPolicy } from "../../src/index.js";
 
 function learnThenDiff(fetches: unknown[]): { policy: PolicyRules; next: ReturnType<typeof diffJson> | null } {
   const history = fetches.slice(0, -1);
@@ -117,3 +117,104 @@ describe("readings learned by their behaviour", () => {
   });
 });
 
+
+// Found in review (2026-11-28) on targets nobody here has seen: each hazard a rule of the day could
+// hide or under-rate.
+describe("review: the day's rules never hide these", () => {
+  const page = (status: string, extra = "") => `<html><body><main><h2>Acme status</h2><p class="status">${status}</p>${extra}</main></body></html>`;
+  const learnPages = (texts: string[], last: string) => {
+    const pages = texts.map((t) => page(t));
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    return diffHtml(pages[pages.length - 1]!, page(last), { policy });
+  };
+
+  it("a status page whose prose status went through three states while learning: a return to a state seen is reported", () => {
+    // three fetches (first3): operational, then an incident, then worse; later recovered
+    expect(learnPages(["All Systems Operational", "Partial System Outage", "Major Service Outage"], "All Systems Operational")).not.toBeNull();
+    expect(learnPages(["All Systems Operational", "Partial System Outage", "Major Service Outage"], "Partial System Outage")).not.toBeNull();
+    // an incident's updates through a long learning window (another text on every fetch, none twice)
+    expect(learnPages(["Investigating elevated API errors", "Identified the failing database node", "Monitoring the recovery of the API", "Resolved: all API requests succeed", "All systems are operating normally"], "Investigating elevated API errors")).not.toBeNull();
+    // prose that flaps between a state and another (it came back while learning), then a third
+    expect(learnPages(["All Systems Operational", "Partial System Outage", "All Systems Operational", "Partial System Outage"], "Major Service Outage")).not.toBeNull();
+    // in a language written without spaces, and in German
+    expect(learnPages(["全てのシステムが正常に稼働しています", "一部のサービスで障害が発生しています", "現在メンテナンスを実施しています"], "全てのシステムが正常に稼働しています")).not.toBeNull();
+    expect(learnPages(["Alle Systeme sind betriebsbereit", "Teilweise Störung der API", "Geplante Wartung der Datenbank"], "Alle Systeme sind betriebsbereit")).not.toBeNull();
+    // a status that flapped over three states on every fetch: a fourth state is reported, and so is a return
+    expect(learnPages(["Operational", "Degraded performance", "Operational", "Partial outage"], "Major outage")).not.toBeNull();
+    expect(learnPages(["All Systems Operational", "Degraded Performance", "All Systems Operational", "Partial System Outage"], "Major Service Outage")).not.toBeNull();
+  });
+
+  // KNOWN HAZARD, not fixed (review 2026-11-28): a slot learned as an open pool (two texts taking turns,
+  // or three or more with one come back: volatile with neither `seen` nor `parts`) hides ANY later
+  // text, a state never seen included. The learner cannot express "any text but a state" with the
+  // volatile entry's fields (parts, seen, forward, skeletons); fixing it needs the diff (or the
+  // schema) to tell a learned open slot from a user's volatile block. Reverting the two-text rule
+  // alone would not close it (the pool of three has it too) and breaks learn.test.ts's slot tests.
+  it.fails("a product page's buy box whose two delivery promos took turns while learning: a new text (out of stock) is reported, a promo seen is not", () => {
+    const product = (text: string) => `<html><body><main><h1>Acme Kettle 1.7 L</h1><p class="buybox">${text}</p><p>Stainless steel kettle with a 1.7 litre capacity.</p></main></body></html>`;
+    const promos = ["Free delivery on your first order with Prime", "Arrives before Christmas when ordered today"];
+    const pages = [0, 1, 0, 1, 0].map((i) => product(promos[i]!));
+    const { policy } = suggestPolicy(pages, { kind: "html" });
+    expect(diffHtml(pages[4]!, product(promos[1]!), { policy })).toBeNull();
+    expect(diffHtml(pages[4]!, product("Currently unavailable."), { policy })).not.toBeNull();
+    expect(diffHtml(pages[4]!, product("Only available to business customers"), { policy })).not.toBeNull();
+  });
+
+  it("in an object of readings, a setting that never moved (a thermostat's setpoint) is not taken for a slower reading", () => {
+    const thermostat = (i: number, setpoint: number) => ({
+      device: { temperature: [21.3, 21.1, 21.6, 21.4, 21.2, 21.7, 21.5][i % 7], humidity: [45.2, 46.1, 44.8, 45.9, 46.4, 45.1, 44.6][i % 7], pressure: [1013.2, 1012.8, 1013.9, 1012.4, 1013.5, 1012.1, 1013.7][i % 7], setpoint },
+    });
+    const { policy, next } = learnThenDiff([0, 1, 2, 3, 4, 5, 6].map((i) => thermostat(i, i < 6 ? 20.5 : 21.5)));
+    expect(policy.tolerance?.some((t) => t.path === "$.device.setpoint") ?? false).toBe(false);
+    expect(next?.changes.map((c) => c.path)).toEqual(["$.device.setpoint"]);
+  });
+
+  it("beside a repository's moving counts, its id and an issue number that never moved are kept (another repository, another issue)", () => {
+    const repo = (i: number, id: number, number: number) => ({
+      id,
+      latest_issue: { number },
+      stargazers_count: 1000 + i * 3 + (i % 2),
+      watchers_count: 1000 + i * 3 + (i % 2),
+      forks_count: 200 + i + (i % 3),
+      open_issues_count: 40 + (i % 4),
+      size: 5120 + i * 7 + (i % 2) * 3,
+    });
+    const history = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => repo(i, 123456789, 17));
+    const { policy } = suggestPolicy(history, { kind: "json" });
+    expect(policy.tolerance?.some((t) => t.path === "$.id") ?? false).toBe(false);
+    const next = diffJson(history[7], repo(8, 123987654, 17), { policy });
+    expect(next?.changes.map((c) => c.path)).toContain("$.id");
+  });
+
+  it("an amount of money written as a decimal string beside a moving time (a Shopify order's discounts) that changed twice is kept, rated medium", () => {
+    const discounts = ["0.00", "0.00", "0.00", "10.00", "10.00", "10.00", "15.50", "15.50", "15.50", "40.00"];
+    const fetches = discounts.map((d, i) => ({ order: { id: 450789469, updated_at: iso(i * 5), total_discounts: d, financial_status: "paid" } }));
+    const { policy, next } = learnThenDiff(fetches);
+    expect(policy.volatile?.some((v) => v.path === "$.order.total_discounts") ?? false).toBe(false);
+    const change = next?.changes.find((c) => c.path === "$.order.total_discounts");
+    expect(change?.severity).toBe("medium");
+  });
+});
+
+describe("review: families of readings", () => {
+  it("an account's balances written with one format (Kraken's Balance), one of which changed once (a deposit), are kept: a withdrawal is reported", () => {
+    const balances = (xbt: string, eth: string) => ({ error: [], result: { XXBT: xbt, XETH: eth, XXRP: "1520.4412300000", XLTC: "12.9907310000" } });
+    const history = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => balances(i < 4 ? "0.1234567890" : "0.1271234560", "2.5000123400"));
+    const { policy } = suggestPolicy(history, { kind: "json" });
+    const next = diffJson(history[7], balances("0.1271234560", "2.3750117230"), { policy });
+    expect(next?.changes.map((c) => c.path)).toEqual(["$.result.XETH"]);
+  });
+});
+
+describe("review: numbers that went up and down", () => {
+  it("a setting or a code that went up and down while learning (a thermostat's scheduled setpoint, an HTTP status code) is not a reading: its next change is reported", () => {
+    const setpoints = [20, 20, 18.5, 18.5, 21, 21, 19, 19, 19];
+    const thermostat = (s: number) => ({ name: "Hallway", target_temperature: s, hvac: "heat" });
+    const moved = learnThenDiff([...setpoints, 22].map(thermostat));
+    expect(moved.policy.tolerance?.some((t) => t.path === "$.target_temperature") ?? false).toBe(false);
+    expect(moved.next?.changes.map((c) => c.path)).toEqual(["$.target_temperature"]);
+    const codes = [200, 200, 503, 503, 200, 502, 200, 200, 200];
+    const probe = (code: number) => ({ url: "https://api.example.com/health", status_code: code });
+    expect(learnThenDiff([...codes, 301].map(probe)).next?.changes.map((c) => c.path)).toEqual(["$.status_code"]);
+  });
+});
