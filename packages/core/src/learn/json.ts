@@ -745,6 +745,45 @@ function isRunningTotalName(name: string | undefined): boolean {
   return name !== undefined && /(?:^|_|[a-z])(?:kwh|wh|mwh|energy|consumption|import|export|produced|production|delivered|uptime|odometer|lifetime)(?:$|_|[A-Z0-9])|(?:Kwh|KWh|Wh|Energy|Consumption|Import|Export|Uptime)$/i.test(name);
 }
 
+/**
+ * Units of a physical reading written at the end of a member name: electrical (`active_power_w`,
+ * `energy_import_kwh`, `reactive_power_l3_var`, `active_frequency_hz`), a signal (`wifi_rssi_db`),
+ * air (`co2_ppm`, `pressure_hpa`), a speed (`fan_rpm`). Not mass, length, time, per cent or money:
+ * a product's `weight_kg`, `width_mm`, a `timeout_s`, a `brightness_pct` are figures or settings.
+ * The one-letter units (`_a`, `_v`) only with a quantity beside them (`current_l1_a`, `voltage_v`):
+ * `score_a` is not an ampere.
+ */
+const READING_UNIT = /(?:^|[_-])(?:kw|mw|gw|wh|kwh|mwh|gwh|va|kva|var|kvar|mv|kv|ma|hz|db|dbm|ppm|ppb|lux|hpa|kpa|mbar|rpm)$|(?:^|[_-])w$|[a-z0-9](?:Kw|KW|Kwh|KWh|Wh|Va|VA|Var|Hz|Dbm|DBm|Ppm|Lux|Hpa|Rpm)$/;
+/** A reading whatever is beside it: a unit in its name (as a units object declares one), a signal strength (`rssi`, `snr`). */
+const SELF_EVIDENT_READING = new RegExp(`${READING_UNIT.source}|(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$`);
+/** A quantity measured by a device, as the last word of a member name (`currentBatteryVoltage`, `inputChargeCurrent`, `rssi`, `humidity`). */
+const QUANTITIES = "power|voltage|current|rssi|snr|signal|strength|temperature|temp|humidity|pressure|frequency|irradiance|illuminance|radiation|co2|pm25|pm10|wind|gust|wind_speed|wind_gusts?|precipitation|rain|dew_?point|uv|uv_index|cloud_?cover|battery|load|cpu";
+const READING_QUANTITY = new RegExp(
+  `(?:^|[_-])(?:power_?factor|${QUANTITIES})(?:_(?:l\\d|phase\\d|\\d))?(?:_(?:a|v|w|c|f))?$|[a-z0-9](?:PowerFactor|Power|Voltage|Current|Rssi|RSSI|Snr|SNR|Signal|Strength|Temperature|Temp|Humidity|Pressure|Frequency|Irradiance|Illuminance|Radiation|WindSpeed|Gust|Gusts|Precipitation|Rain|DewPoint|UvIndex|CloudCover|Battery|Load|Cpu|CPU)$|^(?:${QUANTITIES})$`,
+);
+/** Names of a device's or product's rated figure, not a reading: `max_power_w`, `rated_voltage`, `capacity_kwh`, a `nominal` value, a `peak_limit`. */
+const RATED_FIGURE = /max|min|rated|nominal|capacity|default|limit|target|threshold|setpoint|set_?point|spec|brightness/i;
+
+/** A reading by its name; a non-integer `level` too (a battery's or a tank's level, not a log or access level). */
+function isNamedReading(field: FieldStat): boolean {
+  return isReadingName(field.name) || (!field.integers && field.name !== undefined && /(?:^|[_-])level$|[a-z]Level$/.test(field.name) && !RATED_FIGURE.test(field.name));
+}
+
+/** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
+function isReadingName(name: string | undefined): boolean {
+  if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name)) return false;
+  return READING_UNIT.test(name) || READING_QUANTITY.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
+}
+
+/**
+ * Meter readings that only go up by name: an energy or a gas volume imported, exported, delivered,
+ * produced or in total, with its unit (`total_power_import_kwh`, `total_gas_m3`, `energy_export_wh`).
+ * Not a product's `energy_consumption_kwh` (a figure of the product).
+ */
+function isMeterTotalName(name: string | undefined): boolean {
+  return name !== undefined && !RATED_FIGURE.test(name) && /(?:import|export|deliver|produc|total|lifetime|meter)/i.test(name) && /(?:^|[_-])(?:wh|kwh|mwh|gwh|m3|gj)$|(?:Wh|Kwh|KWh|M3)$/.test(name);
+}
+
 /** Suggests a policy for an api monitor from parsed samples, oldest first. */
 export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const learner = new JsonLearner(samples);
@@ -794,6 +833,33 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   const families = readingFamilies(learner.fields.values(), totalPairs);
   const objects = readingObjects(learner.fields.values(), totalPairs);
+  // Readings by name (isReadingName, isMeterTotalName) that moved, by object: a device's object
+  // whose readings move shows that its other readings are live too, on slower clocks of their own.
+  const movedReadings = new Map<string, Set<string>>();
+  for (const f of learner.fields.values()) {
+    if (f.changed > 0 && f.types.size === 1 && f.types.has("number") && !f.currency && (isNamedReading(f) || isMeterTotalName(f.name))) {
+      let moved = movedReadings.get(f.parent);
+      if (moved === undefined) movedReadings.set(f.parent, (moved = new Set()));
+      moved.add(f.path);
+    }
+  }
+  /** Another reading by name moved in the same object. */
+  const liveReadings = (field: FieldStat): boolean => [...(movedReadings.get(field.parent) ?? [])].some((path) => path !== field.path);
+  /** A number named as a physical reading, of one type all along, not money: a reading on a clock of its own. */
+  const namedReading = (field: FieldStat): boolean =>
+    field.types.size === 1 && field.types.has("number") && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
+  const readingByName = (field: FieldStat, why: string): void => {
+    tolerance.push({ path: field.path, relative: MAX_READING_TOLERANCE });
+    evidence.push({
+      kind: "tolerance",
+      rule: `tolerance[${tolerance.length - 1}]`,
+      path: field.path,
+      changed: field.changed,
+      pairs: field.pairs,
+      shape: "measurement",
+      reason: `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise, a larger one is reported`,
+    });
+  };
   /** The reading object a number kept so far belongs to (see readingObjects). */
   // Not an integer that never moved (an id, an issue's number, a code, a version, a count of
   // phases: `$.id` of a GitHub repository beside its moving counts, Open-Meteo's `weather_code`),
@@ -857,6 +923,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       if ((stable || nullable) && timeShaped && isClockName(field.name)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "clock", reason: `stable in all ${samples.length} samples, but ${describeShape(field.volatileShape === "none" || field.volatileShape === undefined ? "unix_time" : field.volatileShape)} named like a clock: noise while it moves forward` });
+        continue;
+      }
+      if (stable && only === "number" && isMeterTotalName(field.name)) {
+        volatile.push({ path: field.path, forward: true });
+        evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a meter's running total (an energy or volume with its unit): noise while it goes up` });
+        continue;
+      }
+      if (stable && namedReading(field) && (liveReadings(field) || SELF_EVIDENT_READING.test(field.name ?? ""))) {
+        readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a unit, a signal strength)"}`);
         continue;
       }
       if (stable && only === "number" && field.integers && isCountName(field.name) && !isPriceName(field.name)) {
@@ -1027,6 +1102,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // integer that only went one way is a counter; going down is reported. (A temperature
         // rises three times in a row on a sunny morning.)
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
+      } else if (namedReading(field) && field.maxRelative <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || SELF_EVIDENT_READING.test(field.name ?? ""))) {
+        // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
+        // object whose other readings move or with its unit in its name: a reading on a slower clock
+        // of its own, however rarely it moved yet. A setting, a rated figure or a code is not named
+        // so (isReadingName); a move beyond half or double is reported.
+        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a unit, a signal strength)"}`);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;

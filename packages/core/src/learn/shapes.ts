@@ -42,7 +42,7 @@ const VERSION = /^v?\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$/;
 const PRICE_TEXT = /^(?:[$€£¥₹]|[A-Z]{3} ?)?\s?\d{1,3}(?:[,.\s]?\d{3})*(?:[.,]\d{2})(?:\s?(?:[$€£¥₹]|[A-Z]{3}))?$/;
 // A bare `total` (an invoice's, an order's) and a tax are money; `total_count` and `checks_total`
 // (a Prometheus-style counter) are counts and do not match.
-const PRICE_NAME = /(?:^|_|-|\b)(?:price|prices|amount|cost|fee|fees|subtotal|grand_total|msrp|unit_amount|balance|tax|taxes)(?:$|_|-|\b|(?=[A-Z]))|^total$|(?:Price|Amount|Cost|Fee|Subtotal|Tax)$/;
+const PRICE_NAME = /(?:^|_|-|\b)(?:price|prices|amount|cost|fee|fees|subtotal|grand_total|msrp|unit_amount|balance|tax|taxes)(?:$|_|-|\b|(?=[A-Z]))|^total$|(?:Price|Amount|Cost|Fee|Subtotal|Tax)$|[a-z](?:Incl|Excl|InclVat|ExclVat)$|[a-z]_(?:incl|excl)(?:_(?:vat|tax))?$/;
 const WORDS = /^[\p{L}][\p{L}\p{N}'&/ _.-]{0,40}$/u;
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*$/;
 

@@ -65,18 +65,19 @@ describe("the learner never hides or under-rates these", () => {
 // behaviour, each with what must still be reported.
 describe("readings learned by their behaviour", () => {
   // a reading that moves on some fetches only: [value at fetch 0..n]
-  const walk = (values: number[], extra: (i: number) => Record<string, unknown> = () => ({})) => values.map((v, i) => ({ rssi: v, ...extra(i) }));
+  // a neutral name: these are judged by behaviour alone (a name such as `rssi` says it is a reading on its own)
+  const walk = (values: number[], extra: (i: number) => Record<string, unknown> = () => ({})) => values.map((v, i) => ({ link: v, ...extra(i) }));
 
   it("a number that went up and down on three fetches by varying amounts is a reading: its next move is quiet, a jump beyond what it did is reported", () => {
     const values = [-66, -66, -58, -58, -69, -69, -61, -61];
     const quiet = learnThenDiff(walk([...values, -64]));
     expect(quiet.next).toBeNull();
-    expect(quiet.policy.tolerance?.some((t) => t.path === "$.rssi")).toBe(true);
+    expect(quiet.policy.tolerance?.some((t) => t.path === "$.link")).toBe(true);
     const jump = learnThenDiff(walk([...values, -610]));
-    expect(jump.next?.changes.map((c) => c.path)).toEqual(["$.rssi"]);
+    expect(jump.next?.changes.map((c) => c.path)).toEqual(["$.link"]);
     // twice up and down is not enough: a setting changed and changed back
     const twice = learnThenDiff(walk([5, 5, 3, 3, 5, 5, 4]));
-    expect(twice.next?.changes.map((c) => c.path)).toEqual(["$.rssi"]);
+    expect(twice.next?.changes.map((c) => c.path)).toEqual(["$.link"]);
   });
 
   it("a running total (a meter's kWh) that only went up is quiet while it goes up; going down is reported; a reading that rose three times is not one", () => {
@@ -216,5 +217,40 @@ describe("review: numbers that went up and down", () => {
     const codes = [200, 200, 503, 503, 200, 502, 200, 200, 200];
     const probe = (code: number) => ({ url: "https://api.example.com/health", status_code: code });
     expect(learnThenDiff([...codes, 301].map(probe)).next?.changes.map((c) => c.path)).toEqual(["$.status_code"]);
+  });
+});
+
+describe("readings by their names", () => {
+  // A HomeWizard socket: two powers on a clock slower than the fetches, each moved once so far.
+  const socket = (power: number, l1: number, extra: Record<string, unknown> = {}) => ({ wifi_ssid: "My Wi-Fi", wifi_strength: 100, total_power_import_t1_kwh: 10830.511, active_power_w: power, active_power_l1_w: l1, ...extra });
+
+  it("a device's readings named with their unit that moved once are readings: their next move is quiet, a move beyond half or double is reported", () => {
+    const history = [socket(152, 141), socket(152, 141), socket(133, 119), socket(133, 119)];
+    expect(learnThenDiff([...history, socket(170, 152)]).next).toBeNull();
+    expect(learnThenDiff([...history, socket(2900, 152)]).next?.changes.map((c) => c.path)).toEqual(["$.active_power_w"]);
+    // a reading gone (null, removed) is still reported
+    expect(learnThenDiff([...history, socket(170, 152, { active_power_w: null })]).next?.changes.map((c) => c.path)).toEqual(["$.active_power_w"]);
+  });
+
+  it("a meter's running total named with its unit is quiet while it goes up, before it moved; going down is reported", () => {
+    const history = [socket(152, 141), socket(152, 141), socket(152, 141)];
+    expect(learnThenDiff([...history, socket(152, 141, { total_power_import_t1_kwh: 10830.9 })]).next).toBeNull();
+    expect(learnThenDiff([...history, socket(152, 141, { total_power_import_t1_kwh: 830.511 })]).next?.changes.map((c) => c.path)).toEqual(["$.total_power_import_t1_kwh"]);
+  });
+
+  it("a rated figure, a setting, a product's mass or a score is not a reading by its name: a change after it changed once is reported", () => {
+    const figures = ["max_power_w", "status_led_brightness_pct", "weight_kg", "score_a", "capacity_kwh", "timeout_s"];
+    for (const name of figures) {
+      const product = (value: number) => ({ sku: "KETTLE-1", [name]: value, active_power_w: 20 + value / 100 });
+      // the other member, a reading, moves on every fetch: the object is live
+      const history = [product(2200), product(2200), product(2000), product(2000)];
+      expect(learnThenDiff([...history, product(1800)]).next?.changes.map((c) => c.path), name).toContain(`$.${name}`);
+    }
+  });
+
+  it("a product's figure named with a quantity (a kettle's `power`), in an object where nothing else is a reading, is kept after it changed once", () => {
+    const kettle = (power: number, stock: number) => ({ sku: "KETTLE-1", power, stock, updated_at: iso(stock) });
+    const history = [kettle(2200, 10), kettle(2200, 9), kettle(2000, 8), kettle(2000, 7)];
+    expect(learnThenDiff([...history, kettle(1800, 6)]).next?.changes.map((c) => c.path)).toContain("$.power");
   });
 });

@@ -50,7 +50,8 @@ const wordsOf = (key: string): string[] =>
 const MEASURE_WORDS = new Set(["temp", "temperature", "humidity", "wind", "pressure", "latency", "took", "elapsed", "ms", "millis", "load", "cpu", "memory", "uptime", "lag", "timing", "roundtrip", "speed", "bid", "ask", "volume", "generationtime", "rssi", "voltage", "power"]);
 const COUNTER_WORDS = new Set(["count", "stars", "stargazers", "watchers", "forks", "views", "downloads", "hits", "visits", "followers", "following", "reactions", "subscribers", "size", "sequence", "seq", "comments", "plays", "issues"]);
 const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_WORDS.has(w));
-const isMeasureKey = (key: string): boolean => !ENUM_KEY.test(key) && (wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key));
+// A member named as a time (`montly_power_peak_timestamp`, `power_date`) is not a measurement, whatever its other words.
+const isMeasureKey = (key: string): boolean => !ENUM_KEY.test(key) && !/timestamp|date|(?:^|_)ts$|Ts$/i.test(key) && (wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key));
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
 // By the words of a member name (`fulfillment_status`, `planType`), not inside other words: a
 // `meter_model` is no mode, a `statement_descriptor` no state.

@@ -14,11 +14,11 @@
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
 // | tuning | json | defaults | 212 | 2120 | 1334 | 1295 | 0 | 420 | 204 | 207 |
-// | tuning | json | learned | 212 | 2120 | 1334 | 22 | 0 | 0 | 187 | 10 |
-// | tuning | json | first3 | 212 | 2120 | 1334 | 35 | 0 | 0 | 187 | 10 |
+// | tuning | json | learned | 212 | 2120 | 1334 | 3 | 0 | 0 | 187 | 3 |
+// | tuning | json | first3 | 212 | 2120 | 1334 | 6 | 0 | 0 | 187 | 3 |
 // | held-out | json | defaults | 102 | 1020 | 646 | 632 | 0 | 201 | 100 | 100 |
-// | held-out | json | learned | 102 | 1020 | 646 | 13 | 0 | 0 | 86 | 6 |
-// | held-out | json | first3 | 102 | 1020 | 646 | 27 | 0 | 0 | 86 | 6 |
+// | held-out | json | learned | 102 | 1020 | 646 | 12 | 0 | 0 | 86 | 5 |
+// | held-out | json | first3 | 102 | 1020 | 646 | 24 | 0 | 0 | 86 | 5 |
 // (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
 // HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
 // measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
@@ -164,14 +164,17 @@ describe("world corpus", () => {
       // numbers of a reading object; money named in camelCase, `priceIncl`): tuning 22, no
       // under-rated; held-out 15 (run at the end), then 13 with an uptime counted as a count (a
       // tuning history's `uptime_s`; the held-out set run a second time).
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 22 : 13);
+      // Ninth round (2026-11-29, tuned on the tuning set only): readings by their names (a unit in
+      // the name, `active_power_w`; a quantity a device measures, beside readings that moved;
+      // a meter's running total by its unit; `averageIncl` is money): tuning 3, held-out 12.
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 3 : 12);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
-      // (then 35 and 31, no under-rated; 35 and 27 with the uptime)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 35 : 27);
+      // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 6 : 24);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
