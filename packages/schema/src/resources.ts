@@ -603,7 +603,9 @@ export const DEFAULT_SNAPSHOT_RETENTION = 100;
 /**
  * A learned entry a user rejected: the learner does not apply it again to this monitor (it still
  * shows in `GET /api/monitors/{id}/noise`, marked `rejected`). `path` for JSON fields and arrays
- * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks.
+ * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks. A rejected
+ * noise entry (`volatile`, `tolerance`, `unordered`) also keeps the other two noise kinds from being
+ * applied at the same path or selector (docs/signal.md); an `arrayKey` rejection blocks that key only.
  */
 export const RejectedSuggestionSchema = z
   .strictObject({
