@@ -917,6 +917,11 @@ export const SnapshotCompareSchema = z.object({
   policy: ComparePolicySchema,
   /** Whether the learned policy was part of the policy applied. */
   includesLearned: z.boolean(),
+  /**
+   * Website monitors: the CSS selector the two pages were compared under (null: the whole page),
+   * the one the check that stored `to` used (docs/api.md). Absent for API monitors.
+   */
+  selector: z.string().nullable().optional(),
   /** The changes that remain, or null when none does. */
   diff: z
     .object({
