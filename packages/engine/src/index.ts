@@ -41,6 +41,7 @@ export {
   createNoiseLearner,
   learnedOriginOf,
   mergeSuggestedPolicy,
+  rejectionBlocks,
   withoutRejected,
   type LearnedNoise,
   type LearnedOrigin,

@@ -10,7 +10,7 @@ import { diffJson, type Fetcher, newId, type PolicyRules, type Store } from "@dr
 import { createHttpFetcher } from "@driftwatch/fetcher-http";
 import { createSqliteStore } from "@driftwatch/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckService, createComparePool, createNoiseLearner, learnContent, learnedOriginOf, mergeSuggestedPolicy, withoutRejected } from "../src/index.js";
+import { createCheckService, createComparePool, createNoiseLearner, learnContent, learnedOriginOf, mergeSuggestedPolicy, rejectionBlocks, withoutRejected } from "../src/index.js";
 import { createMonitor, manualClock, openTempStore } from "./fixtures.js";
 
 interface NoisyTarget {
@@ -505,11 +505,41 @@ describe("withoutRejected and learnedOriginOf", () => {
       { kind: "volatile" as const, selector: ".promo" },
       { kind: "arrayKey" as const, path: "$.items" },
       { kind: "unordered" as const, path: "$.tags" },
-      // same path, other kind: stays
-      { kind: "tolerance" as const, path: "$.generated_at" },
+      // another path: nothing learned there
+      { kind: "tolerance" as const, path: "$.elsewhere" },
     ];
     expect(withoutRejected(learned, rejected)).toEqual({ ...learned, volatile: [{ path: "$.generated_at" }], arrayKeys: { "$.tags": "slug" }, unordered: [] });
     expect(mergeSuggestedPolicy({ rules: [] }, learned, "json", rejected).volatile).toEqual([{ path: "$.generated_at" }]);
+  });
+
+  it("a rejected noise entry blocks every noise kind at the same path, not array keys, severity rules or other paths", () => {
+    const noisy: PolicyRules = {
+      rules: [{ path: "$.temp", category: "value", op: "replace", severity: "medium" }],
+      arrayKeys: { "$.tags": "slug" },
+      volatile: [{ path: "$.temp" }, { path: "$.tags" }, { path: "$.temp.unit" }, { selector: ".promo" }],
+      tolerance: [{ path: "$.temp", relative: 0.1 }],
+      unordered: ["$.tags"],
+    };
+    // rejecting the volatile entry: the tolerance at the same path is not applied either
+    expect(withoutRejected(noisy, [{ kind: "volatile", path: "$.temp" }])).toEqual({ ...noisy, volatile: [{ path: "$.tags" }, { path: "$.temp.unit" }, { selector: ".promo" }], tolerance: [] });
+    // and the reverse
+    expect(withoutRejected(noisy, [{ kind: "tolerance", path: "$.temp" }]).volatile).toEqual([{ path: "$.tags" }, { path: "$.temp.unit" }, { selector: ".promo" }]);
+    // an array's order is noise too: a rejected unordered blocks volatile there, the array key stays
+    expect(withoutRejected(noisy, [{ kind: "unordered", path: "$.tags" }])).toEqual({ ...noisy, volatile: [{ path: "$.temp" }, { path: "$.temp.unit" }, { selector: ".promo" }], unordered: [] });
+    // an array key is no noise: its rejection blocks the key only, a noise rejection never the key
+    expect(withoutRejected(noisy, [{ kind: "arrayKey", path: "$.tags" }])).toEqual({ ...noisy, arrayKeys: {} });
+    expect(withoutRejected(noisy, [{ kind: "volatile", path: "$.tags" }]).arrayKeys).toEqual({ "$.tags": "slug" });
+    // a selector blocks that selector only
+    expect(withoutRejected(noisy, [{ kind: "volatile", selector: ".promo" }]).volatile).toEqual([{ path: "$.temp" }, { path: "$.tags" }, { path: "$.temp.unit" }]);
+    expect(rejectionBlocks({ kind: "tolerance", path: "$.temp" }, { kind: "volatile", path: "$.temp" })).toBe(true);
+    expect(rejectionBlocks({ kind: "volatile", path: "$.temp" }, { kind: "volatile", path: "$.temp.unit" })).toBe(false);
+    expect(rejectionBlocks({ kind: "volatile", path: "$.tags" }, { kind: "arrayKey", path: "$.tags" })).toBe(false);
+    expect(rejectionBlocks({ kind: "arrayKey", path: "$.tags" }, { kind: "unordered", path: "$.tags" })).toBe(false);
+    expect(rejectionBlocks({ kind: "volatile", selector: ".promo" }, { kind: "volatile", path: ".promo" })).toBe(false);
+    // merged with the user's policy: the severity rule stays, so a change of the field is rated
+    const merged = mergeSuggestedPolicy({ rules: [] }, noisy, "json", [{ kind: "volatile", path: "$.temp" }]);
+    expect(merged.rules).toEqual(noisy.rules);
+    expect(merged.tolerance).toBeUndefined();
   });
 
   it("names the learned entry behind an entry of the merged policy, and none for the user's", () => {

@@ -603,7 +603,9 @@ export const DEFAULT_SNAPSHOT_RETENTION = 100;
 /**
  * A learned entry a user rejected: the learner does not apply it again to this monitor (it still
  * shows in `GET /api/monitors/{id}/noise`, marked `rejected`). `path` for JSON fields and arrays
- * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks.
+ * (as the suggestion named it, `$.items[*].updated_at`), `selector` for page blocks. A rejected
+ * noise entry (`volatile`, `tolerance`, `unordered`) also keeps the other two noise kinds from being
+ * applied at the same path or selector (docs/signal.md); an `arrayKey` rejection blocks that key only.
  */
 export const RejectedSuggestionSchema = z
   .strictObject({
@@ -915,6 +917,11 @@ export const SnapshotCompareSchema = z.object({
   policy: ComparePolicySchema,
   /** Whether the learned policy was part of the policy applied. */
   includesLearned: z.boolean(),
+  /**
+   * Website monitors: the CSS selector the two pages were compared under (null: the whole page),
+   * the one the check that stored `to` used (docs/api.md). Absent for API monitors.
+   */
+  selector: z.string().nullable().optional(),
   /** The changes that remain, or null when none does. */
   diff: z
     .object({

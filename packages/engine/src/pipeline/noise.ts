@@ -227,21 +227,46 @@ export function mergeSuggestedPolicy(
   return merged;
 }
 
-/** `suggested` without the entries a user rejected (`settings.rejectedSuggestions`): they are never applied. */
+/**
+ * The kinds of learned entry that silence changes at their path: `volatile` (value changes),
+ * `tolerance` (small numeric changes) and `unordered` (the order of an array's elements). A user
+ * who rejects one of them at a path says the path is not noise, so the rejection blocks every
+ * one of these kinds at that same path (`withoutRejected`). `arrayKey` (how an array's elements
+ * are matched) and the learned severity rules (which raise a severity) are not noise.
+ */
+export const NOISE_KINDS: readonly RejectedSuggestion["kind"][] = ["volatile", "tolerance", "unordered"];
+
+const isNoiseKind = (kind: RejectedSuggestion["kind"]): boolean => NOISE_KINDS.includes(kind);
+
+/**
+ * Whether `rejection` (an entry of `settings.rejectedSuggestions`) keeps the learned entry
+ * `entry` (its kind and its path or selector) from being applied: the same entry, or, for a
+ * noise kind (`NOISE_KINDS`), any noise entry at the same path or selector. A rejected
+ * `volatile $.x` also blocks a learned `tolerance $.x` and `unordered $.x` (and the reverse):
+ * the noise does not come back under another kind. Paths are compared as written (the learner
+ * writes them one way: `$.items[*].updated_at`); an entry at another path (an enclosing one, a
+ * member below) is not blocked. `arrayKey` rejections block only the array key at their path.
+ */
+export function rejectionBlocks(rejection: RejectedSuggestion, entry: RejectedSuggestion): boolean {
+  if (rejection.path !== entry.path || rejection.selector !== entry.selector) return false;
+  return rejection.kind === entry.kind || (isNoiseKind(rejection.kind) && isNoiseKind(entry.kind));
+}
+
+/**
+ * `suggested` without the entries a user rejected (`settings.rejectedSuggestions`): they are never
+ * applied. A rejected noise entry also leaves out the other noise kinds at its path or selector
+ * (`rejectionBlocks`); the rejections themselves are kept as the user made them.
+ */
 export function withoutRejected(suggested: PolicyRules, rejected: readonly RejectedSuggestion[]): PolicyRules {
   if (rejected.length === 0) return suggested;
-  const named = (kind: RejectedSuggestion["kind"]): Set<string> =>
-    new Set(rejected.filter((r) => r.kind === kind).map((r) => (r.path !== undefined ? `path:${r.path}` : `selector:${r.selector ?? ""}`)));
-  const volatile = named("volatile");
-  const tolerance = named("tolerance");
-  const unordered = named("unordered");
-  const keys = named("arrayKey");
+  const where = (r: { path?: string | undefined; selector?: string | undefined }): string => (r.path !== undefined ? `path:${r.path}` : `selector:${r.selector ?? ""}`);
+  // every noise kind at a path or selector any noise rejection names; array keys by their own rejections
+  const noise = new Set(rejected.filter((r) => isNoiseKind(r.kind)).map(where));
+  const keys = new Set(rejected.filter((r) => r.kind === "arrayKey").map(where));
   const out: PolicyRules = { ...suggested };
-  if (suggested.volatile !== undefined) {
-    out.volatile = suggested.volatile.filter((v) => !volatile.has(v.path !== undefined ? `path:${v.path}` : `selector:${v.selector ?? ""}`));
-  }
-  if (suggested.tolerance !== undefined) out.tolerance = suggested.tolerance.filter((t) => !tolerance.has(`path:${t.path}`));
-  if (suggested.unordered !== undefined) out.unordered = suggested.unordered.filter((p) => !unordered.has(`path:${p}`));
+  if (suggested.volatile !== undefined) out.volatile = suggested.volatile.filter((v) => !noise.has(where(v)));
+  if (suggested.tolerance !== undefined) out.tolerance = suggested.tolerance.filter((t) => !noise.has(`path:${t.path}`));
+  if (suggested.unordered !== undefined) out.unordered = suggested.unordered.filter((p) => !noise.has(`path:${p}`));
   if (suggested.arrayKeys !== undefined) {
     out.arrayKeys = Object.fromEntries(Object.entries(suggested.arrayKeys).filter(([path]) => !keys.has(`path:${path}`)));
   }

@@ -1,6 +1,6 @@
 // GET /api/monitors/{id}/compare: two stored snapshots of a monitor compared again under the
 // effective policy, the user's rules only, or none, so a person can see what the learned policy hid.
-import type { PolicyRules } from "@driftwatch/core";
+import type { MonitorRecord, PolicyRules, SnapshotRecord, Store } from "@driftwatch/core";
 import { SnapshotCompareQuerySchema, SnapshotCompareSchema, type SnapshotCompare } from "@driftwatch/schema";
 import { createComparePool, createNoiseLearner, mergeSuggestedPolicy, silencedOf, type LearnedPolicy } from "@driftwatch/engine";
 import type { FastifyInstance } from "fastify";
@@ -9,6 +9,32 @@ import { authOf } from "../http/auth.js";
 import { ApiError, notFound } from "../http/problem.js";
 import type { AppDependencies } from "../types.js";
 import { MonitorParams, problems, security } from "./common.js";
+
+/**
+ * The CSS selector a website monitor's two stored pages are compared under: the one in force when
+ * the check that stored `to` ran, so the comparison is the one that check made. A snapshot keeps the
+ * whole page as fetched and not the selector; a website diff records its selector, so a `to` with a
+ * recorded diff gives it (an alert-only diff too). Without one (the check found no change in its
+ * scope, or hid every change), the monitor's current selector applies when `to` was fetched since the monitor's target last changed
+ * (`learningSince`: its URL, method, body or selector): that check ran with the current one. Before
+ * that the selector it ran with is not known, and comparing the pages under another scope would show
+ * changes that check never looked at: `409 conflict`.
+ */
+async function selectorOf(store: Store, monitor: MonitorRecord, to: SnapshotRecord): Promise<string | null> {
+  // the check's diff has its snapshot's fetchedAt as createdAt (one clock reading per check)
+  const recorded = await store.listDiffs(monitor.orgId, monitor.id, { since: to.fetchedAt, until: to.fetchedAt, limit: 100 });
+  const diff = recorded.data.find((d) => d.snapshotId === to.id);
+  if (diff !== undefined && "selector" in diff) return diff.selector;
+  const since = monitor.learningSince == null ? null : Date.parse(monitor.learningSince);
+  if (since === null || Date.parse(to.fetchedAt) >= since) return monitor.selector;
+  throw new ApiError(
+    "conflict",
+    `Snapshot ${to.id} was checked before this monitor's URL, method, body or selector last changed (${monitor.learningSince!}), and its check recorded no diff, ` +
+      "so the selector it was compared under is not known: comparing the pages under the current selector would show changes that check never looked at. " +
+      "Compare snapshots taken since the change, or a pair of a recorded diff.",
+    { extensions: { targetChangedAt: monitor.learningSince } },
+  );
+}
 
 export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencies): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -30,10 +56,13 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
           "policy=effective (default) applies the stored rules merged with what the monitor learned (when autoApplySuggestions is on, " +
           "rejected entries left out), as a check would now; policy=user the stored rules only, so what the learned policy hid shows again; " +
           "policy=none no policy. hidden lists what the policy hid and by which entry. A silenced check's snapshot names the pair " +
-          "(silenced.previousSnapshotId, its own id); a diff names it as previousSnapshotId and snapshotId.",
+          "(silenced.previousSnapshotId, its own id); a diff names it as previousSnapshotId and snapshotId. A website monitor's pages are compared " +
+          "under the selector the check that stored `to` used (selector in the answer): the one its recorded diff names, else the monitor's current " +
+          "one when `to` was fetched since the monitor's target last changed (learningSince); otherwise that selector is not known and the answer " +
+          "is 409 conflict.",
         params: MonitorParams,
         querystring: SnapshotCompareQuerySchema,
-        response: { 200: SnapshotCompareSchema, ...problems(404, 422) },
+        response: { 200: SnapshotCompareSchema, ...problems(404, 409, 422) },
       },
     },
     async (request): Promise<SnapshotCompare> => {
@@ -48,6 +77,8 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
       ]);
       if (settings === null) throw notFound("monitor");
       if (before?.body == null || after?.body == null) throw new ApiError("not_found", "No snapshot with this id exists for this monitor (it may have passed retention).");
+      // before the policy is learned: a pair that cannot be compared as its check saw it is refused first
+      const selector = monitor.type === "website" ? await selectorOf(store, monitor, after) : monitor.selector;
       const user: PolicyRules = settings.policyRulesJson;
       let policy: PolicyRules = which === "none" ? { rules: [] } : user;
       let learned: LearnedPolicy | null = null;
@@ -62,7 +93,7 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
         body: after.body,
         previousBody: before.body,
         policy,
-        selector: monitor.selector,
+        selector,
         explain: true,
       });
       if (!result.ok) throw new ApiError("validation_failed", `The snapshots could not be compared: ${result.message}`);
@@ -73,6 +104,7 @@ export function registerCompareRoutes(app: FastifyInstance, deps: AppDependencie
         toSnapshotId: after.id,
         policy: which,
         includesLearned: learned !== null,
+        ...(monitor.type === "website" ? { selector } : {}),
         diff:
           result.diff === null
             ? null

@@ -18,11 +18,31 @@ let fetcher: Fetcher;
 /** The stable part of the answer; every answer also gets a new `request_id` and `served_at`. */
 const state: { doc: Record<string, unknown> } = { doc: { plan: "pro", price: 10 } };
 let served = 0;
+/** The website page at /scoped-page: a price in its <main>, an offer in its <aside>. */
+const page = { price: "10", ad: "one" };
+/** Per path: the values `pos` takes, one per fetch, in turn. */
+const jitter: Record<string, { values: number[]; at: number }> = {
+  // by less than 1 %: learned as a tolerance
+  "/jitter-small": { values: [48.8566, 48.85661, 48.85659, 48.85662, 48.8566, 48.85663, 48.85658], at: 0 },
+  // by varying amounts: a measurement, learned as volatile
+  "/jitter-big": { values: [20.1, 23.5, 19.2, 27.3, 21.4, 25.9, 18.7], at: 0 },
+};
 
 beforeAll(async () => {
-  target = createServer((_req, res) => {
+  target = createServer((req, res) => {
     served++;
+    if (req.url === "/scoped-page") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><body><main><p id="price">Price ${page.price}</p></main><aside><p id="ad">Offer ${page.ad}</p></aside></body></html>`);
+      return;
+    }
+    const series = req.url === undefined ? undefined : jitter[req.url];
     res.writeHead(200, { "content-type": "application/json" });
+    if (series !== undefined) {
+      // a number that moves on every fetch, nothing else does
+      res.end(JSON.stringify({ plan: "pro", pos: series.values[series.at++ % series.values.length] }));
+      return;
+    }
     res.end(JSON.stringify({ ...state.doc, request_id: randomUUID(), served_at: new Date(Date.UTC(2026, 0, 1) + served * 60_000).toISOString() }));
   });
   await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
@@ -171,6 +191,98 @@ describe("what a learning monitor silenced, through the API", () => {
     const loud = await check(id);
     expect(loud.diff.changes.map((c: { path: string }) => c.path)).toEqual(["$.request_id"]);
     expect(loud.diff.learning).toBeUndefined();
+  });
+});
+
+describe("a rejected noise entry blocks every kind that would silence its path", () => {
+  /** Checks until one records no diff (the learned policy silenced `pos`); the learned entries at `$.pos` then. */
+  async function quietMonitor(path: string): Promise<{ id: string; kinds: string[] }> {
+    const id = await create(path);
+    expect((await check(id)).diff).toBeNull(); // the first content
+    let quiet = false;
+    for (let i = 0; i < 12 && !quiet; i++) quiet = (await check(id)).diff === null;
+    expect(quiet, "the learner silences pos before the rejection").toBe(true);
+    const noise = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` }));
+    const kinds = (noise.evidence as Array<{ kind: string; path?: string }>).filter((e) => e.path === "$.pos" && e.kind !== "severity" && e.kind !== "kept").map((e) => e.kind);
+    return { id, kinds };
+  }
+
+  for (const [path, learned, rejected] of [
+    ["/jitter-small", "tolerance", "volatile"],
+    ["/jitter-big", "volatile", "tolerance"],
+  ] as const) {
+    it(`rejecting ${rejected} $.pos keeps a ${learned} learned at $.pos from silencing it; the rejection is kept as made`, async () => {
+      const { id, kinds } = await quietMonitor(path);
+      expect(kinds).toEqual([learned]);
+      const rejection = [{ kind: rejected, path: "$.pos" }];
+      const set = SettingsSchema.parse(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { rejectedSuggestions: rejection } })));
+      expect(set.rejectedSuggestions).toEqual(rejection);
+      const loud = await check(id);
+      expect(loud.diff?.changes.map((c: { path: string }) => c.path)).toEqual(["$.pos"]);
+      expect(loud.diff.learning).toBeUndefined();
+      // the learner still finds it (the rules page shows it), the stored rejection is unchanged
+      const noise = json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/noise` }));
+      expect((noise.evidence as Array<{ kind: string; path?: string }>).some((e) => e.kind === learned && e.path === "$.pos")).toBe(true);
+      expect((await settingsOf(id)).rejectedSuggestions).toEqual(rejection);
+      // the comparison under the effective policy leaves it out too
+      const compared = SnapshotCompareSchema.parse(
+        json(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/compare?from=${loud.diff.previousSnapshotId}&to=${loud.diff.snapshotId}` })),
+      );
+      expect(compared.diff?.changes.map((c) => c.path)).toEqual(["$.pos"]);
+      // an array key or another path is no rejection of this one: silenced again
+      await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { rejectedSuggestions: [{ kind: "arrayKey", path: "$.pos" }, { kind: rejected, path: "$.pos.x" }] } });
+      expect((await check(id)).diff).toBeNull();
+    });
+  }
+});
+
+describe("comparing snapshots a website monitor took before its selector changed", () => {
+  it("compares a pair under the selector its check used (its recorded diff's), and refuses with 409 when that is not known", async () => {
+    const id = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { type: "website", url: `${base}/scoped-page`, selector: "main" } })).id as string;
+    await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}/settings`, payload: { autoApplySuggestions: false } });
+    const compare = async (from: string, to: string) => h.request(h.a.admin, { method: "GET", url: `/api/monitors/${id}/compare?from=${from}&to=${to}&policy=none` });
+    const texts = (compared: { diff: { changes: Array<{ before?: unknown; after?: unknown }> } | null }) => JSON.stringify(compared.diff?.changes ?? []);
+    Object.assign(page, { price: "10", ad: "one" });
+    const first = await check(id);
+    expect(first.diff).toBeNull();
+    // the price in <main> changes (and the offer): a diff scoped to main
+    Object.assign(page, { price: "12", ad: "two" });
+    const priced = await check(id);
+    expect(priced.diff).toMatchObject({ selector: "main" });
+    // only the offer changes, outside the scope: a new snapshot, no diff
+    Object.assign(page, { ad: "three" });
+    const outside = await check(id);
+    expect(outside.diff).toBeNull();
+    expect(outside.snapshot.id).not.toBe(priced.snapshot.id);
+
+    h.clock.now = new Date(h.clock.now.getTime() + 60_000);
+    expect(json(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${id}`, payload: { selector: "aside" } })).selector).toBe("aside");
+
+    // the recorded diff's pair: compared under main, as its check did, not under the new aside
+    const recorded = SnapshotCompareSchema.parse(json(await compare(first.snapshot.id, priced.snapshot.id)));
+    expect(texts(recorded)).toContain("12");
+    expect(texts(recorded)).not.toContain("two");
+    expect(recorded.selector).toBe("main");
+    // a pair whose check recorded no diff, before the change: its selector is not known
+    const unknown = expectProblem(await compare(priced.snapshot.id, outside.snapshot.id), 409, "conflict");
+    expect(unknown.detail).toContain("selector");
+    expect(unknown.targetChangedAt).toBe((await h.store.getMonitor(h.a.orgId, id))!.learningSince);
+
+    // since the change: the new selector, for the pair across the change as its check compared it
+    Object.assign(page, { ad: "four" });
+    h.clock.now = new Date(h.clock.now.getTime() + 60_000);
+    const after = await check(id);
+    expect(after.diff).toMatchObject({ selector: "aside" });
+    const across = SnapshotCompareSchema.parse(json(await compare(outside.snapshot.id, after.snapshot.id)));
+    expect(across.selector).toBe("aside");
+    expect(texts(across)).toContain("four");
+    // a snapshot since the change with no diff of its own: the current selector
+    Object.assign(page, { price: "15" });
+    h.clock.now = new Date(h.clock.now.getTime() + 60_000);
+    const quiet = await check(id);
+    expect(quiet.diff).toBeNull();
+    const current = SnapshotCompareSchema.parse(json(await compare(after.snapshot.id, quiet.snapshot.id)));
+    expect(current).toMatchObject({ selector: "aside", diff: null });
   });
 });
 

@@ -12,7 +12,7 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
 import { LearningCard } from "./LearningCard";
-import { applySuggestion, pinnedIn, rejectionOf, sameRejection } from "./suggestions";
+import { applySuggestion, pinnedIn, rejectionBlocks, rejectionOf, sameRejection } from "./suggestions";
 
 const OPS = ["", "add", "remove", "replace", "move"] as const;
 const CATEGORIES = ["", "schema", "value"] as const;
@@ -282,19 +282,26 @@ function EvidenceItem(props: {
   evidence: NoiseEvidence;
   canWrite: boolean;
   busy: boolean;
-  rejected: boolean;
+  /** The stored rejections that keep this entry from being applied (its own, or a noise rejection of another kind at its path). */
+  rejectedBy: RejectedSuggestion[];
   pinned: boolean;
   onPin: () => void;
   onEdit: () => void;
   onReject: (reject: boolean) => void;
 }): ReactNode {
-  const { evidence: e, canWrite, busy, rejected, pinned } = props;
+  const { evidence: e, canWrite, busy, rejectedBy, pinned } = props;
   const where = e.path ?? e.selector ?? "";
-  const rejectable = rejectionOf(e) !== null;
+  const own = rejectionOf(e);
+  const rejectable = own !== null;
+  const rejected = rejectedBy.length > 0;
+  // rejected under another kind at this path: "this path is not noise" blocks every noise kind there
+  const asOther = own !== null && rejected && !rejectedBy.some((r) => sameRejection(r, own)) ? rejectedBy[0]!.kind : null;
   return (
     <li className={rejected ? "rejected" : undefined}>
       <span className="tag">{e.kind}</span> {e.rule ? <code className="muted">{e.rule}</code> : null} <code className="break">{where}</code>
-      {rejected ? <span className="badge rejected">rejected: not applied</span> : null}
+      {rejected ? (
+        <span className="badge rejected">{asOther === null ? "rejected: not applied" : `rejected as ${asOther} at this ${e.path !== undefined ? "path" : "selector"}: not applied`}</span>
+      ) : null}
       {pinned ? <span className="badge pinned">pinned: your copy in the rules applies</span> : null}
       <p>
         {e.reason} ({e.changed} of {e.pairs} pairs)
@@ -354,7 +361,8 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
   };
   const rejected = settings.data?.rejectedSuggestions ?? [];
   const setRejected = (entry: RejectedSuggestion, reject: boolean): void => {
-    const others = rejected.filter((r) => !sameRejection(r, entry));
+    // applying again takes out every rejection that blocks the entry (a noise rejection of another kind at its path too)
+    const others = rejected.filter((r) => (reject ? !sameRejection(r, entry) : !rejectionBlocks(r, entry)));
     save.mutate({ rejectedSuggestions: reject ? [...others, entry] : others });
   };
   return (
@@ -387,9 +395,9 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                   evidence={e}
                   canWrite={canWrite}
                   busy={save.isPending}
-                  rejected={(() => {
+                  rejectedBy={(() => {
                     const entry = rejectionOf(e);
-                    return entry !== null && rejected.some((r) => sameRejection(r, entry));
+                    return entry === null ? [] : rejected.filter((r) => rejectionBlocks(r, entry));
                   })()}
                   pinned={settings.data !== undefined && pinnedIn(settings.data.policyRulesJson, noise.data.policy, e)}
                   onPin={() => apply(e)}
@@ -402,10 +410,10 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
               ))}
             </ul>
             {(() => {
-              // rejected entries the learner does not find now: listed so that they can be taken back
+              // rejections that block nothing the learner finds now: listed so that they can be taken back
               const unseen = rejected.filter((r) => !noise.data.evidence.some((e) => {
                 const entry = rejectionOf(e);
-                return entry !== null && sameRejection(entry, r);
+                return entry !== null && rejectionBlocks(r, entry);
               }));
               return unseen.length === 0 ? null : (
                 <>
@@ -416,7 +424,7 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
                         <span className="tag">{r.kind}</span> <code className="break">{r.path ?? r.selector}</code>
                         {canWrite ? (
                           <div className="actions">
-                            <button type="button" disabled={save.isPending} onClick={() => setRejected(r, false)}>
+                            <button type="button" disabled={save.isPending} onClick={() => save.mutate({ rejectedSuggestions: rejected.filter((x) => !sameRejection(x, r)) })}>
                               Apply again<span className="sr-only"> {r.kind} {r.path ?? r.selector}</span>
                             </button>
                           </div>
@@ -430,7 +438,7 @@ function Suggestions({ monitorId, autoApply }: { monitorId: string; autoApply: b
             <p className="hint">
               <strong>Pin</strong> copies an entry into your rules above, where it stays whatever the learner later finds, and your copy applies instead of the
               learned one; <strong>Edit</strong> pins it and takes you to your copy; <strong>Reject</strong> stops this monitor from applying it, now and when it is
-              learned again.
+              learned again (rejecting a volatile, tolerance or unordered entry says its path is not noise: none of these kinds is applied there).
             </p>
             {canWrite ? (
               <button type="button" className="primary" disabled={save.isPending} onClick={() => apply(null)}>

@@ -110,11 +110,11 @@ describe("learned entries on the rules page", () => {
     appliedAutomatically: true,
   };
 
-  function setup(initialRejected: Settings["rejectedSuggestions"], policyRulesJson: Settings["policyRulesJson"] = { rules: [] }) {
+  function setup(initialRejected: Settings["rejectedSuggestions"], policyRulesJson: Settings["policyRulesJson"] = { rules: [] }, learned: NoiseProfile = noise) {
     let settings: Settings = { monitorId: MON.id, policyRulesJson, snapshotRetention: 100, autoApplySuggestions: true, rejectedSuggestions: initialRejected, track: [], alert: null, learning: null, updatedAt: null };
     const fake = fakeClient((call) => {
       if (call.path === `/api/monitors/${MON.id}`) return { body: MON };
-      if (call.path === `/api/monitors/${MON.id}/noise`) return { body: noise };
+      if (call.path === `/api/monitors/${MON.id}/noise`) return { body: learned };
       if (call.path === `/api/monitors/${MON.id}/settings` && call.method === "PATCH") {
         const body = call.body as { rejectedSuggestions?: Settings["rejectedSuggestions"]; policyRules?: Settings["policyRulesJson"] };
         settings = {
@@ -156,6 +156,30 @@ describe("learned entries on the rules page", () => {
     expect(list.textContent).toContain(".promo");
     await userEvent.setup().click(within(list).getByRole("button", { name: "Apply again volatile .promo" }));
     await waitFor(() => expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ rejectedSuggestions: [] }));
+  });
+
+  it("an entry of another noise kind at a rejected path shows as rejected; Apply again takes out the rejection that blocks it", async () => {
+    const tolerance: NoiseProfile = {
+      ...noise,
+      policy: { rules: [], tolerance: [{ path: "$.pos", relative: 0.00001 }], arrayKeys: { "$.items": "id" } },
+      evidence: [
+        { kind: "tolerance", rule: "tolerance[0]", path: "$.pos", changed: 4, pairs: 4, reason: "a jittering float" },
+        { kind: "arrayKey", rule: "arrayKeys['$.items']", path: "$.items", changed: 0, pairs: 4, reason: "id is unique" },
+      ],
+    };
+    // volatile $.pos was rejected; a noise rejection at $.items does not block its array key
+    const { calls } = setup([{ kind: "volatile", path: "$.pos" }, { kind: "unordered", path: "$.items" }], { rules: [] }, tolerance);
+    const section = await screen.findByRole("region", { name: "Learned noise" });
+    const entry = (await within(section).findByText("$.pos")).closest("li")!;
+    expect(within(entry).getByText("rejected as volatile at this path: not applied")).toBeInTheDocument();
+    const key = within(section).getByRole("button", { name: "Reject arrayKey $.items" }).closest("li")!;
+    expect(key.textContent).not.toContain("rejected");
+    // the volatile rejection blocks an entry shown above: it is not listed again; the unordered one blocks nothing shown
+    const unseen = screen.getByRole("list", { name: "Rejected entries not learned now" });
+    expect(unseen.textContent).not.toContain("$.pos");
+    expect(unseen.textContent).toContain("$.items");
+    await userEvent.setup().click(within(entry).getByRole("button", { name: "Apply again tolerance $.pos" }));
+    await waitFor(() => expect(calls.filter((c) => c.method === "PATCH").at(-1)?.body).toEqual({ rejectedSuggestions: [{ kind: "unordered", path: "$.items" }] }));
   });
 
   it("a pinned entry says so, and Edit takes the user to its copy in the rules; Edit on an entry not pinned yet pins it first", async () => {
