@@ -61,6 +61,10 @@ interface FieldStat {
   distinct: Set<string>;
   /** Volatile string shape all string values share: undefined (none seen yet), a shape, or "none". */
   volatileShape: string | undefined;
+  /** The volatile string shape every value it changed to shares (undefined: none yet; "none"): a field that became volatile later. */
+  changedToShape: string | undefined;
+  /** The pair in which it first changed (-1: never). */
+  firstChangedPair: number;
   meaningful: string | undefined;
   integers: boolean;
   unixTimes: boolean;
@@ -323,6 +327,8 @@ class JsonLearner {
         types: new Set(),
         distinct: new Set(),
         volatileShape: undefined,
+        changedToShape: undefined,
+        firstChangedPair: -1,
         meaningful: undefined,
         integers: true,
         unixTimes: true,
@@ -454,9 +460,17 @@ class JsonLearner {
     if (stat.lastChangedPair !== this.pair) {
       stat.lastChangedPair = this.pair;
       stat.changed++;
+      if (stat.firstChangedPair < 0) stat.firstChangedPair = this.pair;
     }
     // Strings are remembered where they change (enough to tell a value coming back).
     if (typeof a === "string" && typeof b === "string") {
+      if (stat.changedToShape !== "none") {
+        const shape = volatileStringShape(b) ?? "none";
+        const prior = stat.changedToShape;
+        if (prior === undefined || prior === shape) stat.changedToShape = shape;
+        else if (RANDOM_TOKENS.has(prior) && RANDOM_TOKENS.has(shape)) stat.changedToShape = prior === "base64" || shape === "base64" ? "base64" : "token";
+        else stat.changedToShape = "none";
+      }
       this.firstSeenAt(stat, a, this.pair);
       if (this.seenBefore(stat, b)) stat.recurred++;
       this.firstSeenAt(stat, b, this.pair + 1);
@@ -1009,6 +1023,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       const clock = (vShape === "iso8601" || vShape === "http_date" || vShape === "unix_time") && field.forward;
       if (vShape !== undefined && vShape !== "none" && often(changed, pairs)) {
         learned(vShape, `always ${describeShape(vShape)}`);
+        continue;
+      }
+      // Volatile later: a value that stood still (`"pending"`, a fixed token) and then changed on
+      // every fetch since, three at least, each time to a new value of one volatile shape (a
+      // token, a time): judged from its first change on, not held back by the value it had before
+      // until that value leaves the samples.
+      const toShape = field.changedToShape;
+      if (toShape !== undefined && toShape !== "none" && changed >= 3 && field.pairs === totalPairs && changed === totalPairs - field.firstChangedPair && field.recurred === 0) {
+        learned(toShape, `since it first changed (on every fetch since), always to ${describeShape(toShape)} (its earlier value was of another shape)`);
         continue;
       }
       if (clock && !isEventTimeName(field.name)) {

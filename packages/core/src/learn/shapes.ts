@@ -72,11 +72,26 @@ export function volatileStringShape(value: string): VolatileShape | undefined {
   if (RELATIVE_TIME.test(s)) return "relative_time";
   if (ETAG.test(s)) return "etag";
   if ((HEX.test(s) || HEX_GROUPS.test(s)) && /\d/.test(s) && /[a-f]/i.test(s)) return "hex";
-  if (!looksRandom(s) || versionedWords(s)) return undefined;
+  if (looksRandom(s) ? versionedWords(s) : !prefixedLetterToken(s)) return undefined;
   if (TOKEN.test(s) && /^[A-Za-z]{1,12}[_:.-]/.test(s)) return "token";
   if (BASE64.test(s) && isRandomWord(s.replace(/[+/=]/g, ""))) return "base64";
   if (TOKEN.test(s)) return "token";
   return undefined;
+}
+
+/** Words run together as people write them: `iPhoneProMax`, `getElementById`, `HTMLParser`, `AccountDisabled`. */
+const CAMEL_WORDS = /^[A-Z]*[a-z]*(?:[A-Z][a-z]+)*[A-Z]*$/;
+
+/**
+ * A prefixed id of letters only (`req_hOtbPFgyvLbDTs`: base62 that happened to draw no digit):
+ * after a short prefix, ten letters or more whose case switches more often than words do and that
+ * do not read as words run together (`evt_AccountDisabled` is a name).
+ */
+function prefixedLetterToken(s: string): boolean {
+  const prefix = /^[A-Za-z]{1,12}[_:.-]/.exec(s);
+  if (prefix === null) return false;
+  const body = s.slice(prefix[0].length);
+  return /^[A-Za-z]{10,}$/.test(body) && !CAMEL_WORDS.test(body) && isRandomWord(body);
 }
 
 /** Words with at most a short number at their ends (`RollingUpdate_v2`, `tier3`, `plan-2024`): a name, not a token. */

@@ -254,3 +254,35 @@ describe("readings by their names", () => {
     expect(learnThenDiff([...history, kettle(1800, 6)]).next?.changes.map((c) => c.path)).toContain("$.power");
   });
 });
+
+describe("a field that becomes volatile later", () => {
+  const token = (i: number) => `req_${["hOtbPFgyvLbDTs", "Q8zKd2LmXc4RtY", "p0VwNq7sJe3HbG", "Zt5YcRk9WmA2Lu"][i]}`;
+  it("is learned from its first change on once it changed on every fetch since, three times, each to a new token, whatever it was before", () => {
+    const before = Array.from({ length: 6 }, () => ({ id: 7, trace: "none" }));
+    const history = [...before, ...[0, 1, 2].map((i) => ({ id: 7, trace: token(i) }))];
+    expect(learnThenDiff([...history, { id: 7, trace: token(3) }]).next).toBeNull();
+    // going back to its old value, a removal or a type change is still reported
+    expect(learnThenDiff([...history, { id: 7 }]).next?.changes.map((c) => c.path)).toEqual(["$.trace"]);
+    expect(learnThenDiff([...history, { id: 7, trace: 42 }]).next?.changes.map((c) => c.path)).toEqual(["$.trace"]);
+  });
+
+  it("is kept while it changed twice only, or to values that came back (a status that flaps)", () => {
+    const before = Array.from({ length: 6 }, () => ({ id: 7, trace: "none" }));
+    const twice = [...before, ...[0, 1].map((i) => ({ id: 7, trace: token(i) }))];
+    expect(learnThenDiff([...twice, { id: 7, trace: token(2) }]).next?.changes.map((c) => c.path)).toEqual(["$.trace"]);
+    const flaps = [...before, ...[0, 1, 0].map((i) => ({ id: 7, trace: token(i) }))];
+    expect(learnThenDiff([...flaps, { id: 7, trace: token(3) }]).next?.changes.map((c) => c.path)).toEqual(["$.trace"]);
+  });
+});
+
+describe("prefixed ids of letters only", () => {
+  it("a request id of base62 that drew no digit (`req_hOtbPFgyvLbDTs`) is a token; words run together (`type_iPhoneProMax`) are not", () => {
+    const ids = ["req_hOtbPFgyvLbDTs", "req_QkzKdwLmXcrRtY", "req_pBVwNqesJeHbGx", "req_ZtrYcRkqWmAwLu"];
+    const requests = ids.map((request_id) => ({ request_id, plan: "pro" }));
+    const learned = learnThenDiff(requests);
+    expect(learned.policy.volatile?.map((v) => v.path)).toContain("$.request_id");
+    expect(learned.next).toBeNull();
+    const kinds = ["type_iPhoneProMax", "type_getElementById", "type_HTMLParser", "type_AccountDisabled"].map((type) => ({ type, plan: "pro" }));
+    expect(suggestPolicy(kinds.slice(0, 3), { kind: "json" }).policy.volatile?.map((v) => v.path) ?? []).not.toContain("$.type");
+  });
+});
