@@ -110,6 +110,8 @@ interface FieldStat {
    * time: a reading with its timestamp), "" (neither).
    */
   context: "unit" | "unitless" | "time" | "" | undefined;
+  /** The unit a `unit` member beside a generic `value` names (Fronius's `{ "Value": 0.92, "Unit": "A" }`), "" for none (set from the first sample). */
+  memberUnit: string | undefined;
   /** The fewest digits after the decimal point its decimal strings are written with (`"16.36240000"`: 8). */
   writtenDecimals: number;
   /** Its decimal strings are all written with the same number of decimals. */
@@ -328,6 +330,7 @@ class JsonLearner {
         distinct: new Set(),
         volatileShape: undefined,
         changedToShape: undefined,
+        memberUnit: undefined,
         firstChangedPair: -1,
         meaningful: undefined,
         integers: true,
@@ -433,7 +436,10 @@ class JsonLearner {
           this.walk(value, b[k]!, child, path, k, depth + 1);
           if (typeof value === "number" || (typeof value === "string" && NUMERIC_STRING.test(value))) {
             const stat = this.fields.get(child);
-            if (stat !== undefined && stat.context === undefined) stat.context = this.contextOf(a, path, k);
+            if (stat !== undefined && stat.context === undefined) {
+              stat.context = this.contextOf(a, path, k);
+              stat.memberUnit = memberUnitOf(a, k);
+            }
           }
         } else this.field(child, path, k).presenceChanged = true;
       }
@@ -775,18 +781,59 @@ const QUANTITIES = "power|voltage|current|rssi|snr|signal|strength|temperature|t
 const READING_QUANTITY = new RegExp(
   `(?:^|[_-])(?:power_?factor|${QUANTITIES})(?:_(?:l\\d|phase\\d|\\d))?(?:_(?:a|v|w|c|f))?$|[a-z0-9](?:PowerFactor|Power|Voltage|Current|Rssi|RSSI|Snr|SNR|Signal|Strength|Temperature|Temp|Humidity|Pressure|Frequency|Irradiance|Illuminance|Radiation|WindSpeed|Gust|Gusts|Precipitation|Rain|DewPoint|UvIndex|CloudCover|Battery|Load|Cpu|CPU)$|^(?:${QUANTITIES})$`,
 );
+/**
+ * Readings as weather stations upload them (the Weather Underground protocol that Ambient Weather
+ * and Ecowitt stations use: the quantity and its unit run together, `tempf`, `windspeedmph`,
+ * `baromrelin`, `dailyrainin`, `solarradiation`), and electrical shorthand (`v_out`, `i_in`,
+ * `p_out`, `f_out`: a battery block's voltage, current, power and frequency).
+ */
+const RUN_TOGETHER_READING = /^(?:temp\d?f|temp\d?c|tempinf|tempinc|dewpt?f|dewpoint\w*|windchillf|feelslike\w*|windspeed\w*|windgust\w*|maxdailygust|windspdmph\w*|winddir\w*|barom\w*in|baromin|baromhpa|humidityin|humidity\d|(?:hourly|daily|weekly|monthly|yearly|event|total)rain\w*|rainin|rainratein|solarradiation|uv|pm25\w*|pm10\w*|co2\w*)$|^(?:v|i|p|q|f|s)_(?:out|in)$/;
+
 /** Names of a device's or product's rated figure, not a reading: `max_power_w`, `rated_voltage`, `capacity_kwh`, a `nominal` value, a `peak_limit`. */
 const RATED_FIGURE = /max|min|rated|nominal|capacity|default|limit|target|threshold|setpoint|set_?point|spec|brightness/i;
 
+/** A generic `value` whose unit member names the unit of a physical reading (`{ "Value": 232.1, "Unit": "V" }`): a reading by its unit. */
+function unitMemberReading(field: FieldStat): boolean {
+  return field.memberUnit !== undefined && READING_UNIT_TEXT.test(field.memberUnit);
+}
+
+/** Numbers, null in some elements of a collection at most (a battery block that reports none): judged by its numbers. */
+function numbersOrNull(field: FieldStat): boolean {
+  return field.types.has("number") && (field.types.size === 1 || (field.types.size === 2 && field.types.has("null")));
+}
+
+/** A `unit` member beside a generic `value` member: the unit it names, or "". */
+function memberUnitOf(object: JsonObject, name: string): string {
+  if (!/^(?:value|val)$/i.test(name)) return "";
+  for (const key of ["unit", "Unit", "units", "Units", "unit_of_measurement", "unitOfMeasurement", "uom"]) {
+    const unit = object[key];
+    if (typeof unit === "string") return unit.trim();
+  }
+  return "";
+}
+
+/** Units of a physical reading as a unit member writes them: electrical, a signal, air, a temperature, a speed. */
+const READING_UNIT_TEXT = /^(?:m?A|[mk]?V|[kMG]?W|[kMG]?Wh|k?VA|k?var|k?VAr|Hz|dBm?|°\s?[CF]|ppm|ppb|µg\/m³|ug\/m3|hPa|kPa|mbar|lux|lx|rpm|m\/s|km\/h|mph)$/;
+
 /** A reading by its name; a non-integer `level` too (a battery's or a tank's level, not a log or access level). */
 function isNamedReading(field: FieldStat): boolean {
-  return isReadingName(field.name) || (!field.integers && field.name !== undefined && /(?:^|[_-])level$|[a-z]Level$/.test(field.name) && !RATED_FIGURE.test(field.name));
+  return unitMemberReading(field) || isReadingName(field.name) || (!field.integers && field.name !== undefined && /(?:^|[_-])level$|[a-z]Level$/.test(field.name) && !RATED_FIGURE.test(field.name));
+}
+
+/** Member names of a market's quotes: `bid`, `askPrice`, `lowestAsk`, `last_price`, `high`, `low`, `open`, `close`, `volume`, `quoteVolume`, `vwap`, `change`, `trade_volume`, `acc_trade_price_24h`. */
+function isQuoteName(name: string | undefined): boolean {
+  return (
+    name !== undefined &&
+    /^(?:bid|ask|last|high|low|open|close|opening|closing|prev_?close|prev_?closing|volume|vol|vwap|change|deal|trade|acc_trade|signed_change|lowest|highest|weighted_?avg|quote|base|best|rate|previous_?rate|previous_?close)(?:[_A-Z][A-Za-z0-9_]*)?$|(?:Bid|Ask|Volume|Vwap|Price)$/.test(name) &&
+    !isSettingOrCodeName(name) &&
+    !/(?:^|_)(?:time|date|count|id|size|step|tick|min|max|limit)|(?:Time|Date|Count|Id|Size|Step|Tick|Min|Max|Limit)/.test(name)
+  );
 }
 
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
   if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name)) return false;
-  return READING_UNIT.test(name) || READING_QUANTITY.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
+  return READING_UNIT.test(name) || READING_QUANTITY.test(name) || RUN_TOGETHER_READING.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
 }
 
 /**
@@ -851,17 +898,50 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   // whose readings move shows that its other readings are live too, on slower clocks of their own.
   const movedReadings = new Map<string, Set<string>>();
   for (const f of learner.fields.values()) {
-    if (f.changed > 0 && f.types.size === 1 && f.types.has("number") && !f.currency && (isNamedReading(f) || isMeterTotalName(f.name))) {
+    if (f.changed > 0 && numbersOrNull(f) && !f.currency && (isNamedReading(f) || isMeterTotalName(f.name))) {
       let moved = movedReadings.get(f.parent);
       if (moved === undefined) movedReadings.set(f.parent, (moved = new Set()));
       moved.add(f.path);
     }
   }
+  // Tickers: an object with three members named like market quotes or more (`bid`, `ask`, `last`,
+  // `high`, `low`, `open`, `volume`, `vwap`, `change`, `lowestAsk`, `trade_price`, `acc_trade_volume_24h`),
+  // one of them a bid, an ask, a last trade or a volume, some of which moved: its quotes are
+  // readings of a market on a clock of its own.
+  const quoteFields = new Map<string, FieldStat[]>();
+  for (const f of learner.fields.values()) {
+    if (!isQuoteName(f.name) || f.presenceChanged || f.typeChanged || f.types.size !== 1 || f.currency) continue;
+    if (!(f.types.has("number") || (f.types.has("string") && f.numericStrings && !f.digitStrings))) continue;
+    let list = quoteFields.get(f.parent);
+    if (list === undefined) quoteFields.set(f.parent, (list = []));
+    list.push(f);
+  }
+  const tickers = new Set<string>();
+  for (const [parent, list] of quoteFields)
+    if (list.length >= 3 && list.some((f) => /bid|ask|last|volume|trade/i.test(f.name ?? "")) && list.some((f) => f.changed > 0)) tickers.add(parent);
+  const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
+  const quote = (field: FieldStat): void => {
+    tolerance.push({ path: field.path, relative: READING_TOLERANCE });
+    evidence.push({
+      kind: "tolerance",
+      rule: `tolerance[${tolerance.length - 1}]`,
+      path: field.path,
+      changed: field.changed,
+      pairs: field.pairs,
+      shape: "measurement",
+      reason: `${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`}; one of ${(quoteFields.get(field.parent) ?? []).length} quotes of a ticker (bid, ask, last, high, low, volume, ...), some of which moved: a quote on the market's clock, a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one is reported`,
+    });
+    // a price beyond its tolerance is rated medium, as a family's
+    if (isPriceName(field.name) || field.meaningful === "price")
+      severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape: "price", reason: `a quoted price (${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches` : "stable"}) within its tolerance: a change beyond it is rated medium`, ...(field.changed > 0 ? { kept: true, changed: field.changed } : {}) });
+  };
   /** Another reading by name moved in the same object. */
   const liveReadings = (field: FieldStat): boolean => [...(movedReadings.get(field.parent) ?? [])].some((path) => path !== field.path);
   /** A number named as a physical reading, of one type all along, not money: a reading on a clock of its own. */
   const namedReading = (field: FieldStat): boolean =>
-    field.types.size === 1 && field.types.has("number") && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
+    numbersOrNull(field) && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
+  /** Its name or its unit member says it is a reading on its own (a unit, a signal strength). */
+  const selfEvident = (field: FieldStat): boolean => SELF_EVIDENT_READING.test(field.name ?? "") || unitMemberReading(field);
   const readingByName = (field: FieldStat, why: string): void => {
     tolerance.push({ path: field.path, relative: MAX_READING_TOLERANCE });
     evidence.push({
@@ -927,6 +1007,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `stable in all ${samples.length} samples (null in some) and ${describeShape(shape)}: a value change is rated medium` });
         continue;
       }
+      if (stable && quoteOf(field)) {
+        quote(field);
+        continue;
+      }
       const only = field.types.size === 1 ? [...field.types][0] : undefined;
       const timeShaped =
         ((only === "string" || (nullable && nonNull[0] === "string")) &&
@@ -944,7 +1028,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a meter's running total (an energy or volume with its unit): noise while it goes up` });
         continue;
       }
-      if (stable && namedReading(field) && (liveReadings(field) || SELF_EVIDENT_READING.test(field.name ?? ""))) {
+      if (stable && namedReading(field) && (liveReadings(field) || selfEvident(field))) {
         readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a unit, a signal strength)"}`);
         continue;
       }
@@ -1065,6 +1149,11 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       } else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
+    if ((type === "number" || numericString) && quoteOf(field) && !(changed >= 2 && changed * 3 >= pairs * 2)) {
+      // (one that moves on most fetches is a measurement, below)
+      quote(field);
+      continue;
+    }
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
       const price = isPriceName(field.name);
@@ -1125,7 +1214,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // integer that only went one way is a counter; going down is reported. (A temperature
         // rises three times in a row on a sunny morning.)
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
-      } else if (namedReading(field) && field.maxRelative <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || SELF_EVIDENT_READING.test(field.name ?? ""))) {
+      } else if (namedReading(field) && field.maxRelative <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || selfEvident(field))) {
         // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
         // object whose other readings move or with its unit in its name: a reading on a slower clock
         // of its own, however rarely it moved yet. A setting, a rated figure or a code is not named

@@ -38,7 +38,9 @@ const RELATIVE_TIME = new RegExp(
   "i",
 );
 const IP_ADDRESS = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$|^(?=.*:.*:)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}$/i;
-const VERSION = /^v?\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$/;
+// A version as people write one: `2.1`, `v10.4.3`, `2024.1`, `1.0.0-beta` (not a quantity written
+// with many digits: `"12812.820809"`, a ticker's volume, has five before the point and six after).
+const VERSION = /^v?\d{1,4}\.\d{1,4}(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$|^v\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$|^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 const PRICE_TEXT = /^(?:[$€£¥₹]|[A-Z]{3} ?)?\s?\d{1,3}(?:[,.\s]?\d{3})*(?:[.,]\d{2})(?:\s?(?:[$€£¥₹]|[A-Z]{3}))?$/;
 // A bare `total` (an invoice's, an order's) and a tax are money; `total_count` and `checks_total`
 // (a Prometheus-style counter) are counts and do not match.
@@ -72,11 +74,20 @@ export function volatileStringShape(value: string): VolatileShape | undefined {
   if (RELATIVE_TIME.test(s)) return "relative_time";
   if (ETAG.test(s)) return "etag";
   if ((HEX.test(s) || HEX_GROUPS.test(s)) && /\d/.test(s) && /[a-f]/i.test(s)) return "hex";
-  if (looksRandom(s) ? versionedWords(s) : !prefixedLetterToken(s)) return undefined;
+  if (looksRandom(s) ? versionedWords(s) || modelAndWord(s) : !prefixedLetterToken(s)) return undefined;
   if (TOKEN.test(s) && /^[A-Za-z]{1,12}[_:.-]/.test(s)) return "token";
   if (BASE64.test(s) && isRandomWord(s.replace(/[+/=]/g, ""))) return "base64";
   if (TOKEN.test(s)) return "token";
   return undefined;
+}
+
+/** Member names of a version (`version`, `HWVersion`, `firmware_version`, `sw_ver`): `"2.4E"` there is a version. */
+const VERSION_NAME = /(?:version|Version|VERSION)$|(?:^|_)ver$/;
+
+/** A model code and a word (`BMP280_temperature`, `SHT3X_humidity`): parts that are words or upper-case codes, one of them a word of four letters or more; a name, not a token. */
+function modelAndWord(s: string): boolean {
+  const parts = s.split(/[_.:-]/);
+  return parts.length >= 2 && parts.every((p) => humanSegment(p) || /^[A-Z][A-Z0-9]{1,11}$/.test(p)) && parts.some((p) => p.length >= 4 && humanSegment(p));
 }
 
 /** Words run together as people write them: `iPhoneProMax`, `getElementById`, `HTMLParser`, `AccountDisabled`. */
@@ -118,11 +129,12 @@ export function meaningfulShape(value: unknown, name: string | undefined): Meani
   if (typeof value !== "string") return undefined;
   const s = value.trim();
   if (PRICE_TEXT.test(s) || (isPriceName(name) && /^\d+(?:[.,]\d+)?$/.test(s))) return "price";
-  if (VERSION.test(s)) return "version";
+  if (VERSION.test(s) || (VERSION_NAME.test(name ?? "") && /^v?\d+(?:\.\d+)+[-+.\w]*$/.test(s))) return "version";
   // A host's address (10.47.248.116, 2001:db8::1): configuration, rated like an enum-like value.
   if (IP_ADDRESS.test(s)) return "enum";
   if (volatileStringShape(s) !== undefined) return undefined;
-  if (IDENTIFIER.test(s) && s.length <= 40 && !looksRandom(s.replace(/\d+$/, ""))) return "enum";
+  // a code of words and short numbers (`SPS30_P0`, `PMS_P1`, `RollingUpdate_v2`) reads as an enum-like value too
+  if (IDENTIFIER.test(s) && s.length <= 40 && (!looksRandom(s.replace(/\d+$/, "")) || versionedWords(s) || modelAndWord(s))) return "enum";
   // Short codes: units ("°C"), currencies, country codes.
   if (s.length <= 12 && !/\s/.test(s) && !looksRandom(s)) return "enum";
   if (WORDS.test(s) && s.split(" ").length <= 4 && !/\d{3,}/.test(s)) return "word";

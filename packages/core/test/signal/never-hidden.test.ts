@@ -286,3 +286,47 @@ describe("prefixed ids of letters only", () => {
     expect(suggestPolicy(kinds.slice(0, 3), { kind: "json" }).policy.volatile?.map((v) => v.path) ?? []).not.toContain("$.type");
   });
 });
+
+describe("readings by their units and quotes by their market", () => {
+  it("a ticker's quotes (bid, ask, last, volume) that moved once are quotes: a move of up to 10 % is quiet, a larger one is reported", () => {
+    const ticker = (ask: string, bid = "73368.43") => ({ result: { open: "72165.04", bid, ask, low: "68701.12", high: "73636.72", last: "73363.07", volume: "17340.923796" } });
+    const history = [ticker("73371.13"), ticker("73371.13"), ticker("73102.50"), ticker("73102.50")];
+    expect(learnThenDiff([...history, ticker("73310.35")]).next).toBeNull();
+    expect(learnThenDiff([...history, ticker("93310.35")]).next?.changes.map((c) => c.path)).toEqual(["$.result.ask"]);
+    // a quote that goes away is reported
+    const { bid: _gone, ...withoutBid } = ticker("73310.35").result;
+    expect(learnThenDiff([...history, { result: withoutBid }]).next?.changes.map((c) => c.path)).toEqual(["$.result.bid"]);
+  });
+
+  it("a product's price range (`low`, `high`) beside its price is no ticker: a change after one change is reported", () => {
+    const product = (low: number, high: number) => ({ sku: "KETTLE-1", price: 49, price_range: { low, high, currency_code: "EUR" } });
+    const history = [product(39, 59), product(39, 59), product(35, 59), product(35, 59)];
+    expect(learnThenDiff([...history, product(33, 59)]).next?.changes.map((c) => c.path)).toEqual(["$.price_range.low"]);
+  });
+
+  it("a generic `Value` whose `Unit` names a physical reading (an inverter's `{ Value, Unit: \"A\" }`) is a reading; one in kilograms is not", () => {
+    const inverter = (iac: number, weight = 21.5) => ({ Body: { Data: { IAC_L1: { Value: iac, Unit: "A" }, WEIGHT: { Value: weight, Unit: "kg" } } } });
+    const history = [inverter(0.926), inverter(0.926), inverter(0.894), inverter(0.894)];
+    expect(learnThenDiff([...history, inverter(0.95)]).next).toBeNull();
+    const weights = [inverter(0.926, 21.5), inverter(0.926, 21.5), inverter(0.926, 20.9), inverter(0.926, 20.9)];
+    expect(learnThenDiff([...weights, inverter(0.926, 20.1)]).next?.changes.map((c) => c.path)).toEqual(["$.Body.Data.WEIGHT.Value"]);
+  });
+
+  it("a weather station's run-together names (`windspeedmph`, `tempf`) and a battery block's `v_out` (null in a block that reports none) are readings", () => {
+    const station = (wind: number, temp: number) => [{ macAddress: "00:0E:C6:20:0F:7B", lastData: { windspeedmph: wind, tempf: temp, winddir: 200 } }];
+    const history = [station(1.61, 68.9), station(1.61, 68.9), station(1.4, 69.3), station(1.4, 69.3)];
+    expect(learnThenDiff([...history, station(1.9, 70.1)]).next).toBeNull();
+    const blocks = (v: number, f: number) => ({ battery_blocks: [{ PackageSerialNumber: "TG1", v_out: v, f_out: f }, { PackageSerialNumber: "TG2", v_out: null, f_out: null }] });
+    const powerwall = [blocks(232.6, 50.01), blocks(232.6, 50.13), blocks(223.7, 50.17), blocks(223.7, 51.1)];
+    expect(learnThenDiff([...powerwall, blocks(223.2, 51.09)]).next).toBeNull();
+  });
+
+  it("a hardware version written with a letter (`HWVersion: \"2.4E\"`) and a sensor's model code (`BMP280_temperature`) that change are rated medium", () => {
+    const logger = (hw: string) => ({ Body: { LoggerInfo: { HWVersion: hw, SWVersion: "3.18.7-1", UniqueID: "240.420912" } } });
+    const hw = learnThenDiff([logger("2.4E"), logger("2.4E"), logger("2.4E"), logger("2.5E")]);
+    expect(hw.next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.Body.LoggerInfo.HWVersion", "medium"]]);
+    const sensors = (type: string) => ({ sensordatavalues: [{ value_type: "SDS_P1", value: "6.00" }, { value_type: type, value: "21.40" }] });
+    const model = learnThenDiff([sensors("BMP280_temperature"), sensors("BMP280_temperature"), sensors("BMP280_temperature"), sensors("BME280_temperature")]);
+    expect(model.next?.changes.map((c) => c.severity)).toContain("medium");
+  });
+});

@@ -60,6 +60,13 @@ const ENUM_KEY = { test: (key: string): boolean => wordsOf(key).some((w) => ENUM
 /** Readings that accumulate (a meter's kWh, an uptime): they only go up. */
 const CUMULATIVE_WORDS = new Set(["kwh", "wh", "mwh", "m3", "energy", "import", "export", "consumption", "produced", "delivered", "uptime", "cumulative", "lifetime", "odometer"]);
 const isCumulativeKey = (key: string): boolean => wordsOf(key).some((w) => CUMULATIVE_WORDS.has(w));
+/** An array of decimal strings (Kraken's `a: ["73369.80000", "1", "1.000"]`: a price and volumes): a tuple of quantities, no versions. */
+const numericTuple = (parent: Obj | Json[]): boolean => Array.isArray(parent) && parent.length >= 2 && parent.every((v) => typeof v === "string" && /^-?\d+(?:\.\d+)?$/.test(v));
+/** A market quote's member (`change`, `bid`, `lowestAsk`, `priceChangePercent`): a decimal there is a quote, never a version. */
+const isQuoteKey = (key: string): boolean => /^(?:bid|ask|last|high|low|open|close|volume|vwap|change|deal|trade|lowest|highest)|change|percent|rate|ratio|Bid$|Ask$|Volume$/i.test(key);
+/** A reading's own name: a generic `Value` is named by its object (Fronius's `YEAR_ENERGY: { Value, Unit }` accumulates). */
+const readingKey = (path: readonly (string | number)[], key: string): string =>
+  /^(?:value|val)$/i.test(key) ? `${String([...path.slice(0, -1)].reverse().find((seg) => typeof seg === "string") ?? "")}_${key}` : key;
 const TEXT_KEY = /name|title|description|body|message|label|summary|statement_descriptor/i;
 const ID_KEY = ["id", "name", "key", "slug", "sku", "uid", "login", "number", "tag_name", "node_id", "code"];
 const VOLATILE_URL_PARAM = /^(v|ver|token|page_token|cursor|sig|signature|expires|ts|cb|jwt|X-Amz-[\w-]+)$/i;
@@ -208,7 +215,12 @@ function mutationsOf(root: Json, volatileKeys: Set<string>, units = false): Muta
       out.push({ kind: "enum", path, what: `${where} changed from a stable value`, minSeverity: "medium", apply: (s, _r, round) => set(s, path, newValueFor(key, get(s, path) as string, round)) });
     if (typeof value === "number" && value > 0 && (/price|amount|cost|unit_amount|^total$|subtotal/i.test(key) || (hasCurrency(l.parent) && /amount|total|balance/i.test(key))))
       out.push({ kind: "price", path, what: `price ${where} changed`, minSeverity: "medium", apply: (s) => set(s, path, Math.round((get(s, path) as number) * 1.15) + 1) });
-    if (typeof value === "string" && /^v?\d+\.\d+(\.\d+)?([-+.\w]*)$/.test(value) && !/^\d{4}-/.test(value))
+    // A version as people write one (`2.1`, `v10.4.3`, `1.0.0-beta`), or any decimal string under a
+    // version-named member: not a quote or a reading written with many digits (`"506342.98398488"`,
+    // a ticker's `low`), nor a sensor's generic `value` ("6.00"), a market quote's `change`
+    // ("1.66") or a member of a tuple of quantities (Kraken's `a: ["73369.8", "1", "1.000"]`),
+    // which a "bump" of its last decimal does not make a version change.
+    if (typeof value === "string" && /^v?\d+\.\d+(\.\d+)?([-+.\w]*)$/.test(value) && !/^\d{4}-/.test(value) && ((/^v?\d{1,3}\.\d{1,3}(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$/.test(value) && !/^(?:value|val)$/i.test(key) && !isQuoteKey(key) && !numericTuple(l.parent)) || /version|^ver$|release/i.test(key)))
       out.push({
         kind: "version",
         path,
@@ -304,13 +316,13 @@ function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: 
     }
     if (typeof value === "string" && /^-?\d+\.\d+$/.test(value) && isMeasureKey(key)) {
       mark(path);
-      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false, cumulative: isCumulativeKey(key) });
+      noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false, cumulative: isCumulativeKey(readingKey(path, key)) });
       continue;
     }
     if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
       mark(path);
       const decimals = Number.isInteger(value) ? 0 : Math.min(6, String(value).split(".")[1]?.length ?? 2);
-      noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value), cumulative: isCumulativeKey(key) });
+      noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value), cumulative: isCumulativeKey(readingKey(path, key)) });
     }
   }
   for (const c of collections.values()) {

@@ -8,17 +8,17 @@
 // What must always hold is asserted (sizes, sources, the split, defaults never miss, learning
 // never adds false alarms), and the learned policy never misses a change; its false alarms and
 // under-rated changes are held at or below what was measured (a regression fails the test).
-// Measured on the learner of 2026-11-28 (before: commit c7ddce8, learned 682/306 false alarms),
+// Measured on the learner of 2026-11-29 (before: commit c7ddce8, learned 682/306 false alarms),
 // pairs judged from the third fetch on (fetch index >= 2):
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 212 | 2120 | 1334 | 1295 | 0 | 420 | 204 | 207 |
-// | tuning | json | learned | 212 | 2120 | 1334 | 3 | 0 | 0 | 187 | 3 |
-// | tuning | json | first3 | 212 | 2120 | 1334 | 6 | 0 | 0 | 187 | 3 |
-// | held-out | json | defaults | 102 | 1020 | 646 | 632 | 0 | 201 | 100 | 100 |
-// | held-out | json | learned | 102 | 1020 | 646 | 12 | 0 | 0 | 86 | 5 |
-// | held-out | json | first3 | 102 | 1020 | 646 | 24 | 0 | 0 | 86 | 5 |
+// | tuning | json | defaults | 230 | 2300 | 1462 | 1423 | 0 | 437 | 222 | 225 |
+// | tuning | json | learned | 230 | 2300 | 1462 | 9 | 0 | 0 | 203 | 8 |
+// | tuning | json | first3 | 230 | 2300 | 1462 | 18 | 0 | 0 | 203 | 8 |
+// | held-out | json | defaults | 111 | 1110 | 714 | 700 | 0 | 207 | 109 | 109 |
+// | held-out | json | learned | 111 | 1110 | 714 | 21 | 0 | 0 | 95 | 10 |
+// | held-out | json | first3 | 111 | 1110 | 714 | 37 | 0 | 0 | 95 | 10 |
 // (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
 // HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
 // measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
@@ -167,14 +167,19 @@ describe("world corpus", () => {
       // Ninth round (2026-11-29, tuned on the tuning set only): readings by their names (a unit in
       // the name, `active_power_w`; a quantity a device measures, beside readings that moved;
       // a meter's running total by its unit; `averageIncl` is money): tuning 3, held-out 12.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 3 : 12);
+      // Then the ninth round's fresh batch (tickers, inverters, batteries, weather stations; 18
+      // tuning and 9 held-out histories), measured once before tuning on the learner before this
+      // round: tuning 53 (1 miss, 3 under-rated), held-out 23 (2 under-rated); after tuning on the
+      // tuning set: 9 and 21, no misses, no under-rated.
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 9 : 21);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
-      // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 6 : 24);
+      // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name;
+      // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 18 : 37);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);

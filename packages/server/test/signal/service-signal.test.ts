@@ -137,10 +137,21 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * no misses, no under-rated, no page alarm. What is left is readings on clocks slower than the
  * fetches that moved once or not at all in the contents stored (a ticker's 24 h volume, a power,
  * a signal strength), the fourth and fifth steps mostly, and a status page's latency on the third.
+ * The ninth round (2026-11-29): readings by their names (a unit in the name, a quantity beside
+ * readings that moved, a meter's running total by its unit), tuned on the tuning set (per request
+ * 12 -> 0 of 1267, held 20 -> 2 of 1521), left held-out at 7 and 13 (run once). Then a third fresh
+ * batch (27 payloads: 12 exchange tickers, Fronius, Tesla Powerwall, AirGradient, Ambient Weather,
+ * Nettigo; 18 tuning, 9 held-out histories), measured once before tuning on the learner of main
+ * before this round: held-out 12 of 652 and 22 of 781, 2 under-rated; tuning 34 of 1365 and 51 of
+ * 1637, 1 miss, 3 under-rated. Tuned on the tuning set only (a unit member beside a generic
+ * `Value`, a ticker's quotes, run-together weather names, versions by name, model codes as enums;
+ * the corpus's version labels kept off quotes, sensor values and tuples): tuning 1 of 1377 and 8
+ * of 1649, no misses, no under-rated; held-out (run a second time) 11 of 664 and 20 of 793, no
+ * misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 7, underRated: 0 },
-  held: { falseAlarms: 13, underRated: 0 },
+  "per request": { falseAlarms: 11, underRated: 0 },
+  held: { falseAlarms: 20, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 

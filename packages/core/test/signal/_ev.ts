@@ -1,0 +1,14 @@
+import { worldSplit } from "./world-corpus.ts";
+import { suggestPolicy, diffJson } from "../../src/index.ts";
+const { tuning } = worldSplit();
+const [n, upto, ...paths] = process.argv.slice(2);
+const h = tuning.find((x) => x.name.endsWith(n!))!;
+const stored: unknown[] = [];
+for (const s of h.snapshots.slice(0, Number(upto))) if (stored.length === 0 || JSON.stringify(stored.at(-1)) !== JSON.stringify(s)) stored.push(s);
+const samples = stored.length === 1 ? [stored[0], stored[0]] : stored.slice(-10);
+const r = suggestPolicy(samples as any, { kind: "json" } as any) as any;
+console.log(samples.length, "samples");
+for (const e of r.evidence ?? []) if (paths.length === 0 || paths.some((p) => e.path.includes(p))) console.log(e.kind, e.path, "|", e.reason);
+const d = diffJson(h.snapshots[Number(upto) - 1], h.snapshots[Number(upto)], { policy: r.policy });
+console.log(JSON.stringify(d?.changes?.map((c: any) => [c.path, c.op, c.severity, c.category]) ?? null));
+console.log(JSON.stringify(h.labels[Number(upto) - 1]));
