@@ -785,9 +785,10 @@ const READING_QUANTITY = new RegExp(
  * Readings as weather stations upload them (the Weather Underground protocol that Ambient Weather
  * and Ecowitt stations use: the quantity and its unit run together, `tempf`, `windspeedmph`,
  * `baromrelin`, `dailyrainin`, `solarradiation`), and electrical shorthand (`v_out`, `i_in`,
- * `p_out`, `f_out`: a battery block's voltage, current, power and frequency).
+ * `p_out`, `f_out`: a battery block's voltage, current, power and frequency; an inverter's
+ * `P_Grid`, `P_Load`, `E_Year`: power and energy by the letter of their quantity).
  */
-const RUN_TOGETHER_READING = /^(?:temp\d?f|temp\d?c|tempinf|tempinc|dewpt?f|dewpoint\w*|windchillf|feelslike\w*|windspeed\w*|windgust\w*|maxdailygust|windspdmph\w*|winddir\w*|barom\w*in|baromin|baromhpa|humidityin|humidity\d|(?:hourly|daily|weekly|monthly|yearly|event|total)rain\w*|rainin|rainratein|solarradiation|uv|pm25\w*|pm10\w*|co2\w*)$|^(?:v|i|p|q|f|s)_(?:out|in)$/;
+const RUN_TOGETHER_READING = /^(?:temp\d?f|temp\d?c|tempinf|tempinc|dewpt?f|dewpoint\w*|windchillf|feelslike\w*|windspeed\w*|windgust\w*|maxdailygust|windspdmph\w*|winddir\w*|barom\w*in|baromin|baromhpa|humidityin|humidity\d|(?:hourly|daily|weekly|monthly|yearly|event|total)rain\w*|rainin|rainratein|solarradiation|uv|pm25\w*|pm10\w*|co2\w*)$|^(?:v|i|p|q|f|s)_(?:out|in)$|^(?:P|E|U|I)_[A-Z][A-Za-z]*$/;
 
 /** Names of a device's or product's rated figure, not a reading: `max_power_w`, `rated_voltage`, `capacity_kwh`, a `nominal` value, a `peak_limit`. */
 const RATED_FIGURE = /max|min|rated|nominal|capacity|default|limit|target|threshold|setpoint|set_?point|spec|brightness/i;
