@@ -298,10 +298,10 @@ function EvidenceItem(props: {
   const asOther = own !== null && rejected && !rejectedBy.some((r) => sameRejection(r, own)) ? rejectedBy[0]!.kind : null;
   return (
     <li className={rejected ? "rejected" : undefined}>
-      <span className="tag">{e.kind}</span> {e.rule ? <code className="muted">{e.rule}</code> : null} <code className="break">{where}</code>
+      <span className="tag">{e.kind}</span> {e.rule ? <code className="muted">{e.rule}</code> : null} <code className="break">{where}</code>{" "}
       {rejected ? (
         <span className="badge rejected">{asOther === null ? "rejected: not applied" : `rejected as ${asOther} at this ${e.path !== undefined ? "path" : "selector"}: not applied`}</span>
-      ) : null}
+      ) : null}{" "}
       {pinned ? <span className="badge pinned">pinned: your copy in the rules applies</span> : null}
       <p>
         {e.reason} ({e.changed} of {e.pairs} pairs)
