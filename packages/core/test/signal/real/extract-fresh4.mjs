@@ -12,38 +12,9 @@
 // No payload here is a measurement target (extract-fresh2.mjs's rule): payments, orders, refunds,
 // settlements, balances, subscriptions, terminals, payment methods and feature flags are records
 // and settings, not live readings.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { commitOf, hasParagraph, json, meta, pageLicense, show, sourceList, trimPage } from "./extract-lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const mirrors = process.argv[2] ?? "/work/.mirror";
-const sources = JSON.parse(readFileSync(join(here, "sources.json"), "utf8"));
-const listed = new Set(sources.map((s) => s.file));
-
-function git(repo, ...args) {
-  return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
-}
-const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
-
-function trim(value) {
-  if (Array.isArray(value)) return value.slice(0, 30).map(trim);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trim(v)]));
-  return value;
-}
-
-function save(dir, file, text, meta) {
-  if (listed.has(`${dir}/${file}`)) return;
-  mkdirSync(join(here, dir), { recursive: true });
-  writeFileSync(join(here, dir, file), text);
-  sources.push({ file: `${dir}/${file}`, ...meta });
-  listed.add(`${dir}/${file}`);
-}
-
-const json = (value) => `${JSON.stringify(trim(value), null, 2)}\n`;
-const meta = (repo, commit, path, license, extra = {}) => ({ repository: repo, path, ...extra, commit, license, url: `https://github.com/${repo}/blob/${commit}/${path}` });
+const { save, write } = sourceList({ append: true });
 
 // Whole files of SDK test fixtures: [repository, directory here, licence, [path in the repository, file name here]].
 for (const [repo, dir, license, files] of [
@@ -64,28 +35,8 @@ for (const [repo, dir, license, files] of [
   for (const [path, file] of files) save(dir, file, json(JSON.parse(show(repo, path))), meta(repo, commit, path, license));
 }
 
-// Saved pages, trimmed as extract.mjs trims them.
-function trimPage(raw) {
-  let html = raw
-    .replace(/<script\b[\s\S]*?<\/script>/gi, "")
-    .replace(/<style\b[\s\S]*?<\/style>/gi, "")
-    .replace(/<svg\b[\s\S]*?<\/svg>/gi, "")
-    .replace(/<noscript\b[\s\S]*?<\/noscript>/gi, "")
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(nav|form|select|iframe)\b[\s\S]*?<\/\1>/gi, "")
-    .replace(/\s(?:style|srcset|sizes|data-[\w-]+|on\w+|aria-[\w-]+|role|target|rel|width|height|loading|decoding)="[^"]*"/gi, "")
-    .replace(/\s*\n\s*/g, "\n");
-  html = html.replace(/<head\b[\s\S]*?<\/head>/i, (head) => `<head>${/<title>[\s\S]*?<\/title>/i.exec(head)?.[0] ?? ""}</head>`);
-  if (html.length > 8_000) {
-    const body = /<body\b[^>]*>/i.exec(html);
-    const main = /<(article|main)\b/i.exec(html);
-    if (body && main && main.index > body.index) html = html.slice(0, body.index + body[0].length) + html.slice(main.index);
-  }
-  if (html.length > 8_000) html = `${html.slice(0, html.lastIndexOf("<", 8_000))}</body></html>\n`;
-  return html;
-}
-const PAGE_LICENSE = (license) => `${license} (the repository; each page's content belongs to its publisher)`;
-// trafilatura's saved pages (tests/cache, Apache-2.0) and newspaper's (tests/data/html, MIT):
+// Saved pages, trimmed as extract.mjs trims them: trafilatura's (tests/cache, Apache-2.0) and
+// newspaper's (tests/data/html, MIT):
 // [repository, directory here, licence, [path in the repository, file name here]].
 for (const [repo, dir, license, files] of [
   [
@@ -114,10 +65,9 @@ for (const [repo, dir, license, files] of [
   const commit = commitOf(repo);
   for (const [path, file] of files) {
     const html = trimPage(show(repo, path));
-    if (/<p[\s>]/i.test(html)) save(dir, file, html, meta(repo, commit, path, PAGE_LICENSE(license)));
+    if (hasParagraph(html)) save(dir, file, html, meta(repo, commit, path, pageLicense(license)));
     else console.log(`skipped (no paragraph once trimmed): ${repo} ${path}`);
   }
 }
 
-writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
-console.log(`${sources.length} payloads`);
+write();
