@@ -6,38 +6,9 @@
 //
 // Three payloads were copied by hand from files read in the stored index (their repositories are
 // too large to clone here); they are listed in HAND below with the commit they were read at.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { commitOf, git, hasParagraph, json, meta, pageLicense, show, sourceList, trimPage } from "./extract-lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const mirrors = process.argv[2] ?? "/work/.mirror";
-const sources = JSON.parse(readFileSync(join(here, "sources.json"), "utf8"));
-const listed = new Set(sources.map((s) => s.file));
-
-function git(repo, ...args) {
-  return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
-}
-const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
-
-function trim(value) {
-  if (Array.isArray(value)) return value.slice(0, 30).map(trim);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trim(v)]));
-  return value;
-}
-
-function save(dir, file, text, meta) {
-  if (listed.has(`${dir}/${file}`)) return;
-  mkdirSync(join(here, dir), { recursive: true });
-  writeFileSync(join(here, dir, file), text);
-  sources.push({ file: `${dir}/${file}`, ...meta });
-  listed.add(`${dir}/${file}`);
-}
-
-const json = (value) => `${JSON.stringify(trim(value), null, 2)}\n`;
-const meta = (repo, commit, path, license, extra = {}) => ({ repository: repo, path, ...extra, commit, license, url: `https://github.com/${repo}/blob/${commit}/${path}` });
+const { save, hand, write } = sourceList({ append: true });
 
 // Whole files of SDK test fixtures: [repository, directory here, licence, [path in the repository, file name here]].
 for (const [repo, dir, license, files] of [
@@ -94,25 +65,6 @@ for (const [repo, dir, license, files] of [
 
 // Saved pages as extract.mjs trims them (extruct's test samples: product pages of two shops and two
 // concert listings; BSD-3-Clause, each page's content belongs to its publisher).
-function trimPage(raw) {
-  let html = raw
-    .replace(/<script\b[\s\S]*?<\/script>/gi, "")
-    .replace(/<style\b[\s\S]*?<\/style>/gi, "")
-    .replace(/<svg\b[\s\S]*?<\/svg>/gi, "")
-    .replace(/<noscript\b[\s\S]*?<\/noscript>/gi, "")
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(nav|form|select|iframe)\b[\s\S]*?<\/\1>/gi, "")
-    .replace(/\s(?:style|srcset|sizes|data-[\w-]+|on\w+|aria-[\w-]+|role|target|rel|width|height|loading|decoding)="[^"]*"/gi, "")
-    .replace(/\s*\n\s*/g, "\n");
-  html = html.replace(/<head\b[\s\S]*?<\/head>/i, (head) => `<head>${/<title>[\s\S]*?<\/title>/i.exec(head)?.[0] ?? ""}</head>`);
-  if (html.length > 8_000) {
-    const body = /<body\b[^>]*>/i.exec(html);
-    const main = /<(article|main)\b/i.exec(html);
-    if (body && main && main.index > body.index) html = html.slice(0, body.index + body[0].length) + html.slice(main.index);
-  }
-  if (html.length > 8_000) html = `${html.slice(0, html.lastIndexOf("<", 8_000))}</body></html>\n`;
-  return html;
-}
 {
   const repo = "scrapinghub/extruct";
   const commit = commitOf(repo);
@@ -125,7 +77,7 @@ function trimPage(raw) {
     // as extract.mjs: a page whose trimmed text has no paragraph is skipped (the FYE and Songkick
     // pages keep only their headers and menus in 8 KB)
     const html = trimPage(show(repo, path));
-    if (/<p[\s>]/i.test(html)) save("extruct", file, html, meta(repo, commit, path, "BSD-3-Clause (the repository; each page's content belongs to its publisher)"));
+    if (hasParagraph(html)) save("extruct", file, html, meta(repo, commit, path, pageLicense("BSD-3-Clause")));
   }
 }
 // html-to-markdown's real-world test pages (MIT; each page's content belongs to its publisher): the
@@ -141,7 +93,7 @@ function trimPage(raw) {
   ]) {
     const path = `testdata/TestRealWorld/${site}/input.html`;
     const html = trimPage(git(repo, "show", `${commit}:${path}`));
-    if (/<p[\s>]/i.test(html)) save("html-to-markdown", file, html, meta(repo, commit, path, "MIT (the repository; each page's content belongs to its publisher)"));
+    if (hasParagraph(html)) save("html-to-markdown", file, html, meta(repo, commit, path, pageLicense("MIT")));
   }
 }
 
@@ -152,7 +104,6 @@ const HAND = [
   { file: "ccxt/gemini-ticker.json", ...meta("ccxt/ccxt", "058471012169086ef73c651c4f259cfe0cd6dd97", "ts/src/test/static/response/gemini.json", "MIT", { pointer: "/methods/fetchTicker/0/httpResponse" }), measurements: true },
   { file: "npm/verdaccio-search.json", ...meta("verdaccio/verdaccio", "6df04e1ce18c6147f4509fd8ca7e905a720dbb9b", "test/unit/modules/api/partials/search-v1.json", "MIT") },
 ];
-for (const entry of HAND) if (!listed.has(entry.file)) sources.push(entry);
+hand(HAND);
 
-writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
-console.log(`${sources.length} payloads`);
+write();

@@ -13,38 +13,9 @@
 //
 // Payloads copied by hand from files read in the stored index (repositories too large to clone
 // here) are listed in HAND below with the commit they were read at.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { commitOf, json, meta, show, sourceList } from "./extract-lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const mirrors = process.argv[2] ?? "/work/.mirror";
-const sources = JSON.parse(readFileSync(join(here, "sources.json"), "utf8"));
-const listed = new Set(sources.map((s) => s.file));
-
-function git(repo, ...args) {
-  return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
-}
-const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
-
-function trim(value) {
-  if (Array.isArray(value)) return value.slice(0, 30).map(trim);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trim(v)]));
-  return value;
-}
-
-function save(dir, file, text, meta) {
-  if (listed.has(`${dir}/${file}`)) return;
-  mkdirSync(join(here, dir), { recursive: true });
-  writeFileSync(join(here, dir, file), text);
-  sources.push({ file: `${dir}/${file}`, ...meta });
-  listed.add(`${dir}/${file}`);
-}
-
-const json = (value) => `${JSON.stringify(trim(value), null, 2)}\n`;
-const meta = (repo, commit, path, license, extra = {}) => ({ repository: repo, path, ...extra, commit, license, url: `https://github.com/${repo}/blob/${commit}/${path}` });
+const { save, hand, write } = sourceList({ append: true });
 const M = true; // a measurement target (the rule above)
 const N = false;
 
@@ -107,7 +78,6 @@ const HAND = [
   { file: "ccxt/btcturk-ticker.json", ...meta("ccxt/ccxt", "00d9e97cfc221ae9147ffb3bd15a8a60bb4674b3", "ts/src/test/static/response/btcturk.json", "MIT", { pointer: "/methods/fetchTicker/0/httpResponse" }), measurements: true },
   { file: "ccxt/coincheck-status.json", ...meta("ccxt/ccxt", "937fd9705ed632314dacc844f7c3848b6c1b2de9", "ts/src/test/static/response/coincheck.json", "MIT", { pointer: "/methods/fetchStatus/0/httpResponse" }) },
 ];
-for (const entry of HAND) if (!listed.has(entry.file)) sources.push(entry);
+hand(HAND);
 
-writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
-console.log(`${sources.length} payloads`);
+write();

@@ -14,38 +14,9 @@
 // The tickers (ccxt, a repository too large to clone here) were copied by hand from the files read
 // in the stored index, each one's `httpResponse` as it is there; they are listed in HAND below with
 // the commit they were read at.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { commitOf, json, meta, show, sourceList } from "./extract-lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const mirrors = process.argv[2] ?? "/work/.mirror";
-const sources = JSON.parse(readFileSync(join(here, "sources.json"), "utf8"));
-const listed = new Set(sources.map((s) => s.file));
-
-function git(repo, ...args) {
-  return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
-}
-const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
-
-function trim(value) {
-  if (Array.isArray(value)) return value.slice(0, 30).map(trim);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trim(v)]));
-  return value;
-}
-
-function save(dir, file, text, meta) {
-  if (listed.has(`${dir}/${file}`)) return;
-  mkdirSync(join(here, dir), { recursive: true });
-  writeFileSync(join(here, dir, file), text);
-  sources.push({ file: `${dir}/${file}`, ...meta });
-  listed.add(`${dir}/${file}`);
-}
-
-const json = (value) => `${JSON.stringify(trim(value), null, 2)}\n`;
-const meta = (repo, commit, path, license, extra = {}) => ({ repository: repo, path, ...extra, commit, license, url: `https://github.com/${repo}/blob/${commit}/${path}` });
+const { save, hand, write } = sourceList({ append: true });
 const M = true; // a measurement target (the rule above)
 const N = false;
 
@@ -132,7 +103,6 @@ const HAND = [
   ticker("bitopro", "15c16345450bd995fb2e005d672770cf70cc9c0e"),
   ticker("btcalpha", "15c16345450bd995fb2e005d672770cf70cc9c0e"),
 ];
-for (const entry of HAND) if (!listed.has(entry.file)) sources.push(entry);
+hand(HAND);
 
-writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
-console.log(`${sources.length} payloads`);
+write();

@@ -1,33 +1,10 @@
 // How the payloads under real/ were taken from public repositories (run once by hand, not by the
 // tests): `node extract.mjs <mirror root>` where the mirror root holds bare clones named
 // owner+name/repo (git show is used, no work tree is needed). It writes the payloads and
-// sources.json. Payloads are trimmed: arrays to 30 elements, pages as trimPage says (< 8 KB).
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+// sources.json. Payloads are trimmed: arrays to 30 elements, pages as trimPage says (< 8 KB); the helpers are extract-lib.mjs's.
+import { commitOf, git, hasParagraph, json, meta, pageLicense, show, sourceList, trimPage } from "./extract-lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const mirrors = process.argv[2] ?? "/work/.mirror";
-const sources = [];
-
-function git(repo, ...args) {
-  return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
-}
-const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
-
-function trim(value) {
-  if (Array.isArray(value)) return value.slice(0, 30).map(trim);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trim(v)]));
-  return value;
-}
-
-function save(dir, file, text, meta) {
-  mkdirSync(join(here, dir), { recursive: true });
-  writeFileSync(join(here, dir, file), text);
-  sources.push({ file: `${dir}/${file}`, ...meta });
-}
+const { save, write } = sourceList({ append: false });
 
 // Stripe's OpenAPI fixtures: one example object per API resource (MIT).
 {
@@ -37,9 +14,7 @@ function save(dir, file, text, meta) {
   const { resources } = JSON.parse(show(repo, path));
   const names = Object.keys(resources).filter((n) => !n.startsWith("deleted_") && Object.keys(resources[n]).length >= 10);
   for (const name of names.slice(0, 60)) {
-    save("stripe", `${name.replaceAll(".", "_")}.json`, `${JSON.stringify(trim(resources[name]), null, 2)}\n`, {
-      repository: repo, path, pointer: `/resources/${name}`, commit, license: "MIT", url: `https://github.com/${repo}/blob/${commit}/${path}`,
-    });
+    save("stripe", `${name.replaceAll(".", "_")}.json`, json(resources[name]), meta(repo, commit, path, "MIT", { pointer: `/resources/${name}` }));
   }
 }
 
@@ -56,34 +31,9 @@ function save(dir, file, text, meta) {
       const text = JSON.stringify(rec.response);
       if (text.length < 400 || seen.has(text)) return;
       seen.add(text);
-      save("octokit", `${scenario}-${i}.json`, `${JSON.stringify(trim(rec.response), null, 2)}\n`, {
-        repository: repo, path, pointer: `/${i}/response`, request: `${rec.method.toUpperCase()} ${rec.path}`, commit, license: "MIT", url: `https://github.com/${repo}/blob/${commit}/${path}`,
-      });
+      save("octokit", `${scenario}-${i}.json`, json(rec.response), meta(repo, commit, path, "MIT", { pointer: `/${i}/response`, request: `${rec.method.toUpperCase()} ${rec.path}` }));
     });
   }
-}
-
-// Saved pages are trimmed alike: scripts, styles, inline SVG, comments, navigation menus, forms and
-// most attributes go; the head keeps its title; a page over 8 KB starts at its <article> or
-// <main> when it has one and is cut at 8 KB.
-function trimPage(raw) {
-  let html = raw
-    .replace(/<script\b[\s\S]*?<\/script>/gi, "")
-    .replace(/<style\b[\s\S]*?<\/style>/gi, "")
-    .replace(/<svg\b[\s\S]*?<\/svg>/gi, "")
-    .replace(/<noscript\b[\s\S]*?<\/noscript>/gi, "")
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(nav|form|select|iframe)\b[\s\S]*?<\/\1>/gi, "")
-    .replace(/\s(?:style|srcset|sizes|data-[\w-]+|on\w+|aria-[\w-]+|role|target|rel|width|height|loading|decoding)="[^"]*"/gi, "")
-    .replace(/\s*\n\s*/g, "\n");
-  html = html.replace(/<head\b[\s\S]*?<\/head>/i, (head) => `<head>${/<title>[\s\S]*?<\/title>/i.exec(head)?.[0] ?? ""}</head>`);
-  if (html.length > 8_000) {
-    const body = /<body\b[^>]*>/i.exec(html);
-    const main = /<(article|main)\b/i.exec(html);
-    if (body && main && main.index > body.index) html = html.slice(0, body.index + body[0].length) + html.slice(main.index);
-  }
-  if (html.length > 8_000) html = `${html.slice(0, html.lastIndexOf("<", 8_000))}</body></html>\n`;
-  return html;
 }
 
 // Mozilla Readability's saved pages (real pages of news sites, blogs and docs; Apache-2.0).
@@ -100,9 +50,9 @@ function trimPage(raw) {
   // every other page (sorted by path), 18 at most, to keep the corpus small
   for (const path of pages.filter((_, i) => i % 2 === 0)) {
     const html = trimPage(show(repo, path));
-    if (!/<p[\s>]/i.test(html) || taken >= 18) continue;
+    if (!hasParagraph(html) || taken >= 18) continue;
     taken++;
-    save("readability", `${path.split("/")[2]}.html`, html, { repository: repo, path, commit, license: "Apache-2.0 (the repository; each page's content belongs to its publisher)", url: `https://github.com/${repo}/blob/${commit}/${path}` });
+    save("readability", `${path.split("/")[2]}.html`, html, meta(repo, commit, path, pageLicense("Apache-2.0")));
   }
 }
 
@@ -114,9 +64,9 @@ function trimPage(raw) {
   let taken = 0;
   for (const path of pages.filter((_, i) => i % 5 === 1)) {
     const html = trimPage(show(repo, path));
-    if (!/<p[\s>]/i.test(html) || taken >= 18) continue;
+    if (!hasParagraph(html) || taken >= 18) continue;
     taken++;
-    save("postlight", path.slice("fixtures/".length), html, { repository: repo, path, commit, license: "MIT OR Apache-2.0 (the repository; each page's content belongs to its publisher)", url: `https://github.com/${repo}/blob/${commit}/${path}` });
+    save("postlight", path.slice("fixtures/".length), html, meta(repo, commit, path, pageLicense("MIT OR Apache-2.0")));
   }
 }
 
@@ -137,9 +87,7 @@ function trimPage(raw) {
     if (key === undefined || subjects.has(key) || JSON.stringify(value).length < 600) continue;
     subjects.add(key);
     const event = path.split("/")[2];
-    save("octokit-webhooks", `${event}-${key}.json`, `${JSON.stringify(trim(value), null, 2)}\n`, {
-      repository: repo, path, pointer: `/${key}`, commit, license: "MIT", url: `https://github.com/${repo}/blob/${commit}/${path}`,
-    });
+    save("octokit-webhooks", `${event}-${key}.json`, json(value), meta(repo, commit, path, "MIT", { pointer: `/${key}` }));
   }
 }
 
@@ -152,9 +100,8 @@ for (const [repo, dir, files] of [
   const commit = commitOf(repo);
   for (const file of files) {
     const path = `tests/fixtures/${file}`;
-    save(dir, file, `${JSON.stringify(trim(JSON.parse(show(repo, path))), null, 2)}\n`, { repository: repo, path, commit, license: "MIT", url: `https://github.com/${repo}/blob/${commit}/${path}` });
+    save(dir, file, json(JSON.parse(show(repo, path))), meta(repo, commit, path, "MIT"));
   }
 }
 
-writeFileSync(join(here, "sources.json"), `${JSON.stringify(sources, null, 1)}\n`);
-console.log(`${sources.length} payloads`);
+write();
