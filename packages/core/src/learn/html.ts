@@ -569,7 +569,12 @@ export function suggestHtmlPolicy(pages: readonly string[], scope: string | null
       kept.reason = `kept: ${changedIn} but looks like ${describeShape(keptShape)}`;
     } else {
       kept.shape = "text";
-      kept.reason = `kept: ${changedIn} but the text changed beyond numbers and times, and did not recur`;
+      // Say why a text that came back is kept: a rotation of states is a status that flaps.
+      kept.reason = !recurred
+        ? `kept: ${changedIn} but the text changed beyond numbers and times, and did not recur`
+        : mayBeStates(texts)
+          ? `kept: ${changedIn}; texts came back, but they may be states (single words, or a short line with a word a state is written in: "${texts.find((t) => shortLine(t) && stateWords(t)) ?? texts[0]!}"): a status that flaps is reported`
+          : `kept: ${changedIn}; texts came back, but not as a rotation (on some fetches only, or with moving numbers)`;
     }
     evidence.push(kept);
   }

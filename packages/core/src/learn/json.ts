@@ -183,13 +183,25 @@ function identityIn(element: JsonObject, key: string): string | undefined {
  */
 function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boolean): boolean {
   let previous: Set<string> | undefined;
+  // An element without the key in a few samples (an id removed from one element: a change that
+  // is reported) does not unmake the identity of the others; those pairs are compared by position.
+  let without = 0;
   for (const array of arrays) {
     const seen = new Set<string>();
+    let missing = 0;
     for (const element of array) {
       if (!isObject(element)) return false;
       const id = identityIn(element, key);
-      if (id === undefined || seen.has(id)) return false;
+      if (id === undefined) {
+        missing++;
+        continue;
+      }
+      if (seen.has(id)) return false;
       seen.add(id);
+    }
+    if (missing > 0) {
+      without++;
+      if (missing > 1 || seen.size < 2 || without * 3 > arrays.length) return false;
     }
     if (oneArrayPerSample && previous !== undefined && previous.size > 0 && seen.size > 0) {
       let common = 0;
@@ -257,7 +269,7 @@ class JsonLearner {
     for (const [path, arrays] of found) {
       const maxLength = Math.max(...arrays.map((a) => a.length));
       // Outside other arrays, each sample has one array here: its keys must persist over time.
-      const key = maxLength > 0 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
+      const key = maxLength >= 2 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
       this.arrays.set(path, { path, key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
     }
     for (let p = 0; p + 1 < this.samples.length; p++) {
@@ -529,7 +541,9 @@ class JsonLearner {
       }
     };
     const key = stat.key;
-    if (key !== undefined) {
+    // an element without its identity (see keyHolds): this pair is compared by position
+    const keyed = (array: Json[]): boolean => array.every((e) => isObject(e) && identityIn(e, key!) !== undefined);
+    if (key !== undefined && keyed(a) && keyed(b)) {
       // Fast path, the usual case: the same elements in the same places.
       if (a.length === b.length && a.every((e, i) => identityIn(e as JsonObject, key) === identityIn(b[i] as JsonObject, key))) {
         for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);

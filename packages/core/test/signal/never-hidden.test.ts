@@ -330,3 +330,22 @@ describe("readings by their units and quotes by their market", () => {
     expect(model.next?.changes.map((c) => c.severity)).toContain("medium");
   });
 });
+
+describe("arrays of one element", () => {
+  it("a member of the only element of a nested array (a segment's rule `type`) that changed once is kept and its next change rated medium, at its own path", () => {
+    const env = (type: string, at: number) => ({ updated_at: iso(at), project: { segments: [{ id: 1, name: "Test segment", rules: [{ type: "ALL", rules: [{ type, rules: [], conditions: [{ operator: "EQUAL", property_: "foo", value: "bar" }] }] }] }] } });
+    const { next } = learnThenDiff([env("ALL", 0), env("ALL", 5), env("ALL_v2", 10), env("ALL_v2", 15), env("ANY", 20)]);
+    expect(next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.project.segments[0].rules[0].rules[0].type", "medium"]]);
+  });
+});
+
+describe("an identity missing from one element", () => {
+  it("a list keyed by `id`, reordered, where one element lost its id once: the key holds, and a status changed after it changed once is rated medium at its element", () => {
+    const terminal = (n: number, status = "active", id = true) => ({ ...(id ? { id: `term_${n}MgL4wea46qkRcoTZjWEH` } : {}), status, brand: "PAX", serialNumber: "1234567890" });
+    const list = (order: number[], statuses: Record<number, string> = {}, noId = -1) => ({ count: 3, terminals: order.map((n) => terminal(n, statuses[n] ?? "active", n !== noId)) });
+    const history = [list([7, 8, 9]), list([9, 7, 8]), list([7, 8, 9], { 8: "suspended" }), list([8, 9, 7], { 8: "suspended" }), list([7, 8, 9], { 8: "suspended" }, 9), list([9, 8, 7], { 8: "suspended" })];
+    const { policy, next } = learnThenDiff([...history, list([7, 9, 8], { 8: "failed" })]);
+    expect(policy.arrayKeys).toEqual({ "$.terminals": "id" });
+    expect(next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.terminals[2].status", "medium"]]);
+  });
+});

@@ -41,14 +41,18 @@ describe("world corpus, HTML, tuning set", () => {
     // what is left is the third fetch, learned from one pair (28 of 28: a promo block that changed once cannot be
     // told from a headline that changed once); 30 before two texts of content taking turns (A B A B) were taken
     // for a slot over a larger pool (27 before on the 39 histories before the seventh round's three fresh pages),
-    // 28 before recurrence memory, 29 before blocks moved down by an added paragraph were followed to their new place
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(28);
+    // 28 before recurrence memory, 29 before blocks moved down by an added paragraph were followed to their new place.
+    // With the tenth round's pages (2026-11-29, 8 tuning histories, measured once, no learner change since): 40,
+    // of which 6 after the third fetch: two promo bars whose texts may be states (single words, or a line with
+    // "available"), kept on purpose (a status that flaps is reported)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(40);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     // learned once from the first three fetches (suggestPolicy on 3 snapshots): never misses; 86 false alarms
     // before three short texts shown in three fetches were remembered, 67 after (all a rotating block)
     const first3 = outcomes.get("tuning/html/first3")!;
     expect([...first3.judged.misses, ...first3.early.misses]).toEqual([]);
-    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(67);
+    // (85 with the tenth round's pages)
+    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(85);
     expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

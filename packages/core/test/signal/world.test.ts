@@ -13,12 +13,12 @@
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 230 | 2300 | 1462 | 1423 | 0 | 437 | 222 | 225 |
-// | tuning | json | learned | 230 | 2300 | 1462 | 9 | 0 | 0 | 203 | 8 |
-// | tuning | json | first3 | 230 | 2300 | 1462 | 18 | 0 | 0 | 203 | 8 |
-// | held-out | json | defaults | 111 | 1110 | 714 | 700 | 0 | 207 | 109 | 109 |
-// | held-out | json | learned | 111 | 1110 | 714 | 21 | 0 | 0 | 95 | 10 |
-// | held-out | json | first3 | 111 | 1110 | 714 | 37 | 0 | 0 | 95 | 10 |
+// | tuning | json | defaults | 238 | 2380 | 1510 | 1471 | 0 | 453 | 230 | 233 |
+// | tuning | json | learned | 238 | 2380 | 1510 | 8 | 0 | 0 | 210 | 7 |
+// | tuning | json | first3 | 238 | 2380 | 1510 | 14 | 0 | 0 | 210 | 7 |
+// | held-out | json | defaults | 116 | 1160 | 746 | 730 | 0 | 216 | 113 | 114 |
+// | held-out | json | learned | 116 | 1160 | 746 | 23 | 0 | 0 | 99 | 10 |
+// | held-out | json | first3 | 116 | 1160 | 746 | 40 | 0 | 0 | 99 | 10 |
 // (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
 // HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
 // measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
@@ -170,16 +170,19 @@ describe("world corpus", () => {
       // Then the ninth round's fresh batch (tickers, inverters, batteries, weather stations; 18
       // tuning and 9 held-out histories), measured once before tuning on the learner before this
       // round: tuning 53 (1 miss, 3 under-rated), held-out 23 (2 under-rated); after tuning on the
-      // tuning set: 9 and 21, no misses, no under-rated.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 9 : 21);
+      // tuning set: 9 and 21, no misses, no under-rated. With the tenth round's batch (payments,
+      // feature flags; 9 tuning and 4 held-out JSON histories): 1 under-rated in each set before
+      // tuning (a nested single-element array, an identity missing from one element: both fixed
+      // by general rules; the held-out one was inspected as a safety failure), then 8 and 23.
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 23);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
       // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name;
-      // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 18 : 37);
+      // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after; 14 and 40 with the tenth)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 14 : 40);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
