@@ -9,8 +9,9 @@ import {
   isIdentifierLike,
   isPriceName,
   isUnixTime,
-  meaningfulShape,
+  meaningfulShapeOf,
   sameSkeleton,
+  type VolatileShape,
   volatileStringShape,
 } from "./shapes.js";
 import type { PolicyEvidence, PolicySuggestion } from "./types.js";
@@ -50,6 +51,8 @@ interface FieldStat {
   path: string;
   parent: string;
   name: string | undefined;
+  /** `isPriceName(name)`, judged once. */
+  priceName: boolean;
   /** Pairs in which the field was there on both sides. */
   pairs: number;
   changed: number;
@@ -58,7 +61,8 @@ interface FieldStat {
   presenceChanged: boolean;
   typeChanged: boolean;
   types: Set<string>;
-  distinct: Set<string>;
+  /** Distinct scalar values (a string and a number of the same text are two). */
+  distinct: Set<string | number | boolean | null>;
   /** Volatile string shape all string values share: undefined (none seen yet), a shape, or "none". */
   volatileShape: string | undefined;
   /** The volatile string shape every value it changed to shares (undefined: none yet; "none"): a field that became volatile later. */
@@ -122,6 +126,8 @@ interface FieldStat {
 
 interface ArrayStat {
   path: string;
+  /** The path of its elements (`path[*]`). */
+  element: string;
   key: string | undefined;
   maxLength: number;
   pairs: number;
@@ -141,6 +147,41 @@ function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   return typeof value;
+}
+
+/** The path of member `name` of the object at `path`, from `children` (that object's member paths) or built and kept there. */
+function memberPath(children: Map<string, string>, path: string, name: string): string {
+  let child = children.get(name);
+  if (child === undefined) children.set(name, (child = path + formatSegment(name)));
+  return child;
+}
+
+function isScalar(value: Json): boolean {
+  return typeof value !== "object" || value === null;
+}
+
+/** Whether two arrays of scalars hold the same values, as many times each, in any order. */
+function sameScalars(a: readonly Json[], b: readonly Json[]): boolean {
+  if (a.length !== b.length) return false;
+  if (a.length <= 16) {
+    // few: each of b's matched to an unused equal one of a's (no map)
+    let used = 0;
+    for (const e of b) {
+      let i = 0;
+      while (i < a.length && ((used & (1 << i)) !== 0 || a[i] !== e)) i++;
+      if (i === a.length) return false;
+      used |= 1 << i;
+    }
+    return true;
+  }
+  const counts = new Map<Json, number>();
+  for (const e of a) counts.set(e, (counts.get(e) ?? 0) + 1);
+  for (const e of b) {
+    const n = counts.get(e);
+    if (n === undefined || n === 0) return false;
+    counts.set(e, n - 1);
+  }
+  return true;
 }
 
 /** JSON text with sorted member names: equal for equal values. */
@@ -170,11 +211,34 @@ function scalarIdentity(value: unknown): string | undefined {
 
 /** The identity of an element under `key`; `metadata.uid` names a member of a nested object. */
 function identityIn(element: JsonObject, key: string): string | undefined {
-  if (Object.hasOwn(element, key)) return scalarIdentity(element[key]);
+  return scalarIdentity(identityValue(element, key));
+}
+
+/** The member `key` names (`metadata.uid`: a member of a nested object), whatever its type; undefined when there is none. */
+function identityValue(element: JsonObject, key: string): Json | undefined {
+  if (Object.hasOwn(element, key)) return element[key];
   const dot = key.indexOf(".");
   if (dot <= 0) return undefined;
   const outer = element[key.slice(0, dot)];
-  return isObject(outer) ? identityIn(outer, key.slice(dot + 1)) : undefined;
+  return isObject(outer) ? identityValue(outer, key.slice(dot + 1)) : undefined;
+}
+
+/** Whether every element is an object with an identity under `key` (`identityIn` defined, without building it). */
+function allKeyed(array: readonly Json[], key: string): boolean {
+  for (const e of array) {
+    if (!isObject(e)) return false;
+    const v = identityValue(e, key);
+    if (typeof v !== "string" && !(typeof v === "number" && Number.isInteger(v))) return false;
+  }
+  return true;
+}
+
+/** `identityIn(x, key) === identityIn(y, key)`, without building the identities of two strings. */
+function sameIdentity(x: JsonObject, y: JsonObject, key: string): boolean {
+  const u = identityValue(x, key);
+  const v = identityValue(y, key);
+  if (typeof u === "string" && typeof v === "string") return u === v;
+  return scalarIdentity(u) === scalarIdentity(v);
 }
 
 /**
@@ -258,6 +322,10 @@ class JsonLearner {
   private readonly childPaths = new Map<string, Map<string, string>>();
   /** Units objects by the path of the object whose members they describe. */
   private readonly unitMaps = new Map<string, JsonObject>();
+  /** See `elementPath`. */
+  private readonly elementPaths = new Map<string, string>();
+  /** See `unitsNames`. */
+  private readonly unitsNamesOf = new Map<string, readonly [string, string]>();
   /** The paths of an object's members that hold a time (by the object's path), judged once. */
   readonly timeMembers = new Map<string, string[]>();
 
@@ -270,7 +338,7 @@ class JsonLearner {
       const maxLength = Math.max(...arrays.map((a) => a.length));
       // Outside other arrays, each sample has one array here: its keys must persist over time.
       const key = maxLength >= 2 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
-      this.arrays.set(path, { path, key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
+      this.arrays.set(path, { path, element: this.elementPath(path), key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
     }
     for (let p = 0; p + 1 < this.samples.length; p++) {
       this.pair = p;
@@ -284,12 +352,15 @@ class JsonLearner {
       let list = found.get(path);
       if (!list) found.set(path, (list = []));
       list.push(value);
-      const element = `${path}[*]`;
+      const element = this.elementPath(path);
       for (const item of value) if (typeof item === "object" && item !== null) this.collectArrays(item, element, depth + 1, found);
     } else if (isObject(value)) {
+      let children: Map<string, string> | undefined;
       for (const name of Object.keys(value)) {
         const child = value[name]!;
-        if (typeof child === "object" && child !== null) this.collectArrays(child, this.childPath(path, name), depth + 1, found);
+        if (typeof child !== "object" || child === null) continue;
+        children ??= this.childrenOf(path);
+        this.collectArrays(child, memberPath(children, path, name), depth + 1, found);
       }
     }
   }
@@ -317,12 +388,29 @@ class JsonLearner {
     return times.length > 0 ? "time" : "";
   }
 
-  private childPath(path: string, name: string): string {
+  /** `path[*]`, built once per path. */
+  private elementPath(path: string): string {
+    let element = this.elementPaths.get(path);
+    if (element === undefined) this.elementPaths.set(path, (element = `${path}[*]`));
+    return element;
+  }
+
+  /** The paths of the members of the object at `path`, by member name (see `childPath`). */
+  private childrenOf(path: string): Map<string, string> {
     let children = this.childPaths.get(path);
     if (children === undefined) this.childPaths.set(path, (children = new Map()));
-    let child = children.get(name);
-    if (child === undefined) children.set(name, (child = path + formatSegment(name)));
-    return child;
+    return children;
+  }
+
+  /** The names of the units object beside member `name` (`name_units`, `nameUnits`), built once per name. */
+  private unitsNames(name: string): readonly [string, string] {
+    let names = this.unitsNamesOf.get(name);
+    if (names === undefined) this.unitsNamesOf.set(name, (names = [`${name}_units`, `${name}Units`]));
+    return names;
+  }
+
+  private childPath(path: string, name: string): string {
+    return memberPath(this.childrenOf(path), path, name);
   }
 
   private field(path: string, parent: string, name: string | undefined): FieldStat {
@@ -332,6 +420,7 @@ class JsonLearner {
         path,
         parent,
         name,
+        priceName: isPriceName(name),
         pairs: 0,
         changed: 0,
         lastPair: -1,
@@ -388,16 +477,19 @@ class JsonLearner {
     return first !== undefined && first <= this.pair;
   }
 
-  private observe(stat: FieldStat, value: Json): void {
+  /** Judges a value of the field; returns a string's volatile shape when it judged one (null: not judged, a value seen before or not a string). */
+  private observe(stat: FieldStat, value: Json): VolatileShape | undefined | null {
     stat.types.add(typeOf(value));
-    if (typeof value === "object" && value !== null) return;
+    if (typeof value === "object" && value !== null) return null;
     // Judging a value is idempotent: a value seen before (the same field of the next sample,
     // mostly) changes nothing, and its regular expressions need not run again.
-    const id = typeof value === "string" ? `s${value}` : `${typeof value}${String(value)}`;
-    if (stat.distinct.has(id)) return;
-    if (stat.distinct.size < MAX_DISTINCT) stat.distinct.add(id);
+    // (The value itself is its key: no key text is built per value.)
+    if (stat.distinct.has(value)) return null;
+    if (stat.distinct.size < MAX_DISTINCT) stat.distinct.add(value);
+    /** A string's volatile shape (judged once: `meaningfulShapeOf` takes it too). */
+    let volatileShape: VolatileShape | undefined | null = null;
     if (typeof value === "string") {
-      const volatileShape = volatileStringShape(value);
+      volatileShape = volatileStringShape(value);
       const shape = volatileShape ?? "none";
       if (stat.identifiers && volatileShape === undefined && !isIdentifierLike(value)) stat.identifiers = false;
       const digit = DIGIT.test(value);
@@ -427,40 +519,48 @@ class JsonLearner {
       if (!Number.isInteger(value)) stat.integers = false;
       if (!isUnixTime(value)) stat.unixTimes = false;
     }
-    const meaningful = meaningfulShape(value, stat.name) ?? "none";
+    const meaningful = meaningfulShapeOf(value, stat.name, stat.priceName, volatileShape) ?? "none";
     if (stat.meaningful === undefined || stat.meaningful === meaningful) stat.meaningful = meaningful;
     else if ((stat.meaningful === "enum" || stat.meaningful === "word") && (meaningful === "enum" || meaningful === "word")) stat.meaningful = "enum";
     else stat.meaningful = "none";
+    return volatileShape;
   }
 
-  private walk(a: Json, b: Json, path: string, parent: string, name: string | undefined, depth: number): void {
+  /** Walks one pair of values at `path`; returns the field's stats when they are scalars (not two objects, not two arrays). */
+  private walk(a: Json, b: Json, path: string, parent: string, name: string | undefined, depth: number): FieldStat | undefined {
     if (depth > MAX_DEPTH) throw tooDeep();
     if (isObject(a) && isObject(b)) {
+      const children = this.childrenOf(path);
+      /** Members of `a` that `b` has too: when that is all of `b`'s, `b` has none of its own. */
+      let shared = 0;
       for (const k of Object.keys(a)) {
-        const child = this.childPath(path, k);
+        const child = memberPath(children, path, k);
         if (Object.hasOwn(b, k)) {
+          shared++;
           const value = a[k]!;
-          if (isObject(value)) {
+          if (isObject(value) && !this.unitMaps.has(child)) {
             // A units object beside it: `current` and `current_units`, `hourly` and `hourlyUnits`.
-            const units = a[`${k}_units`] ?? a[`${k}Units`];
-            if (isObject(units) && !this.unitMaps.has(child)) this.unitMaps.set(child, units);
+            const names = this.unitsNames(k);
+            const units = a[names[0]] ?? a[names[1]];
+            if (isObject(units)) this.unitMaps.set(child, units);
           }
-          this.walk(value, b[k]!, child, path, k, depth + 1);
-          if (typeof value === "number" || (typeof value === "string" && NUMERIC_STRING.test(value))) {
-            const stat = this.fields.get(child);
-            if (stat !== undefined && stat.context === undefined) {
+          const stat = this.walk(value, b[k]!, child, path, k, depth + 1);
+          if (typeof value === "number" || typeof value === "string") {
+            // (judged once: the test of the value's writing waits for a field without a context)
+            if (stat !== undefined && stat.context === undefined && (typeof value === "number" || NUMERIC_STRING.test(value))) {
               stat.context = this.contextOf(a, path, k);
               stat.memberUnit = memberUnitOf(a, k);
             }
           }
         } else this.field(child, path, k).presenceChanged = true;
       }
-      for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) this.field(this.childPath(path, k), path, k).presenceChanged = true;
-      return;
+      const keysOfB = Object.keys(b);
+      if (shared < keysOfB.length) for (const k of keysOfB) if (!Object.hasOwn(a, k)) this.field(this.childPath(path, k), path, k).presenceChanged = true;
+      return undefined;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
       this.walkArrays(a, b, path, depth);
-      return;
+      return undefined;
     }
     const stat = this.field(path, parent, name);
     if (stat.lastPair !== this.pair) {
@@ -468,12 +568,12 @@ class JsonLearner {
       stat.pairs++;
     }
     if (this.pair === 0 || stat.types.size === 0) this.observe(stat, a);
-    this.observe(stat, b);
+    const shapeOfB = this.observe(stat, b);
     const ta = typeOf(a);
     const tb = typeOf(b);
     if (ta !== tb) stat.typeChanged = true;
     stat.observations++;
-    if (ta === tb && (ta === "object" || ta === "array") ? canonical(a) === canonical(b) : a === b) return;
+    if (ta === tb && (ta === "object" || ta === "array") ? canonical(a) === canonical(b) : a === b) return stat;
     stat.valueChanges++;
     if (stat.lastChangedPair !== this.pair) {
       stat.lastChangedPair = this.pair;
@@ -483,7 +583,7 @@ class JsonLearner {
     // Strings are remembered where they change (enough to tell a value coming back).
     if (typeof a === "string" && typeof b === "string") {
       if (stat.changedToShape !== "none") {
-        const shape = volatileStringShape(b) ?? "none";
+        const shape = (shapeOfB === null ? volatileStringShape(b) : shapeOfB) ?? "none";
         const prior = stat.changedToShape;
         if (prior === undefined || prior === shape) stat.changedToShape = shape;
         else if (RANDOM_TOKENS.has(prior) && RANDOM_TOKENS.has(shape)) stat.changedToShape = prior === "base64" || shape === "base64" ? "base64" : "token";
@@ -525,6 +625,14 @@ class JsonLearner {
       if (stat.relatives.size < 16) stat.relatives.add(scale === 0 ? "0" : (diff / scale).toPrecision(3));
       stat.decimals = Math.max(stat.decimals, decimalsOf(x), decimalsOf(y));
     }
+    return stat;
+  }
+
+  private reordered(stat: ArrayStat): void {
+    if (stat.lastReorderedPair !== this.pair) {
+      stat.lastReorderedPair = this.pair;
+      stat.reordered++;
+    }
   }
 
   private walkArrays(a: Json[], b: Json[], path: string, depth: number): void {
@@ -533,19 +641,12 @@ class JsonLearner {
       stat.lastPair = this.pair;
       stat.pairs++;
     }
-    const element = `${path}[*]`;
-    const reordered = (): void => {
-      if (stat.lastReorderedPair !== this.pair) {
-        stat.lastReorderedPair = this.pair;
-        stat.reordered++;
-      }
-    };
+    const element = stat.element;
     const key = stat.key;
     // an element without its identity (see keyHolds): this pair is compared by position
-    const keyed = (array: Json[]): boolean => array.every((e) => isObject(e) && identityIn(e, key!) !== undefined);
-    if (key !== undefined && keyed(a) && keyed(b)) {
+    if (key !== undefined && allKeyed(a, key) && allKeyed(b, key)) {
       // Fast path, the usual case: the same elements in the same places.
-      if (a.length === b.length && a.every((e, i) => identityIn(e as JsonObject, key) === identityIn(b[i] as JsonObject, key))) {
+      if (a.length === b.length && a.every((e, i) => sameIdentity(e as JsonObject, b[i] as JsonObject, key))) {
         for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
         return;
       }
@@ -557,7 +658,7 @@ class JsonLearner {
       const commonAfter = [...after.keys()].filter((id) => before.has(id));
       if (commonBefore.length !== before.size || commonAfter.length !== after.size) stat.membershipChanged = true;
       if (commonBefore.length !== before.size) stat.elementRemoved = true;
-      if (commonBefore.some((id, i) => commonAfter[i] !== id)) reordered();
+      if (commonBefore.some((id, i) => commonAfter[i] !== id)) this.reordered(stat);
       for (const id of commonBefore) this.walk(before.get(id)!, after.get(id)!, element, path, undefined, depth + 1);
       return;
     }
@@ -565,18 +666,30 @@ class JsonLearner {
       for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, element, path, undefined, depth + 1);
       return;
     }
-    const ca = a.map(canonical);
-    const cb = b.map(canonical);
-    const same = ca.length === cb.length && ca.every((c, i) => c === cb[i]);
+    const scalars = a.every(isScalar) && b.every(isScalar);
+    let same: boolean;
+    let sameElements: boolean;
+    if (scalars) {
+      // Scalars have equal canonical texts when they are equal (===): not the same in the same
+      // places (the fast path above), so compared as multisets, with no text built.
+      same = false;
+      sameElements = sameScalars(a, b);
+    } else {
+      const ca = a.map(canonical);
+      const cb = b.map(canonical);
+      same = ca.length === cb.length && ca.every((c, i) => c === cb[i]);
+      if (!same) {
+        const sortedA = [...ca].sort();
+        const sortedB = [...cb].sort();
+        sameElements = sortedA.length === sortedB.length && sortedA.every((c, i) => c === sortedB[i]);
+      } else sameElements = true;
+    }
     if (!same) {
-      const sortedA = [...ca].sort();
-      const sortedB = [...cb].sort();
-      if (sortedA.length === sortedB.length && sortedA.every((c, i) => c === sortedB[i])) {
-        reordered();
+      if (sameElements) {
+        this.reordered(stat);
         return;
       }
       // Elements matched by position: same length is the same members, edited in place.
-      const scalars = a.every((e) => typeof e !== "object" || e === null) && b.every((e) => typeof e !== "object" || e === null);
       if (a.length !== b.length || scalars) stat.membershipChanged = true;
       if (b.length < a.length || scalars) stat.elementRemoved = true;
     }
@@ -704,6 +817,8 @@ function unitDeclared(field: FieldStat): boolean {
 
 /** Digits after the decimal point of a number as written (`43371.39133522`: 8). */
 function decimalsOf(value: number): number {
+  // an integer has none (written without a point, or with an exponent: 1e+21)
+  if (Number.isInteger(value)) return 0;
   const text = String(value);
   const dot = text.indexOf(".");
   return dot < 0 || text.includes("e") ? 0 : text.length - dot - 1;
@@ -725,10 +840,43 @@ function timeValue(value: unknown): number | bigint | undefined {
 /** -1 when `b` is an earlier time or smaller counter than `a`, 1 when later, 0 when equal or not comparable. */
 function ordered(a: unknown, b: unknown): number {
   if (typeof a === "number" && typeof b === "number") return b < a ? -1 : b > a ? 1 : 0;
+  // Two UTC times written alike (`toISOString`, the usual clock): their text is in time order.
+  if (typeof a === "string" && typeof b === "string" && a.length === b.length && isPlainUtcTime(a) && isPlainUtcTime(b)) return b < a ? -1 : b > a ? 1 : 0;
   const x = timeValue(a);
   const y = timeValue(b);
   if (x === undefined || y === undefined || typeof x !== typeof y) return 0;
   return y < x ? -1 : y > x ? 1 : 0;
+}
+
+/** Whether the two characters at `at` are digits making a number from `min` to `max`. */
+function digitsAt(text: string, at: number, min: number, max: number): boolean {
+  const tens = text.charCodeAt(at) - 48;
+  const ones = text.charCodeAt(at + 1) - 48;
+  if (tens < 0 || tens > 9 || ones < 0 || ones > 9) return false;
+  const value = tens * 10 + ones;
+  return value >= min && value <= max;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SSZ`, with 1 to 3 decimals of a second or none, every part in a range valid in
+ * every month (days 01 to 28; hours 00 to 23): a time `Date.parse` reads, and two of one length
+ * compare as texts as they do as times (`ordered` takes them without parsing). Anything else
+ * (a day 29 to 31, an offset, more decimals than milliseconds) is parsed.
+ */
+function isPlainUtcTime(text: string): boolean {
+  const n = text.length;
+  if (n !== 20 && (n < 22 || n > 24)) return false;
+  if (!digitsAt(text, 0, 0, 99) || !digitsAt(text, 2, 0, 99)) return false;
+  if (text.charCodeAt(4) !== 45 || !digitsAt(text, 5, 1, 12) || text.charCodeAt(7) !== 45 || !digitsAt(text, 8, 1, 28)) return false;
+  if (text.charCodeAt(10) !== 84 || !digitsAt(text, 11, 0, 23) || text.charCodeAt(13) !== 58 || !digitsAt(text, 14, 0, 59) || text.charCodeAt(16) !== 58 || !digitsAt(text, 17, 0, 59)) return false;
+  if (text.charCodeAt(n - 1) !== 90) return false;
+  if (n === 20) return true;
+  if (text.charCodeAt(19) !== 46) return false;
+  for (let i = 20; i < n - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** One significant digit, rounded up: 2.3e-7 becomes 3e-7. */

@@ -117,6 +117,20 @@ export function isDurationName(name: string | undefined): boolean {
   return name !== undefined && DURATION_NAME.test(name);
 }
 
+/**
+ * Whether `IP_ADDRESS` can match: both its forms start with at most 4 hex digits and a `.` or `:`
+ * (most strings are told apart by their first characters, without the test's scan of the whole text).
+ */
+export function mayBeIpAddress(s: string): boolean {
+  const n = Math.min(s.length, 5);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46 || c === 58) return true;
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+  }
+  return false;
+}
+
 /** Whether the name of a member says it holds money. */
 export function isPriceName(name: string | undefined): boolean {
   return name !== undefined && PRICE_NAME.test(name);
@@ -124,15 +138,23 @@ export function isPriceName(name: string | undefined): boolean {
 
 /** The meaningful shape of a scalar, if it has one (`name` is its member name). */
 export function meaningfulShape(value: unknown, name: string | undefined): MeaningfulShape | undefined {
+  return meaningfulShapeOf(value, name, isPriceName(name));
+}
+
+/**
+ * `meaningfulShape` with `isPriceName` of the member name already judged (once per field, not once
+ * per value) and, for a string, its `volatileStringShape` when the caller has it (`null`: not judged yet).
+ */
+export function meaningfulShapeOf(value: unknown, name: string | undefined, priceName: boolean, volatileShape: VolatileShape | undefined | null = null): MeaningfulShape | undefined {
   if (typeof value === "boolean") return "boolean";
-  if (typeof value === "number") return isPriceName(name) ? "price" : undefined;
+  if (typeof value === "number") return priceName ? "price" : undefined;
   if (typeof value !== "string") return undefined;
   const s = value.trim();
-  if (PRICE_TEXT.test(s) || (isPriceName(name) && /^\d+(?:[.,]\d+)?$/.test(s))) return "price";
+  if (PRICE_TEXT.test(s) || (priceName && /^\d+(?:[.,]\d+)?$/.test(s))) return "price";
   if (VERSION.test(s) || (VERSION_NAME.test(name ?? "") && /^v?\d+(?:\.\d+)+[-+.\w]*$/.test(s))) return "version";
   // A host's address (10.47.248.116, 2001:db8::1): configuration, rated like an enum-like value.
-  if (IP_ADDRESS.test(s)) return "enum";
-  if (volatileStringShape(s) !== undefined) return undefined;
+  if (mayBeIpAddress(s) && IP_ADDRESS.test(s)) return "enum";
+  if ((volatileShape === null ? volatileStringShape(s) : volatileShape) !== undefined) return undefined;
   // a code of words and short numbers (`SPS30_P0`, `PMS_P1`, `RollingUpdate_v2`) reads as an enum-like value too
   if (IDENTIFIER.test(s) && s.length <= 40 && (!looksRandom(s.replace(/\d+$/, "")) || versionedWords(s) || modelAndWord(s))) return "enum";
   // Short codes: units ("°C"), currencies, country codes.
