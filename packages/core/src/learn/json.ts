@@ -1083,17 +1083,17 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   for (const [parent, list] of quoteFields)
     if (list.length >= 3 && list.some((f) => /bid|ask|last|volume|trade/i.test(f.name ?? "")) && list.some((f) => f.changed > 0)) tickers.add(parent);
   const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
+  /** A measurement learned with a tolerance, and its evidence. */
+  const measuredTolerance = (field: FieldStat, relative: number, reason: string): void => {
+    tolerance.push({ path: field.path, relative });
+    evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed: field.changed, pairs: field.pairs, shape: "measurement", reason });
+  };
   const quote = (field: FieldStat): void => {
-    tolerance.push({ path: field.path, relative: READING_TOLERANCE });
-    evidence.push({
-      kind: "tolerance",
-      rule: `tolerance[${tolerance.length - 1}]`,
-      path: field.path,
-      changed: field.changed,
-      pairs: field.pairs,
-      shape: "measurement",
-      reason: `${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`}; one of ${(quoteFields.get(field.parent) ?? []).length} quotes of a ticker (bid, ask, last, high, low, volume, ...), some of which moved: a quote on the market's clock, a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one is reported`,
-    });
+    measuredTolerance(
+      field,
+      READING_TOLERANCE,
+      `${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`}; one of ${(quoteFields.get(field.parent) ?? []).length} quotes of a ticker (bid, ask, last, high, low, volume, ...), some of which moved: a quote on the market's clock, a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one is reported`,
+    );
     // a price beyond its tolerance is rated medium, as a family's
     if (isPriceName(field.name) || field.meaningful === "price")
       severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape: "price", reason: `a quoted price (${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches` : "stable"}) within its tolerance: a change beyond it is rated medium`, ...(field.changed > 0 ? { kept: true, changed: field.changed } : {}) });
@@ -1105,18 +1105,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     numbersOrNull(field) && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
   /** Its name or its unit member says it is a reading on its own (a unit, a signal strength). */
   const selfEvident = (field: FieldStat): boolean => SELF_EVIDENT_READING.test(field.name ?? "") || unitMemberReading(field);
-  const readingByName = (field: FieldStat, why: string): void => {
-    tolerance.push({ path: field.path, relative: MAX_READING_TOLERANCE });
-    evidence.push({
-      kind: "tolerance",
-      rule: `tolerance[${tolerance.length - 1}]`,
-      path: field.path,
-      changed: field.changed,
-      pairs: field.pairs,
-      shape: "measurement",
-      reason: `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise, a larger one is reported`,
-    });
-  };
+  const readingByName = (field: FieldStat, why: string): void =>
+    measuredTolerance(field, MAX_READING_TOLERANCE, `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise, a larger one is reported`);
   /** The reading object a number kept so far belongs to (see readingObjects). */
   // Not an integer that never moved (an id, an issue's number, a code, a version, a count of
   // phases: `$.id` of a GitHub repository beside its moving counts, Open-Meteo's `weather_code`),
