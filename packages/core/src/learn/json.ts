@@ -983,11 +983,14 @@ function isNamedReading(field: FieldStat): boolean {
   return unitMemberReading(field) || isReadingName(field.name) || (!field.integers && field.name !== undefined && /(?:^|[_-])level$|[a-z]Level$/.test(field.name) && !RATED_FIGURE.test(field.name));
 }
 
+/** A bid, an ask, a last trade or a volume by its words (`bidPrice`, `lowestAsk`, `last_trade_price`, `quoteVolume`), not inside other words (a `basketPrice`, a `task`). */
+const QUOTE_ANCHOR = /^(?:bid|ask|last|volume|vol|trade)(?:$|[_A-Z0-9])|[a-z](?:Bid|Ask|Last|Volume|Trade)(?:$|[A-Z_])|_(?:bid|ask|last|volume|trade)(?:$|_)/;
+
 /** Member names of a market's quotes: `bid`, `askPrice`, `lowestAsk`, `last_price`, `high`, `low`, `open`, `close`, `volume`, `quoteVolume`, `vwap`, `change`, `trade_volume`, `acc_trade_price_24h`. */
 function isQuoteName(name: string | undefined): boolean {
   return (
     name !== undefined &&
-    /^(?:bid|ask|last|high|low|open|close|opening|closing|prev_?close|prev_?closing|volume|vol|vwap|change|deal|trade|acc_trade|signed_change|lowest|highest|weighted_?avg|quote|base|best|rate|previous_?rate|previous_?close)(?:[_A-Z][A-Za-z0-9_]*)?$|(?:Bid|Ask|Volume|Vwap|Price)$/.test(name) &&
+    /^(?:bid|ask|last|high|low|open|close|opening|closing|prev_?close|prev_?closing|volume|vol|vwap|change|deal|trade|acc_trade|signed_change|lowest|highest|weighted_?avg|quote|base|best|rate|previous_?rate|previous_?close)(?:[_A-Z][A-Za-z0-9_]*)?$|[a-z](?:Bid|Ask|Volume|Vwap)$/.test(name) &&
     !isSettingOrCodeName(name) &&
     !/(?:^|_)(?:time|date|count|id|size|step|tick|min|max|limit)|(?:Time|Date|Count|Id|Size|Step|Tick|Min|Max|Limit)/.test(name)
   );
@@ -1081,7 +1084,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   }
   const tickers = new Set<string>();
   for (const [parent, list] of quoteFields)
-    if (list.length >= 3 && list.some((f) => /bid|ask|last|volume|trade/i.test(f.name ?? "")) && list.some((f) => f.changed > 0)) tickers.add(parent);
+    if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.some((f) => f.changed > 0)) tickers.add(parent);
   const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
   /** A measurement learned with a tolerance, and its evidence. */
   const measuredTolerance = (field: FieldStat, relative: number, reason: string): void => {

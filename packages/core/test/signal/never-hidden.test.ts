@@ -349,3 +349,11 @@ describe("an identity missing from one element", () => {
     expect(next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.terminals[2].status", "medium"]]);
   });
 });
+
+describe("review: tickers by their words", () => {
+  it("a basket's prices (`basketPrice`, `unitPrice`, `salePrice`) are no ticker: a price changed after it changed once is reported, rated medium", () => {
+    const basket = (unitPrice: number, at: number) => ({ updated_at: iso(at), cart: { basketPrice: unitPrice * 2, unitPrice, salePrice: unitPrice - 1, base_price: 10 } });
+    const { next } = learnThenDiff([basket(20, 0), basket(20, 5), basket(21, 10), basket(21, 15), basket(22, 20)]);
+    expect(next?.changes.map((c) => [c.path, c.severity])).toContainEqual(["$.cart.unitPrice", "medium"]);
+  });
+});
