@@ -932,10 +932,10 @@ function isRunningTotalName(name: string | undefined): boolean {
  * `energy_import_kwh`, `reactive_power_l3_var`, `active_frequency_hz`), a signal (`wifi_rssi_db`),
  * air (`co2_ppm`, `pressure_hpa`), a speed (`fan_rpm`). Not mass, length, time, per cent or money:
  * a product's `weight_kg`, `width_mm`, a `timeout_s`, a `brightness_pct` are figures or settings.
- * The one-letter units (`_a`, `_v`) only with a quantity beside them (`current_l1_a`, `voltage_v`):
- * `score_a` is not an ampere.
+ * The one-letter units (`_a`, `_v`, `_w`) only with a quantity beside them (`current_l1_a`,
+ * `voltage_v`, `active_power_w`): `score_a` is not an ampere, an image's `thumb_w` is a width.
  */
-const READING_UNIT = /(?:^|[_-])(?:kw|mw|gw|wh|kwh|mwh|gwh|va|kva|var|kvar|mv|kv|ma|hz|db|dbm|ppm|ppb|lux|hpa|kpa|mbar|rpm)$|(?:^|[_-])w$|[a-z0-9](?:Kw|KW|Kwh|KWh|Wh|Va|VA|Var|Hz|Dbm|DBm|Ppm|Lux|Hpa|Rpm)$/;
+const READING_UNIT = /(?:^|[_-])(?:kw|mw|gw|wh|kwh|mwh|gwh|va|kva|var|kvar|mv|kv|ma|hz|db|dbm|ppm|ppb|lux|hpa|kpa|mbar|rpm)$|(?:^|[_-])(?:power|load|solar|pv|grid|output|input|consumption|production|demand)(?:_[a-z0-9]+)*_w$|[a-z0-9](?:Kw|KW|Kwh|KWh|Wh|Hz|Dbm|DBm|Ppm|Lux|Hpa|Rpm)$/;
 /** A reading whatever is beside it: a unit in its name (as a units object declares one), a signal strength (`rssi`, `snr`). */
 const SELF_EVIDENT_READING = new RegExp(`${READING_UNIT.source}|(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$`);
 /** A quantity measured by a device, as the last word of a member name (`currentBatteryVoltage`, `inputChargeCurrent`, `rssi`, `humidity`). */

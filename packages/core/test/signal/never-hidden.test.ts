@@ -239,7 +239,7 @@ describe("readings by their names", () => {
   });
 
   it("a rated figure, a setting, a product's mass or a score is not a reading by its name: a change after it changed once is reported", () => {
-    const figures = ["max_power_w", "status_led_brightness_pct", "weight_kg", "score_a", "capacity_kwh", "timeout_s"];
+    const figures = ["max_power_w", "status_led_brightness_pct", "weight_kg", "score_a", "capacity_kwh", "timeout_s", "thumb_w", "envVar"];
     for (const name of figures) {
       const product = (value: number) => ({ sku: "KETTLE-1", [name]: value, active_power_w: 20 + value / 100 });
       // the other member, a reading, moves on every fetch: the object is live
