@@ -992,7 +992,7 @@ function isQuoteName(name: string | undefined): boolean {
     name !== undefined &&
     /^(?:bid|ask|last|high|low|open|close|opening|closing|prev_?close|prev_?closing|volume|vol|vwap|change|deal|trade|acc_trade|signed_change|lowest|highest|weighted_?avg|quote|base|best|rate|previous_?rate|previous_?close)(?:[_A-Z][A-Za-z0-9_]*)?$|[a-z](?:Bid|Ask|Volume|Vwap)$/.test(name) &&
     !isSettingOrCodeName(name) &&
-    !/(?:^|_)(?:time|date|count|id|size|step|tick|min|max|limit)|(?:Time|Date|Count|Id|Size|Step|Tick|Min|Max|Limit)/.test(name)
+    !/(?:^|_)(?:time|date|count|id|size|step|tick|min|max|limit|updated?|seen)|(?:Time|Date|Count|Id|Size|Step|Tick|Min|Max|Limit|Updated?|Seen)|_at$|[a-z]At$/.test(name)
   );
 }
 
