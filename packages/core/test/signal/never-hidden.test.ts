@@ -357,3 +357,77 @@ describe("review: tickers by their words", () => {
     expect(next?.changes.map((c) => [c.path, c.severity])).toContainEqual(["$.cart.unitPrice", "medium"]);
   });
 });
+
+// Review (2026-11-29) of the day's rules - readings by their names, tickers' quotes, volatile later
+// - on APIs the corpus does not have: each case a real change a rule of the day hid.
+describe("review: today's rules", () => {
+  it("a thermostat's set temperature beside its `current_temperature` (Home Assistant's climate entity) is a setting, not a reading: a change is reported", () => {
+    const entity = (current: number, target: number, at: number) => ({
+      entity_id: "climate.hallway",
+      state: "heat",
+      attributes: { current_temperature: current, temperature: target, current_humidity: 45, humidity: 40, hvac_action: "heating", min_temp: 7, max_temp: 35 },
+      last_updated: iso(at),
+    });
+    const history = [entity(21.3, 20, 0), entity(21.1, 20, 5), entity(20.8, 20, 10), entity(21.0, 20, 15), entity(21.2, 20, 20)];
+    expect(learnThenDiff([...history, entity(21.2, 24, 25)]).next?.changes.map((c) => c.path)).toEqual(["$.attributes.temperature"]);
+    // changed once while learning, then again
+    const moved = [entity(21.3, 20, 0), entity(21.1, 20, 5), entity(20.8, 22, 10), entity(21.0, 22, 15), entity(21.2, 22, 20)];
+    expect(learnThenDiff([...moved, entity(21.2, 18, 25)]).next?.changes.map((c) => c.path)).toEqual(["$.attributes.temperature"]);
+  });
+
+  it("a product's figure or a device's setting named with an electrical unit that never moved (a car's `power_kw`, a power bank's `output_w`, a monitor's `refresh_rate_hz`, a radio's `tx_power_dbm`, a `{ value, unit: \"W\" }` attribute) is reported when it changes", () => {
+    const cases: [string, (v: number) => unknown, number, number, string][] = [
+      ["car", (v) => ({ id: "car-1", make: "VW", model: "Golf", price: 21990, mileage: 45000, power_kw: v }), 110, 150, "$.power_kw"],
+      ["power bank", (v) => ({ sku: "A1289", name: "Anker 737", capacity_mah: 24000, output_w: v, price: 109.99 }), 140, 100, "$.output_w"],
+      ["monitor", (v) => ({ sku: "MON-27", refresh_rate_hz: v, price: 299 }), 144, 240, "$.refresh_rate_hz"],
+      ["access point", (v) => ({ radio: { channel: 36, tx_power_dbm: v, channel_width: 80 } }), 20, 14, "$.radio.tx_power_dbm"],
+      ["attribute", (v) => ({ attributes: { power: { value: v, unit: "W" }, weight: { value: 1.2, unit: "kg" } } }), 9, 12, "$.attributes.power.value"],
+    ];
+    for (const [name, make, before, after, path] of cases) {
+      expect(learnThenDiff([make(before), make(before), make(before), make(after)]).next?.changes.map((c) => c.path), name).toEqual([path]);
+    }
+  });
+
+  it("an energy tariff's rate per kWh is money, not a reading by its unit: a change is reported", () => {
+    const tariff = (rate: number) => ({ tariff: { name: "Agile", rate_per_kwh: rate, standing_charge_per_day: 0.53 } });
+    expect(learnThenDiff([tariff(0.245), tariff(0.245), tariff(0.245), tariff(0.3)]).next?.changes.map((c) => c.path)).toEqual(["$.tariff.rate_per_kwh"]);
+    // beside a meter's readings that move (a smart meter that shows its tariff)
+    const meter = (i: number, rate: number) => ({ active_power_w: [152, 133, 170, 141, 160][i]!, active_power_l1_w: [141, 119, 152, 130, 149][i]!, rate_per_kwh: rate });
+    expect(learnThenDiff([meter(0, 0.245), meter(1, 0.245), meter(2, 0.245), meter(3, 0.245), meter(4, 0.3)]).next?.changes.map((c) => c.path)).toEqual(["$.rate_per_kwh"]);
+  });
+
+  it("a bill's energy beside its cost (UtilityAPI's `bill_total_kwh`) is no meter's running total: a correction upwards is reported", () => {
+    const bills = (kwh: number) => ({
+      bills: [
+        { uid: "b1", bill_total_kwh: kwh, bill_total_cost: 98.12, bill_start_date: "2026-10-01", bill_end_date: "2026-10-31" },
+        { uid: "b2", bill_total_kwh: 480, bill_total_cost: 91.2, bill_start_date: "2026-09-01", bill_end_date: "2026-09-30" },
+      ],
+    });
+    expect(learnThenDiff([bills(512), bills(512), bills(512), bills(590)]).next?.changes.map((c) => c.path)).toEqual(["$.bills[0].bill_total_kwh"]);
+  });
+
+  it("a product's figures named like quantities (a wall charger's `power`, `current`, `voltage`), one of which was edited once, are not readings: a change of another is reported", () => {
+    const charger = (power: number, current: number, voltage: number, at: number) => ({ sku: "WALLBOX-1", power, current, voltage, price: 799, updated_at: iso(at) });
+    const history = [charger(7.4, 16, 400, 0), charger(7.4, 16, 400, 5), charger(11, 16, 400, 10), charger(11, 16, 400, 15)];
+    expect(learnThenDiff([...history, charger(11, 32, 400, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.current"]);
+    expect(learnThenDiff([...history, charger(11, 16, 230, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.voltage"]);
+  });
+
+  it("a shop's prices named like quotes (`base_price`, `best_price`, `trade_in_price`; `deal_price` beside a `last_price`) are no ticker: a price change under 10 % is reported, rated medium", () => {
+    const phone = (base: number, best: number, at: number) => ({ updated_at: iso(at), product: { base_price: base, best_price: best, trade_in_price: 300 } });
+    const history = [phone(999, 949, 0), phone(999, 949, 5), phone(999, 929, 10), phone(999, 929, 15)];
+    expect(learnThenDiff([...history, phone(949, 929, 20)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.product.base_price", "medium"]]);
+    const deal = (dealPrice: number, last: number, at: number) => ({ updated_at: iso(at), product: { base_price: 120, deal_price: dealPrice, last_price: last } });
+    const deals = [deal(99, 110, 0), deal(99, 110, 5), deal(99, 105, 10), deal(99, 105, 15)];
+    expect(learnThenDiff([...deals, deal(95, 105, 20)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.product.deal_price", "medium"]]);
+  });
+
+  it("a field that became volatile later: a return to the value it had before (another shape) is reported, and an event's time rescheduled three times in a row is no clock", () => {
+    const token = (i: number) => `req_${["hOtbPFgyvLbDTs", "Q8zKd2LmXc4RtY", "p0VwNq7sJe3HbG", "Zt5YcRk9WmA2Lu"][i]}`;
+    const before = Array.from({ length: 6 }, () => ({ id: 7, trace: "none" }));
+    const history = [...before, ...[0, 1, 2].map((i) => ({ id: 7, trace: token(i) }))];
+    expect(learnThenDiff([...history, { id: 7, trace: "none" }]).next?.changes.map((c) => c.path)).toEqual(["$.trace"]);
+    const times = ["10:00", "10:00", "10:00", "10:00", "10:00", "10:30", "11:00", "11:45"].map((t) => ({ event: "Launch", starts_at: `2026-12-01T${t}:00Z` }));
+    expect(learnThenDiff([...times, { event: "Launch", starts_at: "2026-12-08T10:00:00Z" }]).next?.changes.map((c) => c.path)).toEqual(["$.starts_at"]);
+  });
+});
