@@ -328,6 +328,8 @@ class JsonLearner {
   private readonly unitsNamesOf = new Map<string, readonly [string, string]>();
   /** The paths of an object's members that hold a time (by the object's path), judged once. */
   readonly timeMembers = new Map<string, string[]>();
+  /** The path of the object that holds the object at a path (`$.Body.Data` for `$.Body.Data.IAC_L1`). */
+  readonly objectParents = new Map<string, string>();
 
   constructor(private readonly samples: readonly Json[]) {}
 
@@ -538,6 +540,7 @@ class JsonLearner {
         if (Object.hasOwn(b, k)) {
           shared++;
           const value = a[k]!;
+          if (isObject(value) && !this.objectParents.has(child)) this.objectParents.set(child, path);
           if (isObject(value) && !this.unitMaps.has(child)) {
             // A units object beside it: `current` and `current_units`, `hourly` and `hourlyUnits`.
             const names = this.unitsNames(k);
@@ -936,6 +939,8 @@ function isRunningTotalName(name: string | undefined): boolean {
  * `voltage_v`, `active_power_w`): `score_a` is not an ampere, an image's `thumb_w` is a width.
  */
 const READING_UNIT = /(?:^|[_-])(?:kw|mw|gw|wh|kwh|mwh|gwh|va|kva|var|kvar|mv|kv|ma|hz|db|dbm|ppm|ppb|lux|hpa|kpa|mbar|rpm)$|(?:^|[_-])(?:power|load|solar|pv|grid|output|input|consumption|production|demand)(?:_[a-z0-9]+)*_w$|[a-z0-9](?:Kw|KW|Kwh|KWh|Wh|Hz|Dbm|DBm|Ppm|Lux|Hpa|Rpm)$/;
+/** A signal strength by its name (`rssi`, `wifi_rssi_db`, `snr`): a reading before it moved. */
+const SIGNAL_STRENGTH = /(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$/;
 /** A reading whatever is beside it: a unit in its name (as a units object declares one), a signal strength (`rssi`, `snr`). */
 const SELF_EVIDENT_READING = new RegExp(`${READING_UNIT.source}|(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$`);
 /** A quantity measured by a device, as the last word of a member name (`currentBatteryVoltage`, `inputChargeCurrent`, `rssi`, `humidity`). */
@@ -979,12 +984,15 @@ function memberUnitOf(object: JsonObject, name: string): string {
 const READING_UNIT_TEXT = /^(?:m?A|[mk]?V|[kMG]?W|[kMG]?Wh|k?VA|k?var|k?VAr|Hz|dBm?|°\s?[CF]|ppm|ppb|µg\/m³|ug\/m3|hPa|kPa|mbar|lux|lx|rpm|m\/s|km\/h|mph)$/;
 
 /** A reading by its name; a non-integer `level` too (a battery's or a tank's level, not a log or access level). */
-function isNamedReading(field: FieldStat): boolean {
+function isNamedReadingByName(field: FieldStat): boolean {
   return unitMemberReading(field) || isReadingName(field.name) || (!field.integers && field.name !== undefined && /(?:^|[_-])level$|[a-z]Level$/.test(field.name) && !RATED_FIGURE.test(field.name));
 }
 
 /** A bid, an ask, a last trade or a volume by its words (`bidPrice`, `lowestAsk`, `last_trade_price`, `quoteVolume`), not inside other words (a `basketPrice`, a `task`). */
 const QUOTE_ANCHOR = /^(?:bid|ask|last|volume|vol|trade)(?:$|[_A-Z0-9])|[a-z](?:Bid|Ask|Last|Volume|Trade)(?:$|[A-Z_])|_(?:bid|ask|last|volume|trade)(?:$|_)/;
+
+/** A market's own words (a bid, an ask, a last trade, high, low, open, close, a volume): a ticker has two of them at least; `base_price`, `best_price`, `deal_price` beside a `last_price` are a shop's. */
+const MARKET_WORD = /^(?:bid|ask|last|high|low|open|opening|close|closing|prev_?close|prev_?closing|volume|vol|vwap|lowest|highest)(?:$|[_A-Z0-9])|[a-z](?:Bid|Ask|Volume|Vwap)$/;
 
 /** Member names of a market's quotes: `bid`, `askPrice`, `lowestAsk`, `last_price`, `high`, `low`, `open`, `close`, `volume`, `quoteVolume`, `vwap`, `change`, `trade_volume`, `acc_trade_price_24h`. */
 function isQuoteName(name: string | undefined): boolean {
@@ -996,9 +1004,12 @@ function isQuoteName(name: string | undefined): boolean {
   );
 }
 
+/** A unit after `per` (`rate_per_kwh`, `pricePerKwh`): the denominator of a rate (a tariff, money per unit), not a reading's unit. */
+const PER_UNIT = /(?:^|[_-])per[_-][a-z0-9]+$|[a-z0-9]Per[A-Z][A-Za-z0-9]*$/;
+
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
-  if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name)) return false;
+  if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name) || PER_UNIT.test(name)) return false;
   return READING_UNIT.test(name) || READING_QUANTITY.test(name) || RUN_TOGETHER_READING.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
 }
 
@@ -1062,7 +1073,28 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const objects = readingObjects(learner.fields.values(), totalPairs);
   // Readings by name (isReadingName, isMeterTotalName) that moved, by object: a device's object
   // whose readings move shows that its other readings are live too, on slower clocks of their own.
+  // Objects that hold money (a member named like a price): a bill, a quote, a product; an energy total there is a figure, not a meter's.
+  const moneyParents = new Set<string>();
+  for (const f of learner.fields.values()) if (f.priceName) moneyParents.add(f.parent);
   const movedReadings = new Map<string, Set<string>>();
+  // A quantity beside its measured twin (`temperature` beside `current_temperature`, Home Assistant's
+  // climate entity) is the value it is set to: a setting, not a reading.
+  const setValues = new Set<string>();
+  for (const f of learner.fields.values()) {
+    if (f.name === undefined) continue;
+    const upper = f.name.charAt(0).toUpperCase() + f.name.slice(1);
+    if (["current", "actual", "measured"].some((w) => learner.fields.has(f.parent + formatSegment(`${w}_${f.name}`)) || learner.fields.has(f.parent + formatSegment(`${w}${upper}`)))) setValues.add(f.path);
+  }
+  const isNamedReading = (f: FieldStat): boolean => !setValues.has(f.path) && isNamedReadingByName(f);
+  // Blocks of readings named with their units: an object (for `{ Value, Unit }` members, the object
+  // that holds them) with three numbers or more named with the unit of a reading, and no money. A
+  // unit in one name alone (a car's `power_kw`, a monitor's `refresh_rate_hz`, a radio's
+  // `tx_power_dbm`) is as often a product's figure or a setting.
+  const unitGroup = (f: FieldStat): string => (unitMemberReading(f) ? (learner.objectParents.get(f.parent) ?? f.parent) : f.parent);
+  const unitReadings = new Map<string, number>();
+  for (const f of learner.fields.values())
+    if (numbersOrNull(f) && (READING_UNIT.test(f.name ?? "") || unitMemberReading(f))) unitReadings.set(unitGroup(f), (unitReadings.get(unitGroup(f)) ?? 0) + 1);
+  const unitBlock = (f: FieldStat): boolean => (READING_UNIT.test(f.name ?? "") || unitMemberReading(f)) && (unitReadings.get(unitGroup(f)) ?? 0) >= 3 && !moneyParents.has(f.parent) && !moneyParents.has(unitGroup(f));
   for (const f of learner.fields.values()) {
     if (f.changed > 0 && numbersOrNull(f) && !f.currency && (isNamedReading(f) || isMeterTotalName(f.name))) {
       let moved = movedReadings.get(f.parent);
@@ -1084,7 +1116,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   }
   const tickers = new Set<string>();
   for (const [parent, list] of quoteFields)
-    if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.some((f) => f.changed > 0)) tickers.add(parent);
+    if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.filter((f) => MARKET_WORD.test(f.name ?? "")).length >= 2 && list.some((f) => f.changed > 0)) tickers.add(parent);
   const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
   /** A measurement learned with a tolerance, and its evidence. */
   const measuredTolerance = (field: FieldStat, relative: number, reason: string): void => {
@@ -1101,8 +1133,18 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (isPriceName(field.name) || field.meaningful === "price")
       severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape: "price", reason: `a quoted price (${field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches` : "stable"}) within its tolerance: a change beyond it is rated medium`, ...(field.changed > 0 ? { kept: true, changed: field.changed } : {}) });
   };
-  /** Another reading by name moved in the same object. */
-  const liveReadings = (field: FieldStat): boolean => [...(movedReadings.get(field.parent) ?? [])].some((path) => path !== field.path);
+  /**
+   * Another reading by name moved in the same object. In an object that holds money (a product, an
+   * offer), one figure edited once (a charger's `power`) does not make its siblings live: two
+   * readings moved (this one or others), or another on two fetches or more.
+   */
+  const liveReadings = (field: FieldStat): boolean => {
+    const moved = movedReadings.get(field.parent);
+    if (moved === undefined) return false;
+    const others = [...moved].filter((path) => path !== field.path);
+    if (others.length === 0) return false;
+    return !moneyParents.has(field.parent) || moved.size >= 2 || others.some((path) => (learner.fields.get(path)?.changed ?? 0) >= 2);
+  };
   /** A number named as a physical reading, of one type all along, not money: a reading on a clock of its own. */
   const namedReading = (field: FieldStat): boolean =>
     numbersOrNull(field) && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
@@ -1179,16 +1221,19 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "clock", reason: `stable in all ${samples.length} samples, but ${describeShape(field.volatileShape === "none" || field.volatileShape === undefined ? "unix_time" : field.volatileShape)} named like a clock: noise while it moves forward` });
         continue;
       }
-      if (stable && only === "number" && isMeterTotalName(field.name)) {
+      if (stable && only === "number" && isMeterTotalName(field.name) && !moneyParents.has(field.parent)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a meter's running total (an energy or volume with its unit): noise while it goes up` });
         continue;
       }
-      if (stable && namedReading(field) && (liveReadings(field) || selfEvident(field))) {
-        readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a unit, a signal strength)"}`);
+      // (a unit in its name alone is not enough before it moved: a car's `power_kw`, a power bank's
+      // `output_w`, a radio's `tx_power_dbm` are figures and settings; a signal strength is a reading)
+      if (stable && namedReading(field) && (liveReadings(field) || unitBlock(field) || SIGNAL_STRENGTH.test(field.name ?? ""))) {
+        readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
         continue;
       }
-      if (stable && only === "number" && field.integers && isCountName(field.name) && !isPriceName(field.name)) {
+      // (not an energy or a volume with its unit, `bill_total_kwh`: a meter's, judged above, or a bill's figure)
+      if (stable && only === "number" && field.integers && isCountName(field.name) && !isPriceName(field.name) && !isMeterTotalName(field.name)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a count: noise while it goes up` });
         continue;
@@ -1270,8 +1315,11 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       // token, a time): judged from its first change on, not held back by the value it had before
       // until that value leaves the samples.
       const toShape = field.changedToShape;
-      if (toShape !== undefined && toShape !== "none" && changed >= 3 && field.pairs === totalPairs && changed === totalPairs - field.firstChangedPair && field.recurred === 0) {
-        learned(toShape, `since it first changed (on every fetch since), always to ${describeShape(toShape)} (its earlier value was of another shape)`);
+      const laterTime = toShape === "iso8601" || toShape === "http_date" || toShape === "unix_time";
+      if (toShape !== undefined && toShape !== "none" && changed >= 3 && field.pairs === totalPairs && changed === totalPairs - field.firstChangedPair && field.recurred === 0 && !(laterTime && isEventTimeName(field.name))) {
+        // Only values of its new shape are noise: a return to its earlier value (another shape), or a time that goes back, is reported.
+        if (laterTime && field.forward) learned(toShape, `since it first changed (on every fetch since), always to a later ${describeShape(toShape)} (its earlier value was of another shape; a time that goes back is reported)`, { forward: true });
+        else learned(toShape, `since it first changed (on every fetch since), always to ${describeShape(toShape)} (its earlier value was of another shape; only its volatile parts may change)`, { parts: true });
         continue;
       }
       if (clock && !isEventTimeName(field.name)) {

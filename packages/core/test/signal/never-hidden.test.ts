@@ -403,6 +403,8 @@ describe("review: today's rules", () => {
         { uid: "b2", bill_total_kwh: 480, bill_total_cost: 91.2, bill_start_date: "2026-09-01", bill_end_date: "2026-09-30" },
       ],
     });
+    expect(learnThenDiff([bills(512.4), bills(512.4), bills(512.4), bills(590.1)]).next?.changes.map((c) => c.path)).toEqual(["$.bills[0].bill_total_kwh"]);
+    // in whole kWh: not a count either (`_total_` in its name)
     expect(learnThenDiff([bills(512), bills(512), bills(512), bills(590)]).next?.changes.map((c) => c.path)).toEqual(["$.bills[0].bill_total_kwh"]);
   });
 
@@ -411,6 +413,19 @@ describe("review: today's rules", () => {
     const history = [charger(7.4, 16, 400, 0), charger(7.4, 16, 400, 5), charger(11, 16, 400, 10), charger(11, 16, 400, 15)];
     expect(learnThenDiff([...history, charger(11, 32, 400, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.current"]);
     expect(learnThenDiff([...history, charger(11, 16, 230, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.voltage"]);
+  });
+
+  // KNOWN HAZARD, not fixed (review2, 2026-11-29): the same figures in an object without money (a
+  // product's `specs` apart from its price) still take one edited figure for a reading that moved,
+  // and hide the others' changes up to half or double. From one pair of fetches a device whose one
+  // reading moved (Elgato's battery `inputChargeVoltage`, a Tesla meter's `solar` block, a HomeWizard
+  // kWh meter's `apparent_power_l1_va`, all in the tuning set) looks the same: requiring two readings
+  // that moved, or one on two fetches, raised the tuning set's false alarms from 8 to 10 (learned)
+  // and 14 to 16 (first3), all at fetch 2.
+  it.fails("a product's figures named like quantities in a `specs` object without money, one of which was edited once: a change of another is reported", () => {
+    const charger = (power: number, current: number, at: number) => ({ sku: "WALLBOX-1", specs: { power, current, voltage: 400 }, offer: { price: 799 }, updated_at: iso(at) });
+    const history = [charger(7.4, 16, 0), charger(7.4, 16, 5), charger(11, 16, 10), charger(11, 16, 15)];
+    expect(learnThenDiff([...history, charger(11, 32, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.specs.current"]);
   });
 
   it("a shop's prices named like quotes (`base_price`, `best_price`, `trade_in_price`; `deal_price` beside a `last_price`) are no ticker: a price change under 10 % is reported, rated medium", () => {
