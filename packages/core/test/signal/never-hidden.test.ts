@@ -351,6 +351,13 @@ describe("an identity missing from one element", () => {
 });
 
 describe("review: tickers by their words", () => {
+  // (review2: passes on main; it fails without QUOTE_ANCHOR, which no other test exercised)
+  it("a hotel's rates named like quotes (`low`, `high`, `best`), none of them a bid, an ask, a last trade or a volume, are no ticker: a change under 10 % is reported", () => {
+    const hotel = (best: number, at: number) => ({ updated_at: iso(at), rates: { low: 89, high: 149, best } });
+    const history = [hotel(109, 0), hotel(109, 5), hotel(99, 10), hotel(99, 15)];
+    expect(learnThenDiff([...history, hotel(95, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.rates.best"]);
+  });
+
   it("a basket's prices (`basketPrice`, `unitPrice`, `salePrice`) are no ticker: a price changed after it changed once is reported, rated medium", () => {
     const basket = (unitPrice: number, at: number) => ({ updated_at: iso(at), cart: { basketPrice: unitPrice * 2, unitPrice, salePrice: unitPrice - 1, base_price: 10 } });
     const { next } = learnThenDiff([basket(20, 0), basket(20, 5), basket(21, 10), basket(21, 15), basket(22, 20)]);
