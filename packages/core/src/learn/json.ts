@@ -941,8 +941,6 @@ function isRunningTotalName(name: string | undefined): boolean {
 const READING_UNIT = /(?:^|[_-])(?:kw|mw|gw|wh|kwh|mwh|gwh|va|kva|var|kvar|mv|kv|ma|hz|db|dbm|ppm|ppb|lux|hpa|kpa|mbar|rpm)$|(?:^|[_-])(?:power|load|solar|pv|grid|output|input|consumption|production|demand)(?:_[a-z0-9]+)*_w$|[a-z0-9](?:Kw|KW|Kwh|KWh|Wh|Hz|Dbm|DBm|Ppm|Lux|Hpa|Rpm)$/;
 /** A signal strength by its name (`rssi`, `wifi_rssi_db`, `snr`): a reading before it moved. */
 const SIGNAL_STRENGTH = /(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$/;
-/** A reading whatever is beside it: a unit in its name (as a units object declares one), a signal strength (`rssi`, `snr`). */
-const SELF_EVIDENT_READING = new RegExp(`${READING_UNIT.source}|(?:^|[_-])(?:rssi|snr)(?:_dbm?)?$|(?:Rssi|RSSI|Snr|SNR)$|^(?:rssi|snr)$`);
 /** A quantity measured by a device, as the last word of a member name (`currentBatteryVoltage`, `inputChargeCurrent`, `rssi`, `humidity`). */
 const QUANTITIES = "power|voltage|current|rssi|snr|signal|strength|temperature|temp|humidity|pressure|frequency|irradiance|illuminance|radiation|co2|pm25|pm10|wind|gust|wind_speed|wind_gusts?|precipitation|rain|dew_?point|uv|uv_index|cloud_?cover|battery|load|cpu";
 const READING_QUANTITY = new RegExp(
@@ -1148,8 +1146,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   /** A number named as a physical reading, of one type all along, not money: a reading on a clock of its own. */
   const namedReading = (field: FieldStat): boolean =>
     numbersOrNull(field) && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
-  /** Its name or its unit member says it is a reading on its own (a unit, a signal strength). */
-  const selfEvident = (field: FieldStat): boolean => SELF_EVIDENT_READING.test(field.name ?? "") || unitMemberReading(field);
+  /** Its name says it is a reading on its own (a signal strength), or it is one of a device's block of readings named with their units (see unitBlock). */
+  const selfEvident = (field: FieldStat): boolean => SIGNAL_STRENGTH.test(field.name ?? "") || unitBlock(field);
   const readingByName = (field: FieldStat, why: string): void =>
     measuredTolerance(field, MAX_READING_TOLERANCE, `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise, a larger one is reported`);
   /** The reading object a number kept so far belongs to (see readingObjects). */
@@ -1226,9 +1224,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a meter's running total (an energy or volume with its unit): noise while it goes up` });
         continue;
       }
-      // (a unit in its name alone is not enough before it moved: a car's `power_kw`, a power bank's
-      // `output_w`, a radio's `tx_power_dbm` are figures and settings; a signal strength is a reading)
-      if (stable && namedReading(field) && (liveReadings(field) || unitBlock(field) || SIGNAL_STRENGTH.test(field.name ?? ""))) {
+      // (a unit in one name alone is not enough: a car's `power_kw`, a power bank's `output_w`, a
+      // radio's `tx_power_dbm` are figures and settings; a signal strength, or one of a device's block
+      // of readings named with their units, is a reading)
+      if (stable && namedReading(field) && (liveReadings(field) || selfEvident(field))) {
         readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
         continue;
       }
@@ -1420,10 +1419,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
       } else if (namedReading(field) && field.maxRelative <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || selfEvident(field))) {
         // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
-        // object whose other readings move or with its unit in its name: a reading on a slower clock
-        // of its own, however rarely it moved yet. A setting, a rated figure or a code is not named
-        // so (isReadingName); a move beyond half or double is reported.
-        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a unit, a signal strength)"}`);
+        // object whose other readings move, in a device's block of readings named with their units,
+        // or a signal strength: a reading on a slower clock of its own, however rarely it moved yet.
+        // A setting, a rated figure or a code is not named so (isReadingName); a move beyond half or
+        // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
+        // is a figure of the listing.)
+        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;

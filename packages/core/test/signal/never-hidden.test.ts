@@ -305,7 +305,8 @@ describe("readings by their units and quotes by their market", () => {
   });
 
   it("a generic `Value` whose `Unit` names a physical reading (an inverter's `{ Value, Unit: \"A\" }`) is a reading; one in kilograms is not", () => {
-    const inverter = (iac: number, weight = 21.5) => ({ Body: { Data: { IAC_L1: { Value: iac, Unit: "A" }, WEIGHT: { Value: weight, Unit: "kg" } } } });
+    // (review2: in a block of such readings, as Fronius sends them; a lone `{ Value, Unit: "W" }` edited once is a product's attribute as often, below)
+    const inverter = (iac: number, weight = 21.5) => ({ Body: { Data: { IAC_L1: { Value: iac, Unit: "A" }, UAC_L1: { Value: 229.4, Unit: "V" }, PAC: { Value: 212, Unit: "W" }, WEIGHT: { Value: weight, Unit: "kg" } } } });
     const history = [inverter(0.926), inverter(0.926), inverter(0.894), inverter(0.894)];
     expect(learnThenDiff([...history, inverter(0.95)]).next).toBeNull();
     const weights = [inverter(0.926, 21.5), inverter(0.926, 21.5), inverter(0.926, 20.9), inverter(0.926, 20.9)];
@@ -393,6 +394,15 @@ describe("review: today's rules", () => {
     for (const [name, make, before, after, path] of cases) {
       expect(learnThenDiff([make(before), make(before), make(before), make(after)]).next?.changes.map((c) => c.path), name).toEqual([path]);
     }
+  });
+
+  it("a product's figure or a device's setting named with a unit, edited once while learning (a car's `power_kw`, a radio's `tx_power_dbm`, a `{ value, unit: \"W\" }` attribute), is reported when it changes again", () => {
+    const car = (kw: number, at: number) => ({ id: "car-1", price: 21990, power_kw: kw, updated_at: iso(at) });
+    expect(learnThenDiff([car(110, 0), car(110, 5), car(96, 10), car(96, 15), car(150, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.power_kw"]);
+    const radio = (dbm: number) => ({ radio: { channel: 36, tx_power_dbm: dbm } });
+    expect(learnThenDiff([radio(20), radio(20), radio(17), radio(17), radio(11)]).next?.changes.map((c) => c.path)).toEqual(["$.radio.tx_power_dbm"]);
+    const lamp = (watts: number) => ({ attributes: { power: { value: watts, unit: "W" }, weight: { value: 0.2, unit: "kg" } } });
+    expect(learnThenDiff([lamp(9), lamp(9), lamp(8), lamp(8), lamp(12)]).next?.changes.map((c) => c.path)).toEqual(["$.attributes.power.value"]);
   });
 
   it("an energy tariff's rate per kWh is money, not a reading by its unit: a change is reported", () => {
