@@ -1219,7 +1219,10 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "clock", reason: `stable in all ${samples.length} samples, but ${describeShape(field.volatileShape === "none" || field.volatileShape === undefined ? "unix_time" : field.volatileShape)} named like a clock: noise while it moves forward` });
         continue;
       }
-      if (stable && only === "number" && isMeterTotalName(field.name) && !moneyParents.has(field.parent)) {
+      // (in a device's block of readings named with their units, or beside readings that moved: an
+      // energy total elsewhere - a bill's `bill_total_kwh` beside its cost, a solar quote's
+      // `annual_production_kwh` - is a figure, not a meter's)
+      if (stable && only === "number" && isMeterTotalName(field.name) && ((unitReadings.get(field.parent) ?? 0) >= 3 || liveReadings(field)) && !moneyParents.has(field.parent)) {
         volatile.push({ path: field.path, forward: true });
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "counter", reason: `stable in all ${samples.length} samples, but named like a meter's running total (an energy or volume with its unit): noise while it goes up` });
         continue;

@@ -425,6 +425,11 @@ describe("review: today's rules", () => {
     expect(learnThenDiff([bills(512), bills(512), bills(512), bills(590)]).next?.changes.map((c) => c.path)).toEqual(["$.bills[0].bill_total_kwh"]);
   });
 
+  it("an estimate named like a meter's total (a solar quote's `annual_production_kwh`), with no device's readings beside it, is no running total: a change upwards is reported", () => {
+    const quote = (kwh: number) => ({ id: "q_1", system: { panels: 20, annual_production_kwh: kwh, orientation: "south" }, offer: { price: 18000, currency: "EUR" } });
+    expect(learnThenDiff([quote(10500), quote(10500), quote(10500), quote(11200)]).next?.changes.map((c) => c.path)).toEqual(["$.system.annual_production_kwh"]);
+  });
+
   it("a product's figures named like quantities (a wall charger's `power`, `current`, `voltage`), one of which was edited once, are not readings: a change of another is reported", () => {
     const charger = (power: number, current: number, voltage: number, at: number) => ({ sku: "WALLBOX-1", power, current, voltage, price: 799, updated_at: iso(at) });
     const history = [charger(7.4, 16, 400, 0), charger(7.4, 16, 400, 5), charger(11, 16, 400, 10), charger(11, 16, 400, 15)];
