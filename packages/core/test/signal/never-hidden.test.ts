@@ -450,6 +450,17 @@ describe("review: today's rules", () => {
     expect(learnThenDiff([...history, charger(11, 32, 20)]).next?.changes.map((c) => c.path)).toEqual(["$.specs.current"]);
   });
 
+  // KNOWN HAZARD, not fixed (review2, 2026-11-29): a stable integer named by a quantity alone (`cpu`
+  // as a count of cores) beside a reading that moves (`load`) is taken for a reading, and a resize
+  // from 4 to 8 cores (to double) is hidden. Devices send their readings as stable integers too
+  // (Elgato's `currentBatteryVoltage` in mV, a Tesla meter's `instant_power`, a HomeWizard meter's
+  // `voltage_l1_v`, all in the tuning set): keeping stable non-zero integers named by a quantity
+  // alone raised the tuning set's false alarms from 8 to 10 (learned) and 14 to 17 (first3).
+  it.fails("a server's `cpu` (a count of cores) beside its moving `load`: a resize is reported", () => {
+    const vm = (load: number, cpu: number) => ({ server: { name: "web-1", cpu, ram_gb: 16, load } });
+    expect(learnThenDiff([vm(0.42, 4), vm(0.55, 4), vm(0.38, 4), vm(0.61, 4), vm(0.61, 8)]).next?.changes.map((c) => c.path)).toEqual(["$.server.cpu"]);
+  });
+
   it("a shop's prices named like quotes (`base_price`, `best_price`, `trade_in_price`; `deal_price` beside a `last_price`) are no ticker: a price change under 10 % is reported, rated medium", () => {
     const phone = (base: number, best: number, at: number) => ({ updated_at: iso(at), product: { base_price: base, best_price: best, trade_in_price: 300 } });
     const history = [phone(999, 949, 0), phone(999, 949, 5), phone(999, 929, 10), phone(999, 929, 15)];
