@@ -1069,11 +1069,11 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   const families = readingFamilies(learner.fields.values(), totalPairs);
   const objects = readingObjects(learner.fields.values(), totalPairs);
-  // Readings by name (isReadingName, isMeterTotalName) that moved, by object: a device's object
-  // whose readings move shows that its other readings are live too, on slower clocks of their own.
   // Objects that hold money (a member named like a price): a bill, a quote, a product; an energy total there is a figure, not a meter's.
   const moneyParents = new Set<string>();
   for (const f of learner.fields.values()) if (f.priceName) moneyParents.add(f.parent);
+  // Readings by name (isReadingName, isMeterTotalName) that moved, by object: a device's object
+  // whose readings move shows that its other readings are live too, on slower clocks of their own.
   const movedReadings = new Map<string, Set<string>>();
   // A quantity beside its measured twin (`temperature` beside `current_temperature`, Home Assistant's
   // climate entity) is the value it is set to: a setting, not a reading.
