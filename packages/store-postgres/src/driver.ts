@@ -29,15 +29,36 @@ function statementName(text: string, values: readonly unknown[]): string | undef
   return name;
 }
 
-async function query<R extends QueryResultRow>(db: Db, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+/**
+ * SQLSTATEs of a server that ended the connection itself (`pg_terminate_backend`, an
+ * administrator's or a crash's shutdown of the backend). The server rolls back whatever the
+ * statement had begun, so a statement outside a transaction may run again on another connection.
+ */
+const TERMINATED = new Set(["57P01", "57P02"]);
+/** How often a statement on the pool runs again after its connection was terminated: each try discards one dead connection (10: the pool's default size). */
+const TERMINATED_RETRIES = 10;
+
+async function query<R extends QueryResultRow>(
+  db: Db,
+  text: string,
+  values: readonly unknown[],
+  retries = 0
+): Promise<QueryResult<R>> {
   const name = statementName(text, values);
   try {
     return await db.query<R>(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
   } catch (error) {
+    const code = (error as { code?: unknown }).code;
     // "cached plan must not change result type": the table changed under a prepared statement.
-    if (name !== undefined && (error as { code?: unknown }).code === "0A000") {
+    if (name !== undefined && code === "0A000") {
       unprepared.add(text);
-      return query(db, text, values);
+      return query(db, text, values, retries);
+    }
+    // An idle connection of the pool the server has terminated, whose notice had not arrived yet
+    // when the pool lent it out: the pool discards it on this error, so try another. Never inside
+    // a transaction (`retries` is -1 there): its earlier statements went with the connection.
+    if (retries >= 0 && retries < TERMINATED_RETRIES && typeof code === "string" && TERMINATED.has(code)) {
+      return query(db, text, values, retries + 1);
     }
     throw postgresError(error);
   }
@@ -52,10 +73,12 @@ export async function connect(pool: Pool): Promise<PoolClient> {
   }
 }
 
-function executor(db: Db): SqlExecutor {
+/** Statements on the pool may run again on another connection after a terminated one; on a transaction's client never. */
+function executor(db: Db, inTransaction: boolean): SqlExecutor {
+  const retries = inTransaction ? -1 : 0;
   return {
-    all: async <R>(sql: string, params: readonly unknown[]) => (await query<R & QueryResultRow>(db, sql, params)).rows as R[],
-    run: async (sql: string, params: readonly unknown[]) => (await query(db, sql, params)).rowCount ?? 0,
+    all: async <R>(sql: string, params: readonly unknown[]) => (await query<R & QueryResultRow>(db, sql, params, retries)).rows as R[],
+    run: async (sql: string, params: readonly unknown[]) => (await query(db, sql, params, retries)).rowCount ?? 0,
   };
 }
 
@@ -74,7 +97,7 @@ export class PostgresDriver implements SqlDriver {
   constructor(pool: Pool, ownsPool: boolean) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
-    this.#onPool = executor(pool);
+    this.#onPool = executor(pool, false);
   }
 
   #checkOpen(): void {
@@ -96,9 +119,9 @@ export class PostgresDriver implements SqlDriver {
     const client = await connect(this.#pool);
     let broken = false;
     try {
-      await query(client, "BEGIN", []);
-      const result = await work(executor(client));
-      await query(client, "COMMIT", []);
+      await query(client, "BEGIN", [], -1);
+      const result = await work(executor(client, true));
+      await query(client, "COMMIT", [], -1);
       return result;
     } catch (error) {
       try {
