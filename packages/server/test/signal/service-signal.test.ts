@@ -160,12 +160,14 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * learner of main: tuning 7 of 1511 and 13 of 1813 (none on the new histories), 3 under-rated (all
  * on them: a PEP 440 version in a list of versions, a `python_version` beside "source"); held-out
  * 15 of 771 and 27 of 925 (2 and 5 on the new histories), 2 under-rated in each mode (a flag that
- * is `false` or the text of its reason, PyPI's `yanked`). The under-rated ceiling is what was
- * measured, not a target: it must go back to 0.
+ * is `false` or the text of its reason, PyPI's `yanked`). After general fixes of the learner (PEP
+ * 440 suffixes read as versions, versions beside a short code, a flag or its reason; tests in
+ * core's never-hidden.test.ts): tuning 7 and 13, held-out 15 and 27 (run a second time this
+ * round), no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 15, underRated: 2 },
-  held: { falseAlarms: 27, underRated: 2 },
+  "per request": { falseAlarms: 15, underRated: 0 },
+  held: { falseAlarms: 27, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
