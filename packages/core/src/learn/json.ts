@@ -156,6 +156,11 @@ function memberPath(children: Map<string, string>, path: string, name: string): 
   return child;
 }
 
+/** A flag that is a boolean in some values and a text in others (`yanked: false` or the reason it was yanked). */
+function flagOrReason(field: FieldStat): boolean {
+  return field.types.has("boolean") && field.types.has("string") && [...field.types].every((t) => t === "boolean" || t === "string" || t === "null");
+}
+
 function isScalar(value: Json): boolean {
   return typeof value !== "object" || value === null;
 }
@@ -524,6 +529,8 @@ class JsonLearner {
     const meaningful = meaningfulShapeOf(value, stat.name, stat.priceName, volatileShape) ?? "none";
     if (stat.meaningful === undefined || stat.meaningful === meaningful) stat.meaningful = meaningful;
     else if ((stat.meaningful === "enum" || stat.meaningful === "word") && (meaningful === "enum" || meaningful === "word")) stat.meaningful = "enum";
+    // versions beside a short code (`python_version`: "2.7", "3.6", "source"; "latest"): versions
+    else if ((stat.meaningful === "version" && meaningful === "enum") || (stat.meaningful === "enum" && meaningful === "version")) stat.meaningful = "version";
     else stat.meaningful = "none";
     return volatileShape;
   }
@@ -1198,6 +1205,11 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       const stable = !field.presenceChanged && !field.typeChanged && pairs === totalPairs && field.types.size === 1;
       // a price or status that is null in some elements is still rated when it changes
       const nullable = !field.presenceChanged && !field.typeChanged && pairs === totalPairs && nonNull.length === 1 && field.types.size === 2;
+      // a flag that is `false` or the text of its reason (PEP 592's `yanked`, a `deprecated` notice): a flag
+      if (!field.presenceChanged && !field.typeChanged && pairs === totalPairs && flagOrReason(field)) {
+        severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape: "boolean", reason: `stable in all ${samples.length} samples and a boolean or the text of its reason: a value change is rated medium` });
+        continue;
+      }
       if (nullable && (isPriceName(field.name) || (meaningful !== undefined && meaningful !== "none" && meaningful !== "word"))) {
         const shape = isPriceName(field.name) ? "price" : meaningful!;
         severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `stable in all ${samples.length} samples (null in some) and ${describeShape(shape)}: a value change is rated medium` });
@@ -1285,7 +1297,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (field.typeChanged || (field.types.size > 1 && nonNullTypes.length !== 1)) {
       const reason = `kept: ${changedIn} but its type changed (${[...field.types].join(", ")})`;
       // a nullable price or status is still a price or status
-      const shape = isPriceName(field.name) ? "price" : field.meaningful;
+      const shape = isPriceName(field.name) ? "price" : flagOrReason(field) ? "boolean" : field.meaningful;
       if (shape === "price" || shape === "enum" || shape === "boolean" || shape === "version") {
         kept(shape, reason);
         severityPaths.push({ path: field.path, parent: field.parent, op: "replace", shape, reason: `${describeShape(shape)} that changed (${changedIn}): a value change is rated medium`, kept: true, changed });

@@ -40,7 +40,9 @@ const RELATIVE_TIME = new RegExp(
 const IP_ADDRESS = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$|^(?=.*:.*:)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}$/i;
 // A version as people write one: `2.1`, `v10.4.3`, `2024.1`, `1.0.0-beta` (not a quantity written
 // with many digits: `"12812.820809"`, a ticker's volume, has five before the point and six after).
-const VERSION = /^v?\d{1,4}\.\d{1,4}(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$|^v\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$|^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+// (PEP 440's pre-, post- and development releases are written without a separator: `4.1.0rc1`,
+// `21.11b0`, `1.0.post1`, `2.0.dev3`)
+const VERSION = /^v?\d{1,4}\.\d{1,4}(?:\.\d+)?(?:(?:a|b|rc|alpha|beta|pre|post|dev)\d{0,3})?(?:\.(?:post|dev)\d{0,3})?(?:[-+][0-9A-Za-z.-]+)?$|^v\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?$|^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 const PRICE_TEXT = /^(?:[$€£¥₹]|[A-Z]{3} ?)?\s?\d{1,3}(?:[,.\s]?\d{3})*(?:[.,]\d{2})(?:\s?(?:[$€£¥₹]|[A-Z]{3}))?$/;
 // A bare `total` (an invoice's, an order's) and a tax are money; `total_count` and `checks_total`
 // (a Prometheus-style counter) are counts and do not match.

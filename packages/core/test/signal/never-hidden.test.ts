@@ -478,4 +478,25 @@ describe("review: today's rules", () => {
     const times = ["10:00", "10:00", "10:00", "10:00", "10:00", "10:30", "11:00", "11:45"].map((t) => ({ event: "Launch", starts_at: `2026-12-01T${t}:00Z` }));
     expect(learnThenDiff([...times, { event: "Launch", starts_at: "2026-12-08T10:00:00Z" }]).next?.changes.map((c) => c.path)).toEqual(["$.starts_at"]);
   });
+  // The eleventh round's fresh payloads (PyPI's JSON API, 2026-11-29), under-rated before any
+  // tuning: a list of a project's versions written as PEP 440 writes them (`4.1.0rc1`, `21.11b0`),
+  // a version-named member holding versions and a word (`python_version`: "2.7", "3.6",
+  // "source"), and a flag that is `false` or the text of its reason (PEP 592's `yanked`).
+  it("a PEP 440 version in a stable list of versions that changed is rated medium", () => {
+    const project = (v: string) => ({ name: "ipython", versions: [v, "5.7.0", "7.5.0", "8.0.0b1", "21.11b0"] });
+    const { next } = learnThenDiff([project("4.1.0rc1"), project("4.1.0rc1"), project("4.1.0rc1"), project("4.1.0rc1"), project("4.2.0rc1")]);
+    expect(next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.versions[0]", "medium"]]);
+  });
+
+  it("a version-named member whose values are versions and a word (`python_version`: 2.7, 3.6, source): a change is rated medium, also after it changed once", () => {
+    const release = (py: string) => ({ urls: [{ filename: "a-py2.whl", python_version: "2.7" }, { filename: "a-py3.whl", python_version: py }, { filename: "a.tar.gz", python_version: "source" }] });
+    expect(learnThenDiff([release("3.6"), release("3.6"), release("3.6"), release("3.6"), release("3.7")]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.urls[1].python_version", "medium"]]);
+    const changedOnce = [..."3.6 3.6 3.7 3.7 3.7 3.7 3.7 3.7".split(" ").map(release), release("3.8")];
+    expect(learnThenDiff(changedOnce).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.urls[1].python_version", "medium"]]);
+  });
+
+  it("a flag that is false or the text of its reason (PEP 592's `yanked`) that flips is rated medium", () => {
+    const files = (first: boolean | string) => ({ files: [{ filename: "black-19.10b0.whl", yanked: first }, { filename: "black-19.10b0.tar.gz", yanked: false }, { filename: "black-21.11b0.whl", yanked: "Broken regex dependency. Use 21.11b1 instead." }] });
+    expect(learnThenDiff([files(false), files(false), files(false), files(false), files(true)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.files[0].yanked", "medium"]]);
+  });
 });

@@ -45,14 +45,17 @@ describe("world corpus, HTML, tuning set", () => {
     // With the tenth round's pages (2026-11-29, 8 tuning histories, measured once, no learner change since): 40,
     // of which 6 after the third fetch: two promo bars whose texts may be states (single words, or a line with
     // "available"), kept on purpose (a status that flaps is reported)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(40);
+    // With the eleventh round's pages (2026-11-29, 3 tuning histories - a game review, a project blog's post, a
+    // business article -, measured once before tuning): 43, the 3 new ones each a promo block's second text at
+    // the third fetch (learned from one pair)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(43);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     // learned once from the first three fetches (suggestPolicy on 3 snapshots): never misses; 86 false alarms
     // before three short texts shown in three fetches were remembered, 67 after (all a rotating block)
     const first3 = outcomes.get("tuning/html/first3")!;
     expect([...first3.judged.misses, ...first3.early.misses]).toEqual([]);
-    // (85 with the tenth round's pages)
-    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(85);
+    // (85 with the tenth round's pages; 90 with the eleventh's, 5 of them on its pages, all a promo block)
+    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(90);
     expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

@@ -8,11 +8,13 @@
 // - request ids, trace ids, cursors, nonces, ETags (members named so, high-entropy values) are
 //   regenerated in their own alphabet, prefix and length kept; tokens in URL query strings
 //   (`?v=`, `?token=`, signatures) change;
-// - counters (counts, stars, views, sizes, resource versions as digit strings) only go up;
-// - measurements (non-integer numbers not money nor coordinates, timings, sensor-like members)
-//   move by varying amounts every fetch;
+// - counters (counts, stars, views, sizes, resource versions as digit strings) only go up; not
+//   the size of content named by a digest (a released file's `size` beside its `digests`);
+// - measurements (non-integer numbers not money nor coordinates - nor a GeoJSON geometry's
+//   `coordinates` / `bbox` -, timings, sensor-like members) move by varying amounts every fetch;
 // - arrays of elements with an identity (also a nested one: `node.id`, `metadata.name`) are
-//   reordered;
+//   reordered, unless their elements carry a position that increases along the array (a CI
+//   job's steps' `num`: an order the service keeps);
 // - a service envelope (chosen by the history's hash) may add a request id, a `served_by`
 //   rotating over a pool, a server timing, a coarse clock, a next-page URL with a token, an
 //   opaque cursor; a root array may
@@ -53,6 +55,20 @@ const isCounterKey = (key: string): boolean => wordsOf(key).some((w) => COUNTER_
 // A member named as a time (`montly_power_peak_timestamp`, `power_date`) is not a measurement, whatever its other words.
 const isMeasureKey = (key: string): boolean => !ENUM_KEY.test(key) && !/timestamp|date|(?:^|_)ts$|Ts$/i.test(key) && (wordsOf(key).some((w) => MEASURE_WORDS.has(w)) || /round_?trip|response_?time|last_?price|bid_?price|ask_?price|quote_?volume/i.test(key));
 const STABLE_NUMBER_KEY = /lat|lon|lng|elevation|percent|version|zoom|tax|fee|amount|price|cost|total|balance|limit|decimal/i;
+/** A GeoJSON geometry's numbers (`coordinates`, `bbox`): a place, not a reading; a service never moves them. */
+const isGeometryPath = (path: readonly Seg[]): boolean => path.some((s) => s === "coordinates" || s === "bbox");
+/** An object that names its content by a digest (`digests`, `sha`, `md5`, `checksum`): a file or blob whose `size` cannot grow unless the content, and so the digest, changes. */
+const hasDigest = (parent: Obj | Json[]): boolean => isObj(parent) && Object.keys(parent).some((k) => /^(?:digests?|sha\d*|md5(?:_digest)?|checksum|hash)$/i.test(k));
+/** An array in a fixed order: its objects carry a position (`num`, `index`, `position`, `order`, `step`, `rank`) that increases along it (a CI job's steps). */
+function isOrdered(elements: Json[]): boolean {
+  if (elements.length < 2 || !elements.every(isObj)) return false;
+  const first = elements[0] as Obj;
+  return Object.keys(first).some((k) => {
+    if (!/^(?:num|number|index|idx|position|pos|order|step|rank|seq|sequence)$/i.test(k)) return false;
+    const values = elements.map((e) => (e as Obj)[k]);
+    return values.every((v) => typeof v === "number") && values.every((v, i) => i === 0 || (v as number) > (values[i - 1] as number));
+  });
+}
 // By the words of a member name (`fulfillment_status`, `planType`), not inside other words: a
 // `meter_model` is no mode, a `statement_descriptor` no state.
 const ENUM_WORDS = new Set(["status", "state", "visibility", "type", "plan", "tier", "mode", "interval", "role", "level", "permission", "conclusion", "outcome", "health", "source"]);
@@ -304,7 +320,7 @@ function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: 
       noise.push({ kind: "token", path, like: value });
       continue;
     }
-    if (typeof value === "number" && Number.isInteger(value) && value >= 0 && isCounterKey(key) && !hasCurrency(l.parent) && !/amount|price|total_?(amount|price)/i.test(key)) {
+    if (typeof value === "number" && Number.isInteger(value) && value >= 0 && isCounterKey(key) && !hasCurrency(l.parent) && !(/size/i.test(key) && hasDigest(l.parent)) && !/amount|price|total_?(amount|price)/i.test(key)) {
       mark(path);
       noise.push({ kind: "counter", path, digits: false, sometimes: inArray(path) >= 0 });
       continue;
@@ -319,7 +335,7 @@ function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: 
       noise.push({ kind: "measure", path, decimals: value.split(".")[1]!.length, integer: false, cumulative: isCumulativeKey(readingKey(path, key)) });
       continue;
     }
-    if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && (!Number.isInteger(value) || isMeasureKey(key))) {
+    if (typeof value === "number" && !hasCurrency(l.parent) && !STABLE_NUMBER_KEY.test(key) && !isGeometryPath(path) && (!Number.isInteger(value) || isMeasureKey(key))) {
       mark(path);
       const decimals = Number.isInteger(value) ? 0 : Math.min(6, String(value).split(".")[1]?.length ?? 2);
       noise.push({ kind: "measure", path, decimals: Math.max(decimals, Number.isInteger(value) ? 0 : 2), integer: Number.isInteger(value), cumulative: isCumulativeKey(readingKey(path, key)) });
@@ -330,7 +346,7 @@ function planNoise(root: Json, flags: { coarse: number; urlV: boolean; reorder: 
     for (let i = 0; i < c.length; i++) mark([...c.array, i, ...c.rel]);
   }
   if (flags.reorder)
-    for (const a of arrays) if (a.value.length >= 2 && identityOf(a.value) !== null) noise.push({ kind: "reorder", array: a.path });
+    for (const a of arrays) if (a.value.length >= 2 && identityOf(a.value) !== null && !isOrdered(a.value)) noise.push({ kind: "reorder", array: a.path });
   return { noise, volatileKeys };
 }
 

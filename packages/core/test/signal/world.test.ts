@@ -8,17 +8,19 @@
 // What must always hold is asserted (sizes, sources, the split, defaults never miss, learning
 // never adds false alarms), and the learned policy never misses a change; its false alarms and
 // under-rated changes are held at or below what was measured (a regression fails the test).
-// Measured on the learner of 2026-11-29 (before: commit c7ddce8, learned 682/306 false alarms),
-// pairs judged from the third fetch on (fetch index >= 2):
+// Measured on the learner of 2026-11-29, eleventh round (before: commit c7ddce8, learned 682/306
+// false alarms), pairs judged from the third fetch on (fetch index >= 2):
 //
 // | set      | kind | mode     | histories | judged pairs | noise pairs | false alarms | misses | under-rated | pair 1 FA | pair 2 FA |
 // |----------|------|----------|-----------|--------------|-------------|--------------|--------|-------------|-----------|-----------|
-// | tuning | json | defaults | 238 | 2380 | 1510 | 1471 | 0 | 453 | 230 | 233 |
-// | tuning | json | learned | 238 | 2380 | 1510 | 8 | 0 | 0 | 210 | 7 |
-// | tuning | json | first3 | 238 | 2380 | 1510 | 14 | 0 | 0 | 210 | 7 |
-// | held-out | json | defaults | 116 | 1160 | 746 | 730 | 0 | 216 | 113 | 114 |
-// | held-out | json | learned | 116 | 1160 | 746 | 23 | 0 | 0 | 99 | 10 |
-// | held-out | json | first3 | 116 | 1160 | 746 | 40 | 0 | 0 | 99 | 10 |
+// | tuning | json | defaults | 249 | 2490 | 1581 | 1526 | 0 | 476 | 238 | 242 |
+// | tuning | json | learned | 249 | 2490 | 1581 | 8 | 0 | 0 | 217 | 7 |
+// | tuning | json | first3 | 249 | 2490 | 1581 | 14 | 0 | 0 | 217 | 7 |
+// | held-out | json | defaults | 124 | 1240 | 795 | 779 | 0 | 233 | 121 | 122 |
+// | held-out | json | learned | 124 | 1240 | 795 | 27 | 0 | 0 | 106 | 13 |
+// | held-out | json | first3 | 124 | 1240 | 795 | 49 | 0 | 0 | 106 | 13 |
+// (tenth round, before the eleventh's 19 JSON histories: tuning 238 histories, learned 8, first3 14;
+// held-out 116, learned 23, first3 40.)
 // (eighth round, 2026-11-28: a second fresh batch of real payloads, measurement targets first -
 // HomeWizard, Elgato, WLED, Autarco, EnergyZero, easyEnergy, Forecast.Solar, four exchanges -
 // measured once before tuning (tuning 35 false alarms, 4 under-rated; held-out 19); then the
@@ -174,15 +176,26 @@ describe("world corpus", () => {
       // feature flags; 9 tuning and 4 held-out JSON histories): 1 under-rated in each set before
       // tuning (a nested single-element array, an identity missing from one element: both fixed
       // by general rules; the held-out one was inspected as a safety failure), then 8 and 23.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 23);
+      // Eleventh round (2026-11-29): a fifth fresh batch (Jira, api.weather.gov, PyPI, CircleCI; 11
+      // tuning and 8 held-out JSON histories), measured once before tuning on the learner of main:
+      // tuning 8 (none on the new histories), 3 under-rated (all on them: a PEP 440 version in a
+      // list of versions, `python_version` beside "source", rated info); held-out 27 (4 on the new
+      // histories), 2 under-rated (a flag that is `false` or its reason, PyPI's `yanked`). Then
+      // fixed by general rules (PEP 440 suffixes read as versions; versions beside a short code are
+      // versions; a flag that is `false` or the text of its reason is a flag; tests in
+      // never-hidden.test.ts): 8 and 27, no under-rated (the held-out set run a second time; its
+      // under-rated change was inspected, as a safety failure).
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 27);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
       expect([...first3.judged.misses, ...first3.early.misses], set).toEqual([]);
       // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name;
-      // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after; 14 and 40 with the tenth)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 14 : 40);
+      // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after; 14 and 40 with the tenth;
+      // 14 and 49 with the eleventh's, before tuning, 0 and 9 of them on its histories, 3 and 2 under-rated;
+      // after its fixes 14 and 49, none under-rated)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 14 : 49);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);

@@ -155,10 +155,19 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * (6 of them two promo bars whose texts may be states, kept on purpose), held-out 13 of 709 and 22
  * of 849, no misses, no under-rated (the held-out set run a third time this round; its
  * under-rated change was inspected, as a safety failure, and fixed by a general rule).
+ * Then the eleventh round's batch (2026-11-29: 19 JSON payloads of Jira, api.weather.gov, PyPI and
+ * CircleCI, 9 saved pages; 14 tuning, 14 held-out histories), measured once before tuning on the
+ * learner of main: tuning 7 of 1511 and 13 of 1813 (none on the new histories), 3 under-rated (all
+ * on them: a PEP 440 version in a list of versions, a `python_version` beside "source"); held-out
+ * 15 of 771 and 27 of 925 (2 and 5 on the new histories), 2 under-rated in each mode (a flag that
+ * is `false` or the text of its reason, PyPI's `yanked`). After general fixes of the learner (PEP
+ * 440 suffixes read as versions, versions beside a short code, a flag or its reason; tests in
+ * core's never-hidden.test.ts): tuning 7 and 13, held-out 15 and 27 (run a second time this
+ * round), no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 13, underRated: 0 },
-  held: { falseAlarms: 22, underRated: 0 },
+  "per request": { falseAlarms: 15, underRated: 0 },
+  held: { falseAlarms: 27, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
