@@ -150,6 +150,9 @@ describe("readings near zero and across it", () => {
     const values = [0, 0, 1, 1, 0, 0, 2, 2, 0];
     const history = values.map((v, i) => device(i, v));
     expect(paths(learnThenDiff([...history, device(9, 1)]).next)).toEqual(["$.fault_count_active"]);
+    // 0, 1, 2, 0, 1 (steps of varying relative size): 1 -> 4 is reported
+    const stepped = [0, 0, 1, 1, 2, 2, 0, 0, 1].map((v, i) => device(i, v));
+    expect(paths(learnThenDiff([...stepped, device(9, 4)]).next)).toEqual(["$.fault_count_active"]);
   });
 
   it("the absolute part of a tolerance never hides a move larger than the largest one seen times its margin: a reading far from zero keeps its relative tolerance", () => {
