@@ -40,6 +40,11 @@ const READING_TOLERANCE = 0.1;
 const MAX_READING_TOLERANCE = 0.5;
 /** The suggested tolerance is the largest jitter seen times this margin. */
 const TOLERANCE_MARGIN = 4;
+/**
+ * The absolute part of a reading's tolerance whose relative part is fixed (a reading by its name,
+ * one that moved up and down): its largest move seen times this margin.
+ */
+const ABSOLUTE_MARGIN = 3;
 const RANDOM_TOKENS: ReadonlySet<string> = new Set(["hex", "base64", "token"]);
 const PREFERRED_KEYS = ["id", "uuid", "key", "slug", "name", "sku"];
 const NESTED_KEYS = ["uid", "id", "uuid", "name", "key", "slug"];
@@ -75,7 +80,16 @@ interface FieldStat {
   decreased: boolean;
   increased: boolean;
   maxRelative: number;
+  /** The largest move of its numbers (the difference of two consecutive values). */
   maxAbsolute: number;
+  /** The largest relative move between two values of one sign (neither 0): a move to, from or across 0 is left out. */
+  maxSameSignRelative: number;
+  /** The smallest magnitude (|value|) among its numbers that moved. */
+  minMagnitude: number;
+  /** Some move of its numbers went to, from or across 0 (a temperature in °C in winter, a grid power that flips sign). */
+  crossedZero: boolean;
+  /** Absolute moves of its numbers (3 significant digits, bounded): varying amounts or one. */
+  absolutes: Set<string>;
   /** Every string value reads as an identifier, token or cursor. */
   identifiers: boolean;
   /** Every string value is a string of digits (a resource version, a counter as text). */
@@ -447,6 +461,10 @@ class JsonLearner {
         increased: false,
         maxRelative: 0,
         maxAbsolute: 0,
+        maxSameSignRelative: 0,
+        crossedZero: false,
+        minMagnitude: Number.POSITIVE_INFINITY,
+        absolutes: new Set(),
         identifiers: true,
         digitStrings: true,
         numericStrings: true,
@@ -633,6 +651,10 @@ class JsonLearner {
       stat.maxAbsolute = Math.max(stat.maxAbsolute, diff);
       stat.maxRelative = Math.max(stat.maxRelative, scale === 0 ? 0 : diff / scale);
       if (stat.relatives.size < 16) stat.relatives.add(scale === 0 ? "0" : (diff / scale).toPrecision(3));
+      if (stat.absolutes.size < 16) stat.absolutes.add(diff.toPrecision(3));
+      stat.minMagnitude = Math.min(stat.minMagnitude, Math.abs(a), Math.abs(b));
+      if ((a > 0 && b > 0) || (a < 0 && b < 0)) stat.maxSameSignRelative = Math.max(stat.maxSameSignRelative, diff / scale);
+      else if (diff > 0) stat.crossedZero = true;
       stat.decimals = Math.max(stat.decimals, decimalsOf(x), decimalsOf(y));
     }
     return stat;
@@ -895,6 +917,17 @@ function roundUp(value: number): number {
   return Math.min(1, Number((Math.ceil(value / exponent - 1e-9) * exponent).toPrecision(1)));
 }
 
+/** A tolerance entry, with its absolute part when there is one. */
+function toleranceRule(path: string, relative: number, absolute: number | undefined): ToleranceRule {
+  return absolute === undefined ? { path, relative } : { path, absolute, relative };
+}
+
+/** Two significant digits, rounded up, not capped (an absolute tolerance): 1041.9 becomes 1100. */
+function roundUpAbsolute(value: number): number {
+  const exponent = 10 ** (Math.floor(Math.log10(value)) - 1);
+  return Number((Math.ceil(value / exponent - 1e-9) * exponent).toPrecision(2));
+}
+
 function times(n: number): string {
   return n === 1 ? "once" : `${n} times`;
 }
@@ -1124,8 +1157,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.filter((f) => MARKET_WORD.test(f.name ?? "")).length >= 2 && list.some((f) => f.changed > 0)) tickers.add(parent);
   const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
   /** A measurement learned with a tolerance, and its evidence. */
-  const measuredTolerance = (field: FieldStat, relative: number, reason: string): void => {
-    tolerance.push({ path: field.path, relative });
+  const measuredTolerance = (field: FieldStat, relative: number, reason: string, absolute?: number): void => {
+    tolerance.push(toleranceRule(field.path, relative, absolute));
     evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed: field.changed, pairs: field.pairs, shape: "measurement", reason });
   };
   const quote = (field: FieldStat): void => {
@@ -1153,10 +1186,54 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   /** A number named as a physical reading, of one type all along, not money: a reading on a clock of its own. */
   const namedReading = (field: FieldStat): boolean =>
     numbersOrNull(field) && !field.presenceChanged && !field.typeChanged && !field.currency && !(field.integers && field.unixTimes) && isNamedReading(field);
+  /**
+   * Moves enough to learn the absolute part of a reading's tolerance from: two or more, by varying
+   * amounts (relative ones; or, for a reading by its name, absolute ones: a grid-services power
+   * that went 0 -> 0.5 -> 0 -> -0.3 moved by 100 % each time). Integers only when named as a
+   * reading (a power in whole watts): small integers that went 0, 1, 2, 0 are a code or a count of
+   * faults as often, whose every step matters.
+   */
+  const absoluteEvidence = (field: FieldStat): boolean =>
+    field.changed >= 2 &&
+    field.maxAbsolute > 0 &&
+    (!field.integers || namedReading(field)) &&
+    (field.relatives.size >= 2 || (field.absolutes.size >= 2 && namedReading(field)));
+  /**
+   * The relative move a reading is judged by: one that moved to, from or across 0 (a temperature in
+   * °C in winter, a grid power that flips sign), with the evidence of its absolute moves, by its
+   * moves between values of one sign; a move to, from or across 0 is one of 100 % or more however
+   * small it is, and the absolute part of its tolerance takes it in.
+   */
+  const movedBy = (field: FieldStat): number => (field.crossedZero && absoluteEvidence(field) ? field.maxSameSignRelative : field.maxRelative);
+  /**
+   * The absolute part of a reading's tolerance: its largest move seen times `margin` (undefined
+   * without the evidence). Numbers within it are equal whatever their sign, so moves near and
+   * across 0 as large as the reading made are noise; it never hides a move larger than the largest
+   * seen times the margin, and above absolute / relative the relative part is the wider one. Only
+   * for a reading seen near 0 (some value it moved from or to was below absolute / relative, where
+   * the absolute part is the wider): far from 0 (a pressure in hPa) it would add nothing.
+   */
+  const absoluteOf = (field: FieldStat, margin: number, relative: number): number | undefined => {
+    if (!absoluteEvidence(field)) return undefined;
+    const absolute = roundUpAbsolute(field.maxAbsolute * margin);
+    return absolute > relative * field.minMagnitude ? absolute : undefined;
+  };
+  /** The absolute part in words, for the evidence's reason ("" without one). */
+  const absoluteWords = (field: FieldStat, absolute: number | undefined, margin: number): string =>
+    absolute === undefined
+      ? ""
+      : `; and a move of up to ${absolute} (its largest move, ${Number(field.maxAbsolute.toPrecision(3))}, x${margin}) is noise whatever the size of the value${field.crossedZero ? " (it moved to, from or across 0, where a relative tolerance means little)" : " (near 0 a relative tolerance means little)"}`;
   /** Its name says it is a reading on its own (a signal strength), or it is one of a device's block of readings named with their units (see unitBlock). */
   const selfEvident = (field: FieldStat): boolean => SIGNAL_STRENGTH.test(field.name ?? "") || unitBlock(field);
-  const readingByName = (field: FieldStat, why: string): void =>
-    measuredTolerance(field, MAX_READING_TOLERANCE, `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise, a larger one is reported`);
+  const readingByName = (field: FieldStat, why: string): void => {
+    const absolute = absoluteOf(field, ABSOLUTE_MARGIN, MAX_READING_TOLERANCE);
+    measuredTolerance(
+      field,
+      MAX_READING_TOLERANCE,
+      `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
+      absolute,
+    );
+  };
   /** The reading object a number kept so far belongs to (see readingObjects). */
   // Not an integer that never moved (an id, an issue's number, a code, a version, a count of
   // phases: `$.id` of a GitHub repository beside its moving counts, Open-Meteo's `weather_code`),
@@ -1172,12 +1249,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     !(field.integers && field.unixTimes) &&
     !(field.integers && field.changed === 0) &&
     !isSettingOrCodeName(field.name) &&
-    field.maxRelative <= MAX_OBJECT_MOVE
+    movedBy(field) <= MAX_OBJECT_MOVE
       ? objects.get(field.parent)
       : undefined;
   const familyTolerance = (field: FieldStat, family: ReadingFamily): void => {
-    const relative = family.object === true && field.maxRelative > 0 ? Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 2)) : READING_TOLERANCE;
-    tolerance.push({ path: field.path, relative });
+    const moves = movedBy(field);
+    const relative = family.object === true && moves > 0 ? Math.max(READING_TOLERANCE, roundUp(moves * 2)) : READING_TOLERANCE;
+    // (a reading object's member only: a family of decimal strings is an order book's, whose tick size changed tenfold is reported)
+    const absolute = family.object === true ? absoluteOf(field, 2, relative) : undefined;
+    tolerance.push(toleranceRule(field.path, relative, absolute));
     const moved = field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`;
     evidence.push({
       kind: "tolerance",
@@ -1188,7 +1268,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       shape: "measurement",
       reason:
         family.object === true
-          ? `${moved}; one of ${family.members} sibling numbers, ${family.moved} of which moved like readings (on two fetches or more, by varying amounts): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise, a larger one is reported`
+          ? `${moved}; one of ${family.members} sibling numbers, ${family.moved} of which moved like readings (on two fetches or more, by varying amounts): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, 2)}, a larger one is reported`
           : `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
     });
   };
@@ -1404,10 +1484,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // written as money ("10.00", "15.50": an order's discounts edited twice): it is a
         // measurement once it moved on most fetches (below), else a price kept and rated medium.
         learned("measurement", `${unitDeclared(field) ? "a number with a declared unit" : `a decimal quoted with ${field.writtenDecimals} decimals`}, moving on a clock of its own: ${describeShape("measurement")}`);
-      } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && field.maxRelative <= READING_TOLERANCE) {
-        const relative = Math.max(READING_TOLERANCE, roundUp(field.maxRelative * TOLERANCE_MARGIN));
-        tolerance.push({ path: field.path, relative });
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} by at most ${field.maxRelative.toPrecision(2)} (relative) and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}` });
+      } else if (reading && !mostly && changed >= 2 && field.relatives.size >= 2 && movedBy(field) <= READING_TOLERANCE) {
+        const moves = movedBy(field);
+        const relative = Math.max(READING_TOLERANCE, roundUp(moves * TOLERANCE_MARGIN));
+        const absolute = absoluteOf(field, TOLERANCE_MARGIN, relative);
+        tolerance.push(toleranceRule(field.path, relative, absolute));
+        const by = moves === field.maxRelative ? `by at most ${field.maxRelative.toPrecision(2)} (relative)` : `by at most ${moves.toPrecision(2)} (relative) between values of one sign`;
+        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} ${by} and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move, ${Number(field.maxAbsolute.toPrecision(3))}, x${TOLERANCE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}` });
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
       } else if (numericString && (field.meaningful === "version" || field.meaningful === "price")) {
@@ -1432,14 +1515,14 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // integer that only went one way is a counter; going down is reported. (A temperature
         // rises three times in a row on a sunny morning.)
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
-      } else if (namedReading(field) && field.maxRelative <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || selfEvident(field))) {
+      } else if (namedReading(field) && movedBy(field) <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || selfEvident(field))) {
         // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
         // object whose other readings move, in a device's block of readings named with their units,
         // or a signal strength: a reading on a slower clock of its own, however rarely it moved yet.
         // A setting, a rated figure or a code is not named so (isReadingName); a move beyond half or
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
-        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
+        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`}, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
@@ -1456,7 +1539,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         });
       } else if (mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}`);
-      } else if (field.increased && field.decreased && changed >= 3 && field.relatives.size >= 2 && !isSettingOrCodeName(field.name)) {
+      } else if (field.increased && field.decreased && changed >= 3 && (field.relatives.size >= 2 || absoluteEvidence(field)) && !isSettingOrCodeName(field.name)) {
         // Up and down on three fetches at least, by varying amounts: a reading on a clock of its own
         // (a signal strength, a power, a battery level), whatever its name; a value that changed
         // once or twice is kept.
@@ -1465,9 +1548,21 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // (relative to the larger value: 0.5 lets a value halve or double, no more)
         // Not a member named like a setting, a code or a state (a scheduled `target_temperature`,
         // an HTTP `status_code` that flapped): each of its changes is reported.
+        // Near and across 0 (a temperature in °C in winter, a power that flips sign) a relative
+        // tolerance means little: an absolute part, its largest move times the margin, takes in moves
+        // as large as it made, whatever the size of the value.
         const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 3)));
-        tolerance.push({ path: field.path, relative });
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative): a reading on a clock of its own, tolerance ${relative}` });
+        const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
+        tolerance.push(toleranceRule(field.path, relative, absolute));
+        evidence.push({
+          kind: "tolerance",
+          rule: `tolerance[${tolerance.length - 1}]`,
+          path: field.path,
+          changed,
+          pairs,
+          shape: "measurement",
+          reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative)${absolute === undefined ? "" : ` and ${Number(field.maxAbsolute.toPrecision(3))} (absolute)`}: a reading on a clock of its own, tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move x${ABSOLUTE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}`,
+        });
       } else if (readingObjectOf(field) !== undefined) {
         familyTolerance(field, readingObjectOf(field)!);
       } else {
