@@ -92,9 +92,12 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push((await createMonitor(store, orgId, { url: `${target.url}/m${String(i)}`, nextCheckAt: due, intervalSeconds: 3600 })).id);
     // A process of the old lease queue holds five of them when the upgrade happens, then dies.
-    const held = await store.claimDueMonitors({ now: new Date().toISOString(), limit: 5, leaseMs: 3000, owner: "old-process" });
+    // The lease ends 3 s after the `now` the claim was made with (not after the claim returned: under
+    // load the claim itself can take longer than the 50 ms of slack below).
+    const heldFrom = Date.now();
+    const held = await store.claimDueMonitors({ now: new Date(heldFrom).toISOString(), limit: 5, leaseMs: 3000, owner: "old-process" });
     expect(held).toHaveLength(5);
-    const heldUntil = Date.now() + 3000;
+    const heldUntil = heldFrom + 3000;
 
     const j = await start();
     expect(j.installed.monitors).toBe(30);
