@@ -216,11 +216,18 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     // A graceful stop hands the claim back: another worker claims it at once.
     // (Other tests' monitors may be held too: claims are across organizations.)
     expect((await live.releaseAll()).monitors).toBeGreaterThanOrEqual(1);
+    // Handed back, not left to expire: the next claim of it is no takeover (an expired lease would be
+    // one), so the deadline can be generous for a loaded machine without letting an expiry pass for a release.
     const next = j.workQueue(store, { owner: "next-worker" });
-    await vi.waitFor(async () => expect((await next.claimMonitors({ now: new Date().toISOString(), limit: 10 })).map((m) => m.id)).toContain(monitor.id), {
-      timeout: 3000,
-      interval: 100,
-    });
+    const reclaimed = await vi.waitFor(
+      async () => {
+        const found = (await next.claimMonitors({ now: new Date().toISOString(), limit: 10 })).find((m) => m.id === monitor.id);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    expect(reclaimed.takenOverFrom).toBeNull();
     await next.completeMonitor(monitor.id, null);
     live.close();
     next.close();
