@@ -153,9 +153,12 @@ describe.skipIf(skip !== null)("the work queue on pg-boss", () => {
     const e = engine(j, "engine-d");
     e.start();
     // First checks make baselines; the next ones see v: 2 and record a diff each, delivered once.
-    await vi.waitFor(async () => {
-      for (const id of ids) expect((await store.getMonitor(orgId, id))?.lastCheckedAt).not.toBeNull();
-    });
+    await vi.waitFor(
+      async () => {
+        for (const id of ids) expect((await store.getMonitor(orgId, id))?.lastCheckedAt).not.toBeNull();
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     target.setJson({ v: 2 });
     await vi.waitFor(
       async () => {
