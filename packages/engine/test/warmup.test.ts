@@ -661,9 +661,12 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
     expect(asked.diff).toBeNull();
     expect(asked.snapshot?.silenced?.previousSnapshotId).toBe(snapshots[1]!.id);
     // every monitor warmed up: three contents each, the first pair a learning diff notified to no one
-    await vi.waitFor(() => {
+    // ... and recorded: the target having answered the third request does not mean the warm-up has
+    // stored its content yet, and closing the service below ends a warm-up where it is.
+    await vi.waitFor(async () => {
       for (let i = 1; i < 3; i++) expect(requestsOf("background", i)).toBe(3);
-    }, { timeout: 10_000, interval: 20 });
+      for (const monitor of monitors.slice(1)) expect(await snapshotsOf(monitor.id)).toHaveLength(3);
+    }, { timeout: 20_000, interval: 20 });
     await scheduler.stop();
     await checks.close();
     for (const monitor of monitors) {
