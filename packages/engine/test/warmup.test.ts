@@ -736,7 +736,9 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
 
   it("a warm-up stops once another process checked the monitor: it never records beside that check", async () => {
     const onCheck = vi.fn();
-    const { checks, scheduler } = setup({ samples: 2, intervalMs: 500 }, onCheck);
+    // The other process's check below must land while the warm-up sleeps: 5 s of sleep, not 0.5 s,
+    // so that a loaded machine does not wake the warm-up first.
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 5000 }, onCheck);
     // another process on the same store: a check service of its own (its own per-monitor order)
     const elsewhere = createCheckService({ store, httpFetcher: fetcher, now, noise: createNoiseLearner(store) });
     try {
