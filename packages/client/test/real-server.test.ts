@@ -278,6 +278,10 @@ describe("errors from real responses", () => {
     const limited = await startServer({ env: { DRIFTWATCH_RATE_LIMIT_READS: "2" } });
     try {
       const c = new Driftwatch({ baseUrl: limited.baseUrl, token: limited.adminToken, maxRetries: 0 });
+      // The limit counts reads per minute of the clock (windows start on the minute): the three reads
+      // must fall in one window, so close to a minute's end (a loaded machine is slow) wait for the next.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 15_000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 100));
       await c.monitors.list();
       await c.monitors.list();
       const error = await expectApiError(c.monitors.list(), RateLimitError, 429, "rate_limited");
