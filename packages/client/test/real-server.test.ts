@@ -30,7 +30,7 @@ let receiver: http.Server;
 let receiverUrl: string;
 const received: Array<{ body: string; headers: Record<string, string>; status: number }> = [];
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -171,7 +171,7 @@ describe("resources against the real server", () => {
     await client.monitors.delete(monitor.id);
     await expect(client.monitors.get(monitor.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.diffs.get(monitor.id, diff.id)).rejects.toBeInstanceOf(NotFoundError);
-  }, 60_000);
+  }, 120_000);
 
   it("manages tokens, and a revoked token stops working", async () => {
     const created = await client.tokens.create({ name: "reader", scopes: ["monitors:read"] });
