@@ -23,6 +23,9 @@ export function defineDriftwatchVitest(packageDir: string, overrides: ViteUserCo
       exclude: [...configDefaults.exclude, ...testSuiteExclude(packageDir)],
       testTimeout: 30_000,
       hookTimeout: 60_000,
+      // expect.poll gives up after 1 s by default: too soon for work of another connection, timer or
+      // process on a loaded 2-core CI machine. A deadline only bounds the wait for a condition.
+      expect: { poll: { timeout: 20_000 } },
       ...test,
     },
   });

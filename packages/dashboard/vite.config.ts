@@ -34,6 +34,9 @@ export default defineConfig({
           exclude,
           setupFiles: ["src/test-setup.ts"],
           testTimeout: 30_000,
+          // expect.poll (and, in src/test-setup.ts, testing-library's waitFor and findBy) give up after
+          // 1 s by default: too soon for a render on a loaded 2-core CI machine.
+          expect: { poll: { timeout: 20_000 } },
         },
       },
       {
@@ -46,6 +49,8 @@ export default defineConfig({
           globalSetup: ["test/e2e/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // expect.poll gives up after 1 s by default: too soon for Chromium and a server process on a loaded machine.
+          expect: { poll: { timeout: 30_000 } },
           fileParallelism: false,
         },
       },

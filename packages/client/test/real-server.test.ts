@@ -30,7 +30,7 @@ let receiver: http.Server;
 let receiverUrl: string;
 const received: Array<{ body: string; headers: Record<string, string>; status: number }> = [];
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -171,7 +171,7 @@ describe("resources against the real server", () => {
     await client.monitors.delete(monitor.id);
     await expect(client.monitors.get(monitor.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.diffs.get(monitor.id, diff.id)).rejects.toBeInstanceOf(NotFoundError);
-  }, 60_000);
+  }, 120_000);
 
   it("manages tokens, and a revoked token stops working", async () => {
     const created = await client.tokens.create({ name: "reader", scopes: ["monitors:read"] });
@@ -278,6 +278,10 @@ describe("errors from real responses", () => {
     const limited = await startServer({ env: { DRIFTWATCH_RATE_LIMIT_READS: "2" } });
     try {
       const c = new Driftwatch({ baseUrl: limited.baseUrl, token: limited.adminToken, maxRetries: 0 });
+      // The limit counts reads per minute of the clock (windows start on the minute): the three reads
+      // must fall in one window, so close to a minute's end (a loaded machine is slow) wait for the next.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 15_000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 100));
       await c.monitors.list();
       await c.monitors.list();
       const error = await expectApiError(c.monitors.list(), RateLimitError, 429, "rate_limited");

@@ -1,6 +1,10 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+
+// waitFor and findBy* give up after 1 s by default: too soon for a render and its requests on a loaded
+// 2-core CI machine. The deadline only bounds the wait; what is awaited stays the same.
+configure({ asyncUtilTimeout: 20_000 });
 
 afterEach(() => {
   cleanup();

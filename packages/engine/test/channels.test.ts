@@ -222,7 +222,7 @@ describe("channel delivery from the outbox", () => {
     const service = createChannelDeliveryService({ store, sender, now: clock.now, owner: "w1", concurrency: 6, channelConcurrency: 2, orgShare: 0.5 });
     const run = service.deliverDue({ limit: 100 });
     // Everything but the slow service's messages goes out while it does not answer.
-    for (const until = Date.now() + 10_000; delivered.length < 14 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const until = Date.now() + 30_000; delivered.length < 14 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(delivered.filter((id) => id === fast.id)).toHaveLength(6);
     expect(delivered.filter((id) => otherIds.has(id))).toHaveLength(8);
     expect(delivered.filter((id) => id === slow.id)).toHaveLength(0);

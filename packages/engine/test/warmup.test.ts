@@ -291,14 +291,17 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
     const first = await learningMonitor(`${a.url}/one`);
     const second = await learningMonitor(`${a.url}/two`);
     const quiet = await learningMonitor(`${a.url}/off`, false);
-    const checks = service({ samples: 2, intervalMs: 60, hostBurst: 1 });
+    // The requests are timed where the target receives them, some time after each slot (store reads,
+    // the fetch): on a loaded machine that time varies by tens of ms and more. An interval of 1 s with
+    // 250 ms of room still tells spaced slots from unspaced ones (two warm-ups at once: about 0 ms apart).
+    const checks = service({ samples: 2, intervalMs: 1000, hostBurst: 1 });
     try {
       await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
       await Promise.all([check(checks, first.id), check(checks, second.id), check(checks, quiet.id)]);
       expect(a.requests.get("/off")).toHaveLength(2);
       const warm = [...a.requests.get("/one")!.slice(1, 3), ...a.requests.get("/two")!.slice(1, 3)].sort((x, y) => x - y);
       expect(warm).toHaveLength(4);
-      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(50);
+      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(750);
     } finally {
       await checks.close();
     }
@@ -307,13 +310,15 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
   it("with a burst of 2 per interval, warm-up requests to one host are spaced by half the interval", async () => {
     a.doc = { plan: "burst" };
     const monitors = await Promise.all([1, 2, 3].map((n) => learningMonitor(`${a.url}/burst-${String(n)}`)));
-    const checks = service({ samples: 2, intervalMs: 400, hostBurst: 2 });
+    const checks = service({ samples: 2, intervalMs: 2000, hostBurst: 2 });
     try {
       await Promise.all(monitors.map((m) => check(checks, m.id)));
       const warm = [1, 2, 3].flatMap((n) => a.requests.get(`/burst-${String(n)}`)!.slice(1)).sort((x, y) => x - y);
       expect(warm).toHaveLength(6);
-      // slots 200 ms apart; a request may leave its slot late (store reads first), never early
-      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(120);
+      // slots 1 s apart; a request may leave its slot late (store reads first), never early: on a
+      // loaded machine by tens of ms and more (a 200 ms spacing with 80 ms of room saw 62 ms), so
+      // 250 ms of room, which still tells these slots from unspaced requests (about 0 ms apart)
+      for (let i = 1; i < warm.length; i++) expect(warm[i]! - warm[i - 1]!).toBeGreaterThanOrEqual(750);
     } finally {
       await checks.close();
     }
@@ -358,16 +363,20 @@ describe("the first fetches of a learning monitor (SQLite file, loopback HTTP)",
     a.doc = { plan: "team" };
     for (const how of ["close", "cancel"] as const) {
       const monitor = await learningMonitor(`${a.url}/stopped-${how}`);
-      const checks = service({ samples: 3, intervalMs: 10_000 });
+      // The next sample is 20 s away: resolving within 15 s (room for a loaded machine) proves the warm-up stopped.
+      const checks = service({ samples: 3, intervalMs: 20_000 });
       const cancel = new AbortController();
       const started = Date.now();
       const running = checks.runCheck(monitor, { requestId: `req_${how}`, signal: cancel.signal });
-      while (a.requests.get(`/stopped-${how}`) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Stopped once the first content is recorded and the warm-up waits for its next sample: a
+      // cancel that lands while the first fetch is still in flight cancels the check itself (the
+      // target having received the request does not mean the check has its answer).
+      while ((await store.listSnapshots(orgId, monitor.id, { limit: 1 })).data.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       if (how === "close") await checks.close();
       else cancel.abort();
       const outcome = await running;
       expect(outcome.result).toBe("new_snapshot");
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(a.requests.get(`/stopped-${how}`)).toHaveLength(1);
       await checks.close();
     }
@@ -661,9 +670,12 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
     expect(asked.diff).toBeNull();
     expect(asked.snapshot?.silenced?.previousSnapshotId).toBe(snapshots[1]!.id);
     // every monitor warmed up: three contents each, the first pair a learning diff notified to no one
-    await vi.waitFor(() => {
+    // ... and recorded: the target having answered the third request does not mean the warm-up has
+    // stored its content yet, and closing the service below ends a warm-up where it is.
+    await vi.waitFor(async () => {
       for (let i = 1; i < 3; i++) expect(requestsOf("background", i)).toBe(3);
-    }, { timeout: 10_000, interval: 20 });
+      for (const monitor of monitors.slice(1)) expect(await snapshotsOf(monitor.id)).toHaveLength(3);
+    }, { timeout: 20_000, interval: 20 });
     await scheduler.stop();
     await checks.close();
     for (const monitor of monitors) {
@@ -726,7 +738,9 @@ describe("warm-ups of scheduled checks (SQLite file, loopback HTTP)", () => {
 
   it("a warm-up stops once another process checked the monitor: it never records beside that check", async () => {
     const onCheck = vi.fn();
-    const { checks, scheduler } = setup({ samples: 2, intervalMs: 500 }, onCheck);
+    // The other process's check below must land while the warm-up sleeps: 5 s of sleep, not 0.5 s,
+    // so that a loaded machine does not wake the warm-up first.
+    const { checks, scheduler } = setup({ samples: 2, intervalMs: 5000 }, onCheck);
     // another process on the same store: a check service of its own (its own per-monitor order)
     const elsewhere = createCheckService({ store, httpFetcher: fetcher, now, noise: createNoiseLearner(store) });
     try {

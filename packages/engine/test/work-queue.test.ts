@@ -37,7 +37,7 @@ describe("store work queue", () => {
     // past the first lease's end, renewed from the clock's new time
     clock.advance(900);
     const before = renewals.mock.calls.length;
-    await vi.waitFor(() => expect(renewals.mock.calls.length).toBeGreaterThan(before + 1));
+    await vi.waitFor(() => expect(renewals.mock.calls.length).toBeGreaterThan(before + 1), { timeout: 20_000 });
     clock.advance(600);
     expect(await store.claimDueMonitors({ now: clock.now().toISOString(), limit: 5, leaseMs: 1000, owner: "b" })).toEqual([]);
     expect(monitorIds.every((id) => queue.holds("monitor", id))).toBe(true);
@@ -62,7 +62,7 @@ describe("store work queue", () => {
       [monitorIds[1], null],
     ]);
     expect(await counter("driftwatch_lease_takeovers_total", "monitor")).toBe(1);
-    await vi.waitFor(() => expect(stalled.holds("monitor", monitorIds[0]!)).toBe(false));
+    await vi.waitFor(() => expect(stalled.holds("monitor", monitorIds[0]!)).toBe(false), { timeout: 20_000 });
     expect(await counter("driftwatch_leases_lost_total", "monitor")).toBe(1);
     expect(other.holds("monitor", monitorIds[0]!)).toBe(true);
     stalled.close();

@@ -9,6 +9,9 @@ import { InvitePage } from "./InvitePage";
 import { currentCsrfToken } from "./session";
 import { SetupPage } from "./SetupPage";
 
+/** vi.waitFor gives up after 1 s by default: too soon for a render and a request on a loaded machine. */
+const WAIT = { timeout: 20_000 };
+
 type Seen = { method: string; url: string; body: unknown };
 
 /** The server as global fetch: `routes` answers "METHOD /path" (query and fragment left out). */
@@ -56,7 +59,7 @@ describe("first-run setup", () => {
     await user.type(screen.getByLabelText("Password"), "correct horse battery");
     await user.type(screen.getByLabelText("Organization name (optional)"), "Acme");
     await user.click(screen.getByRole("button", { name: "Create the owner account" }));
-    await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(expect.objectContaining({ kind: "account" })));
+    await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(expect.objectContaining({ kind: "account" })), WAIT);
     expect(seen[1]).toEqual({
       method: "POST",
       url: "/api/auth/setup",
@@ -111,7 +114,7 @@ describe("accepting an invitation", () => {
     await user.type(screen.getByLabelText("Your name"), "Bob");
     await user.type(screen.getByLabelText("Choose a password"), "a long enough password");
     await user.click(screen.getByRole("button", { name: "Join Acme <b>Corp</b>" }));
-    await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalled());
+    await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalled(), WAIT);
     expect(seen[1]!.body).toEqual({ token: "inv-secret", displayName: "Bob", password: "a long enough password" });
   });
 
@@ -122,7 +125,7 @@ describe("accepting an invitation", () => {
     await user.type(await screen.findByLabelText("Password"), "my existing password");
     expect(screen.queryByLabelText("Your name")).toBeNull();
     await user.click(screen.getByRole("button", { name: /^Join/ }));
-    await vi.waitFor(() => expect(seen[1]?.body).toEqual({ token: "inv-secret", password: "my existing password" }));
+    await vi.waitFor(() => expect(seen[1]?.body).toEqual({ token: "inv-secret", password: "my existing password" }), WAIT);
   });
 
   it("an expired or used invitation says why", async () => {

@@ -87,7 +87,7 @@ describe.skipIf(chromiumSkipReason() !== null)("tracked values and conditions in
     const diffs = await dw.api<{ data: Array<{ alert?: { matched: boolean } }> }>("GET", `/api/monitors/${monitorId}/diffs`);
     // every change is recorded, alerting or not
     expect(diffs.data.map((d) => d.alert?.matched)).toEqual([false, true, true, false]);
-    await expect.poll(() => events.size, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => events.size, { timeout: 30_000 }).toBe(2);
     // nothing more arrives: the other diffs were not for the webhook
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect([...events.values()].map((alert) => alert?.matched)).toEqual([true, true]);

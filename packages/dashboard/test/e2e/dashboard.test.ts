@@ -94,7 +94,7 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     await b.page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
     doc.body = JSON.stringify({ price: "10.50", currency: "EUR", updatedAt: "2026-01-02T00:00:00Z" });
     await dw.api("POST", `/api/monitors/${monitorId}/check`);
-    await b.page.getByRole("link", { name: "1 schema change and 1 value change", exact: true }).waitFor({ timeout: 15_000 });
+    await b.page.getByRole("link", { name: "1 schema change and 1 value change", exact: true }).waitFor({ timeout: 30_000 });
     expect(await b.page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
   });
 
@@ -120,7 +120,7 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     doc.body = JSON.stringify({ price: "11.00", currency: "EUR", updatedAt: "2026-01-03T00:00:00Z" });
     await dw.api("POST", `/api/monitors/${monitorId}/check`);
     const newest = b.page.getByRole("link", { name: "1 value change", exact: true });
-    await newest.waitFor({ timeout: 15_000 });
+    await newest.waitFor({ timeout: 30_000 });
     await newest.click();
     await b.page.getByText("$.price", { exact: true }).waitFor();
     expect(await b.page.getByText("$.updatedAt", { exact: true }).count()).toBe(0);
@@ -142,10 +142,10 @@ describe.skipIf(chromiumSkipReason() !== null)("the dashboard in Chromium", () =
     doc.body = JSON.stringify({ price: 12, currency: "EUR", updatedAt: "2026-01-04T00:00:00Z" });
     await dw.api("POST", `/api/monitors/${monitorId}/check`);
     // the delivery appears live, refused with 503
-    await b.page.getByRole("definition").filter({ hasText: "HTTP 503" }).waitFor({ timeout: 20_000 });
+    await b.page.getByRole("definition").filter({ hasText: "HTTP 503" }).waitFor({ timeout: 30_000 });
     await expectAccessible("webhook detail");
     await b.page.getByRole("button", { name: /^Replay/ }).click();
-    await b.page.locator(".tag.state-succeeded").waitFor({ timeout: 20_000 });
+    await b.page.locator(".tag.state-succeeded").waitFor({ timeout: 30_000 });
     await b.page.getByRole("definition").filter({ hasText: "HTTP 204" }).waitFor();
     expect(received).toEqual([503, 204]);
   });

@@ -32,10 +32,10 @@ describe("driftwatch serve --demo", () => {
 
   it("shows a diff of each monitor and a delivered webhook within a minute, and keeps the guard on", async () => {
     server = await startCli(["--demo", "--database", database], env);
-    const { token, urls, targetOrigin } = await eventually(async () => banner(server.output()), 10_000, "the demo banner");
+    const { token, urls, targetOrigin } = await eventually(async () => banner(server.output()), 30_000, "the demo banner");
     expect(urls).toHaveLength(4);
     // No account yet: the one-time setup link is shown too (npm start passes the output on as is).
-    await eventually(async () => (/Finish setup: http:\/\/127\.0\.0\.1:\d+\/setup#token=[A-Za-z0-9_-]{43}/.test(server.output()) ? true : undefined), 10_000, "the setup link");
+    await eventually(async () => (/Finish setup: http:\/\/127\.0\.0\.1:\d+\/setup#token=[A-Za-z0-9_-]{43}/.test(server.output()) ? true : undefined), 30_000, "the setup link");
     const call = api(server.baseUrl, token);
     // One token on the fresh database: the printed demo token (no unseen bootstrap token).
     const tokens = await call("GET", "/api/tokens");
@@ -78,7 +78,7 @@ describe("driftwatch serve --demo", () => {
 
     // A second start on the same database: same two demo monitors, a new token, the old one revoked.
     server = await startCli(["--demo", "--database", database], env);
-    const second = await eventually(async () => banner(server.output()), 10_000, "the second demo banner");
+    const second = await eventually(async () => banner(server.output()), 30_000, "the second demo banner");
     expect(second.token).not.toBe(token);
     const monitors = await api(server.baseUrl, second.token)("GET", "/api/monitors");
     expect(monitors.body.data.map((m: { name: string }) => m.name).sort()).toEqual(["Demo: news page", "Demo: prices API"]);

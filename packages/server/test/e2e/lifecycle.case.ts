@@ -200,7 +200,7 @@ export function defineLifecycleSuite(name: string, createDatabase: () => Promise
       await Promise.all(loops);
       expect(killed.signal).toBe("SIGKILL");
       // Chromium notices its parent is gone (the pipe closes) and exits: no orphans.
-      await eventually(async () => ([...browserPids].some(alive) ? undefined : true), 20_000, "Chromium to exit after the server was killed");
+      await eventually(async () => ([...browserPids].some(alive) ? undefined : true), 60_000, "Chromium to exit after the server was killed");
 
       receiver.hold(false);
       server = await startCli(["--database", database.url, "--allow-private-networks"], env);

@@ -66,7 +66,7 @@ describe("graceful shutdown on SIGTERM", () => {
     target.set({ version: 2, added: true }, 1500);
     const before = target.requests();
     const inFlight = call("POST", `/api/monitors/${monitor.body.id}/check`);
-    await eventually(async () => (target.requests() > before ? true : undefined), 10_000, "the check to reach the target");
+    await eventually(async () => (target.requests() > before ? true : undefined), 30_000, "the check to reach the target");
     const exit = server.kill("SIGTERM");
     const answered = await inFlight;
     expect(answered.status).toBe(200);
