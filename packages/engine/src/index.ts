@@ -41,7 +41,6 @@ export {
   createNoiseLearner,
   learnedOriginOf,
   mergeSuggestedPolicy,
-  rejectionBlocks,
   withoutRejected,
   type LearnedNoise,
   type LearnedOrigin,
@@ -49,6 +48,8 @@ export {
   type NoiseLearner,
   type NoiseLearnerOptions,
 } from "./pipeline/noise.js";
+/** The rule `withoutRejected` applies (defined in @driftwatch/schema, shared with the dashboard). */
+export { rejectionBlocks } from "@driftwatch/schema";
 export { CHECK_JITTER_RATIO, FAILING_THRESHOLD, MAX_BACKOFF_MS, nextCheckTime } from "./pipeline/schedule.js";
 export { createComparePool, type ComparePool, type ComparePoolErrorCode, type PooledBatchResult, type PooledCompareResult } from "./workers/compare-pool.js";
 export {

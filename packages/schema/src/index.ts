@@ -11,3 +11,4 @@ export * from "./people.js";
 export * from "./conditions.js";
 export * from "./channels.js";
 export * from "./browser-tools.js";
+export * from "./rejected-suggestions.js";

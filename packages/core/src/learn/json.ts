@@ -1225,12 +1225,23 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       : `; and a move of up to ${absolute} (its largest move, ${Number(field.maxAbsolute.toPrecision(3))}, x${margin}) is noise whatever the size of the value${field.crossedZero ? " (it moved to, from or across 0, where a relative tolerance means little)" : " (near 0 a relative tolerance means little)"}`;
   /** Its name says it is a reading on its own (a signal strength), or it is one of a device's block of readings named with their units (see unitBlock). */
   const selfEvident = (field: FieldStat): boolean => SIGNAL_STRENGTH.test(field.name ?? "") || unitBlock(field);
-  const readingByName = (field: FieldStat, why: string): void => {
+  /**
+   * Why a number named as a physical reading (namedReading) is taken for one, as its reason says
+   * it: another reading in its object moved (liveReadings), or its name alone says so
+   * (selfEvident). Undefined when it is not named so, or neither holds.
+   */
+  const readingByNameGround = (field: FieldStat): string | undefined => {
+    if (!namedReading(field)) return undefined;
+    if (liveReadings(field)) return "beside readings that moved";
+    return selfEvident(field) ? "by its name alone (a signal strength, or one of a device's block of readings named with their units)" : undefined;
+  };
+  /** A reading by name: `seen` (what the samples showed of it) and `ground` (readingByNameGround). */
+  const readingByName = (field: FieldStat, seen: string, ground: string): void => {
     const absolute = absoluteOf(field, ABSOLUTE_MARGIN, MAX_READING_TOLERANCE);
     measuredTolerance(
       field,
       MAX_READING_TOLERANCE,
-      `${why}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
+      `${seen} named as a physical reading ${ground}: a reading on a clock of its own, a move of up to ${MAX_READING_TOLERANCE * 100} % (to half or double) is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
       absolute,
     );
   };
@@ -1322,8 +1333,9 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       // (a unit in one name alone is not enough: a car's `power_kw`, a power bank's `output_w`, a
       // radio's `tx_power_dbm` are figures and settings; a signal strength, or one of a device's block
       // of readings named with their units, is a reading)
-      if (stable && namedReading(field) && (liveReadings(field) || selfEvident(field))) {
-        readingByName(field, `stable in all ${samples.length} samples, but named as a physical reading ${liveReadings(field) ? "beside readings that moved" : "by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
+      const byName = stable ? readingByNameGround(field) : undefined;
+      if (byName !== undefined) {
+        readingByName(field, `stable in all ${samples.length} samples, but`, byName);
         continue;
       }
       // (not an energy or a volume with its unit, `bill_total_kwh`: a meter's, judged above, or a bill's figure)
@@ -1454,6 +1466,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     }
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
+      const byName = readingByNameGround(field);
       const price = isPriceName(field.name);
       // Measured by its surroundings (a declared unit, a time beside it) or its writing (six
       // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
@@ -1515,14 +1528,14 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // integer that only went one way is a counter; going down is reported. (A temperature
         // rises three times in a row on a sunny morning.)
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
-      } else if (namedReading(field) && movedBy(field) <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER) && (liveReadings(field) || selfEvident(field))) {
+      } else if (byName !== undefined && movedBy(field) <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER)) {
         // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
         // object whose other readings move, in a device's block of readings named with their units,
         // or a signal strength: a reading on a slower clock of its own, however rarely it moved yet.
         // A setting, a rated figure or a code is not named so (isReadingName); a move beyond half or
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
-        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`}, named as a physical reading${liveReadings(field) ? " beside readings that moved" : " by its name alone (a signal strength, or one of a device's block of readings named with their units)"}`);
+        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;

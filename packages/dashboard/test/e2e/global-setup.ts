@@ -17,8 +17,13 @@ function newest(dir: string): number {
 /** The end-to-end tests drive the built dashboard: build it when the sources are newer than dist. */
 export default function setup(): void {
   const index = path.join(root, "dist", "index.html");
-  // the dashboard's sources and the client's (bundled into it)
-  const sources = Math.max(newest(path.join(root, "src")), newest(path.join(root, "..", "client", "src")), statSync(path.join(root, "index.html")).mtimeMs);
+  // the dashboard's sources and the client's and the schema's (bundled into it)
+  const sources = Math.max(
+    newest(path.join(root, "src")),
+    newest(path.join(root, "..", "client", "src")),
+    newest(path.join(root, "..", "schema", "src")),
+    statSync(path.join(root, "index.html")).mtimeMs,
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   // NODE_ENV from vitest ("test") would make Vite bundle React's development build
   const result = spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });

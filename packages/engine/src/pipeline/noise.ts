@@ -10,7 +10,7 @@ import {
   type PolicyTarget,
   type Store,
 } from "@driftwatch/core";
-import type { RejectedSuggestion } from "@driftwatch/schema";
+import { rejectionBlocks, type RejectedSuggestion } from "@driftwatch/schema";
 import { NOISE_CACHE_ENTRIES, NOISE_MAX_BYTES, POLICY_LIST_MAX } from "../limits.js";
 import { learnContent, type LearnResult, type LearnTask } from "../workers/compare.js";
 
@@ -228,47 +228,29 @@ export function mergeSuggestedPolicy(
 }
 
 /**
- * The kinds of learned entry that silence changes at their path: `volatile` (value changes),
- * `tolerance` (small numeric changes) and `unordered` (the order of an array's elements). A user
- * who rejects one of them at a path says the path is not noise, so the rejection blocks every
- * one of these kinds at that same path (`withoutRejected`). `arrayKey` (how an array's elements
- * are matched) and the learned severity rules (which raise a severity) are not noise.
- */
-export const NOISE_KINDS: readonly RejectedSuggestion["kind"][] = ["volatile", "tolerance", "unordered"];
-
-const isNoiseKind = (kind: RejectedSuggestion["kind"]): boolean => NOISE_KINDS.includes(kind);
-
-/**
- * Whether `rejection` (an entry of `settings.rejectedSuggestions`) keeps the learned entry
- * `entry` (its kind and its path or selector) from being applied: the same entry, or, for a
- * noise kind (`NOISE_KINDS`), any noise entry at the same path or selector. A rejected
- * `volatile $.x` also blocks a learned `tolerance $.x` and `unordered $.x` (and the reverse):
- * the noise does not come back under another kind. Paths are compared as written (the learner
- * writes them one way: `$.items[*].updated_at`); an entry at another path (an enclosing one, a
- * member below) is not blocked. `arrayKey` rejections block only the array key at their path.
- */
-export function rejectionBlocks(rejection: RejectedSuggestion, entry: RejectedSuggestion): boolean {
-  if (rejection.path !== entry.path || rejection.selector !== entry.selector) return false;
-  return rejection.kind === entry.kind || (isNoiseKind(rejection.kind) && isNoiseKind(entry.kind));
-}
-
-/**
  * `suggested` without the entries a user rejected (`settings.rejectedSuggestions`): they are never
  * applied. A rejected noise entry also leaves out the other noise kinds at its path or selector
- * (`rejectionBlocks`); the rejections themselves are kept as the user made them.
+ * (`rejectionBlocks` of @driftwatch/schema, the rule the dashboard shows too); the rejections
+ * themselves are kept as the user made them.
  */
 export function withoutRejected(suggested: PolicyRules, rejected: readonly RejectedSuggestion[]): PolicyRules {
   if (rejected.length === 0) return suggested;
   const where = (r: { path?: string | undefined; selector?: string | undefined }): string => (r.path !== undefined ? `path:${r.path}` : `selector:${r.selector ?? ""}`);
-  // every noise kind at a path or selector any noise rejection names; array keys by their own rejections
-  const noise = new Set(rejected.filter((r) => isNoiseKind(r.kind)).map(where));
-  const keys = new Set(rejected.filter((r) => r.kind === "arrayKey").map(where));
+  // the rejections by their path or selector (rejectionBlocks needs the same one), so that each
+  // learned entry is checked against those at its own place only
+  const at = new Map<string, RejectedSuggestion[]>();
+  for (const r of rejected) {
+    const list = at.get(where(r));
+    if (list === undefined) at.set(where(r), [r]);
+    else list.push(r);
+  }
+  const blocked = (entry: RejectedSuggestion): boolean => (at.get(where(entry)) ?? []).some((r) => rejectionBlocks(r, entry));
   const out: PolicyRules = { ...suggested };
-  if (suggested.volatile !== undefined) out.volatile = suggested.volatile.filter((v) => !noise.has(where(v)));
-  if (suggested.tolerance !== undefined) out.tolerance = suggested.tolerance.filter((t) => !noise.has(`path:${t.path}`));
-  if (suggested.unordered !== undefined) out.unordered = suggested.unordered.filter((p) => !noise.has(`path:${p}`));
+  if (suggested.volatile !== undefined) out.volatile = suggested.volatile.filter((v) => !blocked({ kind: "volatile", path: v.path, selector: v.selector }));
+  if (suggested.tolerance !== undefined) out.tolerance = suggested.tolerance.filter((t) => !blocked({ kind: "tolerance", path: t.path }));
+  if (suggested.unordered !== undefined) out.unordered = suggested.unordered.filter((p) => !blocked({ kind: "unordered", path: p }));
   if (suggested.arrayKeys !== undefined) {
-    out.arrayKeys = Object.fromEntries(Object.entries(suggested.arrayKeys).filter(([path]) => !keys.has(`path:${path}`)));
+    out.arrayKeys = Object.fromEntries(Object.entries(suggested.arrayKeys).filter(([path]) => !blocked({ kind: "arrayKey", path })));
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { NoiseEvidence, PolicyRules, RejectedSuggestion, SettingsPreview, Severity } from "@driftwatch/client";
+import { rejectionBlocks } from "@driftwatch/schema";
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
@@ -12,7 +13,7 @@ import { EmptyState, ErrorState, Loading } from "../../ui/states";
 import { useMonitor } from "../monitors/api";
 import { useNoise, useSaveSettings, useSettings, type PolicyRule } from "./api";
 import { LearningCard } from "./LearningCard";
-import { applySuggestion, pinnedIn, rejectionBlocks, rejectionOf, sameRejection } from "./suggestions";
+import { applySuggestion, pinnedIn, rejectionOf, sameRejection } from "./suggestions";
 
 const OPS = ["", "add", "remove", "replace", "move"] as const;
 const CATEGORIES = ["", "schema", "value"] as const;

@@ -89,16 +89,3 @@ export function rejectionOf(evidence: NoiseEvidence): RejectedSuggestion | null 
 export function sameRejection(a: RejectedSuggestion, b: RejectedSuggestion): boolean {
   return a.kind === b.kind && a.path === b.path && a.selector === b.selector;
 }
-
-const NOISE_KINDS: ReadonlySet<RejectedSuggestion["kind"]> = new Set(["volatile", "tolerance", "unordered"]);
-
-/**
- * Whether the stored rejection `rejection` keeps the learned entry `entry` from being applied, as
- * the server decides (the engine's `rejectionBlocks`): the same entry, or, for the noise kinds
- * (volatile, tolerance, unordered), any of them at the same path or selector. An array key is
- * blocked by its own rejection only.
- */
-export function rejectionBlocks(rejection: RejectedSuggestion, entry: RejectedSuggestion): boolean {
-  if (rejection.path !== entry.path || rejection.selector !== entry.selector) return false;
-  return rejection.kind === entry.kind || (NOISE_KINDS.has(rejection.kind) && NOISE_KINDS.has(entry.kind));
-}
