@@ -221,7 +221,9 @@ describe.skipIf(skip !== null)(`engine processes on one PostgreSQL database (${o
 
     // Round 2, slow target: checks are in flight when one process is killed.
     target.setDelay(1500);
-    receiver.setDelay(1500);
+    // Round 2's deliveries must still be in flight once the replacement below has started (which
+    // takes seconds on a loaded machine): 6 s each, below the delivery timeout (15 s).
+    receiver.setDelay(6000);
     round = await dueNow(ids);
     const holder = async (kind: "monitors" | "deliveries", among: EngineProcess[]): Promise<EngineProcess> => {
       let found: EngineProcess | undefined;
