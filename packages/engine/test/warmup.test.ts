@@ -173,6 +173,17 @@ describe("which learning diffs notify", () => {
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 0 }])).toBe(true);
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(false);
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[3]", changed: 2 }])).toBe(false);
+    // a fractional number rated info that moves for the first time (a reading on a clock slower
+    // than the fetches) is held back like noise seen moving; a whole number is not (the seats
+    // above: counts people set), nor one rated above info, nor one that changed type
+    const volts: Change[] = [{ path: "$.battery.v_out", category: "value", op: "replace", severity: "info", before: 232.595433, after: 223.657745 }];
+    expect(learningDiffNotifies(volts, "medium", [])).toBe(false);
+    expect(learningDiffNotifies([{ path: "$.bidQty", category: "value", op: "replace", severity: "info", before: "256.83404457", after: "256.81502026" }], "medium", [])).toBe(false);
+    expect(learningDiffNotifies([{ path: "$.load", category: "value", op: "replace", severity: "info", before: 2, after: 2.5 }], "medium", [])).toBe(false);
+    expect(learningDiffNotifies([...volts, ...seats], "medium", [])).toBe(true);
+    expect(learningDiffNotifies([{ ...volts[0]!, severity: "low" }], "medium", [])).toBe(true);
+    expect(learningDiffNotifies([{ ...volts[0]!, after: "223.657745" }], "medium", [])).toBe(true);
+    expect(learningDiffNotifies([{ path: "$.note", category: "value", op: "replace", severity: "info", before: "2.5 kg", after: "2.6 kg" }], "medium", [])).toBe(true);
     expect(learningDiffNotifies([...seats, { path: "$.terms", category: "value", op: "replace", severity: "info", before: "a", after: "b" }], "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(true);
     const block: Change[] = [{ path: "main > p:nth-of-type(2)", category: "value", op: "replace", severity: "info", before: "Terms v1", after: "Terms v2" }];
     expect(learningDiffNotifies(block, "medium", [{ selector: "main > p:nth-of-type(1)", changed: 1 }])).toBe(true);

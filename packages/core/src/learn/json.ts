@@ -1032,6 +1032,12 @@ const QUOTE_ANCHOR = /^(?:bid|ask|last|volume|vol|trade)(?:$|[_A-Z0-9])|[a-z](?:
 /** A market's own words (a bid, an ask, a last trade, high, low, open, close, a volume): a ticker has two of them at least; `base_price`, `best_price`, `deal_price` beside a `last_price` are a shop's. */
 const MARKET_WORD = /^(?:bid|ask|last|high|low|open|opening|close|closing|prev_?close|prev_?closing|volume|vol|vwap|lowest|highest)(?:$|[_A-Z0-9])|[a-z](?:Bid|Ask|Volume|Vwap)$/;
 
+/** A bid and an ask side by side (`bid`/`ask`, `bidPrice`/`askPrice`, `highestBid`/`lowestAsk`): an order book's top, a market's quotes even before any of them moved. */
+function bidAndAsk(list: readonly FieldStat[]): boolean {
+  const names = list.map((f) => f.name ?? "");
+  return names.some((n) => /^bid(?:$|[_A-Z])|[a-z]Bid$|_bid$/.test(n)) && names.some((n) => /^ask(?:$|[_A-Z])|[a-z]Ask$|_ask$/.test(n));
+}
+
 /** Member names of a market's quotes: `bid`, `askPrice`, `lowestAsk`, `last_price`, `high`, `low`, `open`, `close`, `volume`, `quoteVolume`, `vwap`, `change`, `trade_volume`, `acc_trade_price_24h`. */
 function isQuoteName(name: string | undefined): boolean {
   return (
@@ -1154,7 +1160,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   }
   const tickers = new Set<string>();
   for (const [parent, list] of quoteFields)
-    if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.filter((f) => MARKET_WORD.test(f.name ?? "")).length >= 2 && list.some((f) => f.changed > 0)) tickers.add(parent);
+    if (list.length >= 3 && list.some((f) => QUOTE_ANCHOR.test(f.name ?? "")) && list.filter((f) => MARKET_WORD.test(f.name ?? "")).length >= 2 && (list.some((f) => f.changed > 0) || bidAndAsk(list))) tickers.add(parent);
   const quoteOf = (field: FieldStat): boolean => tickers.has(field.parent) && (quoteFields.get(field.parent) ?? []).includes(field) && field.maxRelative <= READING_TOLERANCE;
   /** A measurement learned with a tolerance, and its evidence. */
   const measuredTolerance = (field: FieldStat, relative: number, reason: string, absolute?: number): void => {

@@ -154,10 +154,17 @@ describe("the learner generalises to noise it has not seen", () => {
     // a tick size that moved a little is still no family member (it is set, not measured)
     const ticks = [market("253.91597006", "0.01000000"), market("253.77429536", "0.01100000"), market("253.77429536", "0.01100000")];
     expect(suggestPolicy(ticks, { kind: "json" }).policy.tolerance ?? []).not.toContainEqual(expect.objectContaining({ path: "$.tickSize" }));
-    // siblings of that format none of which moved: compared as before (nothing tells a quote from a figure)
+    // siblings of that format none of which moved: a bid beside an ask are a market's quotes by
+    // their names (an order book's top), a small move quiet, a larger one reported...
     const still = suggestPolicy([history[0], history[0], history[0]], { kind: "json" }).policy;
-    expect(still.tolerance ?? []).toEqual([]);
-    expect(diffJson(history[0], history[2], { policy: still })?.changes.map((c) => c.path)).toEqual(["$.bidQty"]);
+    expect(still.tolerance?.map((t) => t.path)).toEqual(["$.bidPrice", "$.bidQty", "$.askPrice", "$.askQty"]);
+    expect(diffJson(history[0], history[2], { policy: still })).toBeNull();
+    expect(diffJson(history[0], { ...history[0], bidPrice: "19.37849822" }, { policy: still })?.changes.map((c) => [c.path, c.severity])).toEqual([["$.bidPrice", "medium"]]);
+    // ...but without them nothing tells a quote from a figure: compared as before
+    const figures = (q: string) => ({ levelPrice: "16.37849822", levelQty: q, limitPrice: "16.36534066", limitQty: "12.37292229" });
+    const unnamed = suggestPolicy([figures("253.91597006"), figures("253.91597006"), figures("253.91597006")], { kind: "json" }).policy;
+    expect(unnamed.tolerance ?? []).toEqual([]);
+    expect(diffJson(figures("253.91597006"), figures("253.77429536"), { policy: unnamed })?.changes.map((c) => c.path)).toEqual(["$.levelQty"]);
     // nor are rates set with 4 decimals (written with 8), nor two decimals of one format (a
     // balance and its available part: one that changed once is kept)
     const rates = [{ eur: "1.08350000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }, { eur: "1.08360000", gbp: "0.85910000", chf: "0.95520000" }];

@@ -1057,7 +1057,7 @@ export function learningDiffNotifies(changes: readonly Change[], loudFrom: Sever
   // them is no noise the monitor could have seen yet, so it notifies as usual
   if (changedBefore != null) {
     const places = volatilePlaces(changedBefore);
-    if (changes.some((change) => !changedAt(change.path, places))) return true;
+    if (changes.some((change) => !changedAt(change.path, places) && !quietReading(change))) return true;
   }
   let containers: Map<string, { lost: Map<string, number>; gained: Map<string, number> }> | undefined;
   for (const change of changes) {
@@ -1081,6 +1081,24 @@ export function learningDiffNotifies(changes: readonly Change[], loudFrom: Sever
     for (const [text, count] of container.lost) if ((container.gained.get(text) ?? 0) < count) return true;
   }
   return false;
+}
+
+/**
+ * A fractional number that moved for the first time, rated `info` (no learned price, money, status
+ * or version rule rates it higher): on a young monitor, judged from two contents, it is held back
+ * like noise seen moving already (a reading on a clock slower than the fetches: a voltage, an
+ * energy total, a wind gust). Whole numbers are not (a subscription's seats, a stock level, a
+ * quota: counts people set), nor a number that changed type, appeared or went.
+ */
+function quietReading(change: Change): boolean {
+  if (change.op !== "replace" || change.category !== "value" || change.severity !== "info") return false;
+  const { before, after } = change;
+  if (typeof before !== typeof after) return false;
+  const value = (v: unknown): number | null =>
+    typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : null;
+  const a = value(before);
+  const b = value(after);
+  return a !== null && b !== null && (!Number.isInteger(a) || !Number.isInteger(b));
 }
 
 /** What the noise learner saw change between a monitor's stored contents (its evidence entries). */

@@ -164,10 +164,18 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * 440 suffixes read as versions, versions beside a short code, a flag or its reason; tests in
  * core's never-hidden.test.ts): tuning 7 and 13, held-out 15 and 27 (run a second time this
  * round), no misses, no under-rated.
+ * The twelfth round (2026-11-29, the nineteenth session), on the third step of "held" (a young
+ * monitor judged from two stored contents): a fractional number rated info that moved for the
+ * first time is held back like noise seen moving (engine), and a bid beside an ask are a market's
+ * quotes before any of them moved (core). Tuned on the tuning set only (per request 7 -> 7 of
+ * 1511, held 13 -> 9 of 1813; the third step's alarms 6 -> 2: a battery's whole-number powers and
+ * a day-ahead average price that moved on both pairs), then run on the held-out set once: "per
+ * request" 15 of 771 (as before), "held" 27 -> 23 of 925 (24 noise diffs held back), no misses,
+ * no under-rated.
  */
 const MEASURED = {
   "per request": { falseAlarms: 15, underRated: 0 },
-  held: { falseAlarms: 27, underRated: 0 },
+  held: { falseAlarms: 23, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
