@@ -11,6 +11,7 @@ import { createEventHub, observeStore } from "./live/events.js";
 import type { PostgresRelay } from "./live/postgres-relay.js";
 import { createCheckPoller } from "./live/check-poller.js";
 import { startMetricsListener, type MetricsListener } from "./http/metrics-listener.js";
+import { monitorEventLoop } from "./event-loop.js";
 import { createDelegatedChecks, restrictToWorkerPaths, runsBackgroundWork } from "./roles.js";
 import { resolveServerSecrets, type ServerSecrets } from "./config/secret-key.js";
 import { createNotifier } from "@driftwatch/notify";
@@ -342,6 +343,9 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
 
   let closing: Promise<void> | null = null;
   let metricsListener: MetricsListener | null = null;
+  // This process's event-loop delay on /metrics: whether anything (a hostile target included)
+  // holds the loop, measured in the process itself rather than by a client's round trip.
+  const eventLoop = monitorEventLoop({ registry: engine.metrics.registry });
 
   return {
     app,
@@ -383,6 +387,7 @@ export async function createDriftwatchServer(options: DriftwatchServerOptions = 
         const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
         const deadline = setTimeout(() => app.server.closeAllConnections(), graceMs);
         const results = await Promise.allSettled([app.close(), engine.close({ graceMs }), metricsListener?.close()]);
+        eventLoop.stop();
         clearInterval(sweeper);
         clearTimeout(deadline);
         for (const result of results) {
