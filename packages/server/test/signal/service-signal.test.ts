@@ -164,10 +164,21 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * 440 suffixes read as versions, versions beside a short code, a flag or its reason; tests in
  * core's never-hidden.test.ts): tuning 7 and 13, held-out 15 and 27 (run a second time this
  * round), no misses, no under-rated.
+ * Then the twelfth round's batch (2026-11-29: 20 JSON payloads of Sentry, NextDNS, Mastodon,
+ * Radarr, Tautulli, UptimeRobot, OpenSky and YouTube, 9 saved pages of htmldate and
+ * recipe-scrapers; 20 tuning, 9 held-out histories; one corpus rule made realistic first: an array
+ * element that disappears leaves the array, no hole), measured once before tuning on the learner
+ * of main (f9044af): tuning 17 of 1610 and 24 of 1932 (10 and 11 on the new histories: an
+ * aircraft's state vector's position and altitude, 6; a security advisory's and terms of use's
+ * and a recipe page's blocks), 4 under-rated in each mode (all on them: an aircraft's `on_ground`
+ * flag flipped, an element gone from its state vector, NextDNS's analytics `status` changed, rated
+ * info); held-out 16 of 813 and 28 of 976 (1 and 1 on the new histories), no under-rated. No
+ * misses anywhere. (The held-out run printed its table a second time: the first run's columns were
+ * cut off by the terminal; nothing changed between the two.)
  */
 const MEASURED = {
-  "per request": { falseAlarms: 15, underRated: 0 },
-  held: { falseAlarms: 27, underRated: 0 },
+  "per request": { falseAlarms: 16, underRated: 0 },
+  held: { falseAlarms: 28, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
