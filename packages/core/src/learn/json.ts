@@ -266,6 +266,7 @@ function sameIdentity(x: JsonObject, y: JsonObject, key: string): boolean {
  */
 function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boolean): boolean {
   let previous: Set<string> | undefined;
+  let previousArray: readonly Json[] | undefined;
   // An element without the key in a few samples (an id removed from one element: a change that
   // is reported) does not unmake the identity of the others; those pairs are compared by position.
   let without = 0;
@@ -290,10 +291,36 @@ function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boo
       let common = 0;
       for (const id of seen) if (previous.has(id)) common++;
       if (common * 2 < Math.min(previous.size, seen.size)) return false;
+      if (previousArray !== undefined && keyChangedInPlace(previousArray, array, key, previous, seen)) return false;
     }
     previous = seen;
+    previousArray = array;
   }
   return true;
+}
+
+/**
+ * Whether, between two arrays of one length, an element kept its place and its other members
+ * (their names, and every value that is not a number: a count or a reading may move) while its
+ * key took a value neither array had before and after (`{status: "relayed", queries: 6279}` ->
+ * `{status: "suspended", queries: 6279}`): that key is a value that changed, a status, not the
+ * identity of the element (keyed by it, the change would read as an element gone and another
+ * come, rated info; compared by position it is a value change, rated as the member is).
+ */
+function keyChangedInPlace(before: readonly Json[], after: readonly Json[], key: string, beforeIds: ReadonlySet<string>, afterIds: ReadonlySet<string>): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    const x = before[i];
+    const y = after[i];
+    if (!isObject(x) || !isObject(y) || sameIdentity(x, y, key)) continue;
+    const from = identityIn(x, key);
+    const to = identityIn(y, key);
+    if (from === undefined || to === undefined || afterIds.has(from) || beforeIds.has(to)) continue;
+    const names = Object.keys(x).filter((k) => k !== key);
+    if (names.length !== Object.keys(y).length - 1 || !names.every((k) => Object.hasOwn(y, k))) continue;
+    if (names.every((k) => typeof x[k] === "number" || JSON.stringify(x[k]) === JSON.stringify(y[k]))) return true;
+  }
+  return false;
 }
 
 /**

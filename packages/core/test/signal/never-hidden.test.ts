@@ -499,4 +499,26 @@ describe("review: today's rules", () => {
     const files = (first: boolean | string) => ({ files: [{ filename: "black-19.10b0.whl", yanked: first }, { filename: "black-19.10b0.tar.gz", yanked: false }, { filename: "black-21.11b0.whl", yanked: "Broken regex dependency. Use 21.11b1 instead." }] });
     expect(learnThenDiff([files(false), files(false), files(false), files(false), files(true)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.files[0].yanked", "medium"]]);
   });
+
+  // The twelfth round's fresh payloads (NextDNS's analytics, 2026-11-29), under-rated before any
+  // tuning: rows told apart by a `status` whose value changed in place while learning (the row
+  // kept its place and its count) were keyed by that status (by the learner, and by the diff's
+  // own inference without it), so its next change read as a row gone and another come, rated info.
+  it("a status that names its row (`{status, queries}`) and changed in place while learning is no identity: its next change is rated medium", () => {
+    const rows = (third: string, i: number) => ({
+      data: [
+        { status: "default", queries: 837_764 + i * 120 },
+        { status: "blocked", queries: 530_805 + i * 80 },
+        { status: third, queries: 6279 },
+        { status: "allowed", queries: 5452 + i },
+      ],
+    });
+    const fetches = [0, 1, 2, 3, 4, 5, 6].map((i) => rows(i < 3 ? "relayed" : "suspended", i));
+    const { policy, next } = learnThenDiff([...fetches, rows("failed", 7)]);
+    expect(policy.arrayKeys?.["$.data"]).toBeUndefined();
+    expect(next?.changes.filter((c) => c.severity !== "info").map((c) => [c.path, c.severity])).toEqual([["$.data[2].status", "medium"]]);
+    // rows that only changed places are still told apart by their status
+    const moved = [0, 1, 2, 3].map((i) => ({ data: i < 2 ? [{ status: "default", queries: 5 + i }, { status: "blocked", queries: 9 }] : [{ status: "blocked", queries: 9 }, { status: "default", queries: 5 + i }] }));
+    expect(suggestPolicy(moved, { kind: "json" }).policy.arrayKeys?.["$.data"]).toBe("status");
+  });
 });
