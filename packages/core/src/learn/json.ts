@@ -151,6 +151,37 @@ interface ArrayStat {
   membershipChanged: boolean;
   /** Some element went away during learning (keyed arrays: a key gone; others: a shorter array). */
   elementRemoved: boolean;
+  /** A positional record (see `isTuple`): its elements are learned by their positions, `path[5]`. */
+  tuple: boolean;
+}
+
+/** Longest array taken for a positional record. */
+const MAX_TUPLE = 64;
+
+/**
+ * Whether the arrays found at one path are positional records, tuples (OpenSky's state vectors,
+ * `["ab1644", "UAL421", "United States", 1683488743, -71.17, 42.54, 2217.42, false, ...]`): all
+ * of one length (2 to MAX_TUPLE), of scalars, each position of one type (or null) in every array,
+ * and of two types at least (a list of one type - coordinates, quantities, tags - is no record).
+ * A position is a member without a name: learned apart from the others (a flag at one position is
+ * not a reading because the position beside it moves).
+ */
+function isTuple(arrays: readonly Json[][]): boolean {
+  const length = arrays[0]?.length ?? 0;
+  if (length < 2 || length > MAX_TUPLE) return false;
+  const types: (string | undefined)[] = new Array<string | undefined>(length).fill(undefined);
+  for (const array of arrays) {
+    if (array.length !== length) return false;
+    for (let i = 0; i < length; i++) {
+      const v = array[i];
+      if (v === null) continue;
+      if (typeof v === "object") return false;
+      const t = typeof v;
+      if (types[i] === undefined) types[i] = t;
+      else if (types[i] !== t) return false;
+    }
+  }
+  return new Set(types.filter((t) => t !== undefined)).size >= 2;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -386,7 +417,8 @@ class JsonLearner {
       const maxLength = Math.max(...arrays.map((a) => a.length));
       // Outside other arrays, each sample has one array here: its keys must persist over time.
       const key = maxLength >= 2 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
-      this.arrays.set(path, { path, element: this.elementPath(path), key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
+      const tuple = key === undefined && isTuple(arrays);
+      this.arrays.set(path, { path, element: this.elementPath(path), key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false, tuple });
     }
     for (let p = 0; p + 1 < this.samples.length; p++) {
       this.pair = p;
@@ -434,6 +466,15 @@ class JsonLearner {
       this.timeMembers.set(path, times);
     }
     return times.length > 0 ? "time" : "";
+  }
+
+  /** `path[i]`, a position of a tuple, built once per path and position. */
+  private positionPath(path: string, i: number): string {
+    const children = this.childrenOf(path);
+    const name = `\u0000${i}`;
+    let child = children.get(name);
+    if (child === undefined) children.set(name, (child = `${path}[${i}]`));
+    return child;
   }
 
   /** `path[*]`, built once per path. */
@@ -702,6 +743,11 @@ class JsonLearner {
     }
     const element = stat.element;
     const key = stat.key;
+    // a positional record: each position is a member of its own (`path[5]`)
+    if (stat.tuple && a.length === b.length) {
+      for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, this.positionPath(path, i), path, undefined, depth + 1);
+      return;
+    }
     // an element without its identity (see keyHolds): this pair is compared by position
     if (key !== undefined && allKeyed(a, key) && allKeyed(b, key)) {
       // Fast path, the usual case: the same elements in the same places.
@@ -1120,13 +1166,18 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       });
     }
     if (array.pairs === totalPairs && !array.elementRemoved && array.maxLength > 0 && (array.key !== undefined || (array.reordered === 0 && !array.membershipChanged))) {
-      severityPaths.push({
-        path: array.path,
-        parent: array.path,
-        op: "remove",
-        shape: "array",
-        reason: `array stable in all ${samples.length} samples: a removed element is rated medium`,
-      });
+      severityPaths.push(
+        array.tuple
+          ? {
+              path: array.path,
+              parent: array.path,
+              op: "remove",
+              shape: "tuple",
+              severity: "critical",
+              reason: `positional record of ${array.maxLength} values in all ${samples.length} samples: a removed element (every later value moves up, as a member removed) is rated critical`,
+            }
+          : { path: array.path, parent: array.path, op: "remove", shape: "array", reason: `array stable in all ${samples.length} samples: a removed element is rated medium` },
+      );
     }
   }
 
@@ -1641,6 +1692,8 @@ interface SeverityEntry {
   kept?: boolean;
   /** In how many pairs it changed (kept fields). */
   changed?: number;
+  /** The severity of the rule (medium unless told: a tuple's removed element is critical). */
+  severity?: "medium" | "critical";
 }
 
 function severityRules(
@@ -1673,9 +1726,12 @@ function severityRules(
       ...grouped.filter((e) => e.op === "remove").slice(0, MAX_RULES - 1),
     ];
   }
+  // The first matching rule wins: a critical entry (a tuple's removed element) before the medium
+  // ones that hold it (the array of tuples stable too).
+  grouped = [...grouped.filter((e) => e.severity === "critical"), ...grouped.filter((e) => e.severity !== "critical")];
   return grouped.map((entry, index): PolicyRule => {
     evidence.push({ kind: "severity", rule: `rules[${index}]`, path: entry.path, changed: entry.changed ?? 0, pairs: sampleCount - 1, shape: entry.shape, reason: entry.reason });
-    return { path: entry.path, category: "value", op: entry.op, severity: "medium" };
+    return { path: entry.path, category: "value", op: entry.op, severity: entry.severity ?? "medium" };
   });
 }
 

@@ -521,4 +521,24 @@ describe("review: today's rules", () => {
     const moved = [0, 1, 2, 3].map((i) => ({ data: i < 2 ? [{ status: "default", queries: 5 + i }, { status: "blocked", queries: 9 }] : [{ status: "blocked", queries: 9 }, { status: "default", queries: 5 + i }] }));
     expect(suggestPolicy(moved, { kind: "json" }).policy.arrayKeys?.["$.data"]).toBe("status");
   });
+
+  // The twelfth round's fresh payloads (OpenSky Network's aircraft states, 2026-11-29): state
+  // vectors are positional records (`[icao24, callsign, country, time, time, lon, lat, altitude,
+  // on_ground, velocity, ...]`); learned as one path, `$.states[*][*]`, the moving positions made
+  // every position volatile: an aircraft's `on_ground` that flipped was rated info, an element
+  // gone from a vector medium at most, and the positions' moves were false alarms.
+  it("a positional record (an aircraft's state vector) is learned by position: its moving readings are quiet, a flag that flips is rated medium, a value gone is critical", () => {
+    const vector = (icao: string, lon: number, lat: number, alt: number, onGround: boolean) => [icao, "UAL421  ", "United States", 1683488743, lon, lat, alt, onGround, 0, 4];
+    const states = (t: number, flip = false) => ({
+      states: [vector("ab1644", -71.17 + t * 0.13, 42.54 + t * 0.07 - (t % 2) * 0.02, 2217.4 + (t % 3) * 31.5, false), vector("e8027e", -77.13 - t * 0.05 + (t % 2) * 0.01, -12.01 + t * 0.04, 4335.8 - (t % 2) * 22.7, flip)],
+      time: 1683488744 + t * 300,
+    });
+    const history = [0, 1, 2, 3, 4, 5].map((t) => states(t));
+    expect(learnThenDiff([...history, states(6)]).next).toBeNull();
+    expect(learnThenDiff([...history, states(6, true)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.states[1][7]", "medium"]]);
+    const shorter = states(6);
+    (shorter.states[0] as unknown[]).splice(6, 1);
+    const removed = learnThenDiff([...history, shorter]).next?.changes ?? [];
+    expect(removed.some((c) => c.severity === "critical"), JSON.stringify(removed)).toBe(true);
+  });
 });
