@@ -49,8 +49,9 @@ describe("world corpus, HTML, tuning set", () => {
     // business article -, measured once before tuning): 43, the 3 new ones each a promo block's second text at
     // the third fetch (learned from one pair)
     // With the twelfth round's pages (2026-11-29, 6 tuning histories - a security advisory, terms of use and of
-    // service, a licensing page, two recipe pages -, measured once before tuning): 52, 9 of them on the new pages
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(52);
+    // service, a licensing page, two recipe pages -, measured once before tuning): 52, 9 of them on the new pages;
+    // 50 after a capitalised word was no longer read as a token (share links, reordered, learned as a ranked list)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(50);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     // learned once from the first three fetches (suggestPolicy on 3 snapshots): never misses; 86 false alarms
     // before three short texts shown in three fetches were remembered, 67 after (all a rotating block)

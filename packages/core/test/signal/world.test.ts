@@ -190,9 +190,12 @@ describe("world corpus", () => {
       // once before tuning on the learner of main: tuning 15 (7 on the new histories, an aircraft's
       // state vector), 4 under-rated (all on them: a state vector's flag flipped or element gone,
       // NextDNS's analytics `status`, rated info); held-out 27 (none on the new histories), no
-      // under-rated. The under-rated ceiling is what was measured, not a target: it must go back to 0.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 15 : 27);
-      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 4 : 0);
+      // under-rated. Then fixed by general rules (a key that changed in place while learning is no
+      // identity; positional records learned by position, a removed element critical; tests in
+      // never-hidden.test.ts): tuning 10 (15 before; the state vector's readings quiet), no
+      // under-rated; held-out 27 (unchanged).
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 10 : 27);
+      expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
       const first3 = outcomes.get(`${set}/json/first3`)!;
@@ -201,9 +204,9 @@ describe("world corpus", () => {
       // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after; 14 and 40 with the tenth;
       // 14 and 49 with the eleventh's, before tuning, 0 and 9 of them on its histories, 3 and 2 under-rated;
       // after its fixes 14 and 49, none under-rated; 21 and 49 with the twelfth's, before tuning, 7 and 0
-      // of them on its histories, 3 and 0 under-rated)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 21 : 49);
-      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 3 : 0);
+      // of them on its histories, 3 and 0 under-rated; after its fixes 15 and 49, none under-rated)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 15 : 49);
+      expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
 });
