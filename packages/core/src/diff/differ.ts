@@ -1,9 +1,9 @@
 import type { Op } from "@driftwatch/schema";
 import type { PathSegment } from "../paths/index.js";
-import { arrayKeyEntryFor, type CompiledPathEntry, type CompiledPolicy, entryAtOrAbove, entryExactly } from "../policy/index.js";
+import { arrayKeyEntryFor, type CompiledPathEntry, type CompiledPolicy, entryAtOrAbove, entryExactly, ratesValueAt } from "../policy/index.js";
 import { matchesExactly, type PathStep } from "../policy/jsonpath.js";
 import { type ChangeKind, replacementKind } from "../severity/index.js";
-import { inferKeyedMatch, type KeyedMatch, looksKeyed, matchByKey } from "./arrays.js";
+import { inferKeyedMatch, type KeyedMatch, looksKeyed, matchByKey, PREFERRED_ARRAY_KEYS } from "./arrays.js";
 import { permutationMoves, SIGNATURE_BUDGET, SignatureBudget, signatureOf } from "./signature.js";
 import { CYCLE_CHECK_EVERY, checkDepth, invalidInput, notJson, type PathNode, type Side, segmentsOf, validateTree } from "./walk.js";
 
@@ -525,16 +525,20 @@ export class JsonDiffer {
     let match: KeyedMatch | null = null;
     let matchedKey = "";
     if (key === undefined) {
-      // A member the policy calls volatile changes by itself: it identifies nothing.
+      // A member the policy calls volatile changes by itself: it identifies nothing. Nor does one
+      // whose value changes the policy rates (a status the learner saw change in place, which it
+      // would not key the array by), unless its name says identity (`id`, `name`, `sku`...).
       let exclude: ((name: string) => boolean) | undefined;
-      if (this.policy !== undefined && this.policy.volatilePaths.length > 0 && (holdsObject(a) || holdsObject(b))) {
+      const policy = this.policy;
+      if (policy !== undefined && (policy.volatilePaths.length > 0 || policy.rules.length > 0) && (holdsObject(a) || holdsObject(b))) {
         const node = frame ?? this.nodeAt(d);
-        const volatilePaths = this.policy.volatilePaths;
+        const volatilePaths = policy.volatilePaths;
         // the array's path only when a candidate is asked about (most arrays hold no objects)
         let segments: PathSegment[] | undefined;
         exclude = (name) => {
           segments ??= segmentsOf(node.parent, node.parent === null ? undefined : node.newSeg, "after");
-          return entryAtOrAbove(volatilePaths, [...segments, 0, name]) !== undefined;
+          const at = [...segments, 0, name];
+          return entryAtOrAbove(volatilePaths, at) !== undefined || (!PREFERRED_ARRAY_KEYS.includes(name) && ratesValueAt(policy, at));
         };
       }
       const inferred = inferKeyedMatch(a, b, wantMoves, exclude);

@@ -151,6 +151,37 @@ interface ArrayStat {
   membershipChanged: boolean;
   /** Some element went away during learning (keyed arrays: a key gone; others: a shorter array). */
   elementRemoved: boolean;
+  /** A positional record (see `isTuple`): its elements are learned by their positions, `path[5]`. */
+  tuple: boolean;
+}
+
+/** Longest array taken for a positional record. */
+const MAX_TUPLE = 64;
+
+/**
+ * Whether the arrays found at one path are positional records, tuples (OpenSky's state vectors,
+ * `["ab1644", "UAL421", "United States", 1683488743, -71.17, 42.54, 2217.42, false, ...]`): all
+ * of one length (2 to MAX_TUPLE), of scalars, each position of one type (or null) in every array,
+ * and of two types at least (a list of one type - coordinates, quantities, tags - is no record).
+ * A position is a member without a name: learned apart from the others (a flag at one position is
+ * not a reading because the position beside it moves).
+ */
+function isTuple(arrays: readonly Json[][]): boolean {
+  const length = arrays[0]?.length ?? 0;
+  if (length < 2 || length > MAX_TUPLE) return false;
+  const types: (string | undefined)[] = new Array<string | undefined>(length).fill(undefined);
+  for (const array of arrays) {
+    if (array.length !== length) return false;
+    for (let i = 0; i < length; i++) {
+      const v = array[i];
+      if (v === null) continue;
+      if (typeof v === "object") return false;
+      const t = typeof v;
+      if (types[i] === undefined) types[i] = t;
+      else if (types[i] !== t) return false;
+    }
+  }
+  return new Set(types.filter((t) => t !== undefined)).size >= 2;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -266,6 +297,7 @@ function sameIdentity(x: JsonObject, y: JsonObject, key: string): boolean {
  */
 function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boolean): boolean {
   let previous: Set<string> | undefined;
+  let previousArray: readonly Json[] | undefined;
   // An element without the key in a few samples (an id removed from one element: a change that
   // is reported) does not unmake the identity of the others; those pairs are compared by position.
   let without = 0;
@@ -290,10 +322,36 @@ function keyHolds(arrays: readonly Json[][], key: string, oneArrayPerSample: boo
       let common = 0;
       for (const id of seen) if (previous.has(id)) common++;
       if (common * 2 < Math.min(previous.size, seen.size)) return false;
+      if (previousArray !== undefined && keyChangedInPlace(previousArray, array, key, previous, seen)) return false;
     }
     previous = seen;
+    previousArray = array;
   }
   return true;
+}
+
+/**
+ * Whether, between two arrays of one length, an element kept its place and its other members
+ * (their names, and every value that is not a number: a count or a reading may move) while its
+ * key took a value neither array had before and after (`{status: "relayed", queries: 6279}` ->
+ * `{status: "suspended", queries: 6279}`): that key is a value that changed, a status, not the
+ * identity of the element (keyed by it, the change would read as an element gone and another
+ * come, rated info; compared by position it is a value change, rated as the member is).
+ */
+function keyChangedInPlace(before: readonly Json[], after: readonly Json[], key: string, beforeIds: ReadonlySet<string>, afterIds: ReadonlySet<string>): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    const x = before[i];
+    const y = after[i];
+    if (!isObject(x) || !isObject(y) || sameIdentity(x, y, key)) continue;
+    const from = identityIn(x, key);
+    const to = identityIn(y, key);
+    if (from === undefined || to === undefined || afterIds.has(from) || beforeIds.has(to)) continue;
+    const names = Object.keys(x).filter((k) => k !== key);
+    if (names.length !== Object.keys(y).length - 1 || !names.every((k) => Object.hasOwn(y, k))) continue;
+    if (names.every((k) => typeof x[k] === "number" || JSON.stringify(x[k]) === JSON.stringify(y[k]))) return true;
+  }
+  return false;
 }
 
 /**
@@ -359,7 +417,8 @@ class JsonLearner {
       const maxLength = Math.max(...arrays.map((a) => a.length));
       // Outside other arrays, each sample has one array here: its keys must persist over time.
       const key = maxLength >= 2 ? chooseKey(arrays, !path.includes("[*]") && arrays.length === this.samples.length) : undefined;
-      this.arrays.set(path, { path, element: this.elementPath(path), key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false });
+      const tuple = key === undefined && isTuple(arrays);
+      this.arrays.set(path, { path, element: this.elementPath(path), key, maxLength, pairs: 0, lastPair: -1, reordered: 0, lastReorderedPair: -1, membershipChanged: false, elementRemoved: false, tuple });
     }
     for (let p = 0; p + 1 < this.samples.length; p++) {
       this.pair = p;
@@ -407,6 +466,15 @@ class JsonLearner {
       this.timeMembers.set(path, times);
     }
     return times.length > 0 ? "time" : "";
+  }
+
+  /** `path[i]`, a position of a tuple, built once per path and position. */
+  private positionPath(path: string, i: number): string {
+    const children = this.childrenOf(path);
+    const name = `\u0000${i}`;
+    let child = children.get(name);
+    if (child === undefined) children.set(name, (child = `${path}[${i}]`));
+    return child;
   }
 
   /** `path[*]`, built once per path. */
@@ -675,6 +743,11 @@ class JsonLearner {
     }
     const element = stat.element;
     const key = stat.key;
+    // a positional record: each position is a member of its own (`path[5]`)
+    if (stat.tuple && a.length === b.length) {
+      for (let i = 0; i < a.length; i++) this.walk(a[i]!, b[i]!, this.positionPath(path, i), path, undefined, depth + 1);
+      return;
+    }
     // an element without its identity (see keyHolds): this pair is compared by position
     if (key !== undefined && allKeyed(a, key) && allKeyed(b, key)) {
       // Fast path, the usual case: the same elements in the same places.
@@ -1114,13 +1187,18 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
       });
     }
     if (array.pairs === totalPairs && !array.elementRemoved && array.maxLength > 0 && (array.key !== undefined || (array.reordered === 0 && !array.membershipChanged))) {
-      severityPaths.push({
-        path: array.path,
-        parent: array.path,
-        op: "remove",
-        shape: "array",
-        reason: `array stable in all ${samples.length} samples: a removed element is rated medium`,
-      });
+      severityPaths.push(
+        array.tuple
+          ? {
+              path: array.path,
+              parent: array.path,
+              op: "remove",
+              shape: "tuple",
+              severity: "critical",
+              reason: `positional record of ${array.maxLength} values in all ${samples.length} samples: a removed element (every later value moves up, as a member removed) is rated critical`,
+            }
+          : { path: array.path, parent: array.path, op: "remove", shape: "array", reason: `array stable in all ${samples.length} samples: a removed element is rated medium` },
+      );
     }
   }
 
@@ -1644,6 +1722,8 @@ interface SeverityEntry {
   kept?: boolean;
   /** In how many pairs it changed (kept fields). */
   changed?: number;
+  /** The severity of the rule (medium unless told: a tuple's removed element is critical). */
+  severity?: "medium" | "critical";
 }
 
 function severityRules(
@@ -1676,9 +1756,12 @@ function severityRules(
       ...grouped.filter((e) => e.op === "remove").slice(0, MAX_RULES - 1),
     ];
   }
+  // The first matching rule wins: a critical entry (a tuple's removed element) before the medium
+  // ones that hold it (the array of tuples stable too).
+  grouped = [...grouped.filter((e) => e.severity === "critical"), ...grouped.filter((e) => e.severity !== "critical")];
   return grouped.map((entry, index): PolicyRule => {
     evidence.push({ kind: "severity", rule: `rules[${index}]`, path: entry.path, changed: entry.changed ?? 0, pairs: sampleCount - 1, shape: entry.shape, reason: entry.reason });
-    return { path: entry.path, category: "value", op: entry.op, severity: "medium" };
+    return { path: entry.path, category: "value", op: entry.op, severity: entry.severity ?? "medium" };
   });
 }
 

@@ -304,9 +304,13 @@ function isAmountOfMoney(text: string, offset: number, length: number): boolean 
 
 const WORD_CHAR = /[A-Za-z0-9_-]/;
 
-/** A word that can be a token a per-word test missed: 6 or more characters, with digits or mixed case. */
+/**
+ * A word that can be a token a per-word test missed: 6 or more characters, with digits or mixed
+ * case - a capital after the first letter: a capitalised word (`Facebook`, `Pinterest`, a name)
+ * is a word, not a token.
+ */
 function tokenSlot(word: string): boolean {
-  return word.length >= 6 && word.length <= 512 && /^[A-Za-z0-9_-]+$/.test(word) && (/\d/.test(word) || (/[A-Z]/.test(word) && /[a-z]/.test(word)));
+  return word.length >= 6 && word.length <= 512 && /^[A-Za-z0-9_-]+$/.test(word) && (/\d/.test(word) || (/[A-Z]/.test(word.slice(1)) && /[a-z]/.test(word)));
 }
 
 /**

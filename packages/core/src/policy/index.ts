@@ -217,6 +217,17 @@ export function arrayKeyEntryFor(policy: CompiledPolicy, segments: readonly Path
   return undefined;
 }
 
+/**
+ * Whether a rule of the policy rates a change of the value at exactly `segments` above `low` (a
+ * `replace` rule with a path, such as the learner's for a status it saw change): that member holds
+ * a value someone watches, not an identity.
+ */
+export function ratesValueAt(policy: CompiledPolicy, segments: readonly PathSegment[]): boolean {
+  for (const rule of policy.rules)
+    if (rule.action === "set" && rule.op === "replace" && rule.path?.kind === "steps" && rule.severity !== undefined && rule.severity !== "info" && rule.severity !== "low" && matchesExactly(rule.path.steps, segments)) return true;
+  return false;
+}
+
 /** The first entry whose path selects `segments` or one of their ancestors (and that `accept`s, when given). */
 export function entryAtOrAbove<T extends CompiledPathEntry>(entries: readonly T[], segments: readonly PathSegment[], accept?: (entry: T) => boolean): T | undefined {
   for (const entry of entries) if (matchesAtOrAbove(entry.steps, segments) && (accept === undefined || accept(entry))) return entry;

@@ -4,7 +4,7 @@
 // a real change. Each case learns from a history and diffs the next fetch with what was learned.
 import type { PolicyRules } from "@driftwatch/schema";
 import { describe, expect, it } from "vitest";
-import { diffJson, suggestPolicy } from "../../src/index.js";
+import { diffHtml, diffJson, suggestPolicy } from "../../src/index.js";
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -181,6 +181,23 @@ describe("the learner generalises to noise it has not seen", () => {
     expect(diffJson({ qty: "253.91597006" }, { qty: "263.77429536" }, { policy })?.changes.map((c) => c.path)).toEqual(["$.qty"]);
     // not a text that starts with digits, nor an integer string (a resource version)
     expect(diffJson({ qty: "253.9 kg" }, { qty: "253.8 kg" }, { policy })?.changes.map((c) => c.path)).toEqual(["$.qty"]);
+  });
+
+  // The twelfth round's fresh pages (a recipe page's share links, a terms page's browser links,
+  // 2026-11-29): a capitalised word (`Pinterest`, `Facebook`) was read as a token, so a list item
+  // whose text changed when its list reordered was learned as a text whose volatile parts change,
+  // and the next order, putting a text of other words there, was a false alarm.
+  it("learns a list of links that reorders as a ranked list: a capitalised word is a word, not a token", () => {
+    const links = ["Share on Facebook", "Share by Email", "Share on Pinterest", "Share on Twitter"];
+    const page = (order: number[]) =>
+      `<html><body><h1>Spiced Rye Ginger Cookies</h1><p>Cinnamon, cardamom, ginger and rye bring a fresh twist to old-fashioned ginger cookies.</p><ul class="share">${order.map((i) => `<li><a href="#">${links[i]}</a></li>`).join("")}</ul></body></html>`;
+    const pages = [[0, 1, 2, 3], [0, 1, 2, 3], [1, 3, 0, 2], [0, 2, 1, 3], [3, 0, 2, 1]].map(page);
+    const { policy } = suggestPolicy(pages.slice(0, 4), { kind: "html" });
+    expect(policy.volatile?.some((v) => v.parts === true) ?? false, JSON.stringify(policy)).toBe(false);
+    expect(diffHtml(pages[3]!, pages[4]!, { policy })).toBeNull();
+    // a new link is still reported
+    const added = diffHtml(pages[3]!, page([3, 0, 2, 1]).replace("Share on Twitter", "Share on Mastodon"), { policy })?.changes ?? [];
+    expect(added.some((c) => c.after === "Share on Mastodon"), JSON.stringify(added)).toBe(true);
   });
 
   it("does not take the only member of an element as its identity", () => {

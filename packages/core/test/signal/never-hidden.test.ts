@@ -514,4 +514,46 @@ describe("review: today's rules", () => {
     const files = (first: boolean | string) => ({ files: [{ filename: "black-19.10b0.whl", yanked: first }, { filename: "black-19.10b0.tar.gz", yanked: false }, { filename: "black-21.11b0.whl", yanked: "Broken regex dependency. Use 21.11b1 instead." }] });
     expect(learnThenDiff([files(false), files(false), files(false), files(false), files(true)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.files[0].yanked", "medium"]]);
   });
+
+  // The twelfth round's fresh payloads (NextDNS's analytics, 2026-11-29), under-rated before any
+  // tuning: rows told apart by a `status` whose value changed in place while learning (the row
+  // kept its place and its count) were keyed by that status (by the learner, and by the diff's
+  // own inference without it), so its next change read as a row gone and another come, rated info.
+  it("a status that names its row (`{status, queries}`) and changed in place while learning is no identity: its next change is rated medium", () => {
+    const rows = (third: string, i: number) => ({
+      data: [
+        { status: "default", queries: 837_764 + i * 120 },
+        { status: "blocked", queries: 530_805 + i * 80 },
+        { status: third, queries: 6279 },
+        { status: "allowed", queries: 5452 + i },
+      ],
+    });
+    const fetches = [0, 1, 2, 3, 4, 5, 6].map((i) => rows(i < 3 ? "relayed" : "suspended", i));
+    const { policy, next } = learnThenDiff([...fetches, rows("failed", 7)]);
+    expect(policy.arrayKeys?.["$.data"]).toBeUndefined();
+    expect(next?.changes.filter((c) => c.severity !== "info").map((c) => [c.path, c.severity])).toEqual([["$.data[2].status", "medium"]]);
+    // rows that only changed places are still told apart by their status
+    const moved = [0, 1, 2, 3].map((i) => ({ data: i < 2 ? [{ status: "default", queries: 5 + i }, { status: "blocked", queries: 9 }] : [{ status: "blocked", queries: 9 }, { status: "default", queries: 5 + i }] }));
+    expect(suggestPolicy(moved, { kind: "json" }).policy.arrayKeys?.["$.data"]).toBe("status");
+  });
+
+  // The twelfth round's fresh payloads (OpenSky Network's aircraft states, 2026-11-29): state
+  // vectors are positional records (`[icao24, callsign, country, time, time, lon, lat, altitude,
+  // on_ground, velocity, ...]`); learned as one path, `$.states[*][*]`, the moving positions made
+  // every position volatile: an aircraft's `on_ground` that flipped was rated info, an element
+  // gone from a vector medium at most, and the positions' moves were false alarms.
+  it("a positional record (an aircraft's state vector) is learned by position: its moving readings are quiet, a flag that flips is rated medium, a value gone is critical", () => {
+    const vector = (icao: string, lon: number, lat: number, alt: number, onGround: boolean) => [icao, "UAL421  ", "United States", 1683488743, lon, lat, alt, onGround, 0, 4];
+    const states = (t: number, flip = false) => ({
+      states: [vector("ab1644", -71.17 + t * 0.13, 42.54 + t * 0.07 - (t % 2) * 0.02, 2217.4 + (t % 3) * 31.5, false), vector("e8027e", -77.13 - t * 0.05 + (t % 2) * 0.01, -12.01 + t * 0.04, 4335.8 - (t % 2) * 22.7, flip)],
+      time: 1683488744 + t * 300,
+    });
+    const history = [0, 1, 2, 3, 4, 5].map((t) => states(t));
+    expect(learnThenDiff([...history, states(6)]).next).toBeNull();
+    expect(learnThenDiff([...history, states(6, true)]).next?.changes.map((c) => [c.path, c.severity])).toEqual([["$.states[1][7]", "medium"]]);
+    const shorter = states(6);
+    (shorter.states[0] as unknown[]).splice(6, 1);
+    const removed = learnThenDiff([...history, shorter]).next?.changes ?? [];
+    expect(removed.some((c) => c.severity === "critical"), JSON.stringify(removed)).toBe(true);
+  });
 });

@@ -130,7 +130,9 @@ function set(root: Json, path: readonly Seg[], value: Json | undefined): boolean
   const last = path[path.length - 1]!;
   if (parent === null || typeof parent !== "object" || parent === undefined) return false;
   if (!(last in (parent as object))) return false;
-  if (value === undefined) delete (parent as Obj)[last as string];
+  // an array element that disappears leaves the array (a tuple's later elements move up), no hole
+  if (value === undefined && Array.isArray(parent)) parent.splice(last as number, 1);
+  else if (value === undefined) delete (parent as Obj)[last as string];
   else (parent as Record<string | number, Json>)[last] = value;
   return true;
 }

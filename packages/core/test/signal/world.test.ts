@@ -185,7 +185,19 @@ describe("world corpus", () => {
       // versions; a flag that is `false` or the text of its reason is a flag; tests in
       // never-hidden.test.ts): 8 and 27, no under-rated (the held-out set run a second time; its
       // under-rated change was inspected, as a safety failure).
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 27);
+      // Twelfth round (2026-11-29): a sixth fresh batch (Sentry, NextDNS, Mastodon, Radarr,
+      // Tautulli, UptimeRobot, OpenSky, YouTube; 14 tuning and 6 held-out JSON histories), measured
+      // once before tuning on the learner of main: tuning 15 (7 on the new histories, an aircraft's
+      // state vector), 4 under-rated (all on them: a state vector's flag flipped or element gone,
+      // NextDNS's analytics `status`, rated info); held-out 27 (none on the new histories), no
+      // under-rated. Then fixed by general rules (a key that changed in place while learning is no
+      // identity; positional records learned by position, a removed element critical; tests in
+      // never-hidden.test.ts): tuning 10 (15 before; the state vector's readings quiet), no
+      // under-rated; held-out 27 (unchanged). With the nineteenth session's learner changes beside
+      // them (a bid beside an ask are quotes before any moved; a reading by name that moved once to
+      // or from 0 gets an absolute part; a maximum over a period is a reading's statistic): tuning
+      // 8, held-out 25, no under-rated.
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 25);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
@@ -194,8 +206,10 @@ describe("world corpus", () => {
       // (then 35 and 31, no under-rated; 35 and 27 with the uptime; 6 and 24 with readings by name;
       // with the ninth round's batch 79 and 45 before tuning, 18 and 37 after; 14 and 40 with the tenth;
       // 14 and 49 with the eleventh's, before tuning, 0 and 9 of them on its histories, 3 and 2 under-rated;
-      // after its fixes 14 and 49, none under-rated)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 14 : 49);
+      // after its fixes 14 and 49, none under-rated; 21 and 49 with the twelfth's, before tuning, 7 and 0
+      // of them on its histories, 3 and 0 under-rated; after its fixes 15 and 49, none under-rated;
+      // with the nineteenth session's learner changes 9 and 47)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 9 : 47);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);

@@ -164,7 +164,23 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * 440 suffixes read as versions, versions beside a short code, a flag or its reason; tests in
  * core's never-hidden.test.ts): tuning 7 and 13, held-out 15 and 27 (run a second time this
  * round), no misses, no under-rated.
- * The twelfth round (2026-11-29, the nineteenth session), on the third step of "held" (a young
+ * Then the twelfth round's batch (2026-11-29: 20 JSON payloads of Sentry, NextDNS, Mastodon,
+ * Radarr, Tautulli, UptimeRobot, OpenSky and YouTube, 9 saved pages of htmldate and
+ * recipe-scrapers; 20 tuning, 9 held-out histories; one corpus rule made realistic first: an array
+ * element that disappears leaves the array, no hole), measured once before tuning on the learner
+ * of main (f9044af): tuning 17 of 1610 and 24 of 1932 (10 and 11 on the new histories: an
+ * aircraft's state vector's position and altitude, 6; a security advisory's and terms of use's
+ * and a recipe page's blocks), 4 under-rated in each mode (all on them: an aircraft's `on_ground`
+ * flag flipped, an element gone from its state vector, NextDNS's analytics `status` changed, rated
+ * info); held-out 16 of 813 and 28 of 976 (1 and 1 on the new histories), no under-rated. No
+ * misses anywhere. (The held-out run printed its table a second time: the first run's columns were
+ * cut off by the terminal; nothing changed between the two.) After general fixes tuned on the
+ * tuning set (a key that changed in place while learning is no identity, for the learner and the
+ * diff's key inference; positional records - tuples - learned by position, a removed element
+ * critical; a capitalised word is no token; tests in core's never-hidden.test.ts and
+ * generalise.test.ts): tuning 10 of 1610 and 18 of 1932, no under-rated; held-out 16 of 813 and
+ * 28 of 976 (unchanged; run once more at the end), no misses, no under-rated.
+ * Beside it, on the eleventh round's corpus (2026-11-29, the nineteenth session), on the third step of "held" (a young
  * monitor judged from two stored contents): a fractional number rated info that moved for the
  * first time is held back like noise seen moving (engine), and a bid beside an ask are a market's
  * quotes before any of them moved (core). Tuned on the tuning set only (per request 7 -> 7 of
@@ -172,10 +188,13 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * a day-ahead average price that moved on both pairs), then run on the held-out set once: "per
  * request" 15 of 771 (as before), "held" 27 -> 23 of 925 (24 noise diffs held back), no misses,
  * no under-rated.
+ * Both together, on the twelfth round's corpus (run on the held-out set once): tuning 10 of 1610
+ * and 13 of 1932 (18 without the young monitors' fractional readings and the order book's quotes),
+ * held-out 16 of 813 and 28 -> 24 of 976 (27 noise diffs held back), no misses, no under-rated.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 15, underRated: 0 },
-  held: { falseAlarms: 23, underRated: 0 },
+  "per request": { falseAlarms: 16, underRated: 0 },
+  held: { falseAlarms: 24, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 

