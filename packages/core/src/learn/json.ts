@@ -75,6 +75,9 @@ interface FieldStat {
   /** The pair in which it first changed (-1: never). */
   firstChangedPair: number;
   meaningful: string | undefined;
+  /** Values seen (one per side of each pair) and, of them, enum-like values or short words: pooled over an array's elements, their shapes may differ. */
+  observed: number;
+  enumLike: number;
   integers: boolean;
   unixTimes: boolean;
   decreased: boolean;
@@ -182,6 +185,16 @@ function isTuple(arrays: readonly Json[][]): boolean {
     }
   }
   return new Set(types.filter((t) => t !== undefined)).size >= 2;
+}
+
+/**
+ * Values pooled over an array's elements whose shapes differ (a list of a driver's settings,
+ * `[["Pool Name", "docker-8:1-pool"], ["Udev Sync Supported", "true"], ["Data file",
+ * "/dev/loop0"]]`): mostly enum-like values or short words, the rest other text. A value that
+ * changes is rated like an enum-like value, as each would be on its own.
+ */
+function pooledEnumLike(field: FieldStat): boolean {
+  return field.meaningful === "none" && field.path.includes("[*]") && field.enumLike * 2 > field.observed;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -523,6 +536,8 @@ class JsonLearner {
         memberUnit: undefined,
         firstChangedPair: -1,
         meaningful: undefined,
+        observed: 0,
+        enumLike: 0,
         integers: true,
         unixTimes: true,
         decreased: false,
@@ -613,6 +628,8 @@ class JsonLearner {
       if (!isUnixTime(value)) stat.unixTimes = false;
     }
     const meaningful = meaningfulShapeOf(value, stat.name, stat.priceName, volatileShape) ?? "none";
+    stat.observed++;
+    if (meaningful === "enum" || meaningful === "word") stat.enumLike++;
     if (stat.meaningful === undefined || stat.meaningful === meaningful) stat.meaningful = meaningful;
     else if ((stat.meaningful === "enum" || stat.meaningful === "word") && (meaningful === "enum" || meaningful === "word")) stat.meaningful = "enum";
     // versions beside a short code (`python_version`: "2.7", "3.6", "source"; "latest"): versions
@@ -1481,6 +1498,17 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `stable in ${samples.length} samples only, but named like ${describeShape("duration")}` });
         continue;
       }
+      // values pooled over an array's elements, mostly enum-like (see pooledEnumLike)
+      if (stable && only === "string" && pooledEnumLike(field)) {
+        severityPaths.push({
+          path: field.path,
+          parent: field.parent,
+          op: "replace",
+          shape: "enum",
+          reason: `stable in all ${samples.length} samples and, over its array's elements, mostly ${describeShape("enum")}s or short words: a value change is rated medium`,
+        });
+        continue;
+      }
       if (stable && meaningful !== undefined && meaningful !== "none") {
         severityPaths.push({
           path: field.path,
@@ -1564,7 +1592,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
         if (meaningful === "word" && field.distinct.size > 5) kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
         else keptMeaningful(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
-      } else kept("text", `kept: ${changedIn} but has no volatile shape`);
+      } else if (pooledEnumLike(field)) keptMeaningful("enum", `kept: ${changedIn} but, over its array's elements, mostly ${describeShape("enum")}s or short words`);
+      else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
     if ((type === "number" || numericString) && quoteOf(field) && !(changed >= 2 && changed * 3 >= pairs * 2)) {
