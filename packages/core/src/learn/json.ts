@@ -1153,12 +1153,18 @@ function isQuoteName(name: string | undefined): boolean {
   );
 }
 
+/** A throughput by its unit of time (`RequestsPerSec`, `docs_per_second`, `writes_per_min`, `bytesPerSecond`): a reading. */
+const PER_TIME = /(?:^|[_-])per_(?:s|sec|second|min|minute)$|[a-z0-9]Per(?:Sec|Second|Min|Minute)$/;
+
 /** A unit after `per` (`rate_per_kwh`, `pricePerKwh`): the denominator of a rate (a tariff, money per unit), not a reading's unit. */
 const PER_UNIT = /(?:^|[_-])per[_-][a-z0-9]+$|[a-z0-9]Per[A-Z][A-Za-z0-9]*$/;
 
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
-  if (name === undefined || isSettingOrCodeName(name) || isRatedFigureName(name) || isPriceName(name) || PER_UNIT.test(name)) return false;
+  if (name === undefined || isSettingOrCodeName(name) || isRatedFigureName(name) || isPriceName(name)) return false;
+  // a throughput (per second or minute) is a reading, not a tariff's denominator
+  if (PER_TIME.test(name)) return true;
+  if (PER_UNIT.test(name)) return false;
   return READING_UNIT.test(name) || READING_QUANTITY.test(name) || RUN_TOGETHER_READING.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
 }
 
