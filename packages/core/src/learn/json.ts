@@ -75,6 +75,9 @@ interface FieldStat {
   /** The pair in which it first changed (-1: never). */
   firstChangedPair: number;
   meaningful: string | undefined;
+  /** Values seen (one per side of each pair) and, of them, enum-like values or short words: pooled over an array's elements, their shapes may differ. */
+  observed: number;
+  enumLike: number;
   integers: boolean;
   unixTimes: boolean;
   decreased: boolean;
@@ -182,6 +185,16 @@ function isTuple(arrays: readonly Json[][]): boolean {
     }
   }
   return new Set(types.filter((t) => t !== undefined)).size >= 2;
+}
+
+/**
+ * Values pooled over an array's elements whose shapes differ (a list of a driver's settings,
+ * `[["Pool Name", "docker-8:1-pool"], ["Udev Sync Supported", "true"], ["Data file",
+ * "/dev/loop0"]]`): mostly enum-like values or short words, the rest other text. A value that
+ * changes is rated like an enum-like value, as each would be on its own.
+ */
+function pooledEnumLike(field: FieldStat): boolean {
+  return field.meaningful === "none" && field.path.includes("[*]") && field.enumLike * 2 > field.observed;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -523,6 +536,8 @@ class JsonLearner {
         memberUnit: undefined,
         firstChangedPair: -1,
         meaningful: undefined,
+        observed: 0,
+        enumLike: 0,
         integers: true,
         unixTimes: true,
         decreased: false,
@@ -613,6 +628,8 @@ class JsonLearner {
       if (!isUnixTime(value)) stat.unixTimes = false;
     }
     const meaningful = meaningfulShapeOf(value, stat.name, stat.priceName, volatileShape) ?? "none";
+    stat.observed++;
+    if (meaningful === "enum" || meaningful === "word") stat.enumLike++;
     if (stat.meaningful === undefined || stat.meaningful === meaningful) stat.meaningful = meaningful;
     else if ((stat.meaningful === "enum" || stat.meaningful === "word") && (meaningful === "enum" || meaningful === "word")) stat.meaningful = "enum";
     // versions beside a short code (`python_version`: "2.7", "3.6", "source"; "latest"): versions
@@ -1136,12 +1153,18 @@ function isQuoteName(name: string | undefined): boolean {
   );
 }
 
+/** A throughput by its unit of time (`RequestsPerSec`, `docs_per_second`, `writes_per_min`, `bytesPerSecond`): a reading. */
+const PER_TIME = /(?:^|[_-])per_(?:s|sec|second|min|minute)$|[a-z0-9]Per(?:Sec|Second|Min|Minute)$/;
+
 /** A unit after `per` (`rate_per_kwh`, `pricePerKwh`): the denominator of a rate (a tariff, money per unit), not a reading's unit. */
 const PER_UNIT = /(?:^|[_-])per[_-][a-z0-9]+$|[a-z0-9]Per[A-Z][A-Za-z0-9]*$/;
 
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
-  if (name === undefined || isSettingOrCodeName(name) || isRatedFigureName(name) || isPriceName(name) || PER_UNIT.test(name)) return false;
+  if (name === undefined || isSettingOrCodeName(name) || isRatedFigureName(name) || isPriceName(name)) return false;
+  // a throughput (per second or minute) is a reading, not a tariff's denominator
+  if (PER_TIME.test(name)) return true;
+  if (PER_UNIT.test(name)) return false;
   return READING_UNIT.test(name) || READING_QUANTITY.test(name) || RUN_TOGETHER_READING.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
 }
 
@@ -1481,6 +1504,17 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         evidence.push({ kind: "volatile", rule: `volatile[${volatile.length - 1}]`, path: field.path, changed, pairs, shape: "duration", reason: `stable in ${samples.length} samples only, but named like ${describeShape("duration")}` });
         continue;
       }
+      // values pooled over an array's elements, mostly enum-like (see pooledEnumLike)
+      if (stable && only === "string" && pooledEnumLike(field)) {
+        severityPaths.push({
+          path: field.path,
+          parent: field.parent,
+          op: "replace",
+          shape: "enum",
+          reason: `stable in all ${samples.length} samples and, over its array's elements, mostly ${describeShape("enum")}s or short words: a value change is rated medium`,
+        });
+        continue;
+      }
       if (stable && meaningful !== undefined && meaningful !== "none") {
         severityPaths.push({
           path: field.path,
@@ -1564,7 +1598,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         const distinct = field.distinct.size >= MAX_DISTINCT ? `${MAX_DISTINCT} or more` : String(field.distinct.size);
         if (meaningful === "word" && field.distinct.size > 5) kept(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
         else keptMeaningful(meaningful, `kept: ${changedIn} but looks like ${describeShape(meaningful)} (${distinct} distinct values)`);
-      } else kept("text", `kept: ${changedIn} but has no volatile shape`);
+      } else if (pooledEnumLike(field)) keptMeaningful("enum", `kept: ${changedIn} but, over its array's elements, mostly ${describeShape("enum")}s or short words`);
+      else kept("text", `kept: ${changedIn} but has no volatile shape`);
       continue;
     }
     if ((type === "number" || numericString) && quoteOf(field) && !(changed >= 2 && changed * 3 >= pairs * 2)) {

@@ -212,4 +212,12 @@ describe("the learner generalises to noise it has not seen", () => {
     const next = diffJson(nested[2], { o: [{ m: { id: 3 } }, { m: { id: 2 } }] }, { policy: learned });
     expect(next?.changes).toEqual([expect.objectContaining({ path: "$.o[0].m.id", op: "replace", before: 1, after: 3 })]);
   });
+
+  it("learns a throughput named by its unit of time (`requestsPerSec`) beside readings that moved as a reading, however rarely it moved; a jump beyond double is reported", () => {
+    const puts = [20.71, 20.71, 20.74, 20.74, 20.74, 21.9];
+    const fetches = puts.map((requestsPerSec, i) => ({ database: "orders", stats: { requestsPerSec, writesPerSecond: [3.12, 3.4, 2.95, 3.3, 3.05, 3.2][i], ioReadOps: 0.55 } }));
+    expect(learnThenDiff(fetches).next).toBeNull();
+    const jump = [...fetches.slice(0, -1), { ...fetches[5]!, stats: { ...fetches[5]!.stats, requestsPerSec: 61.2 } }];
+    expect(learnThenDiff(jump).next?.changes.map((c) => c.path)).toContain("$.stats.requestsPerSec");
+  });
 });

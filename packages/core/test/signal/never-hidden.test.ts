@@ -556,4 +556,23 @@ describe("review: today's rules", () => {
     const removed = learnThenDiff([...history, shorter]).next?.changes ?? [];
     expect(removed.some((c) => c.severity === "critical"), JSON.stringify(removed)).toBe(true);
   });
+
+  it("a list of settings as name-value pairs whose values differ in shape (words, codes, paths) rates a changed setting medium", () => {
+    // pooled over the list's elements the values are mostly enum-like or short words, some paths
+    const settings = (overlay: string): string[][] => [
+      ["Storage Driver", "overlay2"],
+      ["Backing Filesystem", "xfs"],
+      ["Supports d_type", "true"],
+      ["Native Overlay Diff", overlay],
+      ["Data root", "/var/lib/containers/storage"],
+      ["Userxattr", "false"],
+    ];
+    const fetches = Array.from({ length: 5 }, (_, i) => ({ name: "build-host-3", storage: settings(i < 4 ? "true" : "false") }));
+    const change = learnThenDiff(fetches).next?.changes.find((c) => c.path === "$.storage[3][1]");
+    expect(change?.severity).toBe("medium");
+    // changed once while learning, then again
+    const again = Array.from({ length: 7 }, (_, i) => ({ name: "build-host-3", storage: settings(i < 3 ? "true" : i < 6 ? "false" : "true") }));
+    const next = learnThenDiff(again).next?.changes.find((c) => c.path === "$.storage[3][1]");
+    expect(next?.severity).toBe("medium");
+  });
 });

@@ -33,16 +33,17 @@ describe("world corpus, HTML, held-out set", () => {
     // turns were taken for a slot over a larger pool, 16 before lists whose items only changed places were
     // compared as sets; 16 with the tenth round's pages (2026-11-29, 6 held-out histories, measured once);
     // 22 with the eleventh round's (2026-11-29, 6 held-out histories, measured once before tuning: 6 on them);
-    // 26 with the twelfth round's (2026-11-29, 3 held-out histories, measured once before tuning: 4 on them)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(26);
+    // 26 with the twelfth round's (2026-11-29, 3 held-out histories, measured once before tuning: 4 on them);
+    // 30 with the thirteenth round's (2026-11-29, 3 held-out histories, measured once before tuning: 4 on them)
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(30);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     // learned once from the first three fetches: never misses; 30 false alarms measured once (34 before three
     // short texts shown in three fetches were remembered)
     const first3 = outcomes.get("held-out/html/first3")!;
     expect([...first3.judged.misses, ...first3.early.misses]).toEqual([]);
     // (46 with the tenth round's pages; 64 with the eleventh's, 18 of them on its pages; 75 with the twelfth's,
-    // before tuning, 11 of them on its pages)
-    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(75);
+    // before tuning, 11 of them on its pages; 81 with the thirteenth's, before tuning, 6 of them on its pages)
+    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(81);
     expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

@@ -51,15 +51,18 @@ describe("world corpus, HTML, tuning set", () => {
     // With the twelfth round's pages (2026-11-29, 6 tuning histories - a security advisory, terms of use and of
     // service, a licensing page, two recipe pages -, measured once before tuning): 52, 9 of them on the new pages;
     // 50 after a capitalised word was no longer read as a token (share links, reordered, learned as a ranked list)
-    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(50);
+    // With the thirteenth round's pages (2026-11-29, 6 tuning histories of go-trafilatura's comparison set,
+    // measured once before tuning): 54, 4 of them on the new pages
+    expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(54);
     expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
     // learned once from the first three fetches (suggestPolicy on 3 snapshots): never misses; 86 false alarms
     // before three short texts shown in three fetches were remembered, 67 after (all a rotating block)
     const first3 = outcomes.get("tuning/html/first3")!;
     expect([...first3.judged.misses, ...first3.early.misses]).toEqual([]);
     // (85 with the tenth round's pages; 90 with the eleventh's, 5 of them on its pages, all a promo block; 100
-    // with the twelfth's, before tuning, 10 of them on its pages)
-    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(100);
+    // with the twelfth's, before tuning, 10 of them on its pages; 107 with the thirteenth's, before tuning, 7 of
+    // them on its pages)
+    expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(107);
     expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBeLessThanOrEqual(0);
   }, 180_000);
 });

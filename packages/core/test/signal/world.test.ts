@@ -197,7 +197,16 @@ describe("world corpus", () => {
       // them (a bid beside an ask are quotes before any moved; a reading by name that moved once to
       // or from 0 gets an absolute part; a maximum over a period is a reading's statistic): tuning
       // 8, held-out 25, no under-rated.
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 8 : 25);
+      // Thirteenth round (2026-11-29): a seventh fresh batch (Telegraf's recorded responses of
+      // RabbitMQ, Burrow, Docker, Slurm, RavenDB, Couchbase, smartctl, PHP-FPM, Loki, Nomad, Consul,
+      // Filebeat; 13 tuning and 6 held-out JSON histories), measured once before tuning on the
+      // learner of main (aa3ccf4): tuning 32 (24 on the new histories), 2 under-rated
+      // (on them: a container engine's `DriverStatus` pairs, rated info); held-out 35 (10 on the new
+      // histories), no under-rated. Then fixed by general rules (values pooled over an array's
+      // elements, mostly enum-like, rated like an enum-like value; a throughput per second a reading
+      // by name; tests in never-hidden.test.ts and generalise.test.ts): tuning 32, no under-rated;
+      // held-out 35 (unchanged).
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 32 : 35);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
@@ -208,8 +217,10 @@ describe("world corpus", () => {
       // 14 and 49 with the eleventh's, before tuning, 0 and 9 of them on its histories, 3 and 2 under-rated;
       // after its fixes 14 and 49, none under-rated; 21 and 49 with the twelfth's, before tuning, 7 and 0
       // of them on its histories, 3 and 0 under-rated; after its fixes 15 and 49, none under-rated;
-      // with the nineteenth session's learner changes 9 and 47)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 9 : 47);
+      // with the nineteenth session's learner changes 9 and 47; 50 and 56 with the thirteenth's, before
+      // tuning, 41 and 9 of them on its histories, 2 and 0 under-rated; after its fixes 50 and 56, none
+      // under-rated)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 50 : 56);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);

@@ -191,10 +191,30 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * Both together, on the twelfth round's corpus (run on the held-out set once): tuning 10 of 1610
  * and 13 of 1932 (18 without the young monitors' fractional readings and the order book's quotes),
  * held-out 16 of 813 and 28 -> 24 of 976 (27 noise diffs held back), no misses, no under-rated.
+ * Then the thirteenth round's batch (2026-11-29: 19 JSON payloads of Telegraf's recorded responses -
+ * RabbitMQ, Burrow's Kafka consumer lag, Docker, Slurm, RavenDB, Couchbase, smartctl, PHP-FPM, Loki,
+ * Nomad, Consul, Filebeat -, 15 of them measurement targets, and 9 saved pages of go-trafilatura's
+ * comparison set; 19 tuning and 9 held-out histories), measured once before tuning on the learner
+ * of main (aa3ccf4): tuning 24 of 1700 and 32 of 2041 (10 and 13 before; 14 and 19 on the new
+ * histories: a Kafka consumer's lag, a database server's CPU and its databases' rates and I/O
+ * counts, a disk's temperature, a container's cumulative CPU counter, a broker node's GC rates, a
+ * scheduler node's free memory, a log shipper's uptime and load), 2 under-rated in each mode (on
+ * them: a container engine's `DriverStatus` pairs changed, rated info); held-out 23 of 854 and 31
+ * of 1026 (16 and 24 before: 7 and 7 on the new histories), no under-rated. No misses. The
+ * ceilings below are what was measured, not a target. After general fixes tuned on the tuning set
+ * (values pooled over an array's elements that are mostly enum-like or short words rated like an
+ * enum-like value - a list of settings as name-value pairs -; a throughput named by its unit of
+ * time, `RequestsPerSec`, a reading by name; tests in core's never-hidden.test.ts and
+ * generalise.test.ts): tuning 24 of 1700 and 32 of 2041 (the same pairs alarm: the per-second
+ * readings quiet, other readings in those pairs not), no under-rated; held-out 23 of 854 and 31 of
+ * 1026 (unchanged; run once more at the end), no misses, no under-rated. What is left on the new
+ * histories: a Kafka consumer's small lags near 0, a database server's CPU usage and I/O
+ * operations, a disk's temperature in whole degrees, a container's cumulative CPU counter that the
+ * corpus moves both ways, a broker node's GC rates, a scheduler node's free memory.
  */
 const MEASURED = {
-  "per request": { falseAlarms: 16, underRated: 0 },
-  held: { falseAlarms: 24, underRated: 0 },
+  "per request": { falseAlarms: 23, underRated: 0 },
+  held: { falseAlarms: 31, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
