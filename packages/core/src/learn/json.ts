@@ -1088,21 +1088,6 @@ const RUN_TOGETHER_READING = /^(?:temp\d?f|temp\d?c|tempinf|tempinc|dewpt?f|dewp
 /** Names of a device's or product's rated figure, not a reading: `max_power_w`, `rated_voltage`, `capacity_kwh`, a `nominal` value, a `peak_limit`. */
 const RATED_FIGURE = /max|min|rated|nominal|capacity|default|limit|target|threshold|setpoint|set_?point|spec|brightness/i;
 
-/** The words of RATED_FIGURE but a maximum or minimum: a figure set or rated whatever its period. */
-const SET_FIGURE = /rated|nominal|capacity|default|limit|target|threshold|setpoint|set_?point|spec|brightness/i;
-
-/** A period a maximum or a minimum is taken over (`daily`, `today`, `24h`, `hourly`, `monthly`). */
-const PERIOD_WORD = /daily|hourly|weekly|monthly|yearly|today|yesterday|24_?h|(?:^|[_-])(?:day|hour|week|month|year)(?:$|[_-])|[a-z](?:Day|Hour|Week|Month|Year)(?:$|[A-Z_])/;
-
-/**
- * A rated figure by its name (`max_charge_power`, `rated_voltage`, `capacity_kwh`), not a reading.
- * A maximum or minimum over a period is a statistic of a reading, not a figure (`maxdailygust`,
- * `max_temp_today`, `daily_min_temperature`: the day's highest gust so far).
- */
-function isRatedFigureName(name: string): boolean {
-  return RATED_FIGURE.test(name) && (SET_FIGURE.test(name) || !PERIOD_WORD.test(name));
-}
-
 /** A generic `value` whose unit member names the unit of a physical reading (`{ "Value": 232.1, "Unit": "V" }`): a reading by its unit. */
 function unitMemberReading(field: FieldStat): boolean {
   return field.memberUnit !== undefined && READING_UNIT_TEXT.test(field.memberUnit);
@@ -1161,7 +1146,7 @@ const PER_UNIT = /(?:^|[_-])per[_-][a-z0-9]+$|[a-z0-9]Per[A-Z][A-Za-z0-9]*$/;
 
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
-  if (name === undefined || isSettingOrCodeName(name) || isRatedFigureName(name) || isPriceName(name)) return false;
+  if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name)) return false;
   // a throughput (per second or minute) is a reading, not a tariff's denominator
   if (PER_TIME.test(name)) return true;
   if (PER_UNIT.test(name)) return false;

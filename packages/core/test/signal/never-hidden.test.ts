@@ -298,21 +298,6 @@ describe("readings by their units and quotes by their market", () => {
     expect(learnThenDiff([...history, { result: withoutBid }]).next?.changes.map((c) => c.path)).toEqual(["$.result.bid"]);
   });
 
-  it("a maximum or minimum over a period (`maxdailygust`, `daily_max_temperature`) is a statistic of a reading; a maximum without one, or a limit, is a rated figure", () => {
-    const station = (gust: number, high: number, i: number) => [{ macAddress: "00:0E:C6:20:0F:7B", lastData: { windgustmph: 2.19 + (i % 2) * 0.4, tempf: 68.9 + i * 0.3, maxdailygust: gust, daily_max_temperature: high } }];
-    const history = [station(3.41, 71.2, 0), station(3.41, 71.2, 1), station(3.42, 71.2, 2)];
-    const { policy } = suggestPolicy(history, { kind: "json" });
-    expect(diffJson(history[2], station(3.24, 72.1, 3), { policy })).toBeNull();
-    // far beyond is reported
-    expect(diffJson(history[2], station(9.5, 71.2, 3), { policy })?.changes.map((c) => c.path)).toEqual(["$[0].lastData.maxdailygust"]);
-    // a battery's rated maximum and a daily limit beside moving readings: each change is reported
-    const battery = (i: number, max: number, limit: number) => ({ battery_power: 1200 + i * 37, battery_voltage: 51.2 + i * 0.1, max_charge_power: max, daily_limit_kwh: limit });
-    const rated = [battery(0, 9749, 20), battery(1, 9749, 20), battery(2, 9749, 20)];
-    const learned = suggestPolicy(rated, { kind: "json" }).policy;
-    expect(diffJson(rated[2], battery(3, 8790, 20), { policy: learned })?.changes.map((c) => c.path)).toEqual(["$.max_charge_power"]);
-    expect(diffJson(rated[2], battery(3, 9749, 18), { policy: learned })?.changes.map((c) => c.path)).toEqual(["$.daily_limit_kwh"]);
-  });
-
   it("a product's price range (`low`, `high`) beside its price is no ticker: a change after one change is reported", () => {
     const product = (low: number, high: number) => ({ sku: "KETTLE-1", price: 49, price_range: { low, high, currency_code: "EUR" } });
     const history = [product(39, 59), product(39, 59), product(35, 59), product(35, 59)];
