@@ -1313,15 +1313,6 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
    */
   const movedBy = (field: FieldStat): number => (field.crossedZero && absoluteEvidence(field) ? field.maxSameSignRelative : field.maxRelative);
   /**
-   * A reading by its name beside readings that moved (readingByNameGround) is learned however
-   * rarely it moved, so one move to, from or across 0 is evidence enough for the absolute part too
-   * (a phase's power in whole watts that went 0 -> 2 while the other phases moved by hundreds):
-   * judged by its moves between values of one sign (none: 0), its tolerance's absolute part that
-   * one move times the margin.
-   */
-  const oneMoveNearZero = (field: FieldStat): boolean => field.crossedZero && field.changed === 1 && field.maxAbsolute > 0 && namedReading(field);
-  const movedByName = (field: FieldStat): number => (oneMoveNearZero(field) ? field.maxSameSignRelative : movedBy(field));
-  /**
    * The absolute part of a reading's tolerance: its largest move seen times `margin` (undefined
    * without the evidence). Numbers within it are equal whatever their sign, so moves near and
    * across 0 as large as the reading made are noise; it never hides a move larger than the largest
@@ -1329,8 +1320,8 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
    * for a reading seen near 0 (some value it moved from or to was below absolute / relative, where
    * the absolute part is the wider): far from 0 (a pressure in hPa) it would add nothing.
    */
-  const absoluteOf = (field: FieldStat, margin: number, relative: number, byName = false): number | undefined => {
-    if (!absoluteEvidence(field) && !(byName && oneMoveNearZero(field))) return undefined;
+  const absoluteOf = (field: FieldStat, margin: number, relative: number): number | undefined => {
+    if (!absoluteEvidence(field)) return undefined;
     const absolute = roundUpAbsolute(field.maxAbsolute * margin);
     return absolute > relative * field.minMagnitude ? absolute : undefined;
   };
@@ -1353,7 +1344,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   };
   /** A reading by name: `seen` (what the samples showed of it) and `ground` (readingByNameGround). */
   const readingByName = (field: FieldStat, seen: string, ground: string): void => {
-    const absolute = absoluteOf(field, ABSOLUTE_MARGIN, MAX_READING_TOLERANCE, true);
+    const absolute = absoluteOf(field, ABSOLUTE_MARGIN, MAX_READING_TOLERANCE);
     measuredTolerance(
       field,
       MAX_READING_TOLERANCE,
@@ -1656,14 +1647,14 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // integer that only went one way is a counter; going down is reported. (A temperature
         // rises three times in a row on a sunny morning.)
         learned("counter", `never decreasing, on ${changed} fetches by varying amounts: a running total (a value that goes down is reported)`, { forward: true });
-      } else if (byName !== undefined && movedByName(field) <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER)) {
+      } else if (byName !== undefined && movedBy(field) <= MAX_READING_TOLERANCE && (!mostly || field.maxRelative <= MAX_JITTER)) {
         // Named as a physical reading (a unit of one, a quantity a device measures) and moved, in an
         // object whose other readings move, in a device's block of readings named with their units,
         // or a signal strength: a reading on a slower clock of its own, however rarely it moved yet.
         // A setting, a rated figure or a code is not named so (isReadingName); a move beyond half or
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
-        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedByName(field) === field.maxRelative ? "" : ` (${(movedByName(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
+        readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;

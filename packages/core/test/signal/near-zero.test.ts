@@ -155,23 +155,6 @@ describe("readings near zero and across it", () => {
     expect(paths(learnThenDiff([...stepped, device(9, 4)]).next)).toEqual(["$.fault_count_active"]);
   });
 
-  it("a phase's power in whole watts, named as a reading beside phases that moved, that moved once from 0 (learned from three fetches): moves near 0 are quiet, a jump far beyond is reported", () => {
-    // a smart meter's three phases: l1 and l2 move by tens of watts on some fetches, l3 sits near 0
-    const meter = (l1: number, l2: number, l3: number) => ({ meter_model: "ISKRA 2M550T-101", active_power_w: l1 + l2 + l3, active_power_l1_w: l1, active_power_l2_w: l2, active_power_l3_w: l3 });
-    const history = [meter(-740, 149, 0), meter(-740, 149, 2), meter(-649, 149, 2)];
-    const { policy } = suggestPolicy(history, { kind: "json" });
-    const next = (l3: number) => diffJson(history[2], meter(-649, 149, l3), { policy });
-    expect(next(4)).toBeNull();
-    expect(next(0)).toBeNull();
-    expect(next(-3)).toBeNull();
-    expect(next(400)?.changes.map((c) => c.path)).toEqual(["$.active_power_l3_w"]);
-    expect(diffJson(history[2], { ...meter(-649, 149, 2), active_power_l3_w: null }, { policy })?.changes.map((c) => c.path)).toEqual(["$.active_power_l3_w"]);
-    // the same move of a member not named as a reading (a count of faults) is kept
-    const device = (l1: number, faults: number) => ({ active_power_l1_w: l1, active_power_l2_w: 149, faults });
-    const faults = [device(-740, 0), device(-740, 2), device(-649, 2)];
-    expect(diffJson(faults[2], device(-649, 4), { policy: suggestPolicy(faults, { kind: "json" }).policy })?.changes.map((c) => c.path)).toEqual(["$.faults"]);
-  });
-
   it("the absolute part of a tolerance never hides a move larger than the largest one seen times its margin: a reading far from zero keeps its relative tolerance", () => {
     // rssi in dBm, moved up and down by 3 to 8: -67 -> -71 is quiet, as before; -67 -> -20 is reported
     const radio = (i: number, rssi: number) => ({ wifi: { ssid: "home", rssi, channel: 6 }, uptime: 1000 + i * 300 });
