@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyPolicy, type Change, compilePolicy, diffJson, type DriftwatchError, isDriftwatchError, policyContentKey, validatePolicyRules } from "../src/index.js";
+import { ratesValueAt } from "../src/policy/index.js";
 
 function change(path: string, op: Change["op"], category: Change["category"] = "value", severity: Change["severity"] = "info"): Change {
   return { path, category, op, severity };
@@ -190,5 +191,55 @@ describe("compilePolicy cache", () => {
     const ab = validatePolicyRules({ rules: [{ path: "$.x", action: "ignore" }, { path: "$.y", action: "ignore" }] });
     const ba = validatePolicyRules({ rules: [{ path: "$.y", action: "ignore" }, { path: "$.x", action: "ignore" }] });
     expect(policyContentKey(ab)).not.toBe(policyContentKey(ba));
+  });
+});
+
+describe("ratesValueAt (the diff's key inference skips a member whose value changes the policy rates)", () => {
+  it("finds a replace rule above low by the member name its path ends with, a wildcard's for any name, whatever rules come before it", () => {
+    const unrelated = Array.from({ length: 300 }, (_, i) => ({ path: `$.other${i}[*].field${i}`, op: "replace" as const, severity: "medium" as const }));
+    const policy = compilePolicy(
+      validatePolicyRules({
+        rules: [
+          ...unrelated,
+          { path: "$.rows[*].state", op: "replace", severity: "medium" },
+          { path: "$..status", op: "replace", severity: "high" },
+          { path: "$.grid[*].*", op: "replace", severity: "medium" },
+          { path: "$.rows[*].level", op: "replace", severity: "low" },
+          { path: "$.rows[*].kind", severity: "high" },
+          { path: "$.rows[0:2]", op: "replace", severity: "high" },
+          { path: "$.rows[?@.n > 1].tier", op: "replace", severity: "high" },
+          { path: "$.other7[*].field7", op: "replace", severity: "info" },
+        ],
+      }),
+    );
+    expect(ratesValueAt(policy, ["rows", 0, "state"])).toBe(true);
+    expect(ratesValueAt(policy, ["rows", 0, "other"])).toBe(false);
+    expect(ratesValueAt(policy, ["deep", "list", 0, "status"])).toBe(true);
+    expect(ratesValueAt(policy, ["grid", 0, "anything"])).toBe(true);
+    expect(ratesValueAt(policy, ["grid", 0, "anything", "below"])).toBe(false);
+    // a slice selects indexes; low, no op and a filter are not looked at
+    expect(ratesValueAt(policy, ["rows", 1])).toBe(true);
+    expect(ratesValueAt(policy, ["rows", 2])).toBe(false);
+    expect(ratesValueAt(policy, ["rows", 0, "level"])).toBe(false);
+    expect(ratesValueAt(policy, ["rows", 0, "kind"])).toBe(false);
+    expect(ratesValueAt(policy, ["rows", 0, "tier"])).toBe(false);
+    expect(ratesValueAt(policy, ["other7", 3, "field7"])).toBe(true);
+    expect(ratesValueAt(policy, ["other7", 3, "field8"])).toBe(false);
+    expect(ratesValueAt(policy, [])).toBe(false);
+  });
+
+  it("infers an identity key in arrays of objects quickly beside a policy of many rules (each array asks about each candidate member)", () => {
+    const rules = Array.from({ length: 400 }, (_, i) => ({ path: `$.items[*].entries[*].f${i}`, op: "replace" as const, severity: "medium" as const }));
+    const policy = validatePolicyRules({ rules });
+    const doc = (bump: number) => ({ items: Array.from({ length: 2000 }, (_, i) => ({ code: `R${i}`, entries: Array.from({ length: 4 }, (_, j) => ({ kind: `k${j}`, status: j % 2 ? "ok" : "warn", qty: (i + j + (i % 50 === 0 && j === 1 ? bump : 0)) % 50 })) })) });
+    const before = doc(0);
+    const after = doc(1);
+    diffJson(before, after, { policy });
+    const started = performance.now();
+    const diff = diffJson(before, after, { policy });
+    const elapsed = performance.now() - started;
+    expect(diff?.changes).toHaveLength(40);
+    // about 10 ms; running every rule for every candidate took about 500 ms
+    expect(elapsed).toBeLessThan(150);
   });
 });

@@ -173,17 +173,26 @@ describe("which learning diffs notify", () => {
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 0 }])).toBe(true);
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(false);
     expect(learningDiffNotifies(seats, "medium", [{ path: "$.items[3]", changed: 2 }])).toBe(false);
-    // a fractional number rated info that moves for the first time (a reading on a clock slower
-    // than the fetches) is held back like noise seen moving; a whole number is not (the seats
-    // above: counts people set), nor one rated above info, nor one that changed type
+    // a fractional number rated info that moves for the first time beside a member that moved (a
+    // reading on a clock slower than the fetches) is held back like noise seen moving; a whole
+    // number is not (the seats above: counts people set), nor one rated above info, nor one that
+    // changed type
     const volts: Change[] = [{ path: "$.battery.v_out", category: "value", op: "replace", severity: "info", before: 232.595433, after: 223.657745 }];
-    expect(learningDiffNotifies(volts, "medium", [])).toBe(false);
-    expect(learningDiffNotifies([{ path: "$.bidQty", category: "value", op: "replace", severity: "info", before: "256.83404457", after: "256.81502026" }], "medium", [])).toBe(false);
-    expect(learningDiffNotifies([{ path: "$.load", category: "value", op: "replace", severity: "info", before: 2, after: 2.5 }], "medium", [])).toBe(false);
-    expect(learningDiffNotifies([...volts, ...seats], "medium", [])).toBe(true);
-    expect(learningDiffNotifies([{ ...volts[0]!, severity: "low" }], "medium", [])).toBe(true);
-    expect(learningDiffNotifies([{ ...volts[0]!, after: "223.657745" }], "medium", [])).toBe(true);
-    expect(learningDiffNotifies([{ path: "$.note", category: "value", op: "replace", severity: "info", before: "2.5 kg", after: "2.6 kg" }], "medium", [])).toBe(true);
+    const battery = [{ path: "$.battery.v_in", changed: 1 }];
+    expect(learningDiffNotifies(volts, "medium", battery)).toBe(false);
+    expect(learningDiffNotifies([{ path: "$.bidQty", category: "value", op: "replace", severity: "info", before: "256.83404457", after: "256.81502026" }], "medium", [{ path: "$.askQty", changed: 1 }])).toBe(false);
+    expect(learningDiffNotifies([{ path: "$.hosts[2].load", category: "value", op: "replace", severity: "info", before: 2, after: 2.5 }], "medium", [{ path: "$.hosts[*].cpu", changed: 2 }])).toBe(false);
+    expect(learningDiffNotifies([...volts, ...seats], "medium", battery)).toBe(true);
+    expect(learningDiffNotifies([{ ...volts[0]!, severity: "low" }], "medium", battery)).toBe(true);
+    expect(learningDiffNotifies([{ ...volts[0]!, after: "223.657745" }], "medium", battery)).toBe(true);
+    expect(learningDiffNotifies([{ path: "$.battery.note", category: "value", op: "replace", severity: "info", before: "2.5 kg", after: "2.6 kg" }], "medium", battery)).toBe(true);
+    // ...but where nothing beside it moved, it is an edit: a savings rate, an APR, a tariff, a
+    // rating, a price under a name the learner does not know as one (rrp, usd, monthly)
+    const aer: Change[] = [{ path: "$.products[0].aer", category: "value", op: "replace", severity: "info", before: 4.15, after: 4.4 }];
+    expect(learningDiffNotifies(volts, "medium", [])).toBe(true);
+    expect(learningDiffNotifies(aer, "medium", [])).toBe(true);
+    expect(learningDiffNotifies(aer, "medium", [{ path: "$.updated_at", changed: 1 }, { path: "$.products[*].reviews[*].stars", changed: 1 }])).toBe(true);
+    expect(learningDiffNotifies(aer, "medium", [{ path: "$.products[*].views", changed: 1 }])).toBe(false);
     expect(learningDiffNotifies([...seats, { path: "$.terms", category: "value", op: "replace", severity: "info", before: "a", after: "b" }], "medium", [{ path: "$.items[*].seats", changed: 1 }])).toBe(true);
     const block: Change[] = [{ path: "main > p:nth-of-type(2)", category: "value", op: "replace", severity: "info", before: "Terms v1", after: "Terms v2" }];
     expect(learningDiffNotifies(block, "medium", [{ selector: "main > p:nth-of-type(1)", changed: 1 }])).toBe(true);

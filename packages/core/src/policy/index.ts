@@ -223,9 +223,51 @@ export function arrayKeyEntryFor(policy: CompiledPolicy, segments: readonly Path
  * a value someone watches, not an identity.
  */
 export function ratesValueAt(policy: CompiledPolicy, segments: readonly PathSegment[]): boolean {
-  for (const rule of policy.rules)
-    if (rule.action === "set" && rule.op === "replace" && rule.path?.kind === "steps" && rule.severity !== undefined && rule.severity !== "info" && rule.severity !== "low" && matchesExactly(rule.path.steps, segments)) return true;
+  const last = segments.at(-1);
+  if (last === undefined) return false;
+  const index = ratingRulesOf(policy);
+  const candidates = index.byName.get(String(last));
+  if (candidates !== undefined) for (const steps of candidates) if (matchesExactly(steps, segments)) return true;
+  for (const steps of index.anyName) if (matchesExactly(steps, segments)) return true;
+  if (typeof last === "number") for (const steps of index.slices) if (matchesExactly(steps, segments)) return true;
   return false;
+}
+
+/**
+ * The paths of the rules `ratesValueAt` looks at, by the name their last step selects (a
+ * wildcard's in `anyName`, a slice's, which selects indexes only, in `slices`), built once per
+ * compiled policy: asked for every candidate key of every array of objects without a key, it would
+ * otherwise run every rule of the policy each time.
+ */
+interface RatingRules {
+  byName: Map<string, (readonly PathStep[])[]>;
+  anyName: (readonly PathStep[])[];
+  slices: (readonly PathStep[])[];
+}
+
+const ratingRules = new WeakMap<CompiledPolicy, RatingRules>();
+
+function ratingRulesOf(policy: CompiledPolicy): RatingRules {
+  let index = ratingRules.get(policy);
+  if (index !== undefined) return index;
+  index = { byName: new Map(), anyName: [], slices: [] };
+  for (const rule of policy.rules) {
+    if (rule.action !== "set" || rule.op !== "replace" || rule.path?.kind !== "steps" || rule.severity === undefined || rule.severity === "info" || rule.severity === "low") continue;
+    const steps = rule.path.steps;
+    const last = steps.at(-1);
+    // the last step selects the last segment (a member name, or an index a slice selects)
+    if (last === undefined) continue;
+    if (last.kind === "slice") index.slices.push(steps);
+    else if (last.kind === "wildcard") index.anyName.push(steps);
+    else
+      for (const key of last.keys) {
+        const list = index.byName.get(key);
+        if (list === undefined) index.byName.set(key, [steps]);
+        else if (list.at(-1) !== steps) list.push(steps);
+      }
+  }
+  ratingRules.set(policy, index);
+  return index;
 }
 
 /** The first entry whose path selects `segments` or one of their ancestors (and that `accept`s, when given). */

@@ -1057,7 +1057,12 @@ export function learningDiffNotifies(changes: readonly Change[], loudFrom: Sever
   // them is no noise the monitor could have seen yet, so it notifies as usual
   if (changedBefore != null) {
     const places = volatilePlaces(changedBefore);
-    if (changes.some((change) => !changedAt(change.path, places) && !quietReading(change))) return true;
+    let parents: Set<string> | undefined;
+    const besideMoved = (path: string): boolean => {
+      parents ??= new Set([...places].map(parentOf));
+      return parents.has(parentOf(path)) || parents.has(parentOf(path.replace(/\[\d+\]/g, "[*]")));
+    };
+    if (changes.some((change) => !changedAt(change.path, places) && !(quietReading(change) && besideMoved(change.path)))) return true;
   }
   let containers: Map<string, { lost: Map<string, number>; gained: Map<string, number> }> | undefined;
   for (const change of changes) {
@@ -1086,9 +1091,13 @@ export function learningDiffNotifies(changes: readonly Change[], loudFrom: Sever
 /**
  * A fractional number that moved for the first time, rated `info` (no learned price, money, status
  * or version rule rates it higher): on a young monitor, judged from two contents, it is held back
- * like noise seen moving already (a reading on a clock slower than the fetches: a voltage, an
- * energy total, a wind gust). Whole numbers are not (a subscription's seats, a stock level, a
- * quota: counts people set), nor a number that changed type, appeared or went.
+ * like noise seen moving already when a sibling of it (a member of the same object, or of the same
+ * collection's elements) moved between the stored contents (a reading on a clock slower than the
+ * fetches beside readings that move: a voltage, an energy total, a wind gust). In an object none
+ * of whose members moved it is an edit (a savings rate, an APR, a tariff, a rating, a price under
+ * a name the learner does not know as one: `rrp`, `usd`, `monthly`) and notifies. Whole numbers are
+ * not held back (a subscription's seats, a stock level, a quota: counts people set), nor a number
+ * that changed type, appeared or went.
  */
 function quietReading(change: Change): boolean {
   if (change.op !== "replace" || change.category !== "value" || change.severity !== "info") return false;
@@ -1099,6 +1108,13 @@ function quietReading(change: Change): boolean {
   const a = value(before);
   const b = value(after);
   return a !== null && b !== null && (!Number.isInteger(a) || !Number.isInteger(b));
+}
+
+/** The place holding a member or element (`$.battery.v_out` -> `$.battery`, `$.items[*].x` -> `$.items[*]`; a page block's parent block). */
+function parentOf(path: string): string {
+  if (!path.startsWith("$")) return path.slice(0, Math.max(0, path.lastIndexOf(" > ")));
+  const last = /(?:\.[^.[\]]+|\[[^\]]*\])$/.exec(path);
+  return last === null ? path : path.slice(0, last.index);
 }
 
 /** What the noise learner saw change between a monitor's stored contents (its evidence entries). */
