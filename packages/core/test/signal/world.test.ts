@@ -219,8 +219,9 @@ describe("world corpus", () => {
       // of them on its histories, 3 and 0 under-rated; after its fixes 15 and 49, none under-rated;
       // with the nineteenth session's learner changes 9 and 47; 50 and 56 with the thirteenth's, before
       // tuning, 41 and 9 of them on its histories, 2 and 0 under-rated; after its fixes 50 and 56, none
-      // under-rated)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 50 : 56);
+      // under-rated; 54 and 56 after two of the nineteenth session's rules were reverted on review,
+      // a reading's one move near 0 and a maximum over a period, which could hide real changes)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 54 : 56);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);

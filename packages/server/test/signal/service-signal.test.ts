@@ -211,10 +211,17 @@ const ASSERTED = SET === "heldOut" && WARMUP === undefined && LEARNING === undef
  * histories: a Kafka consumer's small lags near 0, a database server's CPU usage and I/O
  * operations, a disk's temperature in whole degrees, a container's cumulative CPU counter that the
  * corpus moves both ways, a broker node's GC rates, a scheduler node's free memory.
+ * Then, on review (the nineteenth session): a young monitor holds back a fractional number rated
+ * info that moved for the first time only beside a member that moved (on a static document it is
+ * an edit: a savings rate, an APR, a tariff, an `rrp` would have been held back), and two learner
+ * rules of that session reverted (a reading's one move near 0, a maximum over a period: they could
+ * hide a freezer that failed, a charge cap that changed). Tuning 24 of 1700 and 35 of 2041 (3 more
+ * third-step alarms, held), held-out (run once) 23 of 854 and 33 of 1026 (32 noise diffs held
+ * back), no misses, no under-rated: the price of sending a static document's first edit.
  */
 const MEASURED = {
   "per request": { falseAlarms: 23, underRated: 0 },
-  held: { falseAlarms: 31, underRated: 0 },
+  held: { falseAlarms: 33, underRated: 0 },
 } as const;
 type Mode = keyof typeof MEASURED;
 
