@@ -1375,20 +1375,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     const relative = family.object === true && moves > 0 ? Math.max(READING_TOLERANCE, roundUp(moves * 2)) : READING_TOLERANCE;
     // (a reading object's member only: a family of decimal strings is an order book's, whose tick size changed tenfold is reported)
     const absolute = family.object === true ? absoluteOf(field, 2, relative) : undefined;
-    tolerance.push(toleranceRule(field.path, relative, absolute));
     const moved = field.changed > 0 ? `changed in ${field.changed} of ${field.pairs} fetches by at most ${(field.maxRelative * 100).toPrecision(2)} %` : `stable in all ${samples.length} samples`;
-    evidence.push({
-      kind: "tolerance",
-      rule: `tolerance[${tolerance.length - 1}]`,
-      path: field.path,
-      changed: field.changed,
-      pairs: field.pairs,
-      shape: "measurement",
-      reason:
-        family.object === true
-          ? `${moved}; one of ${family.members} sibling numbers, ${family.moved} of which moved like readings (on two fetches or more, by varying amounts): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, 2)}, a larger one is reported`
-          : `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
-    });
+    measuredTolerance(
+      field,
+      relative,
+      family.object === true
+        ? `${moved}; one of ${family.members} sibling numbers, ${family.moved} of which moved like readings (on two fetches or more, by varying amounts): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, 2)}, a larger one is reported`
+        : `${moved}; one of ${family.members} sibling decimals written with ${family.decimals} decimals, ${family.moved} of which moved by at most ${(family.maxRelative * 100).toPrecision(2)} % (a family of readings: a quote and its quantities): a move of up to ${READING_TOLERANCE * 100} % is noise, a larger one (a tick size x10) is reported`,
+      absolute,
+    );
   };
   for (const field of learner.fields.values()) {
     const { changed, pairs } = field;
@@ -1462,8 +1457,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         continue;
       }
       if (reading && only === "number" && !field.integers && field.context === "time" && clockMoved(field)) {
-        tolerance.push({ path: field.path, relative: READING_TOLERANCE });
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise` });
+        measuredTolerance(field, READING_TOLERANCE, `stable in all ${samples.length} samples, but a non-integer beside a time that moved (a reading on a clock of its own): a move of up to ${READING_TOLERANCE * 100} % is noise`);
         continue;
       }
       const family = families.get(field.path) ?? readingObjectOf(field);
@@ -1620,9 +1614,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         const moves = movedBy(field);
         const relative = Math.max(READING_TOLERANCE, roundUp(moves * TOLERANCE_MARGIN));
         const absolute = absoluteOf(field, TOLERANCE_MARGIN, relative);
-        tolerance.push(toleranceRule(field.path, relative, absolute));
         const by = moves === field.maxRelative ? `by at most ${field.maxRelative.toPrecision(2)} (relative)` : `by at most ${moves.toPrecision(2)} (relative) between values of one sign`;
-        evidence.push({ kind: "tolerance", rule: `tolerance[${tolerance.length - 1}]`, path: field.path, changed, pairs, shape: "measurement", reason: `${changedIn} ${by} and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move, ${Number(field.maxAbsolute.toPrecision(3))}, x${TOLERANCE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}` });
+        measuredTolerance(
+          field,
+          relative,
+          `${changedIn} ${by} and by varying amounts, a non-integer beside a time (a reading on a clock of its own; one that changed once is kept): tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move, ${Number(field.maxAbsolute.toPrecision(3))}, x${TOLERANCE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}`,
+          absolute,
+        );
       } else if (numericString && mostly) {
         learned("measurement", `by varying amounts (up to ${(field.maxRelative * 100).toPrecision(2)} %): ${describeShape("measurement")}, written as text`);
       } else if (numericString && (field.meaningful === "version" || field.meaningful === "price")) {
@@ -1685,16 +1683,12 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // as large as it made, whatever the size of the value.
         const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, roundUp(field.maxRelative * 3)));
         const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
-        tolerance.push(toleranceRule(field.path, relative, absolute));
-        evidence.push({
-          kind: "tolerance",
-          rule: `tolerance[${tolerance.length - 1}]`,
-          path: field.path,
-          changed,
-          pairs,
-          shape: "measurement",
-          reason: `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative)${absolute === undefined ? "" : ` and ${Number(field.maxAbsolute.toPrecision(3))} (absolute)`}: a reading on a clock of its own, tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move x${ABSOLUTE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}`,
-        });
+        measuredTolerance(
+          field,
+          relative,
+          `up and down in ${changed} of ${pairs} fetches by varying amounts, by at most ${field.maxRelative.toPrecision(2)} (relative)${absolute === undefined ? "" : ` and ${Number(field.maxAbsolute.toPrecision(3))} (absolute)`}: a reading on a clock of its own, tolerance ${relative}${absolute === undefined ? "" : ` or ${absolute} (absolute: its largest move x${ABSOLUTE_MARGIN}; ${field.crossedZero ? "it moved to, from or across 0" : "it came near 0"}, where a relative tolerance means little)`}`,
+          absolute,
+        );
       } else if (readingObjectOf(field) !== undefined) {
         familyTolerance(field, readingObjectOf(field)!);
       } else {
