@@ -869,6 +869,46 @@ function readingObjects(fields: Iterable<FieldStat>, totalPairs: number): Map<st
   return objects;
 }
 
+/** Fewest numbers of a live document that moved like readings (see `liveDocument`). */
+const LIVE_READINGS = 3;
+
+/**
+ * A live document (a server's or a device's statistics, a station's observations): three numbers
+ * or more, not money, not times, not named like a setting, a code or a rated figure, that moved by
+ * small amounts (MAX_OBJECT_MOVE at most; integers only up and down), their moves on two fetches or
+ * more (not one edit of several figures at once). Its other non-integers that moved are readings on
+ * slower clocks of their own (see `liveReading`).
+ */
+function liveDocument(fields: Iterable<FieldStat>): boolean {
+  let movers = 0;
+  const fetches = new Set<number>();
+  for (const field of fields) {
+    if (!liveMover(field)) continue;
+    movers++;
+    fetches.add(field.firstChangedPair).add(field.lastChangedPair);
+  }
+  return movers >= LIVE_READINGS && fetches.size >= 2;
+}
+
+/** A number of one type all along, not money, not a time, not named like a setting, a code or a rated figure, that moved by a small amount (see `liveDocument`). */
+function liveMover(field: FieldStat): boolean {
+  return (
+    field.types.size === 1 &&
+    field.types.has("number") &&
+    !field.presenceChanged &&
+    !field.typeChanged &&
+    !field.currency &&
+    !field.priceName &&
+    !field.unixTimes &&
+    field.changed > 0 &&
+    field.maxRelative > 0 &&
+    field.maxRelative <= MAX_OBJECT_MOVE &&
+    (!field.integers || (field.increased && field.decreased)) &&
+    !RATED_FIGURE.test(field.name ?? "") &&
+    (!isSettingOrCodeName(field.name) || PER_TIME.test(field.name ?? ""))
+  );
+}
+
 /** The largest move of a number kept so far that a reading object's tolerance takes in. */
 const MAX_OBJECT_MOVE = 0.25;
 
@@ -1146,9 +1186,11 @@ const PER_UNIT = /(?:^|[_-])per[_-][a-z0-9]+$|[a-z0-9]Per[A-Z][A-Za-z0-9]*$/;
 
 /** Whether the member name says it holds a physical reading (a unit of one, or a quantity a device measures), not a rated figure or a setting. */
 function isReadingName(name: string | undefined): boolean {
-  if (name === undefined || isSettingOrCodeName(name) || RATED_FIGURE.test(name) || isPriceName(name)) return false;
-  // a throughput (per second or minute) is a reading, not a tariff's denominator
+  if (name === undefined || RATED_FIGURE.test(name) || isPriceName(name)) return false;
+  // a throughput (per second or minute) is a reading, not a tariff's denominator, whatever words
+  // come before its unit (`MapReduceIndexReducedPerSec`: reduced per second, not an index)
   if (PER_TIME.test(name)) return true;
+  if (isSettingOrCodeName(name)) return false;
   if (PER_UNIT.test(name)) return false;
   return READING_UNIT.test(name) || READING_QUANTITY.test(name) || RUN_TOGETHER_READING.test(name) || /(?:^|[_-])(?:current|voltage|power)(?:_[a-z0-9]+)*_(?:a|v)$/i.test(name);
 }
@@ -1216,6 +1258,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const clockMoved = (field: FieldStat): boolean => (learner.timeMembers.get(field.parent) ?? []).some((path) => (learner.fields.get(path)?.changed ?? 0) > 0);
   const families = readingFamilies(learner.fields.values(), totalPairs);
   const objects = readingObjects(learner.fields.values(), totalPairs);
+  const live = liveDocument(learner.fields.values());
   // Objects that hold money (a member named like a price): a bill, a quote, a product; an energy total there is a figure, not a meter's.
   const moneyParents = new Set<string>();
   for (const f of learner.fields.values()) if (f.priceName) moneyParents.add(f.parent);
@@ -1653,6 +1696,21 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
         readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
+      } else if (live && (!mostly || field.maxRelative <= MAX_JITTER) && !field.integers && liveMover(field) && field.meaningful !== "version" && movedBy(field) <= MAX_OBJECT_MOVE) {
+        // In a live document (liveDocument: numbers that move on fetches of their own), a
+        // non-integer that moved by a small amount is a reading on a slower clock of its own, however
+        // rarely it moved yet: a move of up to READING_TOLERANCE, or its largest move times the
+        // margin (at most half or double), is noise; a larger one is reported.
+        const moves = movedBy(field);
+        const jitter = field.maxRelative <= MAX_JITTER ? roundUp(field.maxRelative * (pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN)) : 0;
+        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, jitter, roundUp(moves * TOLERANCE_MARGIN)));
+        const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
+        measuredTolerance(
+          field,
+          relative,
+          `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, in a document whose numbers move on fetches of their own (a live document: a device's or a server's readings): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
+          absolute,
+        );
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
         // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
         const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
