@@ -890,11 +890,10 @@ function liveDocument(fields: Iterable<FieldStat>): boolean {
   return movers >= LIVE_READINGS && fetches.size >= 2;
 }
 
-/** A number of one type all along, not money, not a time, not named like a setting, a code or a rated figure, that moved by a small amount (see `liveDocument`). */
+/** Numbers all along (null in some elements of a collection at most), not money, not a time, not named like a setting, a code or a rated figure, that moved by a small amount (see `liveDocument`). */
 function liveMover(field: FieldStat): boolean {
   return (
-    field.types.size === 1 &&
-    field.types.has("number") &&
+    numbersOrNull(field) &&
     !field.presenceChanged &&
     !field.typeChanged &&
     !field.currency &&
