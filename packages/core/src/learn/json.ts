@@ -935,7 +935,9 @@ function liveReadingMoves(field: FieldStat, moved: number, jitterMovers: Readonl
 function liveJitterMovers(fields: Iterable<FieldStat>): Map<string, FieldStat[]> {
   const byParent = new Map<string, FieldStat[]>();
   for (const field of fields) {
-    if (!liveMover(field) || field.maxRelative > MAX_JITTER || isNamedReadingByName(field)) continue;
+    // (not a running total either: a non-integer that moved on two fetches or more, always one way,
+    // an accrued interest beside the rate it accrues at)
+    if (!liveMover(field) || field.maxRelative > MAX_JITTER || isNamedReadingByName(field) || (field.changed >= 2 && field.increased !== field.decreased)) continue;
     const list = byParent.get(field.parent);
     if (list === undefined) byParent.set(field.parent, [field]);
     else list.push(field);

@@ -248,6 +248,33 @@ describe("the live-document rule does not hide an edited figure", () => {
     ).toEqual(["$.sampling_ratio"]);
   });
 
+  it("a brokerage account's interest rate cut as its accrued interest grew (a running total vouches for no neighbour)", () => {
+    const account = (
+      accrued: number,
+      ytd: number,
+      rate: number,
+      margin: number
+    ) => ({
+      account: {
+        id: "U123",
+        currency: "USD",
+        accrued_interest: accrued,
+        interest_ytd: ytd,
+        interest_rate: rate,
+        margin_rate: margin,
+      },
+    });
+    expect(
+      learnThenDiff([
+        account(12.3412, 140.11, 4.5, 7.25),
+        account(12.9581, 140.73, 4.5, 7.25),
+        account(13.5749, 141.35, 4.25, 7.0),
+        account(14.1574, 141.93, 4.25, 7.0),
+        account(14.7399, 142.51, 4.0, 7.0),
+      ])
+    ).toEqual(["$.account.interest_rate"]);
+  });
+
   it("a meter's running totals that only go up are no live document: the tariff beside them is kept", () => {
     const meter = (
       imported: number,
@@ -288,6 +315,37 @@ describe("the live-document rule does not hide an edited figure", () => {
           hub(421.7, 231.9, 50.02, 25.5),
         ])
       ).toEqual(["$.tariff.unit_rate"]);
+    }
+  );
+
+  // Known gap, left open: in an object whose unnamed members move by less than 1 % together (a
+  // server's CPU figures), a figure edited by up to 10 % on a fetch where they moved is taken for
+  // one of them (as MachineIoWait 2.69 -> 2.83 is). (Reported before dfe6abb.)
+  it.fails(
+    "a device's calibration factor edited as its unnamed statistics moved (open: hidden beside them)",
+    () => {
+      const device = (
+        load: number,
+        fragmentation: number,
+        lag: number,
+        calibration: number
+      ) => ({
+        stats: {
+          cpu_load_avg: load,
+          heap_frag: fragmentation,
+          loop_lag: lag,
+          calibration_factor: calibration,
+        },
+      });
+      expect(
+        learnThenDiff([
+          device(0.4312, 12.31, 3.412, 1.02),
+          device(0.4301, 12.31, 3.401, 1.02),
+          device(0.4301, 12.36, 3.401, 1.07),
+          device(0.4322, 12.36, 3.43, 1.07),
+          device(0.4322, 12.36, 3.43, 1.12),
+        ])
+      ).toEqual(["$.stats.calibration_factor"]);
     }
   );
 });
