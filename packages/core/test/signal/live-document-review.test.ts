@@ -275,6 +275,47 @@ describe("the live-document rule does not hide an edited figure", () => {
     ).toEqual(["$.account.interest_rate"]);
   });
 
+  it("a weather service's alert ratio beside its current observations", () => {
+    const weather = (
+      temp: number,
+      humidity: number,
+      pressure: number,
+      frost: number
+    ) => ({
+      current: { temp, humidity, pressure },
+      alerts: { heat_index_trigger_c: 32.5, frost_risk_ratio: frost },
+    });
+    expect(
+      learnThenDiff([
+        weather(21.3, 45, 1012.1, 0.3),
+        weather(21.5, 44, 1012.3, 0.3),
+        weather(21.7, 44, 1012.2, 0.28),
+        weather(21.6, 46, 1012.0, 0.28),
+        weather(21.6, 46, 1012.0, 0.22),
+      ])
+    ).toEqual(["$.alerts.frost_risk_ratio"]);
+  });
+
+  it("an autoscaler's scale-up tolerance in its behaviour object beside a node's status figures", () => {
+    const scaler = (cores: number, memory: number, tolerance: number) => ({
+      status: {
+        cpuCores: cores,
+        memoryRatio: memory,
+        podsDensity: 0.7312 + cores / 1000,
+      },
+      behavior: { scaleUpTolerance: tolerance, stabilizationRatio: 0.5 },
+    });
+    expect(
+      learnThenDiff([
+        scaler(3.412, 0.6121, 0.1),
+        scaler(3.398, 0.6118, 0.1),
+        scaler(3.398, 0.6118, 0.11),
+        scaler(3.42, 0.6125, 0.11),
+        scaler(3.42, 0.6125, 0.12),
+      ])
+    ).toEqual(["$.behavior.scaleUpTolerance"]);
+  });
+
   it("a meter's running totals that only go up are no live document: the tariff beside them is kept", () => {
     const meter = (
       imported: number,
