@@ -74,6 +74,8 @@ interface FieldStat {
   changedToShape: string | undefined;
   /** The pair in which it first changed (-1: never). */
   firstChangedPair: number;
+  /** The pairs in which it changed (one per fetch: at most the pairs learned from). */
+  changedPairs: Set<number>;
   meaningful: string | undefined;
   /** Values seen (one per side of each pair) and, of them, enum-like values or short words: pooled over an array's elements, their shapes may differ. */
   observed: number;
@@ -535,6 +537,7 @@ class JsonLearner {
         changedToShape: undefined,
         memberUnit: undefined,
         firstChangedPair: -1,
+        changedPairs: new Set(),
         meaningful: undefined,
         observed: 0,
         enumLike: 0,
@@ -691,6 +694,7 @@ class JsonLearner {
     if (stat.lastChangedPair !== this.pair) {
       stat.lastChangedPair = this.pair;
       stat.changed++;
+      stat.changedPairs.add(this.pair);
       if (stat.firstChangedPair < 0) stat.firstChangedPair = this.pair;
     }
     // Strings are remembered where they change (enough to tell a value coming back).
@@ -876,18 +880,69 @@ const LIVE_READINGS = 3;
  * A live document (a server's or a device's statistics, a station's observations): three numbers
  * or more, not money, not times, not named like a setting, a code or a rated figure, that moved by
  * small amounts (MAX_OBJECT_MOVE at most; integers only up and down), their moves on two fetches or
- * more (not one edit of several figures at once). Its other non-integers that moved are readings on
- * slower clocks of their own (see `liveReading`).
+ * more (not one edit of several figures at once), some of them up and some down (readings go both
+ * ways; running totals only go up, and a round of rate cuts or of price rises goes one way), one
+ * of them by a reading's small amount (MAX_JITTER at most: a move no one edits; a tariff table
+ * edited twice, a bank's rates cut on two days, move by more). Its other non-integers that moved
+ * are readings on slower clocks of their own when their moves say so (see `liveReadingMoves`).
  */
 function liveDocument(fields: Iterable<FieldStat>): boolean {
   let movers = 0;
+  let up = false;
+  let down = false;
+  let small = false;
   const fetches = new Set<number>();
   for (const field of fields) {
     if (!liveMover(field)) continue;
     movers++;
+    up ||= field.increased;
+    down ||= field.decreased;
+    small ||= field.maxRelative <= MAX_JITTER;
     fetches.add(field.firstChangedPair).add(field.lastChangedPair);
   }
-  return movers >= LIVE_READINGS && fetches.size >= 2;
+  return movers >= LIVE_READINGS && fetches.size >= 2 && up && down && small;
+}
+
+/**
+ * The largest move of its own (relative) after which a non-integer of a live document, beside no
+ * member that moved by a reading's small amount with it, is still a reading on a slower clock (a
+ * database's I/O operations 0.53 -> 0.54, a GC rate 131.88 -> 133.9, a time since the last backup
+ * 103.94 -> 101.63): a few per cent. A larger move is an edit (a savings rate cut by 0.15 points, a
+ * tariff's unit rate, a sampling rate, a fee).
+ */
+const LIVE_STEP = 0.025;
+
+/**
+ * How a non-integer of a live document moved (undefined: like an edit, kept as before):
+ * `reading`, by a reading's small amount (MAX_JITTER at most: a rate, a discount or a setting is
+ * not edited by a fraction of a per cent), or by READING_TOLERANCE at most on a fetch where a member
+ * of its own object, not named as a reading, moved by such a small amount (a server's CPU figures,
+ * updated together; a sampling ratio cut from 0.25 to 0.2 as a host's CPU moved is an edit);
+ * `step`, by a few per cent at most (LIVE_STEP) beside no such member: a reading on a slower clock
+ * too, but its tolerance is its own move times the margin, not the reading tolerance (a tariff edited
+ * by 1.5 % once is not given 10 %). A larger move of its own beside no such member (a savings rate
+ * cut beside other products' rates, a tariff beside a meter's readings, a sampling rate in a config
+ * object beside a metrics object, a discount or a heating curve beside named readings) is an edit:
+ * it is kept, and its next change is reported.
+ */
+function liveReadingMoves(field: FieldStat, moved: number, jitterMovers: ReadonlyMap<string, readonly FieldStat[]>): "reading" | "step" | undefined {
+  if (moved <= MAX_JITTER) return "reading";
+  if (moved <= READING_TOLERANCE && (jitterMovers.get(field.parent) ?? []).some((other) => other !== field && [...field.changedPairs].some((pair) => other.changedPairs.has(pair)))) return "reading";
+  return moved <= LIVE_STEP ? "step" : undefined;
+}
+
+/** Members of a live document that moved by a reading's small amount (MAX_JITTER at most), not named as readings, by their parent (see `liveReadingMoves`). */
+function liveJitterMovers(fields: Iterable<FieldStat>): Map<string, FieldStat[]> {
+  const byParent = new Map<string, FieldStat[]>();
+  for (const field of fields) {
+    // (not a running total either: a non-integer that moved on two fetches or more, always one way,
+    // an accrued interest beside the rate it accrues at)
+    if (!liveMover(field) || field.maxRelative > MAX_JITTER || isNamedReadingByName(field) || (field.changed >= 2 && field.increased !== field.decreased)) continue;
+    const list = byParent.get(field.parent);
+    if (list === undefined) byParent.set(field.parent, [field]);
+    else list.push(field);
+  }
+  return byParent;
 }
 
 /** Numbers all along (null in some elements of a collection at most), not money, not a time, not named like a setting, a code or a rated figure, that moved by a small amount (see `liveDocument`). */
@@ -1258,6 +1313,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
   const families = readingFamilies(learner.fields.values(), totalPairs);
   const objects = readingObjects(learner.fields.values(), totalPairs);
   const live = liveDocument(learner.fields.values());
+  const jitterMovers = live ? liveJitterMovers(learner.fields.values()) : new Map<string, FieldStat[]>();
   // Objects that hold money (a member named like a price): a bill, a quote, a product; an energy total there is a figure, not a meter's.
   const moneyParents = new Set<string>();
   for (const f of learner.fields.values()) if (f.priceName) moneyParents.add(f.parent);
@@ -1622,6 +1678,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
       const byName = readingByNameGround(field);
+      const liveMoves = live && !field.integers && liveMover(field) ? liveReadingMoves(field, movedBy(field), jitterMovers) : undefined;
       const price = isPriceName(field.name);
       // Measured by its surroundings (a declared unit, a time beside it) or its writing (six
       // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
@@ -1695,19 +1752,21 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
         readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
-      } else if (live && (!mostly || field.maxRelative <= MAX_JITTER) && !field.integers && liveMover(field) && field.meaningful !== "version" && movedBy(field) <= MAX_OBJECT_MOVE) {
+      } else if (liveMoves !== undefined && (!mostly || field.maxRelative <= MAX_JITTER) && field.meaningful !== "version" && movedBy(field) <= MAX_OBJECT_MOVE) {
         // In a live document (liveDocument: numbers that move on fetches of their own), a
-        // non-integer that moved by a small amount is a reading on a slower clock of its own, however
-        // rarely it moved yet: a move of up to READING_TOLERANCE, or its largest move times the
-        // margin (at most half or double), is noise; a larger one is reported.
+        // non-integer that moved like a reading (liveReadingMoves) is a reading on a slower clock of
+        // its own, however rarely it moved yet: a move of up to READING_TOLERANCE, or its largest
+        // move times the margin (at most half or double), is noise; a larger one is reported. One
+        // that moved by a few per cent beside no member that moved by a reading's small amount with
+        // it (`step`) is given its largest move times the margin only.
         const moves = movedBy(field);
         const jitter = field.maxRelative <= MAX_JITTER ? roundUp(field.maxRelative * (pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN)) : 0;
-        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, jitter, roundUp(moves * TOLERANCE_MARGIN)));
+        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(liveMoves === "reading" ? READING_TOLERANCE : 0, jitter, roundUp(moves * TOLERANCE_MARGIN)));
         const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
         measuredTolerance(
           field,
           relative,
-          `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, in a document whose numbers move on fetches of their own (a live document: a device's or a server's readings): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
+          `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, in a document whose numbers move on fetches of their own (a live document: a device's or a server's readings): a reading on a slower clock of its own${liveMoves === "step" ? " (by a few per cent, beside no member that moved by less than 1 % with it: its own move times the margin)" : ""}, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
           absolute,
         );
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
