@@ -904,31 +904,21 @@ function liveDocument(fields: Iterable<FieldStat>): boolean {
 }
 
 /**
- * The largest move of its own (relative) after which a non-integer of a live document, beside no
- * member that moved by a reading's small amount with it, is still a reading on a slower clock (a
- * database's I/O operations 0.53 -> 0.54, a GC rate 131.88 -> 133.9, a time since the last backup
- * 103.94 -> 101.63): a few per cent. A larger move is an edit (a savings rate cut by 0.15 points, a
- * tariff's unit rate, a sampling rate, a fee).
- */
-const LIVE_STEP = 0.025;
-
-/**
  * How a non-integer of a live document moved (undefined: like an edit, kept as before):
  * `reading`, by a reading's small amount (MAX_JITTER at most: a rate, a discount or a setting is
  * not edited by a fraction of a per cent), or by READING_TOLERANCE at most on a fetch where a member
  * of its own object, not named as a reading, moved by such a small amount (a server's CPU figures,
- * updated together; a sampling ratio cut from 0.25 to 0.2 as a host's CPU moved is an edit);
- * `step`, by a few per cent at most (LIVE_STEP) beside no such member: a reading on a slower clock
- * too, but its tolerance is its own move times the margin, not the reading tolerance (a tariff edited
- * by 1.5 % once is not given 10 %). A larger move of its own beside no such member (a savings rate
- * cut beside other products' rates, a tariff beside a meter's readings, a sampling rate in a config
- * object beside a metrics object, a discount or a heating curve beside named readings) is an edit:
- * it is kept, and its next change is reported.
+ * updated together; a sampling ratio cut from 0.25 to 0.2 as a host's CPU moved is an edit). A
+ * larger move of its own beside no such member, even of a few per cent (a savings rate cut beside
+ * other products' rates, a tariff's unit rate edited by 1.5 % beside a meter's readings, a sampling
+ * rate in a config object beside a metrics object, a discount or a heating curve beside named
+ * readings) is an edit: it is kept, and its next change is reported. (A broker's GC rate that moved
+ * by 1.5 % once is kept too, until it moved like a reading: the price of not hiding a tariff.)
  */
-function liveReadingMoves(field: FieldStat, moved: number, jitterMovers: ReadonlyMap<string, readonly FieldStat[]>): "reading" | "step" | undefined {
+function liveReadingMoves(field: FieldStat, moved: number, jitterMovers: ReadonlyMap<string, readonly FieldStat[]>): "reading" | undefined {
   if (moved <= MAX_JITTER) return "reading";
   if (moved <= READING_TOLERANCE && (jitterMovers.get(field.parent) ?? []).some((other) => other !== field && [...field.changedPairs].some((pair) => other.changedPairs.has(pair)))) return "reading";
-  return moved <= LIVE_STEP ? "step" : undefined;
+  return undefined;
 }
 
 /** Members of a live document that moved by a reading's small amount (MAX_JITTER at most), not named as readings, by their parent (see `liveReadingMoves`). */
@@ -1756,17 +1746,15 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // In a live document (liveDocument: numbers that move on fetches of their own), a
         // non-integer that moved like a reading (liveReadingMoves) is a reading on a slower clock of
         // its own, however rarely it moved yet: a move of up to READING_TOLERANCE, or its largest
-        // move times the margin (at most half or double), is noise; a larger one is reported. One
-        // that moved by a few per cent beside no member that moved by a reading's small amount with
-        // it (`step`) is given its largest move times the margin only.
+        // move times the margin (at most half or double), is noise; a larger one is reported.
         const moves = movedBy(field);
         const jitter = field.maxRelative <= MAX_JITTER ? roundUp(field.maxRelative * (pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN)) : 0;
-        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(liveMoves === "reading" ? READING_TOLERANCE : 0, jitter, roundUp(moves * TOLERANCE_MARGIN)));
+        const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, jitter, roundUp(moves * TOLERANCE_MARGIN)));
         const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
         measuredTolerance(
           field,
           relative,
-          `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, in a document whose numbers move on fetches of their own (a live document: a device's or a server's readings): a reading on a slower clock of its own${liveMoves === "step" ? " (by a few per cent, beside no member that moved by less than 1 % with it: its own move times the margin)" : ""}, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
+          `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %, in a document whose numbers move on fetches of their own (a live document: a device's or a server's readings): a reading on a slower clock of its own, a move of up to ${Math.round(relative * 100)} % is noise${absoluteWords(field, absolute, ABSOLUTE_MARGIN)}, a larger one is reported`,
           absolute,
         );
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {

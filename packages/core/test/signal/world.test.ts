@@ -206,7 +206,8 @@ describe("world corpus", () => {
       // elements, mostly enum-like, rated like an enum-like value; a throughput per second a reading
       // by name; tests in never-hidden.test.ts and generalise.test.ts): tuning 32, no under-rated;
       // held-out 35 (unchanged).
-      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 32 : 35);
+      // (the twentieth session's live documents, narrowed on review: tuning 30, held-out 33)
+      expect(learned.judged.falseAlarms.length, learned.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 30 : 33);
       expect(learned.judged.underRated.length, learned.judged.underRated.join("\n")).toBe(0);
       // learning once from the first 3 fetches: 2 of the tuning set's, 12 of the held-out set's;
       // with the eighth round's payloads 42 (40 new) and 32 (20 new), 4 under-rated in tuning
@@ -221,7 +222,8 @@ describe("world corpus", () => {
       // tuning, 41 and 9 of them on its histories, 2 and 0 under-rated; after its fixes 50 and 56, none
       // under-rated; 54 and 56 after two of the nineteenth session's rules were reverted on review,
       // a reading's one move near 0 and a maximum over a period, which could hide real changes)
-      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 54 : 56);
+      // (47 and 53 with the twentieth session's live documents)
+      expect(first3.judged.falseAlarms.length, first3.judged.falseAlarms.join("\n")).toBeLessThanOrEqual(set === "tuning" ? 47 : 53);
       expect(first3.judged.underRated.length, first3.judged.underRated.join("\n")).toBe(0);
     }
   }, 120_000);
