@@ -5,18 +5,7 @@
 // (dfe6abb^), hidden by it as first committed (dfe6abb), and is reported again. Each learns from
 // the fetches with suggestPolicy and diffs the next one with what was learned, as the service does.
 import { describe, expect, it } from "vitest";
-import { diffJson, suggestPolicy } from "../../src/index.js";
-
-function learnThenDiff(fetches: unknown[]): string[] {
-  const history = fetches.slice(0, -1);
-  const { policy } = suggestPolicy(history, { kind: "json" });
-  const next = diffJson(
-    history[history.length - 1],
-    fetches[fetches.length - 1],
-    { policy }
-  );
-  return (next?.changes.map((c) => c.path) ?? []).sort();
-}
+import { learnThenDiff } from "./learn-then-diff.js";
 
 describe("the live-document rule does not hide an edited figure", () => {
   it("a savings bank's rates cut on two days (no live document: every move one way, none a reading's small move)", () => {
@@ -339,24 +328,21 @@ describe("the live-document rule does not hide an edited figure", () => {
 
   // A figure edited by a few per cent (1.5 %, then 2.6 %) is no reading's step, whatever a GC rate's
   // 131.88 -> 133.9 looks like: the rule keeps it (reported before dfe6abb, hidden on 9116d9e).
-  it(
-    "a tariff's unit rate edited by 1.5 %, then by 2.6 %, beside live readings",
-    () => {
-      const hub = (p: number, v: number, f: number, unit: number) => ({
-        live: { power_w: p, voltage: v, frequency: f },
-        tariff: { unit_rate: unit, standing_charge: 53.35 },
-      });
-      expect(
-        learnThenDiff([
-          hub(412.3, 231.2, 50.01, 24.5),
-          hub(398.1, 230.8, 49.98, 24.5),
-          hub(398.1, 230.8, 49.98, 24.86),
-          hub(421.7, 231.9, 50.02, 24.86),
-          hub(421.7, 231.9, 50.02, 25.5),
-        ])
-      ).toEqual(["$.tariff.unit_rate"]);
-    }
-  );
+  it("a tariff's unit rate edited by 1.5 %, then by 2.6 %, beside live readings", () => {
+    const hub = (p: number, v: number, f: number, unit: number) => ({
+      live: { power_w: p, voltage: v, frequency: f },
+      tariff: { unit_rate: unit, standing_charge: 53.35 },
+    });
+    expect(
+      learnThenDiff([
+        hub(412.3, 231.2, 50.01, 24.5),
+        hub(398.1, 230.8, 49.98, 24.5),
+        hub(398.1, 230.8, 49.98, 24.86),
+        hub(421.7, 231.9, 50.02, 24.86),
+        hub(421.7, 231.9, 50.02, 25.5),
+      ])
+    ).toEqual(["$.tariff.unit_rate"]);
+  });
 
   // Known gap, left open: in an object whose unnamed members move by less than 1 % together (a
   // server's CPU figures), a figure edited by up to 10 % on a fetch where they moved is taken for

@@ -6,18 +6,7 @@
 // is a reading on a slower clock of its own. Each case learns from the fetches with suggestPolicy
 // and diffs the next one with what was learned, as the service does.
 import { describe, expect, it } from "vitest";
-import { diffJson, suggestPolicy } from "../../src/index.js";
-
-function learnThenDiff(fetches: unknown[]): string[] {
-  const history = fetches.slice(0, -1);
-  const { policy } = suggestPolicy(history, { kind: "json" });
-  const next = diffJson(
-    history[history.length - 1],
-    fetches[fetches.length - 1],
-    { policy }
-  );
-  return (next?.changes.map((c) => c.path) ?? []).sort();
-}
+import { learnThenDiff } from "./learn-then-diff.js";
 
 interface Stats {
   process: number;
@@ -48,6 +37,9 @@ const history = [
   server({ process: 6.36, machine: 41.26, ioWait: 2.83, requests: 20.71 }),
   server({ process: 6.36, machine: 41.26, ioWait: 2.83, requests: 20.74 }),
 ];
+/** The last fetch learned from, again: nothing moved. */
+const settled = () =>
+  server({ process: 6.36, machine: 41.26, ioWait: 2.83, requests: 20.74 });
 
 describe("a live document's readings that moved once", () => {
   it("are quiet when they move again by a few per cent", () => {
@@ -82,12 +74,7 @@ describe("a live document's readings that moved once", () => {
       learnThenDiff([
         ...history,
         {
-          ...server({
-            process: 6.36,
-            machine: 41.26,
-            ioWait: 2.83,
-            requests: 20.74,
-          }),
+          ...settled(),
           License: { UtilizedCpuCores: 4, Ratio: 0.8 },
         },
       ])
@@ -97,22 +84,12 @@ describe("a live document's readings that moved once", () => {
       learnThenDiff([
         ...history,
         {
-          ...server({
-            process: 6.36,
-            machine: 41.26,
-            ioWait: 2.83,
-            requests: 20.74,
-          }),
+          ...settled(),
           License: { UtilizedCpuCores: 3, Ratio: 0.75 },
         },
       ])
     ).toEqual(["$.License.UtilizedCpuCores"]);
-    const removed = server({
-      process: 6.36,
-      machine: 41.26,
-      ioWait: 2.83,
-      requests: 20.74,
-    }) as { Cpu: Record<string, unknown> };
+    const removed = settled() as { Cpu: Record<string, unknown> };
     delete removed.Cpu["ProcessUsage"];
     expect(learnThenDiff([...history, removed])).toEqual([
       "$.Cpu.ProcessUsage",
@@ -162,12 +139,7 @@ describe("a live document's readings that moved once", () => {
       learnThenDiff([
         ...withPrice,
         {
-          ...server({
-            process: 6.36,
-            machine: 41.26,
-            ioWait: 2.83,
-            requests: 20.74,
-          }),
+          ...settled(),
           plan: { price: 22.9 },
         },
       ])
