@@ -8,7 +8,7 @@ import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
 import { EXPENSIVE_RATE_PER_CALLER, EXPENSIVE_RATE_PER_ORG } from "./config/limits.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
-import { zodValidatorCompiler } from "./http/validation.js";
+import { requireBodyOnRoute, zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
 import { createEventHub } from "./live/events.js";
 import { registerOpenApi } from "./openapi/index.js";
@@ -135,6 +135,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     parseJson(request, body as string, done);
   });
   app.setValidatorCompiler(zodValidatorCompiler);
+  app.addHook("onRoute", requireBodyOnRoute);
   // Handlers build response objects with explicit mappers; response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest("auth", null);

@@ -1,5 +1,5 @@
 import type { ProblemFieldError } from "@driftwatch/schema";
-import type { FastifySchemaCompiler } from "fastify";
+import type { FastifySchemaCompiler, preValidationAsyncHookHandler, RouteOptions } from "fastify";
 import type { z } from "zod";
 import { ApiError } from "./problem.js";
 
@@ -77,6 +77,26 @@ export function optionalBody<T extends z.ZodType>(schema: T): T {
   return schema;
 }
 
+/** The problem for a request without a body on a route that needs one. */
+function missingBody(): ApiError {
+  return new ApiError("validation_failed", "This endpoint needs a JSON request body.", { errors: [{ path: "(root)", message: "is required" }] });
+}
+
+/**
+ * An `onRoute` hook: a route whose body schema is required (not {@link optionalBody}) refuses a
+ * request without a body (none, or an empty one labelled JSON) as "needs a JSON request body".
+ * Fastify hands validators `null` for a missing body, which they cannot tell from a JSON `null`.
+ */
+export function requireBodyOnRoute(route: RouteOptions): void {
+  const body = (route.schema as { body?: unknown } | undefined)?.body;
+  if (body === undefined || body === null || typeof body !== "object" || optionalBodies.has(body)) return;
+  const check: preValidationAsyncHookHandler = async (request) => {
+    if (request.body === undefined) throw missingBody();
+  };
+  const existing = route.preValidation;
+  route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+}
+
 /**
  * Fastify validator compiler for zod schemas that raises our problems directly (so the error
  * handler needs no guessing) and keeps zod's output (defaults applied).
@@ -86,9 +106,7 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
   const allowEmpty = part === "body" && optionalBodies.has(schema);
   return (data: unknown) => {
     const input = allowEmpty && (data === undefined || data === null) ? {} : data;
-    if (part === "body" && input === undefined) {
-      return { error: new ApiError("validation_failed", "This endpoint needs a JSON request body.", { errors: [{ path: "(root)", message: "is required" }] }) };
-    }
+    if (part === "body" && input === undefined) return { error: missingBody() };
     const result = schema.safeParse(input);
     if (result.success) return { value: result.data };
     return { error: validationProblem(part, result.error.issues) };

@@ -46,7 +46,21 @@ describe("request errors (each answers its code and stores nothing)", () => {
       expectProblem(proto, 400, "invalid_json");
       // an empty body labelled JSON is no body: refused where a body is needed, fine where not
       const empty = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, headers: { "content-type": "application/json" }, payload: "" });
-      expectProblem(empty, 422, "validation_failed");
+      const missing = expectProblem(empty, 422, "validation_failed");
+      // says what is wrong (no body), not zod's "expected object, received null"
+      expect(missing.detail).toBe("This endpoint needs a JSON request body.");
+      expect(missing.errors).toEqual([{ path: "(root)", message: "is required" }]);
+      for (const headers of [{ "content-type": "application/json" }, {}]) {
+        const none = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers, payload: "" }), 422, "validation_failed");
+        expect(none.detail).toBe("This endpoint needs a JSON request body.");
+      }
+      // a JSON null is a body, of the wrong type
+      const nullBody = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "content-type": "application/json" }, payload: "null" }),
+        422,
+        "validation_failed",
+      );
+      expect(nullBody.errors[0].message).toMatch(/expected object, received null/);
       const run = await h.request(h.a.admin, { method: "POST", url: "/api/webhooks/worker/run", headers: { "content-type": "application/json" }, payload: "" });
       expect(run.statusCode).toBe(200);
     });
