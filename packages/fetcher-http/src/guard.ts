@@ -65,14 +65,16 @@ export function parseFetchUrl(url: string): URL {
  * inside the service's network is not the caller's business.
  */
 function refused(host: string, address: string, cls: string): FetchError {
-  const what = `${cls.replace("_", "-")} address`;
+  const name = cls === "cgnat" ? "CGNAT" : cls.replace("_", "-");
+  // "an unspecified address", "an invalid address"; "a unique-local address" (a "you" sound)
+  const what = `${/^(un[^i]|[aeio])/.test(name) ? "an" : "a"} ${name} address`;
   if (host === address) {
-    return new FetchError("unsafe_url", `Refusing to connect to ${host}: a ${what}`, {
-      details: [{ path: "url", message: `the host is a ${what}` }],
+    return new FetchError("unsafe_url", `Refusing to connect to ${host}: ${what}`, {
+      details: [{ path: "url", message: `the host is ${what}` }],
     });
   }
-  return new FetchError("unsafe_url", `Refusing to connect to ${host}: it resolves to a ${what}`, {
-    details: [{ path: "url", message: `the host resolves to a ${what}` }],
+  return new FetchError("unsafe_url", `Refusing to connect to ${host}: it resolves to ${what}`, {
+    details: [{ path: "url", message: `the host resolves to ${what}` }],
   });
 }
 

@@ -53,7 +53,7 @@ export function validationProblem(part: HttpPart, issues: readonly z.core.$ZodIs
   const errors = issuesToFieldErrors(issues);
   if (part === "params") return new ApiError("not_found", "No resource with this id exists.");
   if (part === "querystring" || part === "headers") {
-    return new ApiError("invalid_request", `The ${part === "querystring" ? "query string" : "request headers"} are invalid: ${summarize(errors)}`, { errors });
+    return new ApiError("invalid_request", part === "querystring" ? `The query string is invalid: ${summarize(errors)}` : `The request headers are invalid: ${summarize(errors)}`, { errors });
   }
   for (const special of SPECIAL_FIELDS) {
     if (issues.length > 0 && issues.every((issue) => issue.path[0] === special.field)) {

@@ -145,7 +145,8 @@ describe("request errors (each answers its code and stores nothing)", () => {
       const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors?${query}` });
       expectProblem(res, 400, "invalid_request");
     }
-    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?minSeverity=huge` }), 400, "invalid_request");
+    const severity = expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?minSeverity=huge` }), 400, "invalid_request");
+    expect(severity.detail).toMatch(/^The query string is invalid: minSeverity /);
     expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=yesterday` }), 400, "invalid_request");
     expectProblem(
       await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z` }),
