@@ -16,8 +16,24 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** One field error per offending field; an unknown-keys issue gives one entry per unknown key. */
+/**
+ * One field error per offending field; an unknown-keys issue gives one entry per unknown key.
+ * A field with several issues keeps its first: zod reports a value of the wrong type also against
+ * the field's length checks ("expected string, received array" and "expected array to have >=1
+ * items"), of which only the first says what is wrong.
+ */
 export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ProblemFieldError[] {
+  const out: ProblemFieldError[] = [];
+  const seen = new Set<string>();
+  for (const error of fieldErrors(issues, prefix)) {
+    if (seen.has(error.path)) continue;
+    seen.add(error.path);
+    out.push(error);
+  }
+  return out;
+}
+
+function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): ProblemFieldError[] {
   const out: ProblemFieldError[] = [];
   for (const issue of issues) {
     const base = [...prefix, ...issue.path];
@@ -28,7 +44,7 @@ export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix:
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       // the closest alternative explains best: the one with the fewest issues
       const best = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
-      out.push(...issuesToFieldErrors(best, base));
+      out.push(...fieldErrors(best, base));
       continue;
     }
     out.push({ path: formatPath(base) || "(root)", message: issue.message });

@@ -184,6 +184,27 @@ describe("request errors (each answers its code and stores nothing)", () => {
         422,
         "invalid_browser_options",
       );
+      // a value of the wrong type is one entry (its type), not also a length check of the wrong type
+      const wrongTypes = expectProblem(
+        await h.request(h.a.admin, {
+          method: "PATCH",
+          url: `/api/monitors/${monitorId}`,
+          payload: { browserOptions: { waitForSelector: [], userAgent: [], viewport: { width: [], height: 800 } } },
+        }),
+        422,
+        "invalid_browser_options",
+      );
+      expect(wrongTypes.errors).toEqual([
+        { path: "browserOptions.waitForSelector", message: "Invalid input: expected string, received array" },
+        { path: "browserOptions.viewport.width", message: "Invalid input: expected number, received array" },
+        { path: "browserOptions.userAgent", message: "Invalid input: expected string, received array" },
+      ]);
+      const body = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, name: [], selector: [] } }),
+        422,
+        "validation_failed",
+      );
+      expect(body.errors.map((e: { path: string }) => e.path)).toEqual(["name", "selector"]);
     });
   });
 
