@@ -113,6 +113,11 @@ export function requireBodyOnRoute(route: RouteOptions): void {
   route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
 }
 
+/** A member that is not there is "required", not "expected string, received undefined". */
+const PARSE_OPTIONS = {
+  error: (issue: { code?: string; input?: unknown }) => (issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined),
+};
+
 /**
  * Fastify validator compiler for zod schemas that raises our problems directly (so the error
  * handler needs no guessing) and keeps zod's output (defaults applied).
@@ -123,7 +128,7 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
   return (data: unknown) => {
     const input = allowEmpty && (data === undefined || data === null) ? {} : data;
     if (part === "body" && input === undefined) return { error: missingBody() };
-    const result = schema.safeParse(input);
+    const result = schema.safeParse(input, PARSE_OPTIONS);
     if (result.success) return { value: result.data };
     return { error: validationProblem(part, result.error.issues) };
   };

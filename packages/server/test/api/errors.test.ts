@@ -120,6 +120,28 @@ describe("request errors (each answers its code and stores nothing)", () => {
     });
   });
 
+  it("a missing required field is named as required", async () => {
+    await expectUnchanged(async () => {
+      const monitor = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { name: "no url" } }), 422, "validation_failed");
+      expect(monitor.errors).toEqual([{ path: "url", message: "is required" }]);
+      expect(monitor.detail).toBe("The request body is invalid: url is required.");
+      const token = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/tokens", payload: {} }), 422, "validation_failed");
+      expect(token.errors).toEqual([
+        { path: "name", message: "is required" },
+        { path: "scopes", message: "is required" },
+      ]);
+      // a value that is there but of the wrong type still says so
+      const wrong = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: 42 } }), 422, "validation_failed");
+      expect(wrong.errors).toEqual([{ path: "url", message: "Invalid input: expected string, received number" }]);
+      const rules = expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}/settings`, payload: { policyRules: { rules: [{ action: "ignore", path: "$.a" }, {}] } } }),
+        422,
+        "invalid_policy_rules",
+      );
+      expect(rules.errors.map((e: { path: string }) => e.path)).toContain("policyRules.rules[1]");
+    });
+  });
+
   it("malformed and unknown ids are 404 not_found", async () => {
     for (const url of [
       "/api/monitors/not-an-id",
