@@ -40,10 +40,15 @@ export const DEFAULT_BROWSER_STEP_TIMEOUT_MS = 10_000;
 /** Name of a stored secret a step may use instead of `value`. */
 export const SECRET_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
-/** An absolute http or https URL (a monitor's target, a `goto` step). */
+/**
+ * An absolute http or https URL (a monitor's target, a `goto` step). The URL parser would drop
+ * surrounding whitespace and tabs or line breaks anywhere, so the URL fetched would not be the one
+ * stored and shown: such a URL is refused rather than kept as sent.
+ */
 export const UrlSchema = z
   .string()
   .max(2048)
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value) && value.trim() === value, "must not contain control characters or surrounding whitespace")
   .refine((value) => {
     try {
       const url = new URL(value);

@@ -293,6 +293,25 @@ describe("request errors (each answers its code and stores nothing)", () => {
     expectProblem(res, 400, "invalid_request");
   });
 
+  it("a URL with surrounding whitespace or control characters is 422 validation_failed, not stored as sent", async () => {
+    await expectUnchanged(async () => {
+      for (const url of [" https://x.example.com/", "https://x.example.com/ ", "https://x.exa\nmple.com/", "https://x.example.com/\t", "https://x.example.com/\u0000"]) {
+        for (const [method, path] of [
+          ["POST", "/api/monitors"],
+          ["POST", "/api/webhooks"],
+          ["PATCH", `/api/monitors/${monitorId}`],
+        ] as const) {
+          const res = expectProblem(await h.request(h.a.admin, { method, url: path, payload: { url } }), 422, "validation_failed");
+          expect(res.errors).toEqual([{ path: "url", message: "must not contain control characters or surrounding whitespace" }]);
+        }
+      }
+    });
+    // percent-encoded is fine
+    const encoded = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: "https://x.example.com/a%20b" } });
+    expect(encoded.statusCode).toBe(201);
+    expect(json(encoded).url).toBe("https://x.example.com/a%20b");
+  });
+
   it("a host that does not resolve now is accepted (the fetch-time guard checks again); an unusable one is 422", async () => {
     const created = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, url: "https://not-yet.invalid/x" } });
     expect(created.statusCode).toBe(201);
