@@ -36,6 +36,17 @@ describe("assertSafeUrl", () => {
     expect(await codeOf(assertSafeUrl(url, { lookup: () => Promise.reject(new Error("must not resolve")) }))).toBe("unsafe_url");
   });
 
+  it("refuses credentials in a URL as invalid_url, but a blocked address first as unsafe_url", async () => {
+    const none = () => Promise.reject(new Error("must not resolve"));
+    expect(await codeOf(assertSafeUrl("http://user:pass@127.0.0.1/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("http://example.com@169.254.169.254/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("http://user@[::1]/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("https://user:pass@93.184.216.34/", { lookup: none }))).toBe("invalid_url");
+    expect(await codeOf(assertSafeUrl("https://user:pass@example.com/", { lookup: none }))).toBe("invalid_url");
+    // lifted, only the credentials are refused
+    expect(await codeOf(assertSafeUrl("http://user:pass@127.0.0.1/", { allowPrivateNetworks: true }))).toBe("invalid_url");
+  });
+
   it("names the address class with the right article", async () => {
     const messageOf = (url: string, lookup?: LookupAll) =>
       assertSafeUrl(url, lookup === undefined ? {} : { lookup }).then(
