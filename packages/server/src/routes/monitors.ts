@@ -93,10 +93,13 @@ const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than horizontal tab (CR and LF included) cannot appear in a field value. */
 // eslint-disable-next-line no-control-regex
 const BAD_FIELD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** A field value is bytes: a character past U+00FF (`€`, an emoji) cannot be sent at all. */
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
 /**
  * Refuses request headers a monitor cannot send: names that are not RFC 9110 tokens, values with
- * CR, LF or other control characters (header injection), and hop-by-hop headers. `422
+ * CR, LF or other control characters (header injection) or with characters past U+00FF (no HTTP
+ * client can send them: every check would fail), and hop-by-hop headers. `422
  * validation_failed` names each offending header.
  */
 function assertSendableHeaders(headers: Record<string, string> | undefined): void {
@@ -107,6 +110,7 @@ function assertSendableHeaders(headers: Record<string, string> | undefined): voi
     if (!FIELD_NAME.test(name)) errors.push({ path, message: "is not a valid header name" });
     else if (HOP_BY_HOP.has(name.toLowerCase())) errors.push({ path, message: "is a hop-by-hop header the fetcher manages; it cannot be set" });
     if (BAD_FIELD_VALUE.test(value)) errors.push({ path, message: "must not contain CR, LF or other control characters" });
+    else if (NOT_LATIN1.test(value)) errors.push({ path, message: "must contain only characters up to U+00FF (encode others, e.g. percent-encoded UTF-8)" });
   }
   if (errors.length > 0) throw new ApiError("validation_failed", "Some request headers cannot be sent; see errors.", { errors });
 }
