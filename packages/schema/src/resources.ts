@@ -104,6 +104,14 @@ export function browserStepBudgetMs(step: BrowserStep): number {
   return step.action === "waitForTimeout" ? (step.ms ?? 0) : (step.timeoutMs ?? DEFAULT_BROWSER_STEP_TIMEOUT_MS);
 }
 
+function isLanguageTag(value: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
 export const BrowserOptionsSchema = z
   .strictObject({
     waitStrategy: WaitStrategySchema.default("networkidle"),
@@ -111,8 +119,15 @@ export const BrowserOptionsSchema = z
     timeoutMs: z.number().int().min(1000).max(60000).default(30000),
     extraWaitMs: z.number().int().min(0).max(10000).optional(),
     viewport: ViewportSchema.optional(),
-    userAgent: z.string().min(1).max(1000).optional(),
-    locale: z.string().min(2).max(35).optional(),
+    /** Sent as the User-Agent header: characters up to U+00FF, no control characters. */
+    userAgent: z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((value) => !/[^\u0020-\u007e\u0080-\u00ff]/.test(value), "must be characters a header can carry: up to U+00FF, no control characters")
+      .optional(),
+    /** A BCP 47 language tag (`de-DE`, `zh-Hant-TW`). */
+    locale: z.string().min(2).max(35).refine(isLanguageTag, "must be a BCP 47 language tag such as en-US").optional(),
     blockResources: z.array(BlockableResourceSchema).max(4).optional(),
     /** Screenshot on each render: `"off"` (the default, same as absent), the viewport, the full page, or the `waitForSelector` element. */
     screenshot: ScreenshotModeSchema.optional(),

@@ -1,4 +1,4 @@
-import { isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
+import { cssSelectorError, isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
 import {
   CheckResultSchema,
   MonitorCreateSchema,
@@ -115,6 +115,13 @@ function assertSendableHeaders(headers: Record<string, string> | undefined): voi
   if (errors.length > 0) throw new ApiError("validation_failed", "Some request headers cannot be sent; see errors.", { errors });
 }
 
+/** A website monitor's selector scopes the page comparison: it must be CSS the diff can use. */
+function assertPageSelector(type: string, selector: string | null | undefined): void {
+  if (type !== "website" || selector === null || selector === undefined) return;
+  const message = cssSelectorError(selector);
+  if (message !== null) throw new ApiError("validation_failed", `The request body is invalid: selector is ${message}.`, { errors: [{ path: "selector", message }] });
+}
+
 export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { store } = deps;
@@ -142,6 +149,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       return withIdempotency(store, request, reply, orgId, now(), async () => {
         if (body.browserOptions != null && body.type !== "website") throw browserOptionsRefused(body.type);
         assertSendableHeaders(body.headers);
+        assertPageSelector(body.type, body.selector);
         await assertSafeUrl(deps.urlGuard, body.url);
         await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
         await assertContract(deps, orgId, body.type, body.contract);
@@ -222,6 +230,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (current === null) throw notFound("monitor");
       const body = request.body;
       if (body.browserOptions != null && current.type !== "website") throw browserOptionsRefused(current.type);
+      assertPageSelector(current.type, body.selector);
       if (body.url !== undefined && body.url !== current.url) await assertSafeUrl(deps.urlGuard, body.url);
       await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
       await assertContract(deps, orgId, current.type, body.contract);

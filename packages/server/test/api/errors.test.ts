@@ -230,6 +230,58 @@ describe("request errors (each answers its code and stores nothing)", () => {
     });
   });
 
+  it("browserOptions a browser cannot use are 422 invalid_browser_options, not accepted and failing every render", async () => {
+    await expectUnchanged(async () => {
+      for (const [browserOptions, path] of [
+        [{ userAgent: "Bot €" }, "browserOptions.userAgent"],
+        [{ userAgent: "Bot\r\nX-Injected: 1" }, "browserOptions.userAgent"],
+        [{ locale: "not a locale!!" }, "browserOptions.locale"],
+        [{ locale: "en_US" }, "browserOptions.locale"],
+      ] as const) {
+        const created = expectProblem(
+          await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...websiteMonitor, browserOptions } }),
+          422,
+          "invalid_browser_options",
+        );
+        expect(created.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions } }), 422, "invalid_browser_options");
+      }
+    });
+    const ok = await h.request(h.a.admin, {
+      method: "POST",
+      url: "/api/monitors",
+      payload: { ...websiteMonitor, browserOptions: { userAgent: "Mozilla/5.0 (X11; Linux x86_64) Zoë/1.0", locale: "de-DE" } },
+    });
+    expect(ok.statusCode).toBe(201);
+    expect(json(ok).browserOptionsJson).toMatchObject({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) Zoë/1.0", locale: "de-DE" });
+    for (const locale of ["en", "zh-Hant-TW", "pt-BR"]) {
+      expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions: { locale } } })).statusCode, locale).toBe(200);
+    }
+  });
+
+  it("a website monitor's selector must be valid CSS (422 validation_failed), as must a rule's selector (422 invalid_policy_rules)", async () => {
+    await expectUnchanged(async () => {
+      for (const selector of ["###", "div[", "p:bogus-pseudo"]) {
+        const created = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...websiteMonitor, selector } }), 422, "validation_failed");
+        expect(created.errors).toEqual([{ path: "selector", message: `not a valid CSS selector: ${JSON.stringify(selector)}` }]);
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector } }), 422, "validation_failed");
+        const rules = expectProblem(
+          await h.request(h.a.admin, {
+            method: "PATCH",
+            url: `/api/monitors/${monitorId}/settings`,
+            payload: { policyRules: { rules: [{ selector: ".ad", action: "ignore" }, { selector, action: "ignore" }] } },
+          }),
+          422,
+          "invalid_policy_rules",
+        );
+        expect(rules.errors.map((e: { path: string }) => e.path)).toEqual(["policyRules.rules[1].selector"]);
+      }
+    });
+    const ok = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: "main > .price:nth-of-type(2), #a[data-x='1']" } });
+    expect(ok.statusCode).toBe(200);
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: null } })).statusCode).toBe(200);
+  });
+
   it("browserOptions on an api monitor is 422 invalid_browser_options", async () => {
     const api = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: apiMonitor }));
     await expectUnchanged(async () => {
