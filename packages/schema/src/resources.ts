@@ -902,7 +902,7 @@ export const DiffListQuerySchema = PageQuerySchema.extend({
   since: TimestampSchema.optional(),
   until: TimestampSchema.optional(),
   minSeverity: SeveritySchema.optional(),
-  classification: z.enum(["schema_change", "value_change", "content_change", "visual_change"]).optional(),
+  classification: ClassificationSchema.optional(),
 });
 export type DiffListQuery = z.input<typeof DiffListQuerySchema>;
 
