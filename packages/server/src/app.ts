@@ -128,6 +128,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    // Bodies are read as sent: a compressed one would only read as malformed JSON.
+    const encoding = request.headers["content-encoding"];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+      done(
+        new ApiError("unsupported_media_type", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the JSON body uncompressed.`, {
+          headers: { "accept-encoding": "identity" },
+        }),
+      );
+      return;
+    }
     if (body === "") {
       done(null, undefined);
       return;

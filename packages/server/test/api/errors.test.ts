@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { encodeCursor } from "@driftwatch/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiMonitor, createHarness, expectProblem, json, websiteMonitor, type Harness } from "./harness.js";
@@ -72,6 +73,23 @@ describe("request errors (each answers its code and stores nothing)", () => {
         const res = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "content-type": type }, payload: "url=https://x.example.com" });
         expectProblem(res, 415, "unsupported_media_type");
       }
+      // a compressed body is not read as JSON: 415 with Accept-Encoding, not "malformed JSON"
+      const gzipped = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/monitors",
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        payload: gzipSync(JSON.stringify(apiMonitor)),
+      });
+      const problem = expectProblem(gzipped, 415, "unsupported_media_type");
+      expect(problem.detail).toContain("Content-Encoding");
+      expect(gzipped.headers["accept-encoding"]).toBe("identity");
+      const identity = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/webhooks/worker/run",
+        headers: { "content-type": "application/json", "content-encoding": "identity" },
+        payload: "{}",
+      });
+      expect(identity.statusCode).toBe(200);
     });
   });
 
