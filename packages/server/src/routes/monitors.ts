@@ -19,7 +19,7 @@ import { optionalBody } from "../http/validation.js";
 import type { AppDependencies } from "../types.js";
 import { assertSafeUrl, MonitorParams, pageOf, problems, security } from "./common.js";
 import { assertKnownSecrets } from "./browser.js";
-import { mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
+import { isCredentialHeader, MASK, mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
 
 const IdempotencyHeaders = z.object({
   "idempotency-key": z.string().optional().describe("Repeating a create with the same key (24 h) returns the first response."),
@@ -99,14 +99,21 @@ const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 /**
  * Refuses request headers a monitor cannot send: names that are not RFC 9110 tokens, values with
  * CR, LF or other control characters (header injection) or with characters past U+00FF (no HTTP
- * client can send them: every check would fail), and hop-by-hop headers. `422
+ * client can send them: every check would fail), hop-by-hop headers, and the mask `***` for a
+ * credential header the monitor does not store (`stored`: the monitor's headers on update). `422
  * validation_failed` names each offending header.
  */
-function assertSendableHeaders(headers: Record<string, string> | undefined): void {
+function assertSendableHeaders(headers: Record<string, string> | undefined, stored: Record<string, string> = {}): void {
   if (headers === undefined) return;
   const errors: { path: string; message: string }[] = [];
+  const storedNames = new Set(Object.keys(stored).map((name) => name.toLowerCase()));
   for (const [name, value] of Object.entries(headers)) {
     const path = `headers.${name}`;
+    // "***" keeps a stored credential; with none stored it would be sent as the credential itself
+    if (value === MASK && isCredentialHeader(name) && !storedNames.has(name.toLowerCase())) {
+      errors.push({ path, message: `is "${MASK}", the masked form of a stored value, but this monitor stores none for it: send the real value` });
+      continue;
+    }
     if (!FIELD_NAME.test(name)) errors.push({ path, message: "is not a valid header name" });
     else if (HOP_BY_HOP.has(name.toLowerCase())) errors.push({ path, message: "is a hop-by-hop header the fetcher manages; it cannot be set" });
     if (BAD_FIELD_VALUE.test(value)) errors.push({ path, message: "must not contain CR, LF or other control characters" });
@@ -240,7 +247,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.url !== undefined) patch.url = body.url;
       if (body.method !== undefined) patch.method = body.method;
       if (body.headers !== undefined) {
-        assertSendableHeaders(body.headers);
+        assertSendableHeaders(body.headers, current.headers);
         patch.headers = mergeMaskedHeaders(body.headers, current.headers);
       }
       if (body.body !== undefined) patch.body = body.body;
