@@ -157,12 +157,19 @@ describe("validatePolicyRules", () => {
     [{ rules: [], arrayKeys: { "$.items[?(@.x)]": "id" } }, 'arrayKeys["$.items[?(@.x)]"]', "no filters"],
     [{ rules: [], arrayKeys: { "$.items": "" } }, 'arrayKeys["$.items"]', ""],
     [{ rules: "nope" }, "rules", ""],
+    [{ rules: [{ selector: ".ad", action: "ignore" }, { selector: "###", action: "ignore" }] }, "rules[1].selector", "not a valid CSS selector"],
+    [{ rules: [{ selector: "div[", severity: "high" }] }, "rules[0].selector", "not a valid CSS selector"],
   ])("refuses %j naming %s", (input, where, message) => {
     const error = errorOf(input);
     expect(error.code).toBe("invalid_policy_rules");
     const detail = error.details.find((d) => d.path === where);
     expect(detail, JSON.stringify(error.details)).toBeDefined();
     expect(detail!.message).toContain(message);
+  });
+
+  it("accepts valid CSS selectors in rules", () => {
+    const rules = validatePolicyRules({ rules: [{ selector: "main > .price:nth-of-type(2), #a[data-x='1']", action: "ignore" }, { selector: "li:not(.ad)", severity: "low" }] });
+    expect(rules.rules).toHaveLength(2);
   });
 
   it("reports every problem, not only the first", () => {

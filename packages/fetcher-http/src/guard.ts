@@ -65,14 +65,16 @@ export function parseFetchUrl(url: string): URL {
  * inside the service's network is not the caller's business.
  */
 function refused(host: string, address: string, cls: string): FetchError {
-  const what = `${cls.replace("_", "-")} address`;
+  const name = cls === "cgnat" ? "CGNAT" : cls.replace("_", "-");
+  // "an unspecified address", "an invalid address"; "a unique-local address" (a "you" sound)
+  const what = `${/^(un[^i]|[aeio])/.test(name) ? "an" : "a"} ${name} address`;
   if (host === address) {
-    return new FetchError("unsafe_url", `Refusing to connect to ${host}: a ${what}`, {
-      details: [{ path: "url", message: `the host is a ${what}` }],
+    return new FetchError("unsafe_url", `Refusing to connect to ${host}: ${what}`, {
+      details: [{ path: "url", message: `the host is ${what}` }],
     });
   }
-  return new FetchError("unsafe_url", `Refusing to connect to ${host}: it resolves to a ${what}`, {
-    details: [{ path: "url", message: `the host resolves to a ${what}` }],
+  return new FetchError("unsafe_url", `Refusing to connect to ${host}: it resolves to ${what}`, {
+    details: [{ path: "url", message: `the host resolves to ${what}` }],
   });
 }
 
@@ -115,8 +117,29 @@ export async function resolveGuarded(hostname: string, options: GuardOptions = {
  * only; the fetchers check again on every connection, so DNS rebinding is refused there too.
  */
 export async function assertSafeUrl(url: string, options: GuardOptions = {}): Promise<void> {
-  const parsed = parseFetchUrl(url);
+  let parsed: URL;
+  try {
+    parsed = parseFetchUrl(url);
+  } catch (error) {
+    // An IP literal in a blocked range is the graver refusal (`http://user@127.0.0.1/`): say that.
+    const host = literalHost(url);
+    if (host !== null) checkLiteral(host, options);
+    throw error;
+  }
   await resolveGuarded(parsed.hostname, options);
+}
+
+/** The host of an http(s) URL when it is an IP literal (without brackets), else null. */
+function literalHost(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!ALLOWED_PROTOCOLS.has(parsed.protocol)) return null;
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  return ipLiteralFamily(host) === 0 ? null : host;
 }
 
 /** A `net.connect` lookup that resolves through the guard. */

@@ -36,6 +36,30 @@ describe("assertSafeUrl", () => {
     expect(await codeOf(assertSafeUrl(url, { lookup: () => Promise.reject(new Error("must not resolve")) }))).toBe("unsafe_url");
   });
 
+  it("refuses credentials in a URL as invalid_url, but a blocked address first as unsafe_url", async () => {
+    const none = () => Promise.reject(new Error("must not resolve"));
+    expect(await codeOf(assertSafeUrl("http://user:pass@127.0.0.1/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("http://example.com@169.254.169.254/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("http://user@[::1]/", { lookup: none }))).toBe("unsafe_url");
+    expect(await codeOf(assertSafeUrl("https://user:pass@93.184.216.34/", { lookup: none }))).toBe("invalid_url");
+    expect(await codeOf(assertSafeUrl("https://user:pass@example.com/", { lookup: none }))).toBe("invalid_url");
+    // lifted, only the credentials are refused
+    expect(await codeOf(assertSafeUrl("http://user:pass@127.0.0.1/", { allowPrivateNetworks: true }))).toBe("invalid_url");
+  });
+
+  it("names the address class with the right article", async () => {
+    const messageOf = (url: string, lookup?: LookupAll) =>
+      assertSafeUrl(url, lookup === undefined ? {} : { lookup }).then(
+        () => "",
+        (error: Error) => error.message,
+      );
+    expect(await messageOf("http://0.0.0.0/")).toBe("Refusing to connect to 0.0.0.0: an unspecified address");
+    expect(await messageOf("http://[::]/")).toBe("Refusing to connect to ::: an unspecified address");
+    expect(await messageOf("https://zero.example.com/", fixed("0.0.0.0"))).toBe("Refusing to connect to zero.example.com: it resolves to an unspecified address");
+    expect(await messageOf("http://127.0.0.1/")).toBe("Refusing to connect to 127.0.0.1: a loopback address");
+    expect(await messageOf("http://100.64.0.1/")).toBe("Refusing to connect to 100.64.0.1: a CGNAT address");
+  });
+
   it("refuses a hostname that resolves to a private address", async () => {
     expect(await codeOf(assertSafeUrl("https://internal.example.com/", { lookup: fixed("192.168.1.10") }))).toBe("unsafe_url");
   });

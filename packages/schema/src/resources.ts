@@ -40,10 +40,15 @@ export const DEFAULT_BROWSER_STEP_TIMEOUT_MS = 10_000;
 /** Name of a stored secret a step may use instead of `value`. */
 export const SECRET_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
-/** An absolute http or https URL (a monitor's target, a `goto` step). */
+/**
+ * An absolute http or https URL (a monitor's target, a `goto` step). The URL parser would drop
+ * surrounding whitespace and tabs or line breaks anywhere, so the URL fetched would not be the one
+ * stored and shown: such a URL is refused rather than kept as sent.
+ */
 export const UrlSchema = z
   .string()
   .max(2048)
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value) && value.trim() === value, "must not contain control characters or surrounding whitespace")
   .refine((value) => {
     try {
       const url = new URL(value);
@@ -99,6 +104,14 @@ export function browserStepBudgetMs(step: BrowserStep): number {
   return step.action === "waitForTimeout" ? (step.ms ?? 0) : (step.timeoutMs ?? DEFAULT_BROWSER_STEP_TIMEOUT_MS);
 }
 
+function isLanguageTag(value: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
+
 export const BrowserOptionsSchema = z
   .strictObject({
     waitStrategy: WaitStrategySchema.default("networkidle"),
@@ -106,8 +119,15 @@ export const BrowserOptionsSchema = z
     timeoutMs: z.number().int().min(1000).max(60000).default(30000),
     extraWaitMs: z.number().int().min(0).max(10000).optional(),
     viewport: ViewportSchema.optional(),
-    userAgent: z.string().min(1).max(1000).optional(),
-    locale: z.string().min(2).max(35).optional(),
+    /** Sent as the User-Agent header: characters up to U+00FF, no control characters. */
+    userAgent: z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((value) => !/[^\u0020-\u007e\u0080-\u00ff]/.test(value), "must be characters a header can carry: up to U+00FF, no control characters")
+      .optional(),
+    /** A BCP 47 language tag (`de-DE`, `zh-Hant-TW`). */
+    locale: z.string().min(2).max(35).refine(isLanguageTag, "must be a BCP 47 language tag such as en-US").optional(),
     blockResources: z.array(BlockableResourceSchema).max(4).optional(),
     /** Screenshot on each render: `"off"` (the default, same as absent), the viewport, the full page, or the `waitForSelector` element. */
     screenshot: ScreenshotModeSchema.optional(),
@@ -882,7 +902,7 @@ export const DiffListQuerySchema = PageQuerySchema.extend({
   since: TimestampSchema.optional(),
   until: TimestampSchema.optional(),
   minSeverity: SeveritySchema.optional(),
-  classification: z.enum(["schema_change", "value_change", "content_change", "visual_change"]).optional(),
+  classification: ClassificationSchema.optional(),
 });
 export type DiffListQuery = z.input<typeof DiffListQuerySchema>;
 

@@ -8,7 +8,7 @@ import { answerError, installErrorHandling } from "./http/errors.js";
 import { ApiError } from "./http/problem.js";
 import { EXPENSIVE_RATE_PER_CALLER, EXPENSIVE_RATE_PER_ORG } from "./config/limits.js";
 import { applyRateLimit, createMemoryCounter, createStoreCounter, rateLimitPolicy } from "./http/rate-limit.js";
-import { zodValidatorCompiler } from "./http/validation.js";
+import { requireBodyOnRoute, zodValidatorCompiler } from "./http/validation.js";
 import { registerDashboard, resolveDashboardDir } from "./http/dashboard.js";
 import { createEventHub } from "./live/events.js";
 import { registerOpenApi } from "./openapi/index.js";
@@ -128,6 +128,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    // Bodies are read as sent: a compressed one would only read as malformed JSON.
+    const encoding = request.headers["content-encoding"];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+      done(
+        new ApiError("unsupported_media_type", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the JSON body uncompressed.`, {
+          headers: { "accept-encoding": "identity" },
+        }),
+      );
+      return;
+    }
     if (body === "") {
       done(null, undefined);
       return;
@@ -135,6 +145,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     parseJson(request, body as string, done);
   });
   app.setValidatorCompiler(zodValidatorCompiler);
+  app.addHook("onRoute", requireBodyOnRoute);
   // Handlers build response objects with explicit mappers; response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest("auth", null);

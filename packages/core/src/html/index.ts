@@ -1,3 +1,4 @@
+export { cssSelectorError } from "./css-selector.js";
 export {
   DEFAULT_HTML_MAX_DEPTH,
   DEFAULT_HTML_MAX_SELECTOR_WORK,

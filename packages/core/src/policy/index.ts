@@ -4,6 +4,7 @@ import { type Category, type Change, type Op, type PolicyRules, PolicyRulesSchem
 import { DriftwatchError, type DriftwatchErrorDetail } from "../errors.js";
 import { canonicalJson } from "../fingerprint/index.js";
 import { optionsObject, requireChanges } from "../guards.js";
+import { cssSelectorError } from "../html/css-selector.js";
 import { type PathSegment, parsePath } from "../paths/index.js";
 import {
   type CompiledPath,
@@ -429,6 +430,10 @@ export function validatePolicyRules(input: unknown): PolicyRules {
     if (rule.path !== undefined) {
       const compiled = compileJsonPath(rule.path);
       if (compiled.kind === "error") problems.push({ path: `${at}.path`, message: `invalid JSONPath: ${compiled.message}` });
+    }
+    if (rule.selector !== undefined) {
+      const message = cssSelectorError(rule.selector);
+      if (message !== null) problems.push({ path: `${at}.selector`, message });
     }
   });
   for (const pattern of Object.keys(rules.arrayKeys ?? {})) {

@@ -32,11 +32,28 @@ export interface IdempotentResult {
 }
 
 /**
+ * `Location` of a resource a collection's POST created (RFC 9110 15.3.2): the collection's path
+ * and the new resource's `id`, e.g. `/api/monitors/mon_...`. Nothing when the answer is not a
+ * `201` with an `id`.
+ */
+export function createdLocation(request: FastifyRequest, status: number, body: unknown): string | undefined {
+  if (status !== 201 || body === null || typeof body !== "object") return undefined;
+  const id = (body as { id?: unknown }).id;
+  const collection = request.routeOptions.url;
+  if (typeof id !== "string" || collection === undefined) return undefined;
+  return `${collection.replace(/\/+$/, "")}/${encodeURIComponent(id)}`;
+}
+
+function withLocation(reply: FastifyReply, location: string | undefined): FastifyReply {
+  return location === undefined ? reply : reply.header("location", location);
+}
+
+/**
  * Runs `create` at most once per `Idempotency-Key` (per organization, 24 h): a repeat with the
  * same body gets the first response again (header `idempotent-replayed: true`); a repeat with
  * another body is `409 idempotency_key_reused`; a repeat while the first is still running is
  * `409 conflict`. A request that fails is forgotten, so its retry runs again. Without the header,
- * `create` simply runs.
+ * `create` simply runs. A `201` (first answer or replay) carries `Location`, see {@link createdLocation}.
  */
 export async function withIdempotency(
   store: Store,
@@ -49,7 +66,7 @@ export async function withIdempotency(
   const header = request.headers["idempotency-key"];
   if (header === undefined) {
     const result = await create();
-    return reply.code(result.status).send(result.body);
+    return withLocation(reply, createdLocation(request, result.status, result.body)).code(result.status).send(result.body);
   }
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || !KEY_PATTERN.test(key) || Array.isArray(header)) {
@@ -73,7 +90,13 @@ export async function withIdempotency(
         headers: { "retry-after": "1" },
       });
     }
-    return reply
+    let replayed: unknown = null;
+    try {
+      replayed = JSON.parse(claim.response.body);
+    } catch {
+      // a stored body that is not JSON names no resource
+    }
+    return withLocation(reply, createdLocation(request, claim.response.status, replayed))
       .code(claim.response.status)
       .header("idempotent-replayed", "true")
       .type("application/json; charset=utf-8")
@@ -91,5 +114,6 @@ export async function withIdempotency(
   const body = JSON.stringify(result.body);
   const stored = result.replayBody === undefined ? body : JSON.stringify(result.replayBody);
   await store.completeIdempotencyKey(orgId, key, { status: result.status, body: stored });
-  return reply.code(result.status).type("application/json; charset=utf-8").send(body);
+  return withLocation(reply, createdLocation(request, result.status, result.body))
+    .code(result.status).type("application/json; charset=utf-8").send(body);
 }

@@ -1,5 +1,5 @@
 import type { ProblemFieldError } from "@driftwatch/schema";
-import type { FastifySchemaCompiler } from "fastify";
+import type { FastifySchemaCompiler, preValidationAsyncHookHandler, RouteOptions } from "fastify";
 import type { z } from "zod";
 import { ApiError } from "./problem.js";
 
@@ -16,8 +16,24 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** One field error per offending field; an unknown-keys issue gives one entry per unknown key. */
+/**
+ * One field error per offending field; an unknown-keys issue gives one entry per unknown key.
+ * A field with several issues keeps its first: zod reports a value of the wrong type also against
+ * the field's length checks ("expected string, received array" and "expected array to have >=1
+ * items"), of which only the first says what is wrong.
+ */
 export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ProblemFieldError[] {
+  const out: ProblemFieldError[] = [];
+  const seen = new Set<string>();
+  for (const error of fieldErrors(issues, prefix)) {
+    if (seen.has(error.path)) continue;
+    seen.add(error.path);
+    out.push(error);
+  }
+  return out;
+}
+
+function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): ProblemFieldError[] {
   const out: ProblemFieldError[] = [];
   for (const issue of issues) {
     const base = [...prefix, ...issue.path];
@@ -28,7 +44,7 @@ export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix:
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       // the closest alternative explains best: the one with the fewest issues
       const best = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
-      out.push(...issuesToFieldErrors(best, base));
+      out.push(...fieldErrors(best, base));
       continue;
     }
     out.push({ path: formatPath(base) || "(root)", message: issue.message });
@@ -53,7 +69,7 @@ export function validationProblem(part: HttpPart, issues: readonly z.core.$ZodIs
   const errors = issuesToFieldErrors(issues);
   if (part === "params") return new ApiError("not_found", "No resource with this id exists.");
   if (part === "querystring" || part === "headers") {
-    return new ApiError("invalid_request", `The ${part === "querystring" ? "query string" : "request headers"} are invalid: ${summarize(errors)}`, { errors });
+    return new ApiError("invalid_request", part === "querystring" ? `The query string is invalid: ${summarize(errors)}` : `The request headers are invalid: ${summarize(errors)}`, { errors });
   }
   for (const special of SPECIAL_FIELDS) {
     if (issues.length > 0 && issues.every((issue) => issue.path[0] === special.field)) {
@@ -77,6 +93,31 @@ export function optionalBody<T extends z.ZodType>(schema: T): T {
   return schema;
 }
 
+/** The problem for a request without a body on a route that needs one. */
+function missingBody(): ApiError {
+  return new ApiError("validation_failed", "This endpoint needs a JSON request body.", { errors: [{ path: "(root)", message: "is required" }] });
+}
+
+/**
+ * An `onRoute` hook: a route whose body schema is required (not {@link optionalBody}) refuses a
+ * request without a body (none, or an empty one labelled JSON) as "needs a JSON request body".
+ * Fastify hands validators `null` for a missing body, which they cannot tell from a JSON `null`.
+ */
+export function requireBodyOnRoute(route: RouteOptions): void {
+  const body = (route.schema as { body?: unknown } | undefined)?.body;
+  if (body === undefined || body === null || typeof body !== "object" || optionalBodies.has(body)) return;
+  const check: preValidationAsyncHookHandler = async (request) => {
+    if (request.body === undefined) throw missingBody();
+  };
+  const existing = route.preValidation;
+  route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+}
+
+/** A member that is not there is "required", not "expected string, received undefined". */
+const PARSE_OPTIONS = {
+  error: (issue: { code?: string; input?: unknown }) => (issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined),
+};
+
 /**
  * Fastify validator compiler for zod schemas that raises our problems directly (so the error
  * handler needs no guessing) and keeps zod's output (defaults applied).
@@ -86,10 +127,8 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
   const allowEmpty = part === "body" && optionalBodies.has(schema);
   return (data: unknown) => {
     const input = allowEmpty && (data === undefined || data === null) ? {} : data;
-    if (part === "body" && input === undefined) {
-      return { error: new ApiError("validation_failed", "This endpoint needs a JSON request body.", { errors: [{ path: "(root)", message: "is required" }] }) };
-    }
-    const result = schema.safeParse(input);
+    if (part === "body" && input === undefined) return { error: missingBody() };
+    const result = schema.safeParse(input, PARSE_OPTIONS);
     if (result.success) return { value: result.data };
     return { error: validationProblem(part, result.error.issues) };
   };

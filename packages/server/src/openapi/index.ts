@@ -78,6 +78,9 @@ const PROBLEM_DESCRIPTIONS: Record<string, string> = {
   "503": "unavailable, or secret_key_missing (no server key to seal a secret)",
 };
 
+/** Routes whose 201 carries `Location` (the new resource's path). */
+const CREATED_WITH_LOCATION = new Set(["/api/monitors", "/api/webhooks", "/api/channels", "/api/tokens"]);
+
 /**
  * The zod transform, with error responses documented as RFC 9457 problems
  * (`application/problem+json`) instead of the default `application/json`.
@@ -90,6 +93,14 @@ const transform: SwaggerTransform = (input) => {
     if (/\/(screenshot|failure-screenshot)$/.test(out.url) && response["200"] !== undefined) {
       const binary = { schema: { type: "string", format: "binary" } };
       response["200"] = { description: "The image", content: { "image/png": binary, "image/webp": binary } };
+    }
+    // A collection's POST names what it created in Location (see createdLocation).
+    if (response["201"] !== undefined && CREATED_WITH_LOCATION.has(out.url)) {
+      response["201"] = {
+        description: "Created",
+        headers: { Location: { type: "string", description: `The new resource's path (${out.url}/{id})` } },
+        content: { "application/json": { schema: response["201"] } },
+      };
     }
     for (const [status, schema] of Object.entries(response)) {
       if (Number(status) < 400) continue;

@@ -1,4 +1,4 @@
-import { isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
+import { cssSelectorError, isDriftwatchError, type MonitorPatch } from "@driftwatch/core";
 import {
   CheckResultSchema,
   MonitorCreateSchema,
@@ -19,7 +19,7 @@ import { optionalBody } from "../http/validation.js";
 import type { AppDependencies } from "../types.js";
 import { assertSafeUrl, MonitorParams, pageOf, problems, security } from "./common.js";
 import { assertKnownSecrets } from "./browser.js";
-import { mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
+import { isCredentialHeader, MASK, mergeMaskedHeaders, presentDiff, presentMonitor, presentSnapshot } from "./present.js";
 
 const IdempotencyHeaders = z.object({
   "idempotency-key": z.string().optional().describe("Repeating a create with the same key (24 h) returns the first response."),
@@ -93,22 +93,40 @@ const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Control characters other than horizontal tab (CR and LF included) cannot appear in a field value. */
 // eslint-disable-next-line no-control-regex
 const BAD_FIELD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/** A field value is bytes: a character past U+00FF (`€`, an emoji) cannot be sent at all. */
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
 /**
  * Refuses request headers a monitor cannot send: names that are not RFC 9110 tokens, values with
- * CR, LF or other control characters (header injection), and hop-by-hop headers. `422
+ * CR, LF or other control characters (header injection) or with characters past U+00FF (no HTTP
+ * client can send them: every check would fail), hop-by-hop headers, and the mask `***` for a
+ * credential header the monitor does not store (`stored`: the monitor's headers on update). `422
  * validation_failed` names each offending header.
  */
-function assertSendableHeaders(headers: Record<string, string> | undefined): void {
+function assertSendableHeaders(headers: Record<string, string> | undefined, stored: Record<string, string> = {}): void {
   if (headers === undefined) return;
   const errors: { path: string; message: string }[] = [];
+  const storedNames = new Set(Object.keys(stored).map((name) => name.toLowerCase()));
   for (const [name, value] of Object.entries(headers)) {
     const path = `headers.${name}`;
+    // "***" keeps a stored credential; with none stored it would be sent as the credential itself
+    if (value === MASK && isCredentialHeader(name) && !storedNames.has(name.toLowerCase())) {
+      errors.push({ path, message: `is "${MASK}", the masked form of a stored value, but this monitor stores none for it: send the real value` });
+      continue;
+    }
     if (!FIELD_NAME.test(name)) errors.push({ path, message: "is not a valid header name" });
     else if (HOP_BY_HOP.has(name.toLowerCase())) errors.push({ path, message: "is a hop-by-hop header the fetcher manages; it cannot be set" });
     if (BAD_FIELD_VALUE.test(value)) errors.push({ path, message: "must not contain CR, LF or other control characters" });
+    else if (NOT_LATIN1.test(value)) errors.push({ path, message: "must contain only characters up to U+00FF (encode others, e.g. percent-encoded UTF-8)" });
   }
   if (errors.length > 0) throw new ApiError("validation_failed", "Some request headers cannot be sent; see errors.", { errors });
+}
+
+/** A website monitor's selector scopes the page comparison: it must be CSS the diff can use. */
+function assertPageSelector(type: string, selector: string | null | undefined): void {
+  if (type !== "website" || selector === null || selector === undefined) return;
+  const message = cssSelectorError(selector);
+  if (message !== null) throw new ApiError("validation_failed", `The request body is invalid: selector is ${message}.`, { errors: [{ path: "selector", message }] });
 }
 
 export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencies, now: () => Date): void {
@@ -138,6 +156,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       return withIdempotency(store, request, reply, orgId, now(), async () => {
         if (body.browserOptions != null && body.type !== "website") throw browserOptionsRefused(body.type);
         assertSendableHeaders(body.headers);
+        assertPageSelector(body.type, body.selector);
         await assertSafeUrl(deps.urlGuard, body.url);
         await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
         await assertContract(deps, orgId, body.type, body.contract);
@@ -218,6 +237,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (current === null) throw notFound("monitor");
       const body = request.body;
       if (body.browserOptions != null && current.type !== "website") throw browserOptionsRefused(current.type);
+      assertPageSelector(current.type, body.selector);
       if (body.url !== undefined && body.url !== current.url) await assertSafeUrl(deps.urlGuard, body.url);
       await assertKnownSecrets(store, orgId, body.browserOptions?.steps);
       await assertContract(deps, orgId, current.type, body.contract);
@@ -227,7 +247,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: AppDependencie
       if (body.url !== undefined) patch.url = body.url;
       if (body.method !== undefined) patch.method = body.method;
       if (body.headers !== undefined) {
-        assertSendableHeaders(body.headers);
+        assertSendableHeaders(body.headers, current.headers);
         patch.headers = mergeMaskedHeaders(body.headers, current.headers);
       }
       if (body.body !== undefined) patch.body = body.body;

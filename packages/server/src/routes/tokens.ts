@@ -47,7 +47,10 @@ export function registerTokenRoutes(app: FastifyInstance, deps: AppDependencies,
         createdBy,
       });
       await audit(people, request, auth.orgId, actorOf(auth), "token.created", token.id, { name: token.name, scopes: token.scopes });
-      return reply.code(201).send({ ...presentToken(token), token: secret });
+      return reply
+        .code(201)
+        .header("location", `/api/tokens/${encodeURIComponent(token.id)}`)
+        .send({ ...presentToken(token), token: secret });
     },
   );
 

@@ -71,6 +71,7 @@ describe("/api/channels", () => {
     const res = await create({ name: "Ops", url: SLACK_URL, minSeverity: "medium", tags: ["Payments"], groupSeconds: 60 });
     expect(res.statusCode).toBe(201);
     const channel = json(res);
+    expect(res.headers.location).toBe(`/api/channels/${channel.id}`);
     expect(channel).toMatchObject({
       name: "Ops",
       service: "slack",

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { encodeCursor } from "@driftwatch/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiMonitor, createHarness, expectProblem, json, websiteMonitor, type Harness } from "./harness.js";
@@ -46,7 +47,21 @@ describe("request errors (each answers its code and stores nothing)", () => {
       expectProblem(proto, 400, "invalid_json");
       // an empty body labelled JSON is no body: refused where a body is needed, fine where not
       const empty = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, headers: { "content-type": "application/json" }, payload: "" });
-      expectProblem(empty, 422, "validation_failed");
+      const missing = expectProblem(empty, 422, "validation_failed");
+      // says what is wrong (no body), not zod's "expected object, received null"
+      expect(missing.detail).toBe("This endpoint needs a JSON request body.");
+      expect(missing.errors).toEqual([{ path: "(root)", message: "is required" }]);
+      for (const headers of [{ "content-type": "application/json" }, {}]) {
+        const none = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers, payload: "" }), 422, "validation_failed");
+        expect(none.detail).toBe("This endpoint needs a JSON request body.");
+      }
+      // a JSON null is a body, of the wrong type
+      const nullBody = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "content-type": "application/json" }, payload: "null" }),
+        422,
+        "validation_failed",
+      );
+      expect(nullBody.errors[0].message).toMatch(/expected object, received null/);
       const run = await h.request(h.a.admin, { method: "POST", url: "/api/webhooks/worker/run", headers: { "content-type": "application/json" }, payload: "" });
       expect(run.statusCode).toBe(200);
     });
@@ -58,6 +73,23 @@ describe("request errors (each answers its code and stores nothing)", () => {
         const res = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", headers: { "content-type": type }, payload: "url=https://x.example.com" });
         expectProblem(res, 415, "unsupported_media_type");
       }
+      // a compressed body is not read as JSON: 415 with Accept-Encoding, not "malformed JSON"
+      const gzipped = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/monitors",
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        payload: gzipSync(JSON.stringify(apiMonitor)),
+      });
+      const problem = expectProblem(gzipped, 415, "unsupported_media_type");
+      expect(problem.detail).toContain("Content-Encoding");
+      expect(gzipped.headers["accept-encoding"]).toBe("identity");
+      const identity = await h.request(h.a.admin, {
+        method: "POST",
+        url: "/api/webhooks/worker/run",
+        headers: { "content-type": "application/json", "content-encoding": "identity" },
+        payload: "{}",
+      });
+      expect(identity.statusCode).toBe(200);
     });
   });
 
@@ -106,6 +138,28 @@ describe("request errors (each answers its code and stores nothing)", () => {
     });
   });
 
+  it("a missing required field is named as required", async () => {
+    await expectUnchanged(async () => {
+      const monitor = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { name: "no url" } }), 422, "validation_failed");
+      expect(monitor.errors).toEqual([{ path: "url", message: "is required" }]);
+      expect(monitor.detail).toBe("The request body is invalid: url is required.");
+      const token = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/tokens", payload: {} }), 422, "validation_failed");
+      expect(token.errors).toEqual([
+        { path: "name", message: "is required" },
+        { path: "scopes", message: "is required" },
+      ]);
+      // a value that is there but of the wrong type still says so
+      const wrong = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: 42 } }), 422, "validation_failed");
+      expect(wrong.errors).toEqual([{ path: "url", message: "Invalid input: expected string, received number" }]);
+      const rules = expectProblem(
+        await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}/settings`, payload: { policyRules: { rules: [{ action: "ignore", path: "$.a" }, {}] } } }),
+        422,
+        "invalid_policy_rules",
+      );
+      expect(rules.errors.map((e: { path: string }) => e.path)).toContain("policyRules.rules[1]");
+    });
+  });
+
   it("malformed and unknown ids are 404 not_found", async () => {
     for (const url of [
       "/api/monitors/not-an-id",
@@ -131,7 +185,8 @@ describe("request errors (each answers its code and stores nothing)", () => {
       const res = await h.request(h.a.admin, { method: "GET", url: `/api/monitors?${query}` });
       expectProblem(res, 400, "invalid_request");
     }
-    expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?minSeverity=huge` }), 400, "invalid_request");
+    const severity = expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?minSeverity=huge` }), 400, "invalid_request");
+    expect(severity.detail).toMatch(/^The query string is invalid: minSeverity /);
     expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=yesterday` }), 400, "invalid_request");
     expectProblem(
       await h.request(h.a.admin, { method: "GET", url: `/api/monitors/${monitorId}/diffs?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z` }),
@@ -169,7 +224,80 @@ describe("request errors (each answers its code and stores nothing)", () => {
         422,
         "invalid_browser_options",
       );
+      // a value of the wrong type is one entry (its type), not also a length check of the wrong type
+      const wrongTypes = expectProblem(
+        await h.request(h.a.admin, {
+          method: "PATCH",
+          url: `/api/monitors/${monitorId}`,
+          payload: { browserOptions: { waitForSelector: [], userAgent: [], viewport: { width: [], height: 800 } } },
+        }),
+        422,
+        "invalid_browser_options",
+      );
+      expect(wrongTypes.errors).toEqual([
+        { path: "browserOptions.waitForSelector", message: "Invalid input: expected string, received array" },
+        { path: "browserOptions.viewport.width", message: "Invalid input: expected number, received array" },
+        { path: "browserOptions.userAgent", message: "Invalid input: expected string, received array" },
+      ]);
+      const body = expectProblem(
+        await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, name: [], selector: [] } }),
+        422,
+        "validation_failed",
+      );
+      expect(body.errors.map((e: { path: string }) => e.path)).toEqual(["name", "selector"]);
     });
+  });
+
+  it("browserOptions a browser cannot use are 422 invalid_browser_options, not accepted and failing every render", async () => {
+    await expectUnchanged(async () => {
+      for (const [browserOptions, path] of [
+        [{ userAgent: "Bot €" }, "browserOptions.userAgent"],
+        [{ userAgent: "Bot\r\nX-Injected: 1" }, "browserOptions.userAgent"],
+        [{ locale: "not a locale!!" }, "browserOptions.locale"],
+        [{ locale: "en_US" }, "browserOptions.locale"],
+      ] as const) {
+        const created = expectProblem(
+          await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...websiteMonitor, browserOptions } }),
+          422,
+          "invalid_browser_options",
+        );
+        expect(created.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions } }), 422, "invalid_browser_options");
+      }
+    });
+    const ok = await h.request(h.a.admin, {
+      method: "POST",
+      url: "/api/monitors",
+      payload: { ...websiteMonitor, browserOptions: { userAgent: "Mozilla/5.0 (X11; Linux x86_64) Zoë/1.0", locale: "de-DE" } },
+    });
+    expect(ok.statusCode).toBe(201);
+    expect(json(ok).browserOptionsJson).toMatchObject({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) Zoë/1.0", locale: "de-DE" });
+    for (const locale of ["en", "zh-Hant-TW", "pt-BR"]) {
+      expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { browserOptions: { locale } } })).statusCode, locale).toBe(200);
+    }
+  });
+
+  it("a website monitor's selector must be valid CSS (422 validation_failed), as must a rule's selector (422 invalid_policy_rules)", async () => {
+    await expectUnchanged(async () => {
+      for (const selector of ["###", "div[", "p:bogus-pseudo"]) {
+        const created = expectProblem(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...websiteMonitor, selector } }), 422, "validation_failed");
+        expect(created.errors).toEqual([{ path: "selector", message: `not a valid CSS selector: ${JSON.stringify(selector)}` }]);
+        expectProblem(await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector } }), 422, "validation_failed");
+        const rules = expectProblem(
+          await h.request(h.a.admin, {
+            method: "PATCH",
+            url: `/api/monitors/${monitorId}/settings`,
+            payload: { policyRules: { rules: [{ selector: ".ad", action: "ignore" }, { selector, action: "ignore" }] } },
+          }),
+          422,
+          "invalid_policy_rules",
+        );
+        expect(rules.errors.map((e: { path: string }) => e.path)).toEqual(["policyRules.rules[1].selector"]);
+      }
+    });
+    const ok = await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: "main > .price:nth-of-type(2), #a[data-x='1']" } });
+    expect(ok.statusCode).toBe(200);
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: null } })).statusCode).toBe(200);
   });
 
   it("browserOptions on an api monitor is 422 invalid_browser_options", async () => {
@@ -233,6 +361,25 @@ describe("request errors (each answers its code and stores nothing)", () => {
   it("a malformed URL is 400 invalid_request with a request id", async () => {
     const res = await h.request(h.a.admin, { method: "GET", url: "/api/monitors/%E0%A4%A" });
     expectProblem(res, 400, "invalid_request");
+  });
+
+  it("a URL with surrounding whitespace or control characters is 422 validation_failed, not stored as sent", async () => {
+    await expectUnchanged(async () => {
+      for (const url of [" https://x.example.com/", "https://x.example.com/ ", "https://x.exa\nmple.com/", "https://x.example.com/\t", "https://x.example.com/\u0000"]) {
+        for (const [method, path] of [
+          ["POST", "/api/monitors"],
+          ["POST", "/api/webhooks"],
+          ["PATCH", `/api/monitors/${monitorId}`],
+        ] as const) {
+          const res = expectProblem(await h.request(h.a.admin, { method, url: path, payload: { url } }), 422, "validation_failed");
+          expect(res.errors).toEqual([{ path: "url", message: "must not contain control characters or surrounding whitespace" }]);
+        }
+      }
+    });
+    // percent-encoded is fine
+    const encoded = await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { url: "https://x.example.com/a%20b" } });
+    expect(encoded.statusCode).toBe(201);
+    expect(json(encoded).url).toBe("https://x.example.com/a%20b");
   });
 
   it("a host that does not resolve now is accepted (the fetch-time guard checks again); an unusable one is 422", async () => {

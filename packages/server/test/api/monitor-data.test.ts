@@ -100,6 +100,10 @@ describe("diffs and snapshots", () => {
     expect(await ids("minSeverity=medium")).toEqual([seeded[2]!.diffId, seeded[1]!.diffId]);
     expect(await ids(`since=${seeded[1]!.at}&until=${seeded[2]!.at}`)).toEqual([seeded[2]!.diffId, seeded[1]!.diffId]);
     expect(await ids("classification=content_change")).toEqual([]);
+    // every classification a diff can have is a filter (openapi monitors' api_change, contract violations)
+    for (const classification of ["value_change", "visual_change", "api_change", "contract_violation"]) {
+      expect(await ids(`classification=${classification}`), classification).toEqual([]);
+    }
     expect(await ids("classification=schema_change&minSeverity=critical")).toEqual([seeded[2]!.diffId]);
   });
 

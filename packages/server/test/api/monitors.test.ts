@@ -73,6 +73,24 @@ describe("monitors", () => {
     });
     expect(json(patched).headers.Cookie).toBe("***");
     expect((await h.store.getMonitor(h.a.orgId, created.id))!.headers).toEqual({ ...headers, Cookie: "c=d" });
+
+    // "***" stands for a stored value: where there is none (a copied monitor, a new credential
+    // header), it would be sent as the credential itself, so it is refused
+    const copied = expectProblem(
+      await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, headers: created.headers } }),
+      422,
+      "validation_failed",
+    );
+    expect(copied.errors.map((e: { path: string }) => e.path).sort()).toEqual(["headers.Authorization", "headers.Cookie", "headers.X-Api-Key", "headers.X-Session-Token"]);
+    const added = expectProblem(
+      await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${created.id}`, payload: { headers: { ...created.headers, "X-Other-Secret": "***" } } }),
+      422,
+      "validation_failed",
+    );
+    expect(added.errors).toEqual([{ path: "headers.X-Other-Secret", message: expect.stringContaining("stored") }]);
+    expect((await h.store.getMonitor(h.a.orgId, created.id))!.headers).toEqual({ ...headers, Cookie: "c=d" });
+    // a header that is not a credential may hold "***" as it is
+    expect((await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, headers: { "X-Stars": "***" } } })).statusCode).toBe(201);
   });
 
   it("accepts browserOptions for website monitors and returns them as browserOptionsJson (seed 4.2)", async () => {

@@ -72,6 +72,11 @@ describe("GET /api/openapi.json", () => {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
     expect(create.responses["201"]).toBeDefined();
+    for (const path of ["/api/monitors", "/api/webhooks", "/api/channels", "/api/tokens"]) {
+      const created = doc.paths[path].post.responses["201"];
+      expect(created.headers?.Location, path).toMatchObject({ schema: { type: "string" } });
+      expect(created.content["application/json"].schema, path).toBeDefined();
+    }
     expect(create.responses["422"].content["application/problem+json"].schema).toEqual({ $ref: "#/components/schemas/Problem" });
     expect(doc.components.schemas.Problem.properties.code).toBeDefined();
     expect(create.responses["422"].description).toContain("invalid_browser_options");
