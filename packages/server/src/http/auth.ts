@@ -186,29 +186,35 @@ export function createAuthenticator(store: Store, now: () => Date, options: Auth
   return {
     async authenticate(request, at = now().getTime()) {
       const client = addressKey(request.ip);
-      const window = failureWindow(client, at);
-      if (window !== null && window.count >= failureLimit) {
-        window.count++;
-        throw tooMany(window.resetAt, at);
-      }
+      // Only a credential that could be right is a guess: a missing one, or a header that is no
+      // driftwatch token at all, is answered 401 and not counted (a client probing the API without
+      // a token, or a misconfigured one, is no brute force and must not lock its address out).
+      // While an address is over the limit, its guesses are refused before any lookup, valid or not.
+      const limited = (): void => {
+        const window = failureWindow(client, at);
+        if (window !== null && window.count >= failureLimit) {
+          window.count++;
+          throw tooMany(window.resetAt, at);
+        }
+      };
       const header = request.headers.authorization;
       if (header === undefined || header === "") {
         // No bearer token: a browser session, when the request carries its cookie.
         const cookie = request.cookies?.[SESSION_COOKIE];
-        if (cookie !== undefined && cookie !== "") return authenticateSession(request, cookie, client, at);
-        throw await failed(
-          client,
-          at,
-          new ApiError("unauthenticated", "Send an API token (Authorization: Bearer <token>) or sign in.", {
-            headers: { "www-authenticate": 'Bearer realm="driftwatch"' },
-          }),
-        );
+        if (cookie !== undefined && cookie !== "") {
+          limited();
+          return authenticateSession(request, cookie, client, at);
+        }
+        throw new ApiError("unauthenticated", "Send an API token (Authorization: Bearer <token>) or sign in.", {
+          headers: { "www-authenticate": 'Bearer realm="driftwatch"' },
+        });
       }
       const match = BEARER.exec(header);
       const secret = match?.[1];
       if (secret === undefined || !isWellFormedToken(secret)) {
-        throw await failed(client, at, invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...)."));
+        throw invalidToken("The Authorization header must be Bearer followed by a driftwatch token (dw_...).");
       }
+      limited();
       const record = await lookup(hashTokenSecret(secret), at);
       if (record === null) throw await failed(client, at, invalidToken("This token is not known."));
       if (record.revokedAt !== null) throw await failed(client, at, invalidToken("This token has been revoked."));

@@ -64,16 +64,23 @@ describe("rate limits", () => {
   it("failed authentications are limited per client address: 429 with Retry-After, for any token, until the window ends", async () => {
     h.clock.now = new Date("2026-03-01T13:00:00.000Z");
     const bad = `Bearer dw_${"A".repeat(43)}`;
+    // requests without a token, or with a header that is no driftwatch token, are no guesses: they
+    // are answered 401 however many there are, and do not count
+    for (let i = 0; i < AUTH_FAILURE_LIMIT * 2; i++) {
+      const res = await h.app.inject({ method: "GET", url: "/api/webhooks", headers: i % 2 === 0 ? {} : { authorization: "Bearer nope" } });
+      expect(res.statusCode).toBe(401);
+    }
+    expect((await h.request(h.a.admin, { method: "GET", url: "/api/webhooks" })).statusCode).toBe(200);
     for (let i = 0; i < AUTH_FAILURE_LIMIT; i++) {
-      const res = await h.app.inject({ method: "GET", url: "/api/webhooks", headers: { authorization: i % 2 === 0 ? bad : "Bearer nope" } });
+      const res = await h.app.inject({ method: "GET", url: "/api/webhooks", headers: { authorization: bad } });
       expect(res.statusCode).toBe(401);
     }
     const limited = await h.app.inject({ method: "GET", url: "/api/webhooks", headers: { authorization: bad } });
     expectProblem(limited, 429, "rate_limited");
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
-    // missing tokens count too, and while limited even a valid token is refused without a lookup
-    expectProblem(await h.app.inject({ method: "GET", url: "/api/webhooks" }), 429, "rate_limited");
+    // while limited even a valid token is refused without a lookup; a request without one is still 401
     expectProblem(await h.request(h.a.admin, { method: "GET", url: "/api/webhooks" }), 429, "rate_limited");
+    expectProblem(await h.app.inject({ method: "GET", url: "/api/webhooks" }), 401, "unauthenticated");
     // another address is not affected
     const elsewhere = await h.app.inject({ method: "GET", url: "/api/webhooks", remoteAddress: "198.51.100.7", headers: { authorization: `Bearer ${h.a.admin}` } });
     expect(elsewhere.statusCode).toBe(200);

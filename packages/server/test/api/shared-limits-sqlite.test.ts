@@ -71,7 +71,7 @@ describe("two serve processes on one SQLite file", () => {
 
   it("count failed authentications of an address against one limit", async () => {
     const bad = (server: DriftwatchServer) =>
-      server.app.inject({ method: "GET", url: "/api/monitors", headers: { authorization: "Bearer dw_notarealtokennotarealtokennotarealtoken00" }, remoteAddress: "192.0.2.99" });
+      server.app.inject({ method: "GET", url: "/api/monitors", headers: { authorization: "Bearer dw_notarealtokennotarealtokennotarealtoken00ab" }, remoteAddress: "192.0.2.99" });
     // 30 failures in each process: each at half the limit of 60 alone, at the limit together
     for (let i = 0; i < 30; i++) {
       expect((await bad(one)).statusCode).toBe(401);
