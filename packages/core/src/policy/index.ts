@@ -401,7 +401,8 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
 /**
  * Validates policy rules (zod schema plus meaning): every rule has a matcher, `set` comes with a
  * severity and `ignore` without, rule paths parse, `arrayKeys`, `volatile`, `tolerance` and
- * `unordered` name valid paths (no filter expressions). Throws a
+ * `unordered` name valid paths (no filter expressions), rule and `volatile` selectors are valid
+ * CSS. Throws a
  * `DriftwatchError` with code `invalid_policy_rules` whose `details` name each offending rule
  * index and field (`rules[2].path`). Returns the parsed rules, defaults applied.
  */
@@ -446,6 +447,10 @@ export function validatePolicyRules(input: unknown): PolicyRules {
   };
   rules.volatile?.forEach((entry, index) => {
     if (entry.path !== undefined) checkNoisePath(entry.path, `volatile[${index}].path`);
+    if (entry.selector !== undefined) {
+      const message = cssSelectorError(entry.selector);
+      if (message !== null) problems.push({ path: `volatile[${index}].selector`, message });
+    }
   });
   rules.tolerance?.forEach((entry, index) => checkNoisePath(entry.path, `tolerance[${index}].path`));
   rules.unordered?.forEach((path, index) => checkNoisePath(path, `unordered[${index}]`));

@@ -300,6 +300,21 @@ describe("request errors (each answers its code and stores nothing)", () => {
     expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: null } })).statusCode).toBe(200);
   });
 
+  it("a policy's volatile selectors must be valid CSS (422 invalid_policy_rules naming the entry)", async () => {
+    await expectUnchanged(async () => {
+      for (const [policyRules, path] of [
+        [{ volatile: [{ selector: "time" }, { selector: "[[[" }] }, "policyRules.volatile[1].selector"],
+      ] as const) {
+        const problem = expectProblem(
+          await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}/settings`, payload: { policyRules } }),
+          422,
+          "invalid_policy_rules",
+        );
+        expect(problem.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+      }
+    });
+  });
+
   it("browserOptions on an api monitor is 422 invalid_browser_options", async () => {
     const api = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: apiMonitor }));
     await expectUnchanged(async () => {
