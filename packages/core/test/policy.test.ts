@@ -160,6 +160,7 @@ describe("validatePolicyRules", () => {
     [{ rules: [{ selector: ".ad", action: "ignore" }, { selector: "###", action: "ignore" }] }, "rules[1].selector", "not a valid CSS selector"],
     [{ rules: [{ selector: "div[", severity: "high" }] }, "rules[0].selector", "not a valid CSS selector"],
     [{ rules: [], volatile: [{ selector: "time" }, { selector: "[[[" }] }, "volatile[1].selector", "not a valid CSS selector"],
+    [{ rules: [], visual: { mask: [".ad", "div:has("] } }, "visual.mask[1]", "not a valid CSS selector"],
   ])("refuses %j naming %s", (input, where, message) => {
     const error = errorOf(input);
     expect(error.code).toBe("invalid_policy_rules");

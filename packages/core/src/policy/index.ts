@@ -401,8 +401,8 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
 /**
  * Validates policy rules (zod schema plus meaning): every rule has a matcher, `set` comes with a
  * severity and `ignore` without, rule paths parse, `arrayKeys`, `volatile`, `tolerance` and
- * `unordered` name valid paths (no filter expressions), rule and `volatile` selectors are valid
- * CSS. Throws a
+ * `unordered` name valid paths (no filter expressions), rule, `volatile` and `visual.mask`
+ * selectors are valid CSS. Throws a
  * `DriftwatchError` with code `invalid_policy_rules` whose `details` name each offending rule
  * index and field (`rules[2].path`). Returns the parsed rules, defaults applied.
  */
@@ -451,6 +451,10 @@ export function validatePolicyRules(input: unknown): PolicyRules {
       const message = cssSelectorError(entry.selector);
       if (message !== null) problems.push({ path: `volatile[${index}].selector`, message });
     }
+  });
+  rules.visual?.mask?.forEach((selector, index) => {
+    const message = cssSelectorError(selector);
+    if (message !== null) problems.push({ path: `visual.mask[${index}]`, message });
   });
   rules.tolerance?.forEach((entry, index) => checkNoisePath(entry.path, `tolerance[${index}].path`));
   rules.unordered?.forEach((path, index) => checkNoisePath(path, `unordered[${index}]`));

@@ -300,10 +300,11 @@ describe("request errors (each answers its code and stores nothing)", () => {
     expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}`, payload: { selector: null } })).statusCode).toBe(200);
   });
 
-  it("a policy's volatile selectors must be valid CSS (422 invalid_policy_rules naming the entry)", async () => {
+  it("a policy's volatile and visual mask selectors must be valid CSS (422 invalid_policy_rules naming the entry)", async () => {
     await expectUnchanged(async () => {
       for (const [policyRules, path] of [
         [{ volatile: [{ selector: "time" }, { selector: "[[[" }] }, "policyRules.volatile[1].selector"],
+        [{ visual: { minChangedPercent: 1, mask: [".ad", "[[["] } }, "policyRules.visual.mask[1]"],
       ] as const) {
         const problem = expectProblem(
           await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitorId}/settings`, payload: { policyRules } }),
@@ -313,6 +314,12 @@ describe("request errors (each answers its code and stores nothing)", () => {
         expect(problem.errors.map((e: { path: string }) => e.path)).toEqual([path]);
       }
     });
+    const ok = await h.request(h.a.admin, {
+      method: "PATCH",
+      url: `/api/monitors/${monitorId}/settings`,
+      payload: { policyRules: { volatile: [{ selector: "time" }], visual: { mask: [".ad-slot", "#clock", "div.carousel > li:nth-of-type(2)"] } } },
+    });
+    expect(ok.statusCode).toBe(200);
   });
 
   it("browserOptions on an api monitor is 422 invalid_browser_options", async () => {
