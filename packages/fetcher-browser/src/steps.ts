@@ -64,7 +64,8 @@ export async function runSteps(context: RunStepsContext): Promise<void> {
   const until = performance.now() + stepsBudgetMs(steps);
   for (const [index, step] of steps.entries()) {
     const started = performance.now();
-    const timeout = Math.max(100, Math.min(step.timeoutMs ?? DEFAULT_BROWSER_STEP_TIMEOUT_MS, until - performance.now()));
+    // Whole milliseconds: Playwright's timeout message quotes the number as given.
+    const timeout = Math.max(100, Math.min(step.timeoutMs ?? DEFAULT_BROWSER_STEP_TIMEOUT_MS, Math.round(until - performance.now())));
     context.clearNavigationError();
     try {
       await context.guard(runStep(page, step, timeout, context.resolveSecret, secrets));

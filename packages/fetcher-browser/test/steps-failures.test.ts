@@ -43,6 +43,14 @@ describe("browser steps that fail or are refused", () => {
     }
   });
 
+  it("gives each step a whole number of milliseconds: the message names the step's timeout as set", async () => {
+    const error = (await fetchError(
+      fetcher.fetch({ url: `${site.server.url}/login`, browserOptions: options({ waitStrategy: "load", steps: [{ action: "click", selector: "#missing", timeoutMs: 700 }] }) }),
+    )) as FetchError;
+    expect(error.code).toBe("browser_step_failed");
+    expect(error.message).toContain("Timeout 700ms exceeded");
+  });
+
   it("keeps every step behind the SSRF guard: a goto or a link to a private address fails its step", async () => {
     const gotoPrivate = (await fetchError(
       fetcher.fetch({ url: `${site.server.url}/popups`, browserOptions: options({ waitStrategy: "load", steps: [{ action: "goto", url: "http://10.0.0.1/admin" }] }) }),
