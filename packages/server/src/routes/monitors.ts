@@ -49,7 +49,7 @@ async function assertContract(deps: AppDependencies, orgId: string, type: Monito
   const source = await deps.store.getMonitor(orgId, contract.document.monitorId);
   if (source === null || source.type !== "openapi") {
     throw new ApiError("validation_failed", "contract.document.monitorId must name an openapi monitor of this organization.", {
-      errors: [{ path: "contract.document.monitorId", message: source === null ? "no such monitor" : `is an ${source.type} monitor, not an openapi monitor` }],
+      errors: [{ path: "contract.document.monitorId", message: source === null ? "no such monitor" : `is ${source.type === "api" ? "an" : "a"} ${source.type} monitor, not an openapi monitor` }],
     });
   }
 }

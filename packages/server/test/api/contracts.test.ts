@@ -41,7 +41,14 @@ describe("openapi monitors and contracts", () => {
       422,
       "validation_failed",
     );
-    expect(JSON.stringify(notSpec.errors)).toMatch(/not an openapi monitor/);
+    expect(notSpec.errors).toEqual([{ path: "contract.document.monitorId", message: "is an api monitor, not an openapi monitor" }]);
+    const site = json(await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: websiteMonitor }));
+    const notSpecSite = expectProblem(
+      await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, contract: { document: { monitorId: site.id }, operation: "x" } } }),
+      422,
+      "validation_failed",
+    );
+    expect(notSpecSite.errors).toEqual([{ path: "contract.document.monitorId", message: "is a website monitor, not an openapi monitor" }]);
     expectProblem(
       await h.request(h.a.admin, { method: "POST", url: "/api/monitors", payload: { ...apiMonitor, contract: { document: { monitorId: "mon_nope" }, operation: "x" } } }),
       422,
