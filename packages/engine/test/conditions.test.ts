@@ -98,6 +98,41 @@ describe("tracked values and alert conditions in the check pipeline (SQLite, loo
     expect(payloads[0]!.data.alert).toEqual({ matched: true, results: [expect.objectContaining({ index: 0, matched: true }), expect.objectContaining({ index: 1, matched: true })] });
   });
 
+  it("with conditions, channels follow the webhooks: the policy's notify.minSeverity does not hold back a matched alert", async () => {
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/gated` });
+    await setup.store.updateSettings(setup.orgId, monitor.id, {
+      policyRulesJson: { rules: [], notify: { minSeverity: "high" } },
+      track: [{ name: "status", path: "$.status" }],
+      alert: { when: "all", conditions: [{ value: "status", op: "eq", to: "down" }] },
+      updatedAt: clock.now().toISOString(),
+    });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/gated", monitorIds: [monitor.id] });
+    const channel = await setup.store.createChannel(setup.orgId, {
+      name: "ops",
+      service: "slack",
+      urlSealed: "sealed",
+      urlMasked: "slack://***/***/***",
+      minSeverity: "info",
+      tags: [],
+      events: ["diff.detected"],
+      groupSeconds: 0,
+      quietHours: null,
+      template: null,
+      paused: false,
+    });
+    const checks = service();
+    setup.target.setJson({ status: "up" });
+    let outcome = await checks.runCheck(monitor, { requestId: "req_g1" });
+    clock.advance(60_000);
+    // an info change the conditions match: the webhook and the channel both hear of it
+    setup.target.setJson({ status: "down" });
+    outcome = await checks.runCheck(outcome.monitor, { requestId: "req_g2" });
+    expect(outcome.diff).toMatchObject({ topSeverity: "info", alert: { matched: true } });
+    expect(await pendingPayloads(hook.id)).toHaveLength(1);
+    const messages = (await setup.store.listChannelDeliveries(setup.orgId, channel.id, { limit: 10 })).data;
+    expect(messages.map((m) => m.diffId)).toEqual([outcome.diff!.id]);
+  });
+
   it("a condition that becomes true while the content stays the same (forChecks) alerts once, with an alert-only diff", async () => {
     const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/status` });
     await configure(monitor.id, [{ name: "status", path: "$.status" }], { when: "all", conditions: [{ value: "status", op: "ne", to: "operational", forChecks: 3 }] });

@@ -233,7 +233,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const monitor = await store.getMonitor(auth.orgId, request.params.id);
       if (monitor === null) throw notFound("monitor");
       const settings = await store.getSettings(auth.orgId, monitor.id);
-      const policyMinSeverity = settings?.policyRulesJson?.notify?.minSeverity;
+      // a monitor with alert conditions notifies by them alone: the policy's notify.minSeverity does not apply
+      const policyMinSeverity = settings?.alert != null ? undefined : settings?.policyRulesJson?.notify?.minSeverity;
       const data: MonitorChannels["data"] = [];
       let cursor: string | null = null;
       // the channels the engine routes to: the first MAX_CHANNELS

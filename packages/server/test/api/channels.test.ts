@@ -244,6 +244,12 @@ describe("/api/channels", () => {
     expect(second.policyMinSeverity).toBe("high");
     expect(byId(second, all.id)).toMatchObject({ minSeverity: "high" });
     expect(byId(second, tagged.id)).toMatchObject({ minSeverity: "critical" });
+    // with alert conditions, the conditions alone decide: the policy's notify.minSeverity no longer applies
+    const conditions = { track: [{ name: "price", path: "$.price" }], alert: { conditions: [{ value: "price", op: "lt", to: 5 }] } };
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitor.id}/settings`, payload: conditions })).statusCode).toBe(200);
+    const third = json(await h.request(h.a.admin, { method: "GET", url }));
+    expect(third.policyMinSeverity).toBeNull();
+    expect(byId(third, all.id)).toMatchObject({ minSeverity: "low" });
     // another organization's monitor is not found; a caller needs webhooks:read and monitors:read
     expectProblem(await h.request(h.b.admin, { method: "GET", url }), 404, "not_found");
     expectProblem(await h.request((await h.a.token(["webhooks:read"])).secret, { method: "GET", url }), 403, "insufficient_scope");
