@@ -167,6 +167,18 @@ describe("/api/channels", () => {
     expect(audit.data.find((e) => e.action === "channel.updated")?.data).toMatchObject({ changed: ["url"] });
     expect(JSON.stringify(audit.data)).not.toContain("an0therS3cretValue");
 
+    // the channel as read, sent back (a GET, an edit, a PATCH): the masked URL keeps the stored one
+    const roundTrip = await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${made.id}`, payload: { ...moved, id: undefined, service: undefined, status: undefined, statusReason: undefined, createdAt: undefined, updatedAt: undefined, name: "round trip" } });
+    expect(roundTrip.statusCode).toBe(200);
+    expect(json(roundTrip)).toMatchObject({ name: "round trip", url: "slack://***/***/***" });
+    expect(box.open((await h.store.getChannel(h.a.orgId, made.id))!.urlSealed, channelSecretContext(made.id))).toBe(other);
+    // any other URL with a masked part is refused, saying so (on create too)
+    for (const [method, url] of [["PATCH", `/api/channels/${made.id}`], ["POST", "/api/channels"]] as const) {
+      const refused = await h.request(h.a.admin, { method, url, payload: { name: "masked", url: "slack://***/B0OTHER/an0therS3cretValue" } });
+      expectProblem(refused, 422, "invalid_channel_url");
+      expect(json(refused).errors).toEqual([{ path: "url", message: expect.stringContaining("masked") }]);
+    }
+
     expect((await h.request(h.a.admin, { method: "DELETE", url: `/api/channels/${made.id}` })).statusCode).toBe(204);
     expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/channels/${made.id}` }), 404, "not_found");
   });
