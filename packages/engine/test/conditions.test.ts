@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DiffDetectedEventSchema, type Alert, type TrackedValueSpec } from "@driftwatch/schema";
+import type { NewChannel } from "@driftwatch/core";
 import { describe, expect, it } from "vitest";
 import { createCheckService } from "../src/index.js";
 import { createMonitor, createWebhook, manualClock, useCheckSetup } from "./fixtures.js";
@@ -12,6 +13,21 @@ function shop(price: string, availability: "InStock" | "OutOfStock", tick = 0): 
      "offers":{"@type":"Offer","price":"${price}","priceCurrency":"EUR","availability":"https://schema.org/${availability}"}}
   </script></head><body><h1>Kettle</h1><p class="price">${price.replace(".", ",")} €</p><p id="tick">Seen ${tick} times</p></body></html>`;
 }
+
+/** A channel that takes every change of the organization. */
+const opsChannel = {
+  name: "ops",
+  service: "slack",
+  urlSealed: "sealed",
+  urlMasked: "slack://***/***/***",
+  minSeverity: "info",
+  tags: [],
+  events: ["diff.detected"],
+  groupSeconds: 0,
+  quietHours: null,
+  template: null,
+  paused: false,
+} satisfies NewChannel;
 
 describe("tracked values and alert conditions in the check pipeline (SQLite, loopback target)", () => {
   const clock = manualClock();
@@ -98,10 +114,36 @@ describe("tracked values and alert conditions in the check pipeline (SQLite, loo
     expect(payloads[0]!.data.alert).toEqual({ matched: true, results: [expect.objectContaining({ index: 0, matched: true }), expect.objectContaining({ index: 1, matched: true })] });
   });
 
+  it("with conditions, channels follow the webhooks: the policy's notify.minSeverity does not hold back a matched alert", async () => {
+    const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/gated` });
+    await setup.store.updateSettings(setup.orgId, monitor.id, {
+      policyRulesJson: { rules: [], notify: { minSeverity: "high" } },
+      track: [{ name: "status", path: "$.status" }],
+      alert: { when: "all", conditions: [{ value: "status", op: "eq", to: "down" }] },
+      updatedAt: clock.now().toISOString(),
+    });
+    const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/gated", monitorIds: [monitor.id] });
+    const channel = await setup.store.createChannel(setup.orgId, opsChannel);
+    const checks = service();
+    setup.target.setJson({ status: "up" });
+    let outcome = await checks.runCheck(monitor, { requestId: "req_g1" });
+    clock.advance(60_000);
+    // an info change the conditions match: the webhook and the channel both hear of it
+    setup.target.setJson({ status: "down" });
+    outcome = await checks.runCheck(outcome.monitor, { requestId: "req_g2" });
+    expect(outcome.diff).toMatchObject({ topSeverity: "info", alert: { matched: true } });
+    expect(await pendingPayloads(hook.id)).toHaveLength(1);
+    const messages = (await setup.store.listChannelDeliveries(setup.orgId, channel.id, { limit: 10 })).data;
+    expect(messages.map((m) => m.diffId)).toEqual([outcome.diff!.id]);
+    // the message carries the conditions' results, so the channel can say why it alerts
+    expect(JSON.parse(messages[0]!.payload).diff.alert).toEqual({ matched: true, results: [{ index: 0, matched: true, reason: 'status is "down", equal to "down"' }] });
+  });
+
   it("a condition that becomes true while the content stays the same (forChecks) alerts once, with an alert-only diff", async () => {
     const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/status` });
     await configure(monitor.id, [{ name: "status", path: "$.status" }], { when: "all", conditions: [{ value: "status", op: "ne", to: "operational", forChecks: 3 }] });
     const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/status", monitorIds: [monitor.id] });
+    const channel = await setup.store.createChannel(setup.orgId, opsChannel);
     const checks = service();
     setup.target.setJson({ status: "operational" });
     let outcome = await checks.runCheck(monitor, { requestId: "req_a" });
@@ -126,6 +168,8 @@ describe("tracked values and alert conditions in the check pipeline (SQLite, loo
     expect(outcome.deliveries).toBe(1);
     const [payload] = await pendingPayloads(hook.id);
     expect(payload!.data).toMatchObject({ alertOnly: true, changes: [], alert: { matched: true } });
+    const [message] = (await setup.store.listChannelDeliveries(setup.orgId, channel.id, { limit: 10 })).data;
+    expect(JSON.parse(message!.payload).diff).toMatchObject({ alertOnly: true, changes: [], alert: { matched: true } });
     // still degraded: it held already, nothing more is sent
     clock.advance(60_000);
     outcome = await checks.runCheck(outcome.monitor, { requestId: "req_e" });

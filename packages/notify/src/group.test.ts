@@ -35,6 +35,18 @@ describe("grouped messages", () => {
     expect(groupDiffNotifications([diff("dif_1", orders, "info", "value_change", ["$.a"]), diff("dif_22", orders, "info", "value_change", ["$.b"])]).monitor).toEqual(orders);
   });
 
+  it("keeps the reasons of the alerts it groups, each under its monitor", () => {
+    const alerted = (id: string, monitor: { id: string; name: string }, reason: string, alertOnly: boolean): DiffNotification => {
+      const base = diff(id, monitor, "info", "value_change", alertOnly ? [] : ["$.price"]);
+      return { ...base, diff: { ...base.diff, ...(alertOnly ? { alertOnly: true, topSeverity: "medium" as const } : {}), alert: { matched: true, results: [{ index: 0, matched: true, reason }] } } };
+    };
+    const grouped = groupDiffNotifications([alerted("dif_1", stock, 'status is "degraded"', true), alerted("dif_22", prices, "price is 179 EUR, below 200", false), diff("dif_333", orders, "info", "value_change", ["$.a"])]);
+    expect(buildMessage(grouped).summary).toBe('2 changes (2 info); conditions met: Stock: status is "degraded"; Prices: price is 179 EUR, below 200');
+    // alert-only diffs alone are an alert
+    const only = groupDiffNotifications([alerted("dif_1", stock, "a holds", true), alerted("dif_22", stock, "b holds", true)]);
+    expect(buildMessage(only)).toMatchObject({ title: "[MEDIUM] Stock: alert", summary: "conditions met: a holds; b holds" });
+  });
+
   it("validates payloads, keeps health events apart and sends in turn until one is not delivered", async () => {
     const health = { event: "monitor.failing", id: "h1", occurredAt: "2026-01-13T12:00:00.000Z", monitor: orders, consecutiveFailures: 3 };
     const list = groupNotifications([diff("dif_1", orders, "info", "value_change", ["$.a"]), health, diff("dif_22", prices, "info", "value_change", ["$.b"])]);

@@ -31,6 +31,16 @@ export function groupDiffNotifications(list: readonly DiffNotification[]): DiffN
   const id = `grp_${createHash("sha256").update(list.map((n) => n.id).join("\n")).digest("hex").slice(0, 24)}`;
   const newest = list.reduce((a, b) => (a.occurredAt >= b.occurredAt ? a : b));
   const summary = `${total} change${total === 1 ? "" : "s"} on ${monitors.size} monitor${monitors.size === 1 ? "" : "s"}`;
+  // the reasons of the alerts in the group (each under its monitor when there are several)
+  const held = list
+    .flatMap((n) =>
+      n.diff.alert?.matched === true
+        ? n.diff.alert.results.filter((r) => r.matched).map((r) => ({ ...r, reason: several ? `${n.monitor.name || n.monitor.id}: ${r.reason}` : r.reason }))
+        : [],
+    )
+    .slice(0, GROUP_MAX_CHANGES);
+  const alert = held.length === 0 ? {} : { alert: { matched: true, results: held } };
+  const alertOnly = list.every((n) => n.diff.alertOnly === true) ? { alertOnly: true } : {};
   return {
     event: "diff.detected",
     id,
@@ -42,6 +52,8 @@ export function groupDiffNotifications(list: readonly DiffNotification[]): DiffN
       topSeverity: maxSeverity(list.map((n) => n.diff.topSeverity)) ?? first.diff.topSeverity,
       changes,
       totalChanges: total,
+      ...alert,
+      ...alertOnly,
     },
   };
 }

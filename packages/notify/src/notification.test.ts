@@ -32,6 +32,32 @@ describe("the message model", () => {
     expect(model.link).toBeUndefined();
   });
 
+  it("says which alert conditions held: an alert-only diff (no change) is titled an alert and its summary gives the reasons", () => {
+    const alertOnly = parseNotification({
+      ...base,
+      diff: {
+        ...base.diff,
+        changes: [],
+        alertOnly: true,
+        alert: {
+          matched: true,
+          results: [
+            { index: 0, matched: true, reason: 'status is "degraded", not equal to "operational"; held 3 consecutive checks (3 needed)' },
+            { index: 1, matched: false, reason: "price is missing" },
+          ],
+        },
+      },
+    });
+    const model = buildMessage(alertOnly);
+    expect(model.title).toBe("[MEDIUM] Shop Bcc: x: alert");
+    expect(model.summary).toBe('conditions met: status is "degraded", not equal to "operational"; held 3 consecutive checks (3 needed)');
+    expect(model.changes).toEqual([]);
+    // a diff with changes that matched keeps its counts and adds the reasons
+    const matched = buildMessage({ ...base, diff: { ...base.diff, alert: { matched: true, results: [{ index: 0, matched: true, reason: "price is 179 EUR,\r\nbelow 200" }] } } });
+    expect(matched.title).toBe("[MEDIUM] Shop Bcc: x: value change");
+    expect(matched.summary).toBe("15 changes (1 medium, 14 info); conditions met: price is 179 EUR, below 200");
+  });
+
   it("rejects a malformed notification with the paths at fault", () => {
     expect(() => parseNotification({ ...base, diff: { ...base.diff, topSeverity: "urgent" } })).toThrow(expect.objectContaining({ code: "invalid_notification", details: [expect.objectContaining({ path: "diff.topSeverity" })] }));
   });

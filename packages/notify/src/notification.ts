@@ -22,6 +22,24 @@ const ChangeSchema = z.object({
   after: z.unknown().optional(),
 });
 
+const AlertSchema = z.object({
+  matched: z.boolean(),
+  results: z.array(z.object({ index: z.number().int().nonnegative(), matched: z.boolean(), reason: z.string().max(100_000) })).max(100),
+});
+
+/** Reasons of the conditions that held, listed at most. */
+const MAX_ALERT_REASONS = 5;
+
+/** `conditions met: a; b` from a matched alert, or undefined. Reasons are plain text, cut. */
+function alertSummary(alert: { matched: boolean; results: Array<{ matched: boolean; reason: string }> } | undefined): string | undefined {
+  if (alert === undefined || !alert.matched) return undefined;
+  const held = alert.results.filter((result) => result.matched);
+  if (held.length === 0) return undefined;
+  const reasons = held.slice(0, MAX_ALERT_REASONS).map((result) => truncate(oneLine(result.reason), 200));
+  const more = held.length - reasons.length;
+  return `conditions met: ${reasons.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+}
+
 /** A recorded diff to announce. `changes` may be the first ones only; `totalChanges` counts all. */
 export const DiffNotificationSchema = z.object({
   event: z.literal("diff.detected"),
@@ -38,6 +56,10 @@ export const DiffNotificationSchema = z.object({
     totalChanges: z.number().int().nonnegative().optional(),
     schemaChanges: z.number().int().nonnegative().optional(),
     valueChanges: z.number().int().nonnegative().optional(),
+    /** The monitor's alert conditions on this check (docs/conditions.md): what held, and why. */
+    alert: AlertSchema.optional(),
+    /** A diff recorded only to deliver an alert: no change to list. */
+    alertOnly: z.boolean().optional(),
   }),
 });
 
@@ -179,14 +201,18 @@ export function buildMessage(notification: Notification, options: MessageOptions
     .sort((a, b) => compareSeverity(b[0], a[0]))
     .map(([severity, n]) => `${n} ${severity}`)
     .join(", ");
-  const label = LABELS[diff.classification] ?? diff.classification;
+  // an alert-only diff has no change to count: it is an alert, and the conditions say why
+  const alertOnly = diff.alertOnly === true && total === 0;
+  const label = alertOnly ? "alert" : (LABELS[diff.classification] ?? diff.classification);
+  const counted = `${total} change${total === 1 ? "" : "s"}${bySeverity === "" ? "" : ` (${bySeverity}${total > diff.changes.length ? ", ..." : ""})`}`;
+  const conditions = alertSummary(diff.alert);
   return {
     ...base,
     title: `[${diff.topSeverity.toUpperCase()}] ${monitorName}: ${label}`,
     severity: diff.topSeverity,
     classification: diff.classification,
     classificationLabel: label,
-    summary: `${total} change${total === 1 ? "" : "s"}${bySeverity === "" ? "" : ` (${bySeverity}${total > diff.changes.length ? ", ..." : ""})`}`,
+    summary: conditions === undefined ? counted : alertOnly ? conditions : `${counted}; ${conditions}`,
     changes: listed,
     more: total - listed.length,
     totalChanges: total,

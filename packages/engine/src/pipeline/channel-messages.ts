@@ -67,12 +67,15 @@ export function notificationOf(notice: ChannelNotice, at: Date): { event: Channe
     // website diffs (content or visual changes) have no schema/value counts
     const counts = "schemaChanges" in diff ? { schemaChanges: diff.schemaChanges, valueChanges: diff.valueChanges } : {};
     const total = "schemaChanges" in diff ? Math.max(diff.changes.length, diff.schemaChanges + diff.valueChanges) : diff.changes.length;
+    // a monitor with conditions: what held and why, so the message can say why it alerts
+    const alert = diff.alert === undefined ? {} : { alert: { matched: diff.alert.matched, results: diff.alert.results.map((r) => ({ index: r.index, matched: r.matched, reason: r.reason.slice(0, MAX_VALUE_CHARS) })) } };
+    const alertOnly = diff.alertOnly === true ? { alertOnly: true } : {};
     const payload = {
       event: "diff.detected",
       id: diff.id,
       occurredAt: at.toISOString(),
       monitor: monitorOf(notice.monitor),
-      diff: { id: diff.id, snapshotId: notice.snapshotId, classification: diff.classification, topSeverity: diff.topSeverity, changes, totalChanges: total, ...counts },
+      diff: { id: diff.id, snapshotId: notice.snapshotId, classification: diff.classification, topSeverity: diff.topSeverity, changes, totalChanges: total, ...counts, ...alert, ...alertOnly },
     };
     return { event: "diff.detected", dedupKey: `diff:${diff.id}`, payload: JSON.stringify(payload), severity: diff.topSeverity, diffId: diff.id };
   }

@@ -948,7 +948,9 @@ export function createCheckService(options: CheckServiceOptions): EngineCheckSer
       ...(judged !== null ? { tracked: judged.tracked } : {}),
     };
     // Notification channels (issue 27): the diff where webhooks hear of it, and a recovery, in the same write.
-    const diffMessages = diff && notify ? await channelMessagesFor(store, { kind: "diff", monitor, diff, snapshotId: snapshot.id, policyMinSeverity: minSeverity }, at) : [];
+    // With conditions, they alone decide (as for webhooks): the policy's notify.minSeverity does not apply.
+    const policyMinSeverity = evaluation !== null ? undefined : minSeverity;
+    const diffMessages = diff && notify ? await channelMessagesFor(store, { kind: "diff", monitor, diff, snapshotId: snapshot.id, policyMinSeverity }, at) : [];
     Object.assign(input, withMessages([...diffMessages, ...(await recoveredMessages(monitor, at))]));
     const recorded = await store.recordCheck(monitor.orgId, input);
     if (response.screenshot !== undefined && recorded.snapshot !== null) {

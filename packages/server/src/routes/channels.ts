@@ -78,6 +78,11 @@ export function presentChannelDelivery(d: ChannelDeliveryRecord): ChannelDeliver
 
 /** Parses a channel URL: `422 invalid_channel_url` naming the problem (never the secret). */
 function parseChannelUrl(notifier: Notifier, url: string): { service: string; masked: string } {
+  // a URL as the API shows it: its secrets are gone, so it can only be a mistake
+  if (url.includes("***")) {
+    const message = "the URL holds a masked secret (***): send the whole URL, or leave url out to keep the stored one";
+    throw new ApiError("invalid_channel_url", `The channel URL is refused: ${message}`, { errors: [{ path: "url", message }] });
+  }
   try {
     const config = notifier.parse(url);
     return { service: config.service, masked: notifier.maskUrl(url.trim()) };
@@ -233,7 +238,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const monitor = await store.getMonitor(auth.orgId, request.params.id);
       if (monitor === null) throw notFound("monitor");
       const settings = await store.getSettings(auth.orgId, monitor.id);
-      const policyMinSeverity = settings?.policyRulesJson?.notify?.minSeverity;
+      // a monitor with alert conditions notifies by them alone: the policy's notify.minSeverity does not apply
+      const policyMinSeverity = settings?.alert != null ? undefined : settings?.policyRulesJson?.notify?.minSeverity;
       const data: MonitorChannels["data"] = [];
       let cursor: string | null = null;
       // the channels the engine routes to: the first MAX_CHANNELS
@@ -282,7 +288,9 @@ export function registerChannelRoutes(app: FastifyInstance, deps: AppDependencie
       const { orgId } = authOf(request);
       const current = await store.getChannel(orgId, request.params.id);
       if (current === null) throw notFound("channel");
-      const body = request.body;
+      // the channel as read, sent back with its masked URL: the stored URL stays
+      const sentBack = request.body.url !== undefined && current.urlMasked.includes("***") && request.body.url.trim() === current.urlMasked;
+      const body = sentBack ? { ...request.body, url: undefined } : request.body;
       const patch: ChannelPatch = { updatedAt: now().toISOString() };
       if (body.url !== undefined) {
         const parsed = parseChannelUrl(notifier, body.url);

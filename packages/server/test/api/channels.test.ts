@@ -167,6 +167,18 @@ describe("/api/channels", () => {
     expect(audit.data.find((e) => e.action === "channel.updated")?.data).toMatchObject({ changed: ["url"] });
     expect(JSON.stringify(audit.data)).not.toContain("an0therS3cretValue");
 
+    // the channel as read, sent back (a GET, an edit, a PATCH): the masked URL keeps the stored one
+    const roundTrip = await h.request(h.a.admin, { method: "PATCH", url: `/api/channels/${made.id}`, payload: { ...moved, id: undefined, service: undefined, status: undefined, statusReason: undefined, createdAt: undefined, updatedAt: undefined, name: "round trip" } });
+    expect(roundTrip.statusCode).toBe(200);
+    expect(json(roundTrip)).toMatchObject({ name: "round trip", url: "slack://***/***/***" });
+    expect(box.open((await h.store.getChannel(h.a.orgId, made.id))!.urlSealed, channelSecretContext(made.id))).toBe(other);
+    // any other URL with a masked part is refused, saying so (on create too)
+    for (const [method, url] of [["PATCH", `/api/channels/${made.id}`], ["POST", "/api/channels"]] as const) {
+      const refused = await h.request(h.a.admin, { method, url, payload: { name: "masked", url: "slack://***/B0OTHER/an0therS3cretValue" } });
+      expectProblem(refused, 422, "invalid_channel_url");
+      expect(json(refused).errors).toEqual([{ path: "url", message: expect.stringContaining("masked") }]);
+    }
+
     expect((await h.request(h.a.admin, { method: "DELETE", url: `/api/channels/${made.id}` })).statusCode).toBe(204);
     expectProblem(await h.request(h.a.admin, { method: "GET", url: `/api/channels/${made.id}` }), 404, "not_found");
   });
@@ -244,6 +256,12 @@ describe("/api/channels", () => {
     expect(second.policyMinSeverity).toBe("high");
     expect(byId(second, all.id)).toMatchObject({ minSeverity: "high" });
     expect(byId(second, tagged.id)).toMatchObject({ minSeverity: "critical" });
+    // with alert conditions, the conditions alone decide: the policy's notify.minSeverity no longer applies
+    const conditions = { track: [{ name: "price", path: "$.price" }], alert: { conditions: [{ value: "price", op: "lt", to: 5 }] } };
+    expect((await h.request(h.a.admin, { method: "PATCH", url: `/api/monitors/${monitor.id}/settings`, payload: conditions })).statusCode).toBe(200);
+    const third = json(await h.request(h.a.admin, { method: "GET", url }));
+    expect(third.policyMinSeverity).toBeNull();
+    expect(byId(third, all.id)).toMatchObject({ minSeverity: "low" });
     // another organization's monitor is not found; a caller needs webhooks:read and monitors:read
     expectProblem(await h.request(h.b.admin, { method: "GET", url }), 404, "not_found");
     expectProblem(await h.request((await h.a.token(["webhooks:read"])).secret, { method: "GET", url }), 403, "insufficient_scope");
