@@ -88,22 +88,30 @@ describe.each(SERVICES)("$name", (spec) => {
 });
 
 describe("monitor health events", () => {
-  it("PagerDuty triggers on failing and resolves on recovery with the monitor's dedup key", async () => {
+  it("PagerDuty triggers on failing and resolves on recovery with the monitor's health key, apart from its changes' incident", async () => {
     const spec = SERVICES.find((s) => s.name === "pagerduty") as ServiceSpec;
     const { notifier, sends, url } = await setup(spec);
+    expect(await notifier.send(url, diffNotification())).toMatchObject({ outcome: "delivered" });
     expect(await notifier.send(url, failingNotification())).toMatchObject({ outcome: "delivered" });
     expect(await notifier.send(url, recoveredNotification())).toMatchObject({ outcome: "delivered" });
-    const [trigger, resolve] = sends();
-    expect(trigger?.json).toMatchObject({ event_action: "trigger", dedup_key: "driftwatch:mon_orders", payload: { severity: "error" } });
-    expect(resolve?.json).toEqual({ routing_key: expect.any(String), event_action: "resolve", dedup_key: "driftwatch:mon_orders" });
+    const [change, trigger, resolve] = sends();
+    expect(change?.json).toMatchObject({ event_action: "trigger", dedup_key: "driftwatch:mon_orders" });
+    expect(trigger?.json).toMatchObject({ event_action: "trigger", dedup_key: "driftwatch:mon_orders:health", payload: { severity: "error" } });
+    // a recovery resolves the health incident only: the change's incident stays open for someone to look at
+    expect(resolve?.json).toEqual({ routing_key: expect.any(String), event_action: "resolve", dedup_key: "driftwatch:mon_orders:health" });
     await notifier.close();
   });
 
-  it("Opsgenie closes the monitor's alert on recovery", async () => {
+  it("Opsgenie closes the monitor's health alert on recovery, not its changes' alert", async () => {
     const spec = SERVICES.find((s) => s.name === "opsgenie") as ServiceSpec;
     const { notifier, sends, url } = await setup(spec);
+    expect(await notifier.send(url, diffNotification())).toMatchObject({ outcome: "delivered" });
+    expect(await notifier.send(url, failingNotification())).toMatchObject({ outcome: "delivered" });
     expect(await notifier.send(url, recoveredNotification())).toMatchObject({ outcome: "delivered" });
-    expect(sends()[0]?.path).toBe("/v2/alerts/driftwatch-mon_orders/close");
+    const [change, failing, close] = sends();
+    expect(change?.json).toMatchObject({ alias: "driftwatch-mon_orders" });
+    expect(failing?.json).toMatchObject({ alias: "driftwatch-mon_orders-health" });
+    expect(close?.path).toBe("/v2/alerts/driftwatch-mon_orders-health/close");
     await notifier.close();
   });
 

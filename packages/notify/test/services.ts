@@ -457,7 +457,7 @@ export const SERVICES: ServiceSpec[] = [
     env: (f) => ({ DRIFTWATCH_OPSGENIE_API_URL: f.url }),
     route: (r) => {
       if (r.headers.authorization !== `GenieKey ${OG_KEY}`) return { status: 401, body: { message: "Could not authenticate", took: 0, requestId: "r" } };
-      if (r.path === "/v2/alerts/driftwatch-mon_orders/close" && r.query.get("identifierType") === "alias") return { status: 202, body: { result: "Request will be processed", took: 0.1, requestId: "r" } };
+      if (r.path === "/v2/alerts/driftwatch-mon_orders-health/close" && r.query.get("identifierType") === "alias") return { status: 202, body: { result: "Request will be processed", took: 0.1, requestId: "r" } };
       return r.path === "/v2/alerts" ? checked(OpsgenieAlertSchema, r, { status: 202, body: { result: "Request will be processed", took: 0.1, requestId: "r" } }, (p) => ({ status: 422, body: { message: p, took: 0, requestId: "r" } })) : { status: 404, body: {} };
     },
     check: (sends) => expectEqual([sends[0]?.json.alias, sends[0]?.json.priority, sends[0]?.json.responders], ["driftwatch-mon_orders", "P1", [{ type: "team", name: "ops" }]]),

@@ -59,7 +59,9 @@ export const opsgenieChannel = defineChannel<OpsgenieOptions, OpsgeniePayload>({
     };
   },
   format(message, options, context) {
-    const alias = truncate(`driftwatch-${message.monitorId}`, OPSGENIE_LIMITS.alias);
+    // (its changes and its health are two alerts: a recovery closes the health alert only)
+    const health = message.event === "monitor.failing" || message.event === "monitor.recovered";
+    const alias = truncate(`driftwatch-${message.monitorId}${health ? "-health" : ""}`, OPSGENIE_LIMITS.alias);
     if (message.event === "monitor.recovered") {
       return { url: `${ENDPOINTS[options.region]}/${encodeURIComponent(alias)}/close?identifierType=alias`, body: { source: "driftwatch", note: truncate(oneLine(message.summary), 25_000) } };
     }

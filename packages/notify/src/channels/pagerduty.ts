@@ -6,9 +6,11 @@ import { parseAppriseUrl } from "../url.js";
 import { jsonRequest, sendAndClassify } from "./shared.js";
 
 // PagerDuty Events API v2 (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/):
-// POST /v2/enqueue; a change or a failing monitor triggers, a recovered monitor resolves. The
-// dedup key is per monitor, so every change of a monitor lands on one open incident until it
-// recovers. summary is at most 1024 characters; the whole event at most 512 KB.
+// POST /v2/enqueue; a change or a failing monitor triggers, a recovered monitor resolves. Two
+// dedup keys per monitor: its changes (`driftwatch:<monitorId>`) land on one open incident until
+// someone resolves it, and its health (`driftwatch:<monitorId>:health`) on another, which a
+// recovery resolves; a recovery never closes the incident of a change nobody looked at yet.
+// summary is at most 1024 characters; the whole event at most 512 KB.
 
 export interface PagerDutyOptions {
   integrationKey: string;
@@ -57,7 +59,8 @@ export const pagerDutyChannel = defineChannel<PagerDutyOptions, PagerDutyPayload
     };
   },
   format(message, options, context, notification) {
-    const dedupKey = `driftwatch:${message.monitorId}`;
+    const health = message.event === "monitor.failing" || message.event === "monitor.recovered";
+    const dedupKey = `driftwatch:${message.monitorId}${health ? ":health" : ""}`;
     const url = ENDPOINTS[options.region];
     if (message.event === "monitor.recovered") {
       return { url, body: { routing_key: options.integrationKey, event_action: "resolve", dedup_key: dedupKey } };
