@@ -24,6 +24,8 @@ describe("grouped messages", () => {
       diff("dif_4444", orders, "info", "value_change", ["$.c"]),
     ]);
     expect(grouped.monitor.name).toBe("5 changes on 3 monitors");
+    // each monitor of the group, once
+    expect(grouped.monitors).toEqual([orders, prices, stock]);
     expect(grouped.diff).toMatchObject({ topSeverity: "high", classification: "schema_change", totalChanges: 5 });
     expect(grouped.diff.changes.map((c) => c.path)).toEqual(["Orders API: $.a", "Orders API: $.b", "Prices: $.price", "Stock: $.n", "Orders API: $.c"]);
     expect(buildMessage(grouped).title).toBe("[HIGH] 5 changes on 3 monitors: schema change");
@@ -32,7 +34,9 @@ describe("grouped messages", () => {
       groupDiffNotifications([diff("dif_1", orders, "info", "value_change", ["$.x"]), diff("dif_22", prices, "high", "schema_change", ["$.y"])]).id,
     );
     // one monitor keeps its name
-    expect(groupDiffNotifications([diff("dif_1", orders, "info", "value_change", ["$.a"]), diff("dif_22", orders, "info", "value_change", ["$.b"])]).monitor).toEqual(orders);
+    const one = groupDiffNotifications([diff("dif_1", orders, "info", "value_change", ["$.a"]), diff("dif_22", orders, "info", "value_change", ["$.b"])]);
+    expect(one.monitor).toEqual(orders);
+    expect(one.monitors).toBeUndefined();
   });
 
   it("keeps the reasons of the alerts it groups, each under its monitor", () => {

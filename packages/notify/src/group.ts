@@ -46,6 +46,7 @@ export function groupDiffNotifications(list: readonly DiffNotification[]): DiffN
     id,
     occurredAt: newest.occurredAt,
     monitor: several ? { id: newest.monitor.id, name: summary } : first.monitor,
+    ...(several ? { monitors: [...monitors.values()] } : {}),
     diff: {
       id: newest.diff.id,
       classification,

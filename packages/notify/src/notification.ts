@@ -47,6 +47,11 @@ export const DiffNotificationSchema = z.object({
   id: z.string().min(1).max(200),
   occurredAt: z.string(),
   monitor: MonitorSchema,
+  /**
+   * A grouped message of several monitors (groupDiffNotifications): each of them. `monitor` is then
+   * the group ("5 changes on 3 monitors", with the newest change's monitor id).
+   */
+  monitors: z.array(MonitorSchema).max(10_000).optional(),
   diff: z.object({
     id: z.string().min(1).max(200),
     snapshotId: z.string().optional(),

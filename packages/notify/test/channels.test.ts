@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNotifier, createTestNotification, type Notification } from "../src/index.js";
+import { createNotifier, createTestNotification, groupDiffNotifications, type Notification } from "../src/index.js";
 import { GUARD, allStrings, diffNotification, failingNotification, hostileNotification, recoveredNotification, startFakeService, type FakeService, type RecordedRequest } from "./helpers.js";
 import { SERVICES, WEBHOOK_SECRET, type ServiceSpec } from "./services.js";
 
@@ -83,6 +83,20 @@ describe.each(SERVICES)("$name", (spec) => {
       for (const text of allStrings(request.json ?? request.body)) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
     }
     spec.hostile?.(sends());
+    await notifier.close();
+  });
+});
+
+describe("grouped messages", () => {
+  it("the JSON POST names each monitor of a group in `monitors`, beside the group's `monitor`", async () => {
+    const spec = SERVICES.find((s) => s.name === "json") as ServiceSpec;
+    const { notifier, sends, url } = await setup(spec);
+    const a = diffNotification();
+    const b = { ...diffNotification(), id: "evt_other", monitor: { id: "mon_prices", name: "Prices" }, diff: { ...diffNotification().diff, id: "dif_other" } };
+    expect(await notifier.send(url, groupDiffNotifications([a, b]))).toMatchObject({ outcome: "delivered" });
+    const body = sends()[0]?.json as { monitor: { name: string }; monitors: Array<{ id: string; name: string }> };
+    expect(body.monitor.name).toMatch(/changes on 2 monitors$/);
+    expect(body.monitors.map((m) => m.id)).toEqual([a.monitor.id, "mon_prices"]);
     await notifier.close();
   });
 });

@@ -87,6 +87,10 @@ export const jsonChannel = defineChannel<JsonOptions, JsonPayload>({
       event: message.event,
       link: message.link ?? null,
       monitor: { id: message.monitorId, name: message.monitorName, url: message.monitorUrl ?? null },
+      // a grouped message of several monitors: `monitor` is the group, `monitors` each of them
+      ...(notification.event === "diff.detected" && notification.monitors !== undefined
+        ? { monitors: notification.monitors.map((m) => ({ id: m.id, name: m.name, url: m.url ?? null })) }
+        : {}),
       ...(notification.event === "diff.detected"
         ? { diff: { id: notification.diff.id, classification: notification.diff.classification, topSeverity: notification.diff.topSeverity, totalChanges: message.totalChanges } }
         : {}),
