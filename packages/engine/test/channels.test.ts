@@ -1,24 +1,9 @@
-import type { ChannelRecord, MonitorRecord, NewChannel, Store } from "@driftwatch/core";
+import type { ChannelRecord, MonitorRecord, Store } from "@driftwatch/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { channelMessagesFor, createChannelDeliveryService, createCheckService, createMetrics, FAILING_THRESHOLD, type ChannelSender, type ChannelSendResult } from "../src/index.js";
-import { createMonitor, manualClock, openTempStore, useCheckSetup } from "./fixtures.js";
+import { createMonitor, manualClock, newChannel, openTempStore, useCheckSetup } from "./fixtures.js";
 
-function channel(overrides: Partial<NewChannel> = {}): NewChannel {
-  return {
-    name: "ops",
-    service: "slack",
-    urlSealed: "sealed",
-    urlMasked: "slack://***/***/***",
-    minSeverity: "info",
-    tags: [],
-    events: ["diff.detected"],
-    groupSeconds: 0,
-    quietHours: null,
-    template: null,
-    paused: false,
-    ...overrides,
-  };
-}
+const channel = newChannel;
 
 describe("checks route their changes and health to channels, in the check's own write", () => {
   const clock = manualClock(Date.parse("2026-01-13T12:00:10.000Z"));

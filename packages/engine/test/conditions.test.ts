@@ -1,10 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DiffDetectedEventSchema, type Alert, type TrackedValueSpec } from "@driftwatch/schema";
-import type { NewChannel } from "@driftwatch/core";
 import { describe, expect, it } from "vitest";
 import { createCheckService } from "../src/index.js";
-import { createMonitor, createWebhook, manualClock, useCheckSetup } from "./fixtures.js";
+import { createMonitor, createWebhook, manualClock, newChannel, useCheckSetup } from "./fixtures.js";
 
 /** A shop page: price and availability in its JSON-LD, plus a visible clock line that changes on every check. */
 function shop(price: string, availability: "InStock" | "OutOfStock", tick = 0): string {
@@ -15,19 +14,7 @@ function shop(price: string, availability: "InStock" | "OutOfStock", tick = 0): 
 }
 
 /** A channel that takes every change of the organization. */
-const opsChannel = {
-  name: "ops",
-  service: "slack",
-  urlSealed: "sealed",
-  urlMasked: "slack://***/***/***",
-  minSeverity: "info",
-  tags: [],
-  events: ["diff.detected"],
-  groupSeconds: 0,
-  quietHours: null,
-  template: null,
-  paused: false,
-} satisfies NewChannel;
+const opsChannel = newChannel();
 
 describe("tracked values and alert conditions in the check pipeline (SQLite, loopback target)", () => {
   const clock = manualClock();

@@ -11,6 +11,7 @@ import {
   newId,
   type DeliveryRecord,
   type MonitorRecord,
+  type NewChannel,
   type NewMonitor,
   type NewWebhook,
   type Store,
@@ -241,6 +242,24 @@ export async function startReceiver(): Promise<Receiver> {
   state.port = port;
   state.close = closer(server);
   return state;
+}
+
+/** A Slack channel that takes every change of the organization, with `overrides`. */
+export function newChannel(overrides: Partial<NewChannel> = {}): NewChannel {
+  return {
+    name: "ops",
+    service: "slack",
+    urlSealed: "sealed",
+    urlMasked: "slack://***/***/***",
+    minSeverity: "info",
+    tags: [],
+    events: ["diff.detected"],
+    groupSeconds: 0,
+    quietHours: null,
+    template: null,
+    paused: false,
+    ...overrides,
+  };
 }
 
 export async function createMonitor(store: Store, orgId: string, input: Partial<NewMonitor> & { url: string }): Promise<MonitorRecord> {

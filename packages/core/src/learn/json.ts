@@ -873,6 +873,11 @@ function readingObjects(fields: Iterable<FieldStat>, totalPairs: number): Map<st
   return objects;
 }
 
+/** The margin of a jittering float's tolerance: fitted to few pairs, the spread seen is a poor guess of the spread to come, so a wider one. */
+function jitterMargin(pairs: number): number {
+  return pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
+}
+
 /** Fewest numbers of a live document that moved like readings (see `liveDocument`). */
 const LIVE_READINGS = 3;
 
@@ -884,7 +889,7 @@ const LIVE_READINGS = 3;
  * ways; running totals only go up, and a round of rate cuts or of price rises goes one way), one
  * of them by a reading's small amount (MAX_JITTER at most: a move no one edits; a tariff table
  * edited twice, a bank's rates cut on two days, move by more). Its other non-integers that moved
- * are readings on slower clocks of their own when their moves say so (see `liveReadingMoves`).
+ * are readings on slower clocks of their own when their moves say so (see `movedLikeLiveReading`).
  */
 function liveDocument(fields: Iterable<FieldStat>): boolean {
   let movers = 0;
@@ -904,8 +909,8 @@ function liveDocument(fields: Iterable<FieldStat>): boolean {
 }
 
 /**
- * How a non-integer of a live document moved (undefined: like an edit, kept as before):
- * `reading`, by a reading's small amount (MAX_JITTER at most: a rate, a discount or a setting is
+ * Whether a non-integer of a live document moved like a reading (else like an edit, kept as before):
+ * by a reading's small amount (MAX_JITTER at most: a rate, a discount or a setting is
  * not edited by a fraction of a per cent), or by READING_TOLERANCE at most on a fetch where a member
  * of its own object, not named as a reading, moved by such a small amount (a server's CPU figures,
  * updated together; a sampling ratio cut from 0.25 to 0.2 as a host's CPU moved is an edit). A
@@ -915,13 +920,12 @@ function liveDocument(fields: Iterable<FieldStat>): boolean {
  * readings) is an edit: it is kept, and its next change is reported. (A broker's GC rate that moved
  * by 1.5 % once is kept too, until it moved like a reading: the price of not hiding a tariff.)
  */
-function liveReadingMoves(field: FieldStat, moved: number, jitterMovers: ReadonlyMap<string, readonly FieldStat[]>): "reading" | undefined {
-  if (moved <= MAX_JITTER) return "reading";
-  if (moved <= READING_TOLERANCE && (jitterMovers.get(field.parent) ?? []).some((other) => other !== field && [...field.changedPairs].some((pair) => other.changedPairs.has(pair)))) return "reading";
-  return undefined;
+function movedLikeLiveReading(field: FieldStat, moved: number, jitterMovers: ReadonlyMap<string, readonly FieldStat[]>): boolean {
+  if (moved <= MAX_JITTER) return true;
+  return moved <= READING_TOLERANCE && (jitterMovers.get(field.parent) ?? []).some((other) => other !== field && [...field.changedPairs].some((pair) => other.changedPairs.has(pair)));
 }
 
-/** Members of a live document that moved by a reading's small amount (MAX_JITTER at most), not named as readings, by their parent (see `liveReadingMoves`). */
+/** Members of a live document that moved by a reading's small amount (MAX_JITTER at most), not named as readings, by their parent (see `movedLikeLiveReading`). */
 function liveJitterMovers(fields: Iterable<FieldStat>): Map<string, FieldStat[]> {
   const byParent = new Map<string, FieldStat[]>();
   for (const field of fields) {
@@ -1668,7 +1672,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
     if (type === "number" || numericString) {
       const mostly = changed >= 2 ? changed * 3 >= pairs * 2 : pairs === 1 && changed === 1 && !field.integers;
       const byName = readingByNameGround(field);
-      const liveMoves = live && !field.integers && liveMover(field) ? liveReadingMoves(field, movedBy(field), jitterMovers) : undefined;
+      const liveReading = live && !field.integers && liveMover(field) && movedLikeLiveReading(field, movedBy(field), jitterMovers);
       const price = isPriceName(field.name);
       // Measured by its surroundings (a declared unit, a time beside it) or its writing (six
       // decimals or more, moved twice by varying amounts): a reading on a clock of its own moves
@@ -1742,13 +1746,13 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
         // double is reported. (A unit in one name alone is not enough: a car's `power_kw` edited once
         // is a figure of the listing.)
         readingByName(field, `${changedIn} by at most ${(field.maxRelative * 100).toPrecision(2)} %${movedBy(field) === field.maxRelative ? "" : ` (${(movedBy(field) * 100).toPrecision(2)} % between values of one sign)`},`, byName);
-      } else if (liveMoves !== undefined && (!mostly || field.maxRelative <= MAX_JITTER) && field.meaningful !== "version" && movedBy(field) <= MAX_OBJECT_MOVE) {
+      } else if (liveReading && (!mostly || field.maxRelative <= MAX_JITTER) && field.meaningful !== "version") {
         // In a live document (liveDocument: numbers that move on fetches of their own), a
-        // non-integer that moved like a reading (liveReadingMoves) is a reading on a slower clock of
+        // non-integer that moved like a reading (movedLikeLiveReading) is a reading on a slower clock of
         // its own, however rarely it moved yet: a move of up to READING_TOLERANCE, or its largest
         // move times the margin (at most half or double), is noise; a larger one is reported.
         const moves = movedBy(field);
-        const jitter = field.maxRelative <= MAX_JITTER ? roundUp(field.maxRelative * (pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN)) : 0;
+        const jitter = field.maxRelative <= MAX_JITTER ? roundUp(field.maxRelative * jitterMargin(pairs)) : 0;
         const relative = Math.min(MAX_READING_TOLERANCE, Math.max(READING_TOLERANCE, jitter, roundUp(moves * TOLERANCE_MARGIN)));
         const absolute = absoluteOf(field, ABSOLUTE_MARGIN, relative);
         measuredTolerance(
@@ -1758,8 +1762,7 @@ export function suggestJsonPolicy(samples: readonly Json[]): PolicySuggestion {
           absolute,
         );
       } else if (!field.integers && field.maxRelative > 0 && field.maxRelative <= MAX_JITTER) {
-        // fitted to few pairs, the spread seen is a poor guess of the spread to come: a wider margin
-        const margin = pairs < 4 ? TOLERANCE_MARGIN * 2.5 : TOLERANCE_MARGIN;
+        const margin = jitterMargin(pairs);
         const relative = roundUp(field.maxRelative * margin);
         tolerance.push({ path: field.path, relative });
         evidence.push({
