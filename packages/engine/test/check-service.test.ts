@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { beforeEach, describe, expect, it } from "vitest";
 import { BrowserOptionsSchema, FetchError, type Fetcher } from "@driftwatch/core";
 import { createCheckService, createMetrics, FAILING_THRESHOLD, MAX_BACKOFF_MS, type EngineMetrics } from "../src/index.js";
-import { createMonitor, createWebhook, manualClock, startGatedTarget, startTarget, useCheckSetup } from "./fixtures.js";
+import { createMonitor, createWebhook, manualClock, newChannel, startGatedTarget, startTarget, useCheckSetup } from "./fixtures.js";
 
 describe("check pipeline (SQLite, loopback target)", () => {
   let metrics: EngineMetrics;
@@ -81,19 +81,7 @@ describe("check pipeline (SQLite, loopback target)", () => {
     const monitor = await createMonitor(setup.store, setup.orgId, { url: `${setup.target.url}/policy` });
     const hook = await createWebhook(setup.store, setup.orgId, { url: "http://127.0.0.1:9/policy", monitorIds: [monitor.id] });
     // a channel that takes every change (minSeverity info, no tags): the policy's minimum still applies
-    const channel = await setup.store.createChannel(setup.orgId, {
-      name: "all",
-      service: "slack",
-      urlSealed: "sealed",
-      urlMasked: "slack://***/***/***",
-      minSeverity: "info",
-      tags: [],
-      events: ["diff.detected"],
-      groupSeconds: 0,
-      quietHours: null,
-      template: null,
-      paused: false,
-    });
+    const channel = await setup.store.createChannel(setup.orgId, newChannel({ name: "all" }));
     await setup.store.updateSettings(setup.orgId, monitor.id, {
       policyRulesJson: { rules: [{ path: "$..updatedAt", action: "ignore" }], notify: { minSeverity: "high" } },
       updatedAt: clock.now().toISOString(),
